@@ -1,0 +1,91 @@
+package io.sparklance.format
+
+import java.nio.{ByteBuffer, ByteOrder}
+
+import io.sparklance.LanceErrors
+import io.sparklance.io.RandomAccessInput
+import io.sparklance.proto.{File2Protos, FileProtos}
+
+/**
+ * The container of a Lance v2 file: footer, column metadata and global buffers, read with
+ * as few requests as possible (one tail read usually covers footer, offset tables and all
+ * column metadata) and never the data pages. Pages are read later, per projected column.
+ */
+final class FileContainer private (
+    val path: String,
+    val fileSize: Long,
+    val footer: FileFooter,
+    columnMetadataBytes: Array[Array[Byte]],
+    globalBuffers: Array[(Long, Long)],
+    input: RandomAccessInput) {
+
+  def numColumns: Int = footer.numColumns
+
+  private val columnCache = new Array[File2Protos.ColumnMetadata](footer.numColumns)
+
+  def column(index: Int): File2Protos.ColumnMetadata = {
+    if (index < 0 || index >= numColumns)
+      throw LanceErrors.corruptFile(path, s"column $index requested but the file has $numColumns columns")
+    var c = columnCache(index)
+    if (c == null) {
+      c = try File2Protos.ColumnMetadata.parseFrom(columnMetadataBytes(index)) catch {
+        case e: com.google.protobuf.InvalidProtocolBufferException =>
+          throw LanceErrors.corruptFile(path, s"metadata of column $index does not decode: ${e.getMessage}", e)
+      }
+      columnCache(index) = c
+    }
+    c
+  }
+
+  def globalBuffer(index: Int): Array[Byte] = {
+    if (index >= globalBuffers.length)
+      throw LanceErrors.corruptFile(path, s"global buffer $index requested but the file has ${globalBuffers.length}")
+    val (pos, len) = globalBuffers(index)
+    input.read(pos, len.toInt)
+  }
+
+  /** The file's own schema and row count, from global buffer 0. */
+  lazy val descriptor: FileProtos.FileDescriptor =
+    try FileProtos.FileDescriptor.parseFrom(globalBuffer(0)) catch {
+      case e: com.google.protobuf.InvalidProtocolBufferException =>
+        throw LanceErrors.corruptFile(path, s"file descriptor does not decode: ${e.getMessage}", e)
+    }
+
+  def numRows: Long = descriptor.getLength
+}
+
+object FileContainer {
+  private val TailBytes = 64 * 1024
+
+  def open(input: RandomAccessInput): FileContainer = {
+    val path = input.path
+    val size = input.length
+    val tailLen = math.min(size, TailBytes.toLong).toInt
+    var tailStart = size - tailLen
+    var tail = input.read(tailStart, tailLen)
+    val footer = FileFooter.parse(tail, size, path)
+    // Column metadata, then the CMO table, then the GBO table, then the footer: widen the
+    // tail once if the metadata starts before it.
+    val metaStart = math.min(footer.columnMetaStart, math.min(footer.cmoTableStart, footer.gboTableStart))
+    if (metaStart < tailStart) {
+      tail = input.read(metaStart, (size - metaStart).toInt)
+      tailStart = metaStart
+    }
+    def table(start: Long, n: Int, what: String): Array[(Long, Long)] = {
+      val b = ByteBuffer.wrap(tail, (start - tailStart).toInt, 16 * n).order(ByteOrder.LITTLE_ENDIAN)
+      Array.fill(n) {
+        val pos = b.getLong(); val len = b.getLong()
+        if (pos < 0 || len < 0 || pos + len > size)
+          throw LanceErrors.corruptFile(path, s"$what entry ($pos, $len) points outside the file (size $size)")
+        (pos, len)
+      }
+    }
+    val cmo = table(footer.cmoTableStart, footer.numColumns, "column metadata table")
+    val gbo = table(footer.gboTableStart, footer.numGlobalBuffers, "global buffer table")
+    val colBytes = cmo.map { case (pos, len) =>
+      if (pos >= tailStart) java.util.Arrays.copyOfRange(tail, (pos - tailStart).toInt, (pos - tailStart + len).toInt)
+      else input.read(pos, len.toInt)
+    }
+    new FileContainer(path, size, footer, colBytes, gbo, input)
+  }
+}
