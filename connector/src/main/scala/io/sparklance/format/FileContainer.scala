@@ -17,7 +17,7 @@ final class FileContainer private (
     val footer: FileFooter,
     columnMetadataBytes: Array[Array[Byte]],
     globalBuffers: Array[(Long, Long)],
-    input: RandomAccessInput) {
+    val input: RandomAccessInput) {
 
   def numColumns: Int = footer.numColumns
 
