@@ -13,7 +13,7 @@ ThisBuild / version := "0.1.0"
 ThisBuild / scalaVersion := "2.13.16"
 
 val sparkVersion = "4.0.1"
-val protobufVersion = "3.25.8"
+val protobufVersion = "4.29.3"
 
 // Spark on Java 17 needs these opens; the same list Spark's own launcher adds.
 val sparkJavaOpts = Seq(
