@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.Fixtures
+import _root_.io.sparklance.testutil.Fixtures
 
 /**
  * The layers depend downward only: format knows nothing of tables or Spark, table nothing
