@@ -84,7 +84,9 @@ lazy val connector = (project in file("connector"))
     // Publish the assembly as the main jar so `--packages` gets one self-contained jar.
     Compile / packageBin := assembly.value,
     pomPostProcess := { (node: XmlNode) => dropDependencies(node) },
-    publishMavenStyle := true
+    publishMavenStyle := true,
+    // Scaladoc of the whole connector takes minutes and nobody reads it from ~/.m2.
+    Compile / packageDoc / publishArtifact := false
   )
 
 lazy val root = (project in file("."))
