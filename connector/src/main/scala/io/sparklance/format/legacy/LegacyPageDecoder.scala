@@ -175,7 +175,8 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
     val len = own.getDictionary.getLength
     ctx.check(pos >= 0 && len >= 0 && len < Int.MaxValue, s"dictionary at ($pos, $len) is invalid")
     shape match {
-      case ValueShape.Var => varBinary(pos, len, 0, len, ctx)
+      // Read like any VAR_BINARY page: an empty value of a nullable field is null.
+      case ValueShape.Var => val v = varBinary(pos, len, 0, len, ctx); if (field.nullable) emptyAsNull(v) else v
       case ValueShape.Fixed(w, false) => new FixedWidthArray(len.toInt, null, w, readChecked(pos, len * w, ctx))
       case other => throw ctx.corrupt(s"dictionary values of shape $other")
     }

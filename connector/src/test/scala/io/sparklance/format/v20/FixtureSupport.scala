@@ -54,19 +54,24 @@ object FixtureSupport {
     val snap = ds.open(VersionSpec.Number(version))
     val fields = snap.schema.fields
     val perFragment = snap.fragments.map { frag =>
-      val physical = frag.getPhysicalRows
       val files = frag.getFilesList.asScala.toSeq
-      // Each top-level field from the last data file that holds it (later files supersede).
+      def open(df: _root_.io.sparklance.proto.TableProtos.DataFile): LanceFileReader =
+        LanceFileReader.open(io, Paths.join(Paths.join(root, "data"), df.getPath),
+          df.getFileMajorVersion, df.getFileMinorVersion,
+          FileFields(df.getFieldsList.asScala.map(_.intValue).toArray, df.getColumnIndicesList.asScala.map(_.intValue).toArray))
+      // The file's row count, not the manifest's physical_rows: old writers recorded the count
+      // after deletions there (test_dataset3).
+      val physical = if (files.isEmpty) frag.getPhysicalRows else { val r = open(files.head); try r.numRows finally r.close() }
+      // Each top-level field from the first data file that holds it.
       val cols: Seq[ColumnArray] = fields.map { f =>
-        val holder = files.reverse.find(_.getFieldsList.asScala.exists(_.intValue == f.id))
+        val holder = files.find(_.getFieldsList.asScala.exists(_.intValue == f.id))
         holder match {
-          case None => new NullArray(physical.toInt)
+          case None => ColumnArrays.allNull(ValueShape.of(f), physical.toInt)
           case Some(df) =>
-            val reader = LanceFileReader.open(io, Paths.join(Paths.join(root, "data"), df.getPath),
-              df.getFileMajorVersion, df.getFileMinorVersion,
-              FileFields(df.getFieldsList.asScala.map(_.intValue).toArray, df.getColumnIndicesList.asScala.map(_.intValue).toArray))
+            val reader = open(df)
             try {
-              val n = if (physical > 0) physical else reader.numRows
+              val n = reader.numRows
+              assert(n == physical, s"data files of fragment ${frag.getId} disagree on the row count")
               val scan = reader.scan(Seq(f), 0, n)
               // Several batches so reads cross page boundaries.
               val parts = Iterator.iterate(0L)(_ + batchRows).takeWhile(_ < n).map { s =>
@@ -85,7 +90,9 @@ object FixtureSupport {
         cols.map(ColumnArrays.take(_, keep))
       }
     }
-    val merged = fields.indices.map(i => ColumnArrays.concat(perFragment.map(_(i))))
+    val merged = fields.indices.map { i =>
+      if (perFragment.isEmpty) ColumnArrays.empty(ValueShape.of(fields(i))) else ColumnArrays.concat(perFragment.map(_(i)))
+    }
     (snap, merged)
   }
 
