@@ -20,7 +20,7 @@ import io.sparklance.table.{DeletionVector, LanceDataset, Snapshot, VersionSpec}
  * [[ColumnArrays.take]]) and renders rows in the fixtures' canonical JSON (see
  * src-test-data/generate.py) so they compare with what pylance returned.
  *
- * Interim: to be replaced by the shared io.sparklance.testutil loader/comparer once it lands.
+ * Fixture enumeration comes from io.sparklance.testutil.Fixtures; values are compared here (see `compare`).
  */
 object FixtureSupport {
   val mapper = new ObjectMapper()
@@ -28,11 +28,10 @@ object FixtureSupport {
 
   lazy val io = new HadoopFileIO(new Configuration())
 
-  /** src-test-data of this worktree, else the one on main (while fixtures are not merged yet). */
+  /** src-test-data of this worktree (or SPARKLANCE_TEST_DATA / -Dsparklance.test.data). */
   lazy val testData: File = {
     val root = new File(sys.props.getOrElse("sparklance.repo.root", "."))
-    val candidates = Seq(sys.props.get("sparklance.test.data").map(new File(_)), sys.env.get("SPARKLANCE_TEST_DATA").map(new File(_)), Some(new File(root, "src-test-data")),
-      Some(new File("/work/main/src-test-data")))
+    val candidates = Seq(sys.props.get("sparklance.test.data").map(new File(_)), sys.env.get("SPARKLANCE_TEST_DATA").map(new File(_)), Some(new File(root, "src-test-data")))
     candidates.flatten.find(d => new File(d, "expected").isDirectory).getOrElse(new File(root, "src-test-data"))
   }
 
@@ -82,7 +81,7 @@ object FixtureSupport {
             } finally reader.close()
         }
       }
-      val dv = DeletionVector.read(io, root, frag)
+      val dv = DeletionVector.read(io, _root_.io.sparklance.table.FragmentRef(root, snap, frag))
       if (dv.cardinality == 0) cols
       else {
         val n = cols.headOption.map(_.length).getOrElse(0)
@@ -178,7 +177,13 @@ object FixtureSupport {
   /** Canonical JSON text-equivalent comparison: both sides re-parsed so number node kinds agree. */
   def normalize(n: JsonNode): JsonNode = mapper.readTree(mapper.writeValueAsString(n))
 
-  /** First mismatches between decoded columns and expected rows, as messages (empty = equal). */
+  /**
+   * First mismatches between decoded columns and expected rows. Uses this file's renderer, not
+   * testutil.CanonicalJson.same: that one compares numbers via decimalValue(), so a float32
+   * widened exactly (-418.018463134765625) never equals pylance's shortest repr of the same
+   * double (-418.0184631347656). Here both sides are re-parsed as doubles and compared exactly
+   * (which also tells -0.0 from 0.0).
+   */
   def compare(fields: Seq[LanceField], cols: Seq[ColumnArray], expected: IndexedSeq[JsonNode], limit: Int = 10): Seq[String] = {
     val errs = scala.collection.mutable.ArrayBuffer[String]()
     val n = cols.headOption.map(_.length).getOrElse(0)
@@ -225,17 +230,17 @@ object FixtureSupport {
 abstract class FixtureReadSuiteBase extends org.scalatest.funsuite.AnyFunSuite {
   import FixtureSupport._
 
-  protected def register(datasets: Seq[(String, String, JsonNode)]): Unit = {
-    if (datasets.isEmpty) test("fixtures are present") { fail(s"no fixture datasets found under $testData") }
-    datasets.foreach { case (name, root, js) =>
-      js.get("versions").elements().asScala.foreach { v =>
-        val version = v.get("version").asLong
-        test(s"$name v$version decodes exactly as pylance reads it") {
-          val (snap, cols) = readVersion(root, version)
-          val expected = readRows(rowsFile(v))
+  protected def register(datasets: Seq[_root_.io.sparklance.testutil.Fixture]): Unit = {
+    if (datasets.isEmpty) test("fixtures are present") { fail("no fixture datasets found") }
+    datasets.foreach { fx =>
+      fx.versions.foreach { v =>
+        test(s"${fx.name} v${v.version} decodes exactly as pylance reads it") {
+          val (snap, cols) = readVersion(fx.path.toString, v.version)
+          // Parsed with a plain double-reading mapper (not Fixtures' BigDecimal one, which loses -0.0).
+          val expected = readRows(_root_.io.sparklance.testutil.Fixtures.testData.resolve(v.json.get("rows_file").asText()).toFile)
           val errs = compare(snap.schema.fields, cols, expected)
           assert(errs.isEmpty, errs.mkString("\n", "\n", ""))
-          assert(cols.headOption.map(_.length).getOrElse(0) == v.get("count_rows").asInt)
+          assert(cols.headOption.map(_.length.toLong).getOrElse(0L) == v.countRows)
         }
       }
     }
