@@ -73,5 +73,5 @@ object SparkRowJson {
     if (d.isNaN) nf.textNode("NaN")
     else if (d.isPosInfinity) nf.textNode("Infinity")
     else if (d.isNegInfinity) nf.textNode("-Infinity")
-    else nf.numberNode(new java.math.BigDecimal(d))
+    else nf.numberNode(d)
 }
