@@ -19,13 +19,21 @@ object StructuralTestSupport {
   private val nf = JsonNodeFactory.instance
 
   /** Canonical rows of `version` of the dataset at `root`, reading `batch` rows per `next` call. */
-  def readRows(root: String, version: Long, batch: Int): IndexedSeq[JsonNode] = {
+  def readRows(root: String, version: Long, batch: Int): IndexedSeq[JsonNode] = readRows(root, version, batch, None)
+
+  /**
+   * Like [[readRows]]; with `range`, every fragment is scanned over physical rows
+   * [from, until) only (clamped), as a partition split would.
+   */
+  def readRows(root: String, version: Long, batch: Int, range: Option[(Long, Long)]): IndexedSeq[JsonNode] = {
     val snap = LanceDataset.open(io, root).open(VersionSpec.Number(version))
     val fields = snap.schema.fields
     val out = IndexedSeq.newBuilder[JsonNode]
     snap.fragments.foreach { frag0 =>
       val frag = FragmentRef(root, snap, frag0)
-      val rows = frag.physicalRows
+      val (from, until) = range.map { case (a, b) => (math.min(a, frag.physicalRows), math.min(b, frag.physicalRows)) }
+        .getOrElse((0L, frag.physicalRows))
+      val rows = until - from
       val dv = DeletionVector.read(io, frag)
       // Each top-level field comes from the first data file holding its leaves (null if none does).
       val cols = Array.fill[Array[ColumnArray]](fields.size)(Array.empty)
@@ -37,7 +45,7 @@ object StructuralTestSupport {
           taken ++= mine
           require(df.major == 2 && (df.minor == 1 || df.minor == 2), s"data file ${df.path} is ${df.major}.${df.minor}")
           val c = FileContainer.open(io.open(df.path))
-          val scan = StructuralFileReader.scan(c, mine.map(fields), df.fileFields, df.minor, 0, rows)
+          val scan = StructuralFileReader.scan(c, mine.map(fields), df.fileFields, df.minor, from, until)
           val parts = Array.fill(mine.size)(Seq.newBuilder[ColumnArray])
           var done = 0L
           while (done < rows) {
@@ -58,7 +66,7 @@ object StructuralTestSupport {
           val v = cursors(i).next(fields(i))
           row.set[JsonNode](fields(i).name, v)
         }
-        if (!dv.contains(r.toInt)) out += row
+        if (!dv.contains((from + r).toInt)) out += row
         r += 1
       }
     }
@@ -107,4 +115,18 @@ object StructuralTestSupport {
     else CanonicalJson.same(e, a)
 
   private def trunc(n: JsonNode): String = { val s = String.valueOf(n); if (s.length > 200) s.take(200) + "..." else s }
+}
+
+/** The extra fixtures of src-test-data/structural/ (generate_structural.py). */
+object StructuralFixtures {
+  import io.sparklance.testutil.Fixtures
+  lazy val dir: java.nio.file.Path = Fixtures.testData.resolve("structural")
+  lazy val names: Seq[String] =
+    Fixtures.mapper.readTree(dir.resolve("_index.json").toFile).get("datasets").elements().asScala.map(_.get("name").asText()).toSeq
+  def path(name: String): String = dir.resolve(s"$name.lance").toString
+  def rows(name: String): IndexedSeq[JsonNode] = {
+    val in = new java.util.zip.GZIPInputStream(java.nio.file.Files.newInputStream(dir.resolve(s"$name.jsonl.gz")))
+    val r = new java.io.BufferedReader(new java.io.InputStreamReader(in, "UTF-8"))
+    try r.lines().iterator().asScala.filter(_.nonEmpty).map(l => Fixtures.mapper.readTree(l)).toIndexedSeq finally r.close()
+  }
 }
