@@ -33,12 +33,28 @@ private[structural] final class LeafColumnReader(
   def read(n: Int): Unit = {
     var need = n
     while (need > 0) {
-      if (decoder == null || left == 0) open()
+      if (decoder == null || left == 0) guarded(open())
       val k = math.min(need.toLong, left).toInt
-      decoder.read(k, batch)
+      guarded(decoder.read(k, batch))
       left -= k; need -= k; pos += k
     }
   }
+
+  /**
+   * Decoders validate sizes before their loops; this is the net under them. Whatever a
+   * corrupt page still manages to trip (an index past an array, an impossible allocation, a
+   * protobuf that parsed into nonsense) surfaces as a corrupt-file error naming the page,
+   * never as a raw runtime exception.
+   */
+  private def guarded[T](body: => T): T =
+    try body catch {
+      case e: io.sparklance.LanceException => throw e
+      case e @ (_: IndexOutOfBoundsException | _: NegativeArraySizeException | _: ArithmeticException |
+                _: IllegalArgumentException | _: IllegalStateException | _: NullPointerException |
+                _: ClassCastException | _: java.nio.BufferUnderflowException | _: OutOfMemoryError) =>
+        throw new PageRef(container.path, column, fieldName, fieldId, math.max(0, pageIdx - 1))
+          .corrupt(s"page does not decode (${e.getClass.getSimpleName}: ${e.getMessage})", e)
+    }
 
   private def open(): Unit = {
     while (pageIdx < pages.length && pageStart(pageIdx + 1) <= pos) pageIdx += 1

@@ -95,8 +95,12 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
             throw LanceErrors.unsupported(s"Column '${f.name}' (id ${f.id}) of ${container.path} is a list stored as one column")
           } else (ValuesBuilder.forType(f.logicalType, f.name), null)
         val batch = new LeafBatch(layers, builder)
-        val reader = new LeafColumnReader(container, col, f.name, f.id, layers, batch,
-          f.logicalType == LogicalType.Bool, minor, startRow, endRow)
+        val reader = try new LeafColumnReader(container, col, f.name, f.id, layers, batch,
+          f.logicalType == LogicalType.Bool, minor, startRow, endRow) catch {
+          case e: LanceException => throw e
+          case e: RuntimeException =>
+            throw LanceErrors.corruptFile(container.path, s"column $col (field '${f.name}', id ${f.id}) metadata is invalid: $e", e)
+        }
         val lp = new LeafPlan(f, reader, select)
         leaves += lp
         lp
