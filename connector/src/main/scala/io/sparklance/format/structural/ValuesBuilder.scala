@@ -73,7 +73,30 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
       data = java.util.Arrays.copyOf(data, math.max(need, math.min(Int.MaxValue - 16L, data.length * 2L)).toInt)
     }
   }
-  def append(v: Values, from: Int, until: Int): Unit = generic(v, from, until)(direct)
+  def append(v: Values, from: Int, until: Int): Unit = v match {
+    case d: DictValues if d.dictionary.isInstanceOf[FixedValues] && d.dictionary.asInstanceOf[FixedValues].width == width =>
+      // Dictionary gather: one tight loop, specialised for the common widths.
+      val dict = d.dictionary.asInstanceOf[FixedValues]
+      val k = until - from; ensure(k)
+      val src = dict.data; val so = dict.off; val idx = d.indices
+      var i = 0; var o = n * width
+      width match {
+        case 8 => while (i < k) { io.sparklance.format.codec.LittleEndian.putI64(data, o, io.sparklance.format.codec.LittleEndian.i64(src, so + idx(from + i) * 8)); o += 8; i += 1 }
+        case 4 => while (i < k) { io.sparklance.format.codec.LittleEndian.putI32(data, o, io.sparklance.format.codec.LittleEndian.i32(src, so + idx(from + i) * 4)); o += 4; i += 1 }
+        case _ => while (i < k) { System.arraycopy(src, so + idx(from + i) * width, data, o, width); o += width; i += 1 }
+      }
+      n += k
+    case c: ConstantValues if c.scalar.isInstanceOf[FixedValues] =>
+      val f = c.scalar.asInstanceOf[FixedValues]
+      val k = until - from; ensure(k)
+      if (k > 0) {
+        System.arraycopy(f.data, f.off, data, n * width, width)
+        var filled = 1
+        while (filled < k) { val m = math.min(filled, k - filled); System.arraycopy(data, n * width, data, (n + filled) * width, m * width); filled += m }
+      }
+      n += k
+    case _ => generic(v, from, until)(direct)
+  }
   private val direct: (Values, Int, Int) => Unit = (v, from, until) => v match {
     case f: FixedValues if f.width == width =>
       val k = until - from; ensure(k)
@@ -98,7 +121,21 @@ private[structural] final class VarBuilder extends ValuesBuilder {
     if (need > Int.MaxValue - 16) throw new IllegalStateException("more than 2 GiB of strings in one batch")
     if (need > data.length) data = java.util.Arrays.copyOf(data, math.max(need, math.min(Int.MaxValue - 16L, data.length * 2L)).toInt)
   }
-  def append(v: Values, from: Int, until: Int): Unit = generic(v, from, until)(direct)
+  def append(v: Values, from: Int, until: Int): Unit = v match {
+    case d: DictValues if d.dictionary.isInstanceOf[VarValues] =>
+      val dict = d.dictionary.asInstanceOf[VarValues]
+      val k = until - from; ensureValues(k)
+      var total = 0L; var i = from
+      while (i < until) { val j = dict.offOff + d.indices(i); total += dict.offsets(j + 1) - dict.offsets(j); i += 1 }
+      ensureBytes(total)
+      var o = offsets(n); i = 0
+      while (i < k) {
+        val j = dict.offOff + d.indices(from + i); val s = dict.offsets(j); val len = dict.offsets(j + 1) - s
+        System.arraycopy(dict.data, s, data, o, len); o += len; offsets(n + i + 1) = o; i += 1
+      }
+      n += k
+    case _ => generic(v, from, until)(direct)
+  }
   private val direct: (Values, Int, Int) => Unit = (v, from, until) => v match {
     case x: VarValues =>
       val k = until - from; ensureValues(k)
