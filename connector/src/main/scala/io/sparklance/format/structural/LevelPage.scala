@@ -55,7 +55,7 @@ private[structural] abstract class LevelPage(val layers: Layers, val defMap: Arr
 
   /** Reads (out != null) or skips (out == null) `k` rows. */
   protected final def walk(k: Int, out: LeafBatch): Unit = {
-    if (maxRep == 0 || (cur != null && cur.rep == null && false)) {
+    if (maxRep == 0) {
       var left = k
       while (left > 0) {
         if (cur == null || cur.exhausted) { cur = nextChunk(); if (cur == null) throw ref.corrupt(s"page ends $left rows early") }
