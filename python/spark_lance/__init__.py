@@ -195,7 +195,7 @@ def _timestamp_option(timestamp: Any) -> str:
         return timestamp
     if isinstance(timestamp, _dt.datetime):
         if timestamp.tzinfo is None or timestamp.tzinfo.utcoffset(timestamp) is None:
-            # Zone-less: passed as written, the connector decides how to read it.
+            # Zone-less: passed as written; the connector reads it in the session time zone.
             return timestamp.isoformat()
         utc = timestamp.astimezone(_dt.timezone.utc).replace(tzinfo=None)
         return utc.isoformat(timespec="microseconds") + "Z"
@@ -213,13 +213,18 @@ def read_lance(
     """Read a Lance dataset: ``spark.read.format("lance").options(...).load(path)``.
 
     :param version: an ``int`` reads that version number; a ``str`` reads the version a tag
-        points at. Both go to the connector's ``version`` option.
+        points at. Both go to the connector's ``version`` option (which, like pylance's
+        ``version=``, reads an all-digits string as a number: for a tag named ``"3"`` pass
+        ``tag="3"``, which goes to the connector's ``tag`` option).
     :param columns: column name(s) to select (a projection, pushed down by Spark).
     :param timestamp: read the newest version committed at or before this instant (the
-        ``timestamp`` option). A ``str`` is passed as written (ISO-8601); a tz-aware
-        ``datetime`` is converted to UTC (``...Z``); a naive one is passed without a zone.
+        ``timestamp`` option). A ``str`` is passed as written (anything Spark's
+        ``CAST(... AS TIMESTAMP)`` accepts, e.g. ``2025-06-01T12:00:00Z``); a tz-aware
+        ``datetime`` is converted to UTC (``...Z``); a naive one is passed without a zone, so
+        the connector reads it in the session time zone (``spark.sql.session.timeZone``).
         Mutually exclusive with ``version``.
-    :param options: any other connector options, passed as they are.
+    :param options: any other connector options (``tag``, ``metadata_table``, ``batch_size``,
+        ...), passed as they are.
     """
     if version is not None and timestamp is not None:
         raise ValueError("give either version or timestamp, not both")
