@@ -37,21 +37,23 @@ object DeletionVector {
     Paths.join(Paths.join(root, "_deletions"), s"$fragmentId-${file.getReadVersion}-${java.lang.Long.toUnsignedString(file.getId)}.$ext")
   }
 
-  def read(io: FileIO, root: String, fragment: TableProtos.DataFragment): DeletionVector = {
-    if (!fragment.hasDeletionFile) return Empty
-    val df = fragment.getDeletionFile
-    val p = path(root, fragment.getId, df)
-    val bytes = try io.readFully(p) catch {
-      case e: java.io.FileNotFoundException =>
-        throw LanceErrors.corruptFile(p, s"deletion file of fragment ${fragment.getId} is missing", e)
-    }
-    val bitmap = try {
-      if (df.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP) readBitmap(bytes) else readArrow(bytes)
-    } catch {
-      case e: LanceException => throw e
-      case e: Exception => throw LanceErrors.corruptFile(p, s"deletion file does not decode: $e", e)
-    }
-    new DeletionVector(bitmap)
+  def read(io: FileIO, fragment: FragmentRef): DeletionVector = fragment.deletionPath match {
+    case None => Empty
+    case Some(p) =>
+      val bytes = try io.readFully(p) catch {
+        case e: java.io.FileNotFoundException =>
+          throw LanceErrors.corruptFile(p, s"deletion file of fragment ${fragment.id} is missing", e)
+      }
+      val bitmap = try {
+        if (fragment.deletionIsBitmap) readBitmap(bytes) else readArrow(bytes)
+      } catch {
+        case e: LanceException => throw e
+        case e: Exception => throw LanceErrors.corruptFile(p, s"deletion file does not decode: $e", e)
+      }
+      if (bitmap.getLongCardinality > 0 && (bitmap.last() & 0xffffffffL) >= fragment.physicalRows && fragment.physicalRows > 0)
+        throw LanceErrors.corruptFile(p,
+          s"deletes row ${bitmap.last() & 0xffffffffL} but fragment ${fragment.id} has ${fragment.physicalRows} rows")
+      new DeletionVector(bitmap)
   }
 
   private def readBitmap(bytes: Array[Byte]): RoaringBitmap = {

@@ -1,0 +1,104 @@
+package io.sparklance.spark
+
+import java.time.ZoneId
+
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.unsafe.types.UTF8String
+
+import io.sparklance.LanceErrors
+import io.sparklance.table.VersionSpec
+
+/** What a metadata-table read returns instead of the dataset's rows. */
+sealed abstract class MetadataTable(val name: String)
+object MetadataTable {
+  case object Versions extends MetadataTable("versions")
+  case object Tags extends MetadataTable("tags")
+  val all: Seq[MetadataTable] = Seq(Versions, Tags)
+}
+
+/**
+ * Every read option, parsed and checked in one place. Options come from
+ * `DataFrameReader.option(...)` and, through SessionConfigSupport, from session confs
+ * `spark.datasource.lance.<name>`; explicit reader options win.
+ *
+ *  - `path` (required): the dataset directory, any Hadoop file system URI.
+ *  - `version`: a version number, or a tag name (as pylance's `version=` accepts both).
+ *  - `tag`: a tag name.
+ *  - `timestamp`: read the newest version committed at or before this time; any form
+ *    Spark's CAST(... AS TIMESTAMP) accepts, in the session time zone unless it names one.
+ *  - `metadata_table`: `versions` or `tags` to read the dataset's history instead of rows.
+ *  - `batch_size`: rows per columnar batch (default 4096).
+ *  - `split_size`: target bytes of data per Spark partition (default
+ *    `spark.sql.files.maxPartitionBytes`).
+ */
+final case class LanceReadOptions(
+    path: String,
+    versionSpec: VersionSpec,
+    metadataTable: Option[MetadataTable],
+    batchSize: Int,
+    splitSizeBytes: Long)
+
+object LanceReadOptions {
+  val Path = "path"
+  val Version = "version"
+  val Tag = "tag"
+  val Timestamp = "timestamp"
+  val MetadataTableKey = "metadata_table"
+  val BatchSize = "batch_size"
+  val SplitSize = "split_size"
+
+  def parse(options: CaseInsensitiveStringMap, sessionZone: ZoneId, defaultSplitBytes: Long): LanceReadOptions = {
+    val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
+      throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: spark.read.format(\"lance\").load(path)"))
+    LanceReadOptions(
+      path = path,
+      versionSpec = versionSpec(options, sessionZone),
+      metadataTable = Option(options.get(MetadataTableKey)).map { v =>
+        MetadataTable.all.find(_.name.equalsIgnoreCase(v.trim)).getOrElse(
+          throw LanceErrors.invalidOption(MetadataTableKey, v, s"expected one of ${MetadataTable.all.map(_.name).mkString(", ")}"))
+      },
+      batchSize = positiveInt(options, BatchSize, 4096),
+      splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes))
+  }
+
+  private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {
+    val given = Seq(Version, Tag, Timestamp).filter(k => options.containsKey(k))
+    if (given.size > 1)
+      throw LanceErrors.invalidOption(given.mkString("/"), given.map(options.get).mkString("/"),
+        s"set only one of options ${given.mkString(", ")}")
+    given.headOption match {
+      case None => VersionSpec.Latest
+      case Some(Version) =>
+        val v = options.get(Version).trim
+        if (v.nonEmpty && v.forall(_.isDigit)) {
+          val n = try v.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(Version, v, "too large") }
+          if (n < 1) throw LanceErrors.invalidOption(Version, v, "versions start at 1")
+          VersionSpec.Number(n)
+        } else if (v.isEmpty) throw LanceErrors.invalidOption(Version, v, "expected a version number or a tag name")
+        else VersionSpec.TagName(v)
+      case Some(Tag) =>
+        val t = options.get(Tag).trim
+        if (t.isEmpty) throw LanceErrors.invalidOption(Tag, t, "expected a tag name")
+        VersionSpec.TagName(t)
+      case Some(_) =>
+        val raw = options.get(Timestamp).trim
+        val micros = DateTimeUtils.stringToTimestamp(UTF8String.fromString(raw), zone).getOrElse(
+          throw LanceErrors.invalidOption(Timestamp, raw, "not a timestamp, e.g. '2025-06-01 12:00:00' or '2025-06-01T12:00:00Z'"))
+        VersionSpec.AsOf(micros)
+    }
+  }
+
+  private def positiveLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
+    Option(options.get(key)).map { v =>
+      val n = try v.trim.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, "expected a positive integer") }
+      if (n <= 0) throw LanceErrors.invalidOption(key, v, "expected a positive integer")
+      n
+    }.getOrElse(default)
+
+  private def positiveInt(options: CaseInsensitiveStringMap, key: String, default: Int): Int = {
+    val n = positiveLong(options, key, default)
+    if (n > Int.MaxValue) throw LanceErrors.invalidOption(key, n.toString, "too large")
+    n.toInt
+  }
+}

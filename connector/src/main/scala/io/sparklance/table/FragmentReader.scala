@@ -1,0 +1,149 @@
+package io.sparklance.table
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.format._
+import io.sparklance.io.{FileIO, Paths}
+import io.sparklance.proto.TableProtos
+
+/** Where one data file of a fragment lives and what it holds; a plain, serializable copy of `DataFile`. */
+final case class DataFileRef(
+    path: String, fieldIds: Array[Int], columnIndices: Array[Int], major: Int, minor: Int, sizeBytes: Long) {
+  def fileFields: FileFields = FileFields(fieldIds, columnIndices)
+  def holds(id: Int): Boolean = fieldIds.contains(id)
+}
+
+/** What a reader needs to know about one fragment, detached from the manifest protobuf. */
+final case class FragmentRef(
+    id: Long,
+    physicalRows: Long,
+    files: Seq[DataFileRef],
+    deletionPath: Option[String],
+    deletionIsBitmap: Boolean,
+    numDeletedRows: Long)
+
+object FragmentRef {
+  def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
+    val dataDir = Paths.join(root, "data")
+    FragmentRef(
+      id = f.getId,
+      physicalRows = f.getPhysicalRows,
+      files = f.getFilesList.asScala.toSeq.map { df =>
+        DataFileRef(
+          path = Paths.join(BasePaths.dataDir(snapshot, dataDir, df), df.getPath),
+          fieldIds = df.getFieldsList.asScala.map(_.intValue).toArray,
+          columnIndices = df.getColumnIndicesList.asScala.map(_.intValue).toArray,
+          major = df.getFileMajorVersion,
+          minor = df.getFileMinorVersion,
+          sizeBytes = df.getFileSizeBytes)
+      },
+      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(root, f.getId, f.getDeletionFile)) else None,
+      deletionIsBitmap = f.hasDeletionFile &&
+        f.getDeletionFile.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP,
+      numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L)
+  }
+}
+
+/**
+ * Reads rows `[startRow, endRow)` (physical offsets) of one fragment: opens the data files
+ * that hold the requested fields, scans them in lockstep, merges their columns, and drops
+ * deleted rows. Columns no data file holds (added after this fragment was written) read as
+ * nulls. When several files hold the same field, the first one in the manifest wins, and
+ * struct children are merged across files, as pylance does.
+ */
+final class FragmentReader(
+    io: FileIO,
+    fragment: FragmentRef,
+    fields: Seq[LanceField],
+    deletions: DeletionVector,
+    startRow: Long,
+    endRow: Long) extends AutoCloseable {
+
+  private case class FilePart(reader: LanceFileReader, scan: FileScan, fields: Seq[LanceField])
+
+  private val parts: Seq[FilePart] = {
+    val opened = Seq.newBuilder[FilePart]
+    try {
+      fragment.files.foreach { df =>
+        val held = fields.flatMap(restrictTo(_, df))
+        if (held.nonEmpty) {
+          val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
+          opened += FilePart(reader, reader.scan(held, startRow, endRow), held)
+        }
+      }
+      opened.result()
+    } catch {
+      case e: Throwable => opened.result().foreach(p => closeQuietly(p.reader)); throw e
+    }
+  }
+
+  private var position = startRow
+
+  def remaining: Long = endRow - position
+
+  /**
+   * The next `n` physical rows, minus deleted ones: one array per requested field, plus the
+   * number of rows kept.
+   */
+  def next(n: Int): (Array[ColumnArray], Int) = {
+    val decoded = parts.map { p =>
+      val byId = scala.collection.mutable.HashMap[Int, ColumnArray]()
+      p.fields.zip(p.scan.next(n)).foreach { case (f, a) => index(f, a, byId) }
+      byId
+    }
+    val keep = keptRows(position, n)
+    position += n
+    val out = fields.map { f =>
+      val arr = assemble(f, decoded, n)
+      if (keep == null) arr else ColumnArrays.take(arr, keep)
+    }
+    (out.toArray, if (keep == null) n else keep.length)
+  }
+
+  /** Row indices within the batch that survive deletion, or null when none is deleted. */
+  private def keptRows(start: Long, n: Int): Array[Int] = {
+    if (deletions.cardinality == 0 || deletions.deleted.rangeCardinality(start, start + n) == 0) return null
+    val s = start.toInt
+    val kept = new Array[Int](n)
+    var k = 0
+    var i = 0
+    while (i < n) { if (!deletions.deleted.contains(s + i)) { kept(k) = i; k += 1 }; i += 1 }
+    java.util.Arrays.copyOf(kept, k)
+  }
+
+  /** Records `a` and, through structs, its children under their field ids. */
+  private def index(f: LanceField, a: ColumnArray, into: scala.collection.mutable.HashMap[Int, ColumnArray]): Unit = {
+    into(f.id) = a
+    a match {
+      case s: StructArray => f.children.zip(s.children).foreach { case (c, ca) => index(c, ca, into) }
+      case _ =>
+    }
+  }
+
+  /** Combines the per-file reads of `f`: the first file holding it wins; struct children merge. */
+  private def assemble(f: LanceField, decoded: Seq[scala.collection.Map[Int, ColumnArray]], n: Int): ColumnArray = {
+    val found = decoded.flatMap(_.get(f.id))
+    if (found.size <= 1 || f.logicalType != LogicalType.Struct) found.headOption.getOrElse(new NullArray(n))
+    else {
+      val structs = found.collect { case s: StructArray => s }
+      // A struct row is null only when every file holding the struct says so.
+      val nulls = if (structs.exists(_.nulls == null)) null else Array.tabulate(n)(i => structs.forall(_.isNull(i)))
+      new StructArray(n, nulls, f.children.map(assemble(_, decoded, n)).toArray)
+    }
+  }
+
+  /** `f` pruned to the ids data file `df` holds, or None when it holds none of them. */
+  private def restrictTo(f: LanceField, df: DataFileRef): Option[LanceField] = {
+    if (f.children.isEmpty) { if (df.holds(f.id)) Some(f) else None }
+    else {
+      val kids = f.children.flatMap(restrictTo(_, df))
+      if (kids.isEmpty && !df.holds(f.id)) None
+      else if (f.logicalType == LogicalType.Struct) Some(f.copy(children = kids))
+      else Some(f) // lists and maps come whole from one file
+    }
+  }
+
+  override def close(): Unit = parts.foreach(p => { closeQuietly(p.scan); closeQuietly(p.reader) })
+
+  private def closeQuietly(c: AutoCloseable): Unit = try c.close() catch { case _: Exception => }
+}
