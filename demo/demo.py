@@ -26,7 +26,12 @@ def main(argv: list[str]) -> int:
 
     spark = spark_lance.session(
         app_name="spark-lance-demo",
-        conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"},
+        conf={
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.sql.session.timeZone": "UTC",  # commit times below are shown in UTC
+        },
     )
     spark.sparkContext.setLogLevel("ERROR")
     try:
@@ -37,7 +42,7 @@ def main(argv: list[str]) -> int:
         print("== Schema (latest version)")
         df.printSchema()
 
-        print("== Version history: spark.read.format('lance').option('metadata_table', 'versions')")
+        print("== Version history (times in UTC): spark.read.format('lance').option('metadata_table', 'versions')")
         versions = spark.read.format("lance").option("metadata_table", "versions").load(path)
         versions.orderBy("version").show(truncate=False)
 
