@@ -21,7 +21,8 @@ VERSION := $(shell sed -n 's/^ThisBuild \/ version := "\(.*\)".*/\1/p' build.sbt
 SCALA_BINARY := 2.13
 JAR_NAME := spark-lance_$(SCALA_BINARY)-$(VERSION).jar
 JAR      := connector/target/scala-$(SCALA_BINARY)/$(JAR_NAME)
-M2_JAR   := $(HOME)/.m2/repository/io/sparklance/spark-lance_$(SCALA_BINARY)/$(VERSION)/$(JAR_NAME)
+M2_DIR   := $(HOME)/.m2/repository/io/sparklance/spark-lance_$(SCALA_BINARY)/$(VERSION)
+M2_JAR   := $(M2_DIR)/$(JAR_NAME)
 
 # Everything the assembly jar is built from.
 JAR_SOURCES := build.sbt $(wildcard project/*.sbt project/*.properties project/repositories) \
@@ -75,6 +76,7 @@ $(PYPKG_STAMP): $(JAR) $(DEPS_STAMP) $(PY_SOURCES)
 publish-m2: $(M2_JAR)
 
 $(M2_JAR): $(JAR)
+	rm -rf $(M2_DIR)   # sbt will not overwrite a published release version
 	$(SBT) connector/publishM2 < /dev/null
 	cmp $(JAR) $@
 	touch $@
