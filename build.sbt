@@ -13,7 +13,7 @@ ThisBuild / version := "0.1.0"
 ThisBuild / scalaVersion := "2.13.16"
 
 val sparkVersion = "4.0.1"
-val protobufVersion = "3.25.8"
+val protobufVersion = "4.29.3"
 
 // Spark on Java 17 needs these opens; the same list Spark's own launcher adds.
 val sparkJavaOpts = Seq(
@@ -84,7 +84,9 @@ lazy val connector = (project in file("connector"))
     // Publish the assembly as the main jar so `--packages` gets one self-contained jar.
     Compile / packageBin := assembly.value,
     pomPostProcess := { (node: XmlNode) => dropDependencies(node) },
-    publishMavenStyle := true
+    publishMavenStyle := true,
+    // Scaladoc of the whole connector takes minutes and nobody reads it from ~/.m2.
+    Compile / packageDoc / publishArtifact := false
   )
 
 lazy val root = (project in file("."))

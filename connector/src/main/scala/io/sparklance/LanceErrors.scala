@@ -51,6 +51,11 @@ object LanceErrors {
   def unsupportedType(column: String, logicalType: String, why: String): LanceUnsupportedException =
     new LanceUnsupportedException(s"Column '$column' has Lance type '$logicalType' which is not supported: $why")
 
+  /** A page of a column does not decode: names the file, the field (name and id), the column and the page. */
+  def corruptPage(file: String, field: String, fieldId: Int, column: Int, page: Int, why: String, cause: Throwable = null): LanceCorruptFileException =
+    new LanceCorruptFileException(
+      s"Corrupt or truncated Lance file $file: field '$field' (id $fieldId), column $column, page $page: $why", cause)
+
   def badLogicalType(logicalType: String, why: String): LanceCorruptFileException =
     new LanceCorruptFileException(s"Cannot parse Lance logical type '$logicalType': $why")
 

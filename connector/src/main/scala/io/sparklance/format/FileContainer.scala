@@ -55,19 +55,27 @@ final class FileContainer private (
 }
 
 object FileContainer {
-  private val TailBytes = 64 * 1024
+  val TailBytes: Int = 64 * 1024
 
   def open(input: RandomAccessInput): FileContainer = {
-    val path = input.path
     val size = input.length
     val tailLen = math.min(size, TailBytes.toLong).toInt
-    var tailStart = size - tailLen
-    var tail = input.read(tailStart, tailLen)
+    open(input, input.read(size - tailLen, tailLen))
+  }
+
+  /** Opens with the file's last `tail.length` bytes already read (e.g. by version dispatch). */
+  def open(input: RandomAccessInput, initialTail: Array[Byte]): FileContainer = {
+    val path = input.path
+    val size = input.length
+    var tailStart = size - initialTail.length
+    var tail = initialTail
     val footer = FileFooter.parse(tail, size, path)
     // Column metadata, then the CMO table, then the GBO table, then the footer: widen the
     // tail once if the metadata starts before it.
     val metaStart = math.min(footer.columnMetaStart, math.min(footer.cmoTableStart, footer.gboTableStart))
     if (metaStart < tailStart) {
+      if (size - metaStart > Int.MaxValue - 16)
+        throw LanceErrors.corruptFile(path, s"column metadata starts at $metaStart, ${size - metaStart} bytes before the end of the file")
       tail = input.read(metaStart, (size - metaStart).toInt)
       tailStart = metaStart
     }

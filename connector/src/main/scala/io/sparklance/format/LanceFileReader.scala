@@ -37,11 +37,52 @@ trait LanceFileReader extends AutoCloseable {
 
 object LanceFileReader {
   /**
-   * Opens `path`, written as file version `major.minor` according to the manifest. The
-   * footer's own version is checked against it.
+   * Opens `path`, written as file version `major.minor` according to the manifest
+   * (`DataFile.file_major_version/file_minor_version`; (0,0) when an old manifest recorded
+   * none). The footer's own version decides the reader and is checked against it:
+   *   - footer 0.0..0.2: legacy (0.1) file; the manifest must say 0.x below 0.3;
+   *   - footer 0.3 (standard 2.0 writer) or 2.0: the manifest must say 2.0 (or 0.3);
+   *   - footer 2.1 / 2.2: structural reader; the manifest must say the same;
+   *   - anything else (2.3 "next", unknown): unsupported.
+   * Reads only the file's tail (one 64 KiB read for most files).
    */
-  def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields): LanceFileReader =
-    throw LanceErrors.unsupported(
-      s"Reading row data of Lance files is not implemented yet (file $path, version $major.$minor); " +
-        "only metadata (schema, versions, count) can be read")
+  def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields): LanceFileReader = {
+    val input = io.open(path)
+    try {
+      val size = input.length
+      if (size < 8) throw LanceErrors.corruptFile(path, s"file is only $size bytes, too short for a Lance footer")
+      val tail = input.read(size - math.min(size, FileContainer.TailBytes.toLong), math.min(size, FileContainer.TailBytes.toLong).toInt)
+      val (fMajor, fMinor) = FileFooter.version(tail, path)
+      val manifestLegacy = major == 0 && minor < 3
+      val manifest20 = (major == 0 && minor == 3) || (major == 2 && minor == 0)
+      def mismatch() = LanceErrors.corruptFile(path,
+        s"the manifest records file version $major.$minor but the file's footer says $fMajor.$fMinor")
+      (fMajor, fMinor) match {
+        case (0, m) if m <= 2 =>
+          if (!manifestLegacy) throw mismatch()
+          legacy.LegacyFileReader.open(input, tail, fields)
+        case (0, 3) | (2, 0) =>
+          if (!manifest20) throw mismatch()
+          new v20.V20FileReader(FileContainer.open(input, tail), fields)
+        case (2, m) if m == 1 || m == 2 =>
+          if (major != 2 || minor != m) throw mismatch()
+          new StructuralFile(FileContainer.open(input, tail), fields, m)
+        case _ =>
+          throw LanceErrors.unsupported(
+            s"Lance file $path has an unstable or unknown Lance file version $fMajor.$fMinor " +
+              "(supported: 0.1 legacy, 2.0, 2.1, 2.2); rewrite the dataset with a stable data_storage_version")
+      }
+    } catch {
+      case e: Throwable => input.close(); throw e
+    }
+  }
+
+  /** 2.1 / 2.2 files: the container is read here, the pages by the structural reader. */
+  private final class StructuralFile(container: FileContainer, fileFields: FileFields, minor: Int) extends LanceFileReader {
+    def path: String = container.path
+    lazy val numRows: Long = container.numRows
+    def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan =
+      structural.StructuralFileReader.scan(container, fields, fileFields, minor, startRow, endRow)
+    def close(): Unit = container.input.close()
+  }
 }

@@ -34,7 +34,7 @@ object SplitPlanner {
       else {
         val bytesPerRow = math.max(1L, estimatedBytes(f) / rows)
         val rowsPerSlice = math.max(RowAlign, (targetBytes / bytesPerRow) / RowAlign * RowAlign)
-        val frag = if (rows == f.physicalRows) f else f.copy(physicalRows = rows)
+        val frag = if (rows == f.physicalRows && f.physicalRowsTrusted) f else f.copy(physicalRows = rows, physicalRowsTrusted = true)
         (0L until rows by rowsPerSlice).map(s => (FragmentSlice(frag, s, math.min(rows, s + rowsPerSlice)), bytesPerRow))
       }
     }

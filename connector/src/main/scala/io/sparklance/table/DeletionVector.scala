@@ -50,7 +50,7 @@ object DeletionVector {
         case e: LanceException => throw e
         case e: Exception => throw LanceErrors.corruptFile(p, s"deletion file does not decode: $e", e)
       }
-      if (bitmap.getLongCardinality > 0 && (bitmap.last() & 0xffffffffL) >= fragment.physicalRows && fragment.physicalRows > 0)
+      if (fragment.physicalRowsTrusted && bitmap.getLongCardinality > 0 && (bitmap.last() & 0xffffffffL) >= fragment.physicalRows)
         throw LanceErrors.corruptFile(p,
           s"deletes row ${bitmap.last() & 0xffffffffL} but fragment ${fragment.id} has ${fragment.physicalRows} rows")
       new DeletionVector(bitmap)

@@ -16,7 +16,10 @@ final case class DataFileRef(
 /** What a reader needs to know about one fragment, detached from the manifest protobuf. */
 final case class FragmentRef(
     id: Long,
+    /** As recorded; see [[RowCounts.physicalRows]] for when it can be trusted. */
     physicalRows: Long,
+    /** Manifests without a writer version (Lance before 0.8) could record wrong row counts. */
+    physicalRowsTrusted: Boolean,
     files: Seq[DataFileRef],
     deletionPath: Option[String],
     deletionIsBitmap: Boolean,
@@ -28,6 +31,7 @@ object FragmentRef {
     FragmentRef(
       id = f.getId,
       physicalRows = f.getPhysicalRows,
+      physicalRowsTrusted = snapshot.manifest.hasWriterVersion,
       files = f.getFilesList.asScala.toSeq.map { df =>
         DataFileRef(
           path = Paths.join(BasePaths.dataDir(snapshot, dataDir, df), df.getPath),
@@ -37,7 +41,7 @@ object FragmentRef {
           minor = df.getFileMinorVersion,
           sizeBytes = df.getFileSizeBytes)
       },
-      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(root, f.getId, f.getDeletionFile)) else None,
+      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(BasePaths.root(snapshot, root, f.getDeletionFile), f.getId, f.getDeletionFile)) else None,
       deletionIsBitmap = f.hasDeletionFile &&
         f.getDeletionFile.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP,
       numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L)

@@ -14,8 +14,9 @@ import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectM
  * hand-typed values.
  */
 object Fixtures {
+  // Floats parse as doubles (exactly the value pylance printed, -0.0 included); integers as
+  // BigIntegers, since uint64 values exceed a long.
   val mapper: ObjectMapper = new ObjectMapper()
-    .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
     .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
 
   /** The repository root: set by the build for forked tests, else found from the working directory. */

@@ -2,12 +2,90 @@ package io.sparklance.format.codec
 
 import io.sparklance.LanceErrors
 
-/** FSST string decompression (symbol table of Lance's FSST implementation). */
+/**
+ * FSST string decompression with Lance's serialized symbol table (crate `fsst`):
+ * a u64 LE header ("FSST" << 32 | encoder_switch << 24 | ... | n_symbols), then n 8-byte
+ * symbols, then n length bytes (2312 bytes in all when written by Lance). Code 255 escapes a
+ * literal byte; code c < 255 emits symbol c's first len(c) bytes. When the switch bit is off
+ * the "compressed" bytes are the raw strings.
+ */
 object Fsst {
+  private final val Esc = 255
+  private final val Magic = 0x46535354L
+
+  final class Table(val enabled: Boolean, val symbols: Array[Long], val lens: Array[Byte]) {
+    val count: Int = lens.length
+  }
+
+  def parseTable(t: Array[Byte], what: => String = "FSST symbol table"): Table = {
+    if (t.length < 8) throw LanceErrors.corruptFile(what, s"FSST symbol table has ${t.length} bytes, fewer than its header")
+    val header = LittleEndian.i64(t, 0)
+    if ((header >>> 32) != Magic) throw LanceErrors.corruptFile(what, "FSST symbol table has no FSST magic")
+    val enabled = (header & (1L << 24)) != 0
+    val n = (header & 0xFF).toInt
+    if (t.length < 8 + 9 * n) throw LanceErrors.corruptFile(what, s"FSST symbol table of ${t.length} bytes cannot hold $n symbols")
+    val symbols = new Array[Long](n)
+    val lens = new Array[Byte](n)
+    var i = 0
+    while (i < n) {
+      symbols(i) = LittleEndian.i64(t, 8 + 8 * i)
+      val l = t(8 + 8 * n + i)
+      if (l < 1 || l > 8) throw LanceErrors.corruptFile(what, s"FSST symbol $i has length $l (must be 1..8)")
+      lens(i) = l
+      i += 1
+    }
+    new Table(enabled, symbols, lens)
+  }
+
   /**
    * Decompresses `n` values whose compressed bytes are `codes[offsets(i), offsets(i+1))`.
-   * Returns (offsets of n+1 entries, data).
+   * Returns (offsets of n+1 entries starting at 0, data).
    */
   def decompress(symbolTable: Array[Byte], codes: Array[Byte], offsets: Array[Int], n: Int): (Array[Int], Array[Byte]) =
-    throw LanceErrors.unsupported("FSST decompression is not implemented yet")
+    decompress(parseTable(symbolTable), codes, offsets, 0, n, "FSST data")
+
+  def decompress(table: Table, codes: Array[Byte], offsets: Array[Int], offOff: Int, n: Int, what: => String): (Array[Int], Array[Byte]) = {
+    if (n < 0 || offOff < 0 || offsets.length < offOff + n + 1)
+      throw LanceErrors.corruptFile(what, s"FSST offsets hold ${offsets.length - offOff} entries for $n values")
+    val first = offsets(offOff); val last = offsets(offOff + n)
+    if (first < 0 || last > codes.length || first > last)
+      throw LanceErrors.corruptFile(what, s"FSST offsets [$first, $last) fall outside ${codes.length} code bytes")
+    val outOffsets = new Array[Int](n + 1)
+    if (!table.enabled) {
+      var i = 0
+      while (i <= n) { outOffsets(i) = offsets(offOff + i) - first; i += 1 }
+      checkMonotone(outOffsets, what)
+      return (outOffsets, java.util.Arrays.copyOfRange(codes, first, last))
+    }
+    // Every code emits at most 8 bytes, so 8x the input bounds the output.
+    val maxOut = (last - first).toLong * 8
+    if (maxOut > Int.MaxValue - 16) throw LanceErrors.corruptFile(what, "FSST data too large")
+    var out = new Array[Byte](math.max(16, maxOut.toInt + 8))
+    var o = 0
+    val syms = table.symbols; val lens = table.lens; val nsym = table.count
+    var i = 0
+    while (i < n) {
+      var p = offsets(offOff + i); val end = offsets(offOff + i + 1)
+      if (end < p || end > last) throw LanceErrors.corruptFile(what, s"FSST offset $end of value $i is out of order")
+      while (p < end) {
+        val c = codes(p) & 0xFF
+        if (c == Esc) {
+          if (p + 1 >= end) throw LanceErrors.corruptFile(what, s"FSST escape at the end of value $i")
+          out(o) = codes(p + 1); o += 1; p += 2
+        } else {
+          if (c >= nsym) throw LanceErrors.corruptFile(what, s"FSST code $c but the table has $nsym symbols")
+          LittleEndian.putI64(out, o, syms(c))
+          o += lens(c); p += 1
+        }
+      }
+      outOffsets(i + 1) = o
+      i += 1
+    }
+    (outOffsets, if (o == out.length) out else java.util.Arrays.copyOf(out, o))
+  }
+
+  private def checkMonotone(o: Array[Int], what: => String): Unit = {
+    var i = 1
+    while (i < o.length) { if (o(i) < o(i - 1)) throw LanceErrors.corruptFile(what, "FSST offsets decrease"); i += 1 }
+  }
 }

@@ -1,9 +1,20 @@
 package io.sparklance.format.structural
 
-import io.sparklance.LanceErrors
-import io.sparklance.format.{FileContainer, FileFields, FileScan, LanceField}
+import io.sparklance.{LanceErrors, LanceException}
+import io.sparklance.format._
 
-/** Reads files of versions 2.1 and 2.2, whose columns use structural page layouts. */
+import scala.jdk.CollectionConverters._
+
+/**
+ * Reads files of versions 2.1 and 2.2, whose columns use structural page layouts.
+ *
+ * Only leaf fields (and packed structs) have columns; structs, lists and maps exist only in
+ * the rep/def levels their leaves carry. A scan therefore opens one [[LeafColumnReader]] per
+ * requested leaf present in the file, reads the same rows from each, rebuilds every layer's
+ * validity and offsets from the levels ([[RepDefUnraveler]]) and assembles the requested
+ * (possibly pruned) field trees, taking each struct's or list's shape from its first present
+ * leaf. Requested fields with no column in the file decode as nulls.
+ */
 object StructuralFileReader {
   /** Rows `[startRow, endRow)` of `fields`; see [[io.sparklance.format.LanceFileReader.scan]]. */
   def scan(
@@ -12,6 +23,146 @@ object StructuralFileReader {
       fileFields: FileFields,
       minor: Int,
       startRow: Long,
-      endRow: Long): FileScan =
-    throw LanceErrors.unsupported(s"Lance file version 2.$minor is not supported yet (${container.path})")
+      endRow: Long): FileScan = {
+    if (minor != 1 && minor != 2)
+      throw LanceErrors.unsupported(s"Lance file version 2.$minor is not supported by the structural reader (${container.path})")
+    if (startRow < 0 || endRow < startRow || endRow > container.numRows)
+      throw new IllegalArgumentException(s"row range [$startRow, $endRow) outside the ${container.numRows} rows of ${container.path}")
+    val columns = columnMap(fileFields, container)
+    val fileSchema = fileSchemaById(container)
+    val planner = new Planner(container, columns, fileSchema, minor, startRow, endRow)
+    val plans = fields.map(f => planner.plan(f, Vector.empty))
+    new StructuralScan(container.path, plans.toArray, planner.leaves.toArray)
+  }
+
+  /** Field id -> column index, from DataFile.fields / column_indices (-2 tombstones, -1 packed children skipped). */
+  private def columnMap(ff: FileFields, c: FileContainer): Map[Int, Int] = {
+    val out = scala.collection.mutable.HashMap[Int, Int]()
+    var i = 0
+    while (i < ff.fieldIds.length) {
+      val id = ff.fieldIds(i)
+      val col = if (ff.columnIndices.isEmpty) i else if (i < ff.columnIndices.length) ff.columnIndices(i) else -1
+      if (id >= 0 && col >= 0) {
+        if (col >= c.numColumns) throw LanceErrors.corruptFile(c.path, s"field $id maps to column $col but the file has ${c.numColumns} columns")
+        out(id) = col
+      }
+      i += 1
+    }
+    out.toMap
+  }
+
+  private def fileSchemaById(c: FileContainer): Map[Int, LanceField] =
+    try LanceSchema.fromProto(c.descriptor.getSchema.getFieldsList.asScala.toSeq, Map.empty, c.path).byId
+    catch { case _: LanceException => Map.empty }
+}
+
+/** One node of a requested field tree, bound to the file. */
+private[structural] sealed abstract class Plan { def field: LanceField; def firstLeaf: LeafPlan }
+private[structural] final class LeafPlan(val field: LanceField, val reader: LeafColumnReader, val select: Array[Int]) extends Plan {
+  def firstLeaf: LeafPlan = this
+  var unraveled: Unraveled = null
+}
+private[structural] final class MissingPlan(val field: LanceField) extends Plan { def firstLeaf: LeafPlan = null }
+private[structural] final class StructPlan(val field: LanceField, val children: Array[Plan]) extends Plan {
+  val firstLeaf: LeafPlan = children.iterator.map(_.firstLeaf).find(_ != null).orNull
+}
+private[structural] final class ListPlan(val field: LanceField, val child: Plan) extends Plan {
+  val firstLeaf: LeafPlan = child.firstLeaf
+}
+
+private[structural] final class Planner(container: FileContainer, columns: Map[Int, Int], fileSchema: Map[Int, LanceField],
+    minor: Int, startRow: Long, endRow: Long) {
+  val leaves = scala.collection.mutable.ArrayBuffer[LeafPlan]()
+
+  private def isListType(t: LogicalType): Boolean = t match {
+    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => true
+    case _ => false
+  }
+
+  /** `path` holds the types of the ancestors, outermost first. */
+  def plan(f: LanceField, path: Vector[LogicalType]): Plan = {
+    val here = path :+ f.logicalType
+    columns.get(f.id) match {
+      case Some(col) =>
+        val layers = new Layers(here.reverseIterator.map(isListType).toArray.updated(0, false))
+        val (builder, select) =
+          if (f.children.nonEmpty && f.logicalType == LogicalType.Struct) {
+            // A packed struct: decode every field the file has, hand out the requested ones.
+            val full = fileSchema.getOrElse(f.id, f)
+            val b = new StructBuilder(full.children.map(c => ValuesBuilder.forType(c.logicalType, c.name)).toArray)
+            (b, f.children.map(c => full.children.indexWhere(_.id == c.id)).toArray)
+          } else if (f.children.nonEmpty && isListType(f.logicalType)) {
+            throw LanceErrors.unsupported(s"Column '${f.name}' (id ${f.id}) of ${container.path} is a list stored as one column")
+          } else (ValuesBuilder.forType(f.logicalType, f.name), null)
+        val batch = new LeafBatch(layers, builder)
+        val reader = try new LeafColumnReader(container, col, f.name, f.id, layers, batch,
+          f.logicalType == LogicalType.Bool, minor, startRow, endRow) catch {
+          case e: LanceException => throw e
+          case e: RuntimeException =>
+            throw LanceErrors.corruptFile(container.path, s"column $col (field '${f.name}', id ${f.id}) metadata is invalid: $e", e)
+        }
+        val lp = new LeafPlan(f, reader, select)
+        leaves += lp
+        lp
+      case None =>
+        if (f.children.isEmpty) new MissingPlan(f)
+        else if (isListType(f.logicalType)) {
+          val child = plan(f.children.head, here)
+          if (child.firstLeaf == null) new MissingPlan(f) else new ListPlan(f, child)
+        } else if (f.logicalType == LogicalType.Struct) {
+          val sp = new StructPlan(f, f.children.map(c => plan(c, here)).toArray)
+          if (sp.firstLeaf == null) new MissingPlan(f) else sp
+        } else throw LanceErrors.unsupported(s"Column '${f.name}' of type ${f.logicalType.text} with child fields is not supported")
+    }
+  }
+}
+
+private[structural] final class StructuralScan(path: String, plans: Array[Plan], leaves: Array[LeafPlan]) extends FileScan {
+  def next(n: Int): Array[ColumnArray] = {
+    var i = 0
+    while (i < leaves.length) {
+      val l = leaves(i)
+      l.reader.batch.reset()
+      l.reader.read(n)
+      l.unraveled = try RepDefUnraveler.unravel(l.reader.batch, s"field '${l.field.name}' (id ${l.field.id})") catch {
+        case e: IllegalStateException => throw LanceErrors.corruptFile(path, e.getMessage, e)
+      }
+      i += 1
+    }
+    plans.map(p => build(p, 0, n))
+  }
+
+  private def corrupt(f: LanceField, why: String) = LanceErrors.corruptFile(path, s"field '${f.name}' (id ${f.id}): $why")
+
+  private def build(p: Plan, depth: Int, expected: Int): ColumnArray = p match {
+    case m: MissingPlan => new NullArray(expected)
+    case l: LeafPlan =>
+      val u = l.unraveled; val layers = l.reader.layers
+      if (layers.numLayers - 1 != depth) throw corrupt(l.field, s"leaf at depth $depth has ${layers.numLayers} layers")
+      if (u.count(0) != expected) throw corrupt(l.field, s"leaf has ${u.count(0)} slots, expected $expected")
+      val b = l.reader.batch.values
+      if (b.size != expected) throw corrupt(l.field, s"decoded ${b.size} values for $expected slots")
+      val arr = b.result(u.nulls(0))
+      if (l.select == null) arr
+      else {
+        val s = arr.asInstanceOf[StructArray]
+        new StructArray(s.length, s.nulls, l.select.map(k => if (k < 0) new NullArray(s.length) else s.children(k)))
+      }
+    case s: StructPlan =>
+      val (u, j) = shape(s.firstLeaf, depth, s.field)
+      if (u.count(j) != expected) throw corrupt(s.field, s"struct has ${u.count(j)} slots, expected $expected")
+      new StructArray(expected, u.nulls(j), s.children.map(c => build(c, depth + 1, expected)))
+    case l: ListPlan =>
+      val (u, j) = shape(l.firstLeaf, depth, l.field)
+      if (u.count(j) != expected) throw corrupt(l.field, s"list has ${u.count(j)} slots, expected $expected")
+      new ListArray(expected, u.nulls(j), u.offsets(j), build(l.child, depth + 1, u.count(j - 1)))
+  }
+
+  private def shape(leaf: LeafPlan, depth: Int, f: LanceField): (Unraveled, Int) = {
+    val j = leaf.reader.layers.numLayers - 1 - depth
+    if (j < 0) throw corrupt(f, "field deeper than its leaf")
+    (leaf.unraveled, j)
+  }
+
+  def close(): Unit = ()
 }

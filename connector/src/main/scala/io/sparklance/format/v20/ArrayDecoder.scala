@@ -1,0 +1,141 @@
+package io.sparklance.format.v20
+
+import io.sparklance.format._
+import io.sparklance.proto.EncodingsV20Protos.{ArrayEncoding, Nullable}
+import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
+
+/**
+ * Decodes one whole 2.0 page of a leaf column: walks the page's `ArrayEncoding` tree once,
+ * choosing the loop for each node, and returns the page's `n` values in the field's shape.
+ *
+ * `oneBasedDictionary`: a plain string field that the writer chose to dictionary-encode
+ * stores 1-based u8 indices with 0 = null; a field whose logical type is itself a dictionary
+ * keeps Arrow's 0-based indices.
+ */
+final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary: Boolean) {
+
+  def decode(enc: ArrayEncoding, n: Int, shape: ValueShape): ColumnArray = ctx.guard {
+    enc.getArrayEncodingCase match {
+      case ArrayEncodingCase.NULLABLE => nullable(enc.getNullable, n, shape)
+      case ArrayEncodingCase.FLAT => flat(enc, n, shape)
+      case ArrayEncodingCase.FIXED_SIZE_LIST =>
+        val fsl = enc.getFixedSizeList
+        shape match {
+          case ValueShape.FixedList(dim, item) =>
+            ctx.check(fsl.getDimension == dim, s"FixedSizeList dimension ${fsl.getDimension} but the field has $dim")
+            val child = decode(fsl.getItems, Math.multiplyExact(n, dim), item)
+            new FixedSizeListArray(n, null, dim, child)
+          case other => throw ctx.corrupt(s"FixedSizeList encoding for a field of shape $other")
+        }
+      case ArrayEncodingCase.BINARY => BinaryDecoder.decode(enc.getBinary, n, shape, this, ctx)
+      case ArrayEncodingCase.DICTIONARY => DictionaryDecoder.decode(enc.getDictionary, n, shape, oneBasedDictionary, this, ctx)
+      case ArrayEncodingCase.FSST => BinaryDecoder.fsst(enc.getFsst, n, shape, this, ctx)
+      case ArrayEncodingCase.CONSTANT => constant(enc.getConstant.getValue.toByteArray, n, shape)
+      case ArrayEncodingCase.FIXED_SIZE_BINARY =>
+        val fsb = enc.getFixedSizeBinary
+        val w = fsb.getByteWidth
+        val bytes = decode(fsb.getBytes, Math.multiplyExact(n, w), ValueShape.Fixed(1, bool = false)).asInstanceOf[FixedWidthArray]
+        shape match {
+          case ValueShape.Fixed(bw, _) =>
+            ctx.check(bw == w, s"FixedSizeBinary of $w bytes for a $bw-byte field")
+            new FixedWidthArray(n, null, w, bytes.data)
+          case ValueShape.Var =>
+            val offsets = new Array[Int](n + 1)
+            var i = 0
+            while (i < n) { offsets(i + 1) = offsets(i) + w; i += 1 }
+            new VarBinaryArray(n, null, offsets, bytes.data)
+          case other => throw ctx.corrupt(s"FixedSizeBinary encoding for a field of shape $other")
+        }
+      case ArrayEncodingCase.PACKED_STRUCT => throw ctx.corrupt("PackedStruct outside a struct column")
+      case other =>
+        throw io.sparklance.LanceErrors.unsupported(
+          s"Lance 2.0 encoding $other is not supported (file ${ctx.file}, field '${ctx.fieldName}' id ${ctx.fieldId}, column ${ctx.column}, page ${ctx.page})")
+    }
+  }
+
+  private def nullable(nb: Nullable, n: Int, shape: ValueShape): ColumnArray = nb.getNullabilityCase match {
+    case Nullable.NullabilityCase.NO_NULLS => decode(nb.getNoNulls.getValues, n, shape)
+    case Nullable.NullabilityCase.ALL_NULLS => ColumnArrays.allNull(shape, n)
+    case Nullable.NullabilityCase.SOME_NULLS =>
+      val sn = nb.getSomeNulls
+      val validity = sn.getValidity
+      ctx.check(validity.getArrayEncodingCase == ArrayEncodingCase.FLAT, s"validity encoded as ${validity.getArrayEncodingCase}, expected Flat")
+      val nulls = FlatDecoder.nullsFromValidity(validity.getFlat, n, bufs, ctx)
+      val values = decode(sn.getValues, n, shape)
+      if (nulls == null) values else ColumnArrays.withNulls(values, mergeNulls(values.nulls, nulls))
+    case other => throw ctx.corrupt(s"Nullable encoding without a nullability ($other)")
+  }
+
+  private def mergeNulls(a: Array[Boolean], b: Array[Boolean]): Array[Boolean] = {
+    if (a == null) return b
+    var i = 0
+    while (i < b.length) { b(i) |= a(i); i += 1 }
+    b
+  }
+
+  private def flat(enc: ArrayEncoding, n: Int, shape: ValueShape): ColumnArray = {
+    val f = enc.getFlat
+    shape match {
+      case ValueShape.Fixed(w, bool) => FlatDecoder.fixed(f, n, w, bool, bufs, ctx)
+      case ValueShape.FixedList(dim, ValueShape.Fixed(w, false)) if f.getBitsPerValue == 8L * w * dim =>
+        // A vector stored as one wide value per row.
+        val child = FlatDecoder.fixed(f.toBuilder.setBitsPerValue(8L * w).build(), Math.multiplyExact(n, dim), w, bool = false, bufs, ctx)
+        new FixedSizeListArray(n, null, dim, child)
+      case other => throw ctx.corrupt(s"Flat encoding for a field of shape $other")
+    }
+  }
+
+  /** Lance's 2.0 Constant carries the raw value bytes of the single repeated value. */
+  private def constant(value: Array[Byte], n: Int, shape: ValueShape): ColumnArray = shape match {
+    case ValueShape.Fixed(w, bool) =>
+      val v = if (bool && value.length == 1 && w == 1) Array[Byte]((value(0) & 1).toByte) else value
+      ctx.check(v.length == w, s"Constant value of ${v.length} bytes for a $w-byte field")
+      val data = new Array[Byte](Math.multiplyExact(n, w))
+      if (w == 1) java.util.Arrays.fill(data, v(0))
+      else { var i = 0; while (i < n) { System.arraycopy(v, 0, data, i * w, w); i += 1 } }
+      new FixedWidthArray(n, null, w, data)
+    case ValueShape.Var =>
+      val len = value.length
+      val data = new Array[Byte](Math.multiplyExact(n, len))
+      val offsets = new Array[Int](n + 1)
+      var i = 0
+      while (i < n) { System.arraycopy(value, 0, data, i * len, len); offsets(i + 1) = (i + 1) * len; i += 1 }
+      new VarBinaryArray(n, null, offsets, data)
+    case other => throw ctx.corrupt(s"Constant encoding for a field of shape $other")
+  }
+
+  /** Bits per value of the innermost Flat under (possibly nested) Nullable wrappers; 0 if none. */
+  def innerFlatBits(enc: ArrayEncoding): Long = enc.getArrayEncodingCase match {
+    case ArrayEncodingCase.FLAT => enc.getFlat.getBitsPerValue
+    case ArrayEncodingCase.NULLABLE =>
+      val nb = enc.getNullable
+      nb.getNullabilityCase match {
+        case Nullable.NullabilityCase.NO_NULLS => innerFlatBits(nb.getNoNulls.getValues)
+        case Nullable.NullabilityCase.SOME_NULLS => innerFlatBits(nb.getSomeNulls.getValues)
+        case _ => 0L
+      }
+    case _ => 0L
+  }
+
+  /** `n` unsigned integer values (indices, offsets) as longs, with their null flags. */
+  def unsignedLongs(enc: ArrayEncoding, n: Int, what: String): (Array[Long], Array[Boolean]) = {
+    val bits = innerFlatBits(enc)
+    ctx.check(bits == 8 || bits == 16 || bits == 32 || bits == 64, s"$what stored with $bits bits per value")
+    val w = (bits / 8).toInt
+    val arr = decode(enc, n, ValueShape.Fixed(w, bool = false)) match {
+      case f: FixedWidthArray => f
+      case other => throw ctx.corrupt(s"$what decoded as ${other.getClass.getSimpleName}")
+    }
+    val out = new Array[Long](n)
+    val d = arr.data
+    w match {
+      case 1 => var i = 0; while (i < n) { out(i) = d(i) & 0xffL; i += 1 }
+      case 2 => val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer()
+        var i = 0; while (i < n) { out(i) = bb.get(i) & 0xffffL; i += 1 }
+      case 4 => val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer()
+        var i = 0; while (i < n) { out(i) = bb.get(i) & 0xffffffffL; i += 1 }
+      case 8 => java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
+    }
+    (out, arr.nulls)
+  }
+}

@@ -1,0 +1,96 @@
+package io.sparklance.format.v20
+
+import io.sparklance.format.{FileContainer, PageContext}
+import io.sparklance.proto.{EncodingsV20Protos, File2Protos}
+
+/**
+ * The pages of one 2.0 column: their row ranges (pages cover consecutive rows, in order), their
+ * encodings (a `google.protobuf.Any` wrapping an `ArrayEncoding`, unwrapped once per page on
+ * first use) and their buffers. Nothing here reads page data until a page is decoded.
+ */
+final class ColumnPages(val container: FileContainer, val column: Int, baseCtx: PageContext) {
+  private val meta: File2Protos.ColumnMetadata = container.column(column)
+  val numPages: Int = meta.getPagesCount
+
+  /** starts(p) is the first row of page p; starts(numPages) the column's row count. */
+  val starts: Array[Long] = {
+    val s = new Array[Long](numPages + 1)
+    var p = 0
+    while (p < numPages) {
+      val len = meta.getPages(p).getLength
+      if (len < 0 || len > Int.MaxValue) throw baseCtx.withPage(p).corrupt(s"page length $len is out of range")
+      s(p + 1) = s(p) + len
+      p += 1
+    }
+    s
+  }
+
+  def numRows: Long = starts(numPages)
+  def pageLength(p: Int): Int = (starts(p + 1) - starts(p)).toInt
+  def ctx(p: Int): PageContext = baseCtx.withPage(p)
+
+  /** The page holding `row` (the first such page, skipping empty ones); numPages when row == numRows. */
+  def pageOf(row: Long): Int = {
+    if (row >= numRows) return numPages
+    // Largest p with starts(p) <= row, then skip forward past empty pages.
+    var lo = 0
+    var hi = numPages - 1
+    while (lo < hi) {
+      val mid = (lo + hi + 1) >>> 1
+      if (starts(mid) <= row) lo = mid else hi = mid - 1
+    }
+    var p = lo
+    while (p < numPages && starts(p + 1) <= row) p += 1
+    p
+  }
+
+  private val encodings = new Array[EncodingsV20Protos.ArrayEncoding](numPages)
+
+  def encoding(p: Int): EncodingsV20Protos.ArrayEncoding = {
+    var e = encodings(p)
+    if (e == null) {
+      e = EncodingUnwrap.arrayEncoding(meta.getPages(p).getEncoding, ctx(p), container)
+      encodings(p) = e
+    }
+    e
+  }
+
+  def buffers(p: Int): PageBuffers = {
+    val page = meta.getPages(p)
+    val c = ctx(p)
+    c.check(page.getBufferOffsetsCount == page.getBufferSizesCount,
+      s"page has ${page.getBufferOffsetsCount} buffer offsets but ${page.getBufferSizesCount} sizes")
+    c.check(meta.getBufferOffsetsCount == meta.getBufferSizesCount,
+      s"column has ${meta.getBufferOffsetsCount} buffer offsets but ${meta.getBufferSizesCount} sizes")
+    def longs(n: Int, f: Int => Long) = Array.tabulate(n)(f)
+    new PageBuffers(c, container,
+      longs(page.getBufferOffsetsCount, page.getBufferOffsets), longs(page.getBufferSizesCount, page.getBufferSizes),
+      longs(meta.getBufferOffsetsCount, meta.getBufferOffsets), longs(meta.getBufferSizesCount, meta.getBufferSizes))
+  }
+}
+
+/** Unwraps the `Encoding` oneof of a 2.0 page into its `ArrayEncoding`. */
+object EncodingUnwrap {
+  private val ArrayEncodingUrl = "lance.encodings.ArrayEncoding"
+
+  def arrayEncoding(enc: File2Protos.Encoding, ctx: PageContext, container: FileContainer): EncodingsV20Protos.ArrayEncoding = {
+    val anyBytes: Array[Byte] = enc.getLocationCase match {
+      case File2Protos.Encoding.LocationCase.DIRECT => enc.getDirect.getEncoding.toByteArray
+      case File2Protos.Encoding.LocationCase.INDIRECT =>
+        val d = enc.getIndirect
+        ctx.check(d.getBufferLocation >= 0 && d.getBufferLength >= 0 && d.getBufferLocation + d.getBufferLength <= container.fileSize &&
+          d.getBufferLength < Int.MaxValue, s"deferred encoding at (${d.getBufferLocation}, ${d.getBufferLength}) lies outside the file")
+        container.input.read(d.getBufferLocation, d.getBufferLength.toInt)
+      case other => throw ctx.corrupt(s"page has no encoding ($other)")
+    }
+    try {
+      val any = com.google.protobuf.Any.parseFrom(anyBytes)
+      val url = any.getTypeUrl
+      if (!url.endsWith(ArrayEncodingUrl))
+        throw ctx.corrupt(s"page encoding is '$url', expected a 2.0 ArrayEncoding")
+      EncodingsV20Protos.ArrayEncoding.parseFrom(any.getValue)
+    } catch {
+      case e: com.google.protobuf.InvalidProtocolBufferException => throw ctx.corrupt(s"page encoding does not decode: ${e.getMessage}", e)
+    }
+  }
+}

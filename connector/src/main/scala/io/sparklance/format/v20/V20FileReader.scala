@@ -1,0 +1,87 @@
+package io.sparklance.format.v20
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.LanceErrors
+import io.sparklance.format._
+import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
+
+/**
+ * A Lance 2.0 data file (footer 0.3 or 2.0). Every field of the schema tree has its own
+ * column, pre-order: a struct is a column of empty `SimpleStruct` pages (or one `PackedStruct`
+ * column holding its children), a list is an offsets column followed by its item's column, a
+ * fixed-size list of a primitive is a single column.
+ */
+final class V20FileReader(val container: FileContainer, fileFields: FileFields) extends LanceFileReader {
+  def path: String = container.path
+
+  /** Dataset field id -> column index, from DataFile.fields / column_indices (tombstones skipped). */
+  private val columnOf: Map[Int, Int] = V20FileReader.columnMap(fileFields, container.numColumns, path)
+
+  lazy val numRows: Long = container.numRows
+
+  def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan = {
+    if (startRow < 0 || endRow < startRow || endRow > numRows)
+      throw new IllegalArgumentException(s"row range [$startRow, $endRow) is outside the $numRows rows of $path")
+    val readers = fields.map(build).toArray
+    readers.foreach(_.seek(startRow))
+    new V20FileReader.Scan(readers, endRow - startRow, path)
+  }
+
+  private def build(field: LanceField): FieldReader = columnOf.get(field.id) match {
+    case None => new MissingFieldReader
+    case Some(col) =>
+      val ctx = PageContext(path, field.name, field.id, col, 0)
+      val pages = new ColumnPages(container, col, ctx)
+      val oneBased = !field.logicalType.isInstanceOf[LogicalType.Dictionary]
+      ValueShape.of(field) match {
+        case s: ValueShape.Struct =>
+          if (pages.numPages > 0 && pages.encoding(0).getArrayEncodingCase == ArrayEncodingCase.PACKED_STRUCT)
+            new LeafFieldReader(pages, s, oneBased, packedPositions(field))
+          else new StructFieldReader(field.children.map(build).toArray)
+        case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item), itemShape)
+        case shape => new LeafFieldReader(pages, shape, oneBased)
+      }
+  }
+
+  /** Positions of the requested children among the packed struct's children in the file's own schema. */
+  private def packedPositions(field: LanceField): Array[Int] = {
+    val all = container.descriptor.getSchema.getFieldsList.asScala.filter(_.getParentId == field.id).map(_.getId).toIndexedSeq
+    field.children.map(c => all.indexOf(c.id)).toArray
+  }
+
+  def close(): Unit = container.input.close()
+}
+
+object V20FileReader {
+  final class Scan(readers: Array[FieldReader], numRows: Long, path: String) extends FileScan {
+    private var remaining = numRows
+    def next(n: Int): Array[ColumnArray] = {
+      if (n < 0 || n > remaining)
+        throw new IllegalArgumentException(s"asked for $n rows but only $remaining remain in the scan of $path")
+      remaining -= n
+      readers.map(_.next(n))
+    }
+    def close(): Unit = ()
+  }
+
+  def columnMap(ff: FileFields, numColumns: Int, path: String): Map[Int, Int] = {
+    val ids = ff.fieldIds
+    val cols = ff.columnIndices
+    if (cols.nonEmpty && cols.length != ids.length)
+      throw LanceErrors.corruptFile(path, s"manifest lists ${ids.length} fields but ${cols.length} column indices")
+    val b = Map.newBuilder[Int, Int]
+    var i = 0
+    while (i < ids.length) {
+      val id = ids(i)
+      val col = if (cols.isEmpty) i else cols(i)
+      if (id >= 0 && col >= 0) {
+        if (col >= numColumns)
+          throw LanceErrors.corruptFile(path, s"field id $id is mapped to column $col but the file has $numColumns columns")
+        b += id -> col
+      }
+      i += 1
+    }
+    b.result()
+  }
+}
