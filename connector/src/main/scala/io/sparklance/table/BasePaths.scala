@@ -15,10 +15,15 @@ object BasePaths {
   def dataDir(snapshot: Snapshot, defaultDataDir: String, df: TableProtos.DataFile): String =
     if (!df.hasBaseId) defaultDataDir
     else {
-      val bases = snapshot.manifest.getBasePathsList.asScala
-      val base = bases.find(_.getId == df.getBaseId).getOrElse(
-        throw LanceErrors.corruptFile(snapshot.manifestPath,
-          s"data file ${df.getPath} names base path ${df.getBaseId}, which the manifest does not define"))
+      val base = find(snapshot, df.getBaseId, s"data file ${df.getPath}")
       if (base.getIsDatasetRoot) Paths.join(base.getPath, "data") else base.getPath
     }
+
+  /** The root whose `_deletions/` holds a deletion file. */
+  def root(snapshot: Snapshot, defaultRoot: String, df: TableProtos.DeletionFile): String =
+    if (!df.hasBaseId) defaultRoot else find(snapshot, df.getBaseId, "a deletion file").getPath
+
+  private def find(snapshot: Snapshot, id: Int, what: String): TableProtos.BasePath =
+    snapshot.manifest.getBasePathsList.asScala.find(_.getId == id).getOrElse(
+      throw LanceErrors.corruptFile(snapshot.manifestPath, s"$what names base path $id, which the manifest does not define"))
 }

@@ -41,7 +41,7 @@ object FragmentRef {
           minor = df.getFileMinorVersion,
           sizeBytes = df.getFileSizeBytes)
       },
-      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(root, f.getId, f.getDeletionFile)) else None,
+      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(BasePaths.root(snapshot, root, f.getDeletionFile), f.getId, f.getDeletionFile)) else None,
       deletionIsBitmap = f.hasDeletionFile &&
         f.getDeletionFile.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP,
       numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L)

@@ -1,0 +1,262 @@
+"""Shared helpers for the pytest suite: where things are, which fixtures exist, and how to
+turn pylance's Arrow data and Spark's collected rows into comparable Python values."""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Optional
+
+import pyarrow as pa
+
+# ---------------------------------------------------------------------------------------------
+# Locations
+# ---------------------------------------------------------------------------------------------
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SRC_TEST_DATA = REPO_ROOT / "src-test-data"
+EXPECTED_DIR = SRC_TEST_DATA / "expected"
+SHARED_DIR = (REPO_ROOT / ".." / "shared").resolve()  # CI clones the repo with shared/ beside it
+EXTERNAL_DIR = SHARED_DIR / "external" / "lance-spark-example-db"
+
+#: The connector's message while row data scans are not written yet (LanceFileReader).
+NOT_IMPLEMENTED_MARKER = "not implemented yet"
+
+
+@dataclass(frozen=True)
+class LanceFixture:
+    """One dataset to test: a generated fixture or an external (old) dataset."""
+
+    name: str  # "multifrag_2.2" or "external/test_dataset1"
+    path: Path
+    versions: tuple[int, ...]  # as recorded by src-test-data/generate.py from pylance
+    tags: dict = field(default_factory=dict, hash=False, compare=False)  # tag -> version
+    expected_file: Optional[Path] = None
+
+    @property
+    def latest(self) -> int:
+        return max(self.versions)
+
+    def __str__(self) -> str:  # used in test ids
+        return self.name
+
+
+def _load_fixture(json_path: Path, name: str) -> LanceFixture:
+    doc = json.loads(json_path.read_text())
+    rel = doc["path"]
+    base = REPO_ROOT if doc.get("path_relative_to") == "repo root" else SRC_TEST_DATA
+    path = (base / rel).resolve()
+    versions = tuple(sorted(int(v["version"]) for v in doc["versions"]))
+    tags = {str(k): int(v) for k, v in (doc.get("tags") or {}).items()}
+    return LanceFixture(name=name, path=path, versions=versions, tags=tags, expected_file=json_path)
+
+
+def generated_fixtures() -> list[LanceFixture]:
+    """Every src-test-data/expected/<name>.json (not the _index/_skipped files)."""
+    out = []
+    for p in sorted(glob.glob(str(EXPECTED_DIR / "*.json"))):
+        name = Path(p).stem
+        if name.startswith("_"):
+            continue
+        out.append(_load_fixture(Path(p), name))
+    return out
+
+
+def external_fixtures() -> list[LanceFixture]:
+    """Every src-test-data/expected/external/<name>.json: datasets under ../shared/external."""
+    out = []
+    for p in sorted(glob.glob(str(EXPECTED_DIR / "external" / "*.json"))):
+        out.append(_load_fixture(Path(p), "external/" + Path(p).stem))
+    return out
+
+
+def all_fixtures() -> list[LanceFixture]:
+    return generated_fixtures() + external_fixtures()
+
+
+def find_fixture(name: str) -> LanceFixture:
+    for f in all_fixtures():
+        if f.name == name:
+            return f
+    raise LookupError(f"no fixture named {name!r} in {EXPECTED_DIR}")
+
+
+def manifest_file(dataset: Path, version: int) -> Path:
+    """The _versions/ manifest of a version, in either naming scheme (v1: N.manifest,
+    v2: (u64::MAX - N) zero-padded to 20 digits)."""
+    v1 = dataset / "_versions" / f"{version}.manifest"
+    v2 = dataset / "_versions" / f"{(2**64 - 1) - version:020d}.manifest"
+    for p in (v2, v1):
+        if p.exists():
+            return p
+    raise FileNotFoundError(f"no manifest for version {version} under {dataset / '_versions'}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Times
+# ---------------------------------------------------------------------------------------------
+
+
+def iso_utc(instant: dt.datetime) -> str:
+    """ISO-8601 in UTC with microseconds and a Z, e.g. 2026-01-02T03:04:05.123456Z."""
+    return instant.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def local_naive(instant: dt.datetime) -> dt.datetime:
+    """pylance compares naive *local* datetimes (LanceDataset.versions() returns those)."""
+    return instant.astimezone().replace(tzinfo=None)
+
+
+def version_instants(ds) -> dict[int, dt.datetime]:
+    """version -> commit instant (tz-aware, UTC) from pylance's naive local timestamps."""
+    return {int(v["version"]): v["timestamp"].astimezone(dt.timezone.utc) for v in ds.versions()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Values: pylance (Arrow) -> what Spark's collect() returns under the documented mapping, and
+# Spark's collected values -> a canonical form. Floats become ("f", repr) so NaN == NaN and
+# -0.0 != 0.0; binaries become bytes; maps become dicts (Spark's collect loses map order).
+# The Python process and the Spark JVM both run with TZ=UTC (see conftest.py), so Spark's
+# naive datetimes for `timestamp` columns are UTC wall-clock times.
+# ---------------------------------------------------------------------------------------------
+
+
+def _canon_float(x: Optional[float]):
+    return None if x is None else ("f", repr(float(x)))
+
+
+def arrow_to_spark_values(arr: pa.Array) -> list:
+    """Canonical Python values of an Arrow array, as Spark would present them."""
+    if isinstance(arr, pa.ChunkedArray):
+        out: list = []
+        for c in arr.chunks:
+            out.extend(arrow_to_spark_values(c))
+        return out
+    t = arr.type
+    nulls = arr.is_null().to_pylist() if arr.null_count else [False] * len(arr)
+
+    if pa.types.is_dictionary(t):
+        return arrow_to_spark_values(arr.dictionary_decode())
+    if pa.types.is_timestamp(t):
+        if t.unit == "ns":
+            return arr.cast(pa.int64()).to_pylist()
+        micros = arr.cast(pa.timestamp(t.unit)).cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
+        epoch = dt.datetime(1970, 1, 1)
+        return [None if m is None else epoch + dt.timedelta(microseconds=m) for m in micros]
+    if pa.types.is_uint64(t):
+        return [None if v is None else Decimal(v) for v in arr.to_pylist()]
+    if pa.types.is_floating(t):
+        return [_canon_float(v) for v in arr.to_pylist()]
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return [None if v is None else bytes(v) for v in arr.to_pylist()]
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        if pa.types.is_fixed_size_list(t):
+            n = t.list_size
+            # .values ignores slicing and keeps the slots of null lists; take the range directly.
+            flat = arr.values.slice(arr.offset * n, len(arr) * n)
+            items = arrow_to_spark_values(flat)
+            return [None if nulls[i] else items[i * n:(i + 1) * n] for i in range(len(arr))]
+        offsets = arr.offsets.to_pylist()
+        items = arrow_to_spark_values(arr.values.slice(offsets[0], offsets[-1] - offsets[0]))
+        base = offsets[0]
+        return [None if nulls[i] else items[offsets[i] - base:offsets[i + 1] - base] for i in range(len(arr))]
+    if pa.types.is_map(t):
+        offsets = arr.offsets.to_pylist()
+        entries = arrow_to_spark_values(arr.values.slice(offsets[0], offsets[-1] - offsets[0]))
+        kname, vname = t.key_field.name, t.item_field.name
+        base = offsets[0]
+        out = []
+        for i in range(len(arr)):
+            if nulls[i]:
+                out.append(None)
+            else:
+                out.append({e[kname]: e[vname] for e in entries[offsets[i] - base:offsets[i + 1] - base]})
+        return out
+    if pa.types.is_struct(t):
+        children = []
+        for i in range(t.num_fields):
+            child = arr.field(i)  # pyarrow applies the struct's slice; older versions did not
+            if len(child) != len(arr):
+                child = child.slice(arr.offset, len(arr))
+            children.append(arrow_to_spark_values(child))
+        names = [t.field(i).name for i in range(t.num_fields)]
+        return [None if nulls[r] else {names[c]: children[c][r] for c in range(len(names))} for r in range(len(arr))]
+    if pa.types.is_null(t):
+        return [None] * len(arr)
+    return arr.to_pylist()
+
+
+def spark_value(v: Any, dtype) -> Any:
+    """Canonical form of one value from a Spark Row, guided by its Spark type."""
+    from pyspark.sql import types as T
+
+    if v is None:
+        return None
+    if isinstance(dtype, T.StructType):
+        return {f.name: spark_value(v[i], f.dataType) for i, f in enumerate(dtype.fields)}
+    if isinstance(dtype, T.ArrayType):
+        return [spark_value(x, dtype.elementType) for x in v]
+    if isinstance(dtype, T.MapType):
+        return {spark_value(k, dtype.keyType): spark_value(x, dtype.valueType) for k, x in v.items()}
+    if isinstance(dtype, (T.FloatType, T.DoubleType)):
+        return _canon_float(v)
+    if isinstance(dtype, T.BinaryType):
+        return bytes(v)
+    if isinstance(dtype, T.DecimalType):
+        return Decimal(v)
+    return v
+
+
+def rows_from_arrow(table: pa.Table) -> list[tuple]:
+    cols = [arrow_to_spark_values(table.column(i)) for i in range(table.num_columns)]
+    return list(zip(*cols)) if cols else [()] * table.num_rows
+
+
+def rows_from_spark(rows, schema) -> list[tuple]:
+    fields = schema.fields
+    return [tuple(spark_value(r[i], f.dataType) for i, f in enumerate(fields)) for r in rows]
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """Strict equality of canonical values (Decimal('1.50') == Decimal('1.5') is fine: the
+    scale is part of the checked schema)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+    if type(a) is bool or type(b) is bool:
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def first_difference(expected: list[tuple], actual: list[tuple], names: list[str]) -> Optional[str]:
+    if len(expected) != len(actual):
+        return f"row count differs: pylance {len(expected)}, Spark {len(actual)}"
+    for r, (e, a) in enumerate(zip(expected, actual)):
+        for c, (ev, av) in enumerate(zip(e, a)):
+            if not values_equal(ev, av):
+                return f"row {r}, column {names[c]!r}: pylance {ev!r:.300}, Spark {av!r:.300}"
+    return None
+
+
+def short_error(e: BaseException, limit: int = 400) -> str:
+    """The line of an error that says what went wrong (for Py4J errors, the Java exception's
+    message rather than "An error occurred while calling o123.count")."""
+    text = str(e)
+    for line in text.splitlines():
+        line = line.strip()
+        if ("Exception" in line or "Error" in line) and ":" in line and "An error occurred while calling" not in line:
+            if not line.startswith("at "):
+                return line[:limit]
+    first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    return first[:limit]
+
+
+def is_nan_canon(x) -> bool:
+    return isinstance(x, tuple) and x[:1] == ("f",) and math.isnan(float(x[1]))
