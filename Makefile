@@ -41,7 +41,7 @@ help:
 	@echo "make jar         $(JAR)"
 	@echo "make python      install the spark-lance Python package (with the jar) into .venv"
 	@echo "make publish-m2  publish the connector to ~/.m2 (for spark-submit --packages)"
-	@echo "make bench       benchmarks (not yet)"
+	@echo "make bench       benchmarks -> bench/results/latest.{md,json,png} (BENCH_ARGS='--rows 1000000 --only scan ...')"
 	@echo "make clean       remove build outputs and .venv"
 
 # ---- Python virtualenv with the pinned dependencies ------------------------------------------
@@ -100,8 +100,9 @@ test-python: $(PYPKG_STAMP)
 demo: python
 	$(PY) demo/demo.py
 
-bench:
-	@echo "bench: not yet"
+# bench/run.sh makes its own bench/.venv (pyspark, pylance, matplotlib; bench/requirements.txt).
+bench: $(JAR)
+	bench/run.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) python/build python/spark_lance/jars python/*.egg-info \
