@@ -44,6 +44,9 @@ class LanceDataSource extends TableProvider with DataSourceRegister with Session
     else LanceTables.load(session, options)
   }
 
+  /** Every type reaches the V2 write, which maps it to Lance or fails naming the column. */
+  override def supportsDataType(dt: org.apache.spark.sql.types.DataType): Boolean = true
+
   override def createRelation(
       sqlContext: SQLContext,
       mode: SaveMode,

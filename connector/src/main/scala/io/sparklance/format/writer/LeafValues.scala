@@ -50,7 +50,8 @@ private[writer] final class FixedValuesBuf(val width: Int, val bool: Boolean) ex
   }
 }
 
-private[writer] final class VarValuesBuf extends LeafValues {
+/** `large`: 64-bit offsets (large_string, large_binary, json), as Arrow's large types have. */
+private[writer] final class VarValuesBuf(val large: Boolean = false) extends LeafValues {
   val data = new ByteBuf(4096)
   val offsets = new IntBuf(1024)
   offsets.add(0)
@@ -130,9 +131,11 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
 }
 
 private[writer] object LeafValues {
-  def forShape(shape: ValueShape, column: String): LeafValues = shape match {
+  def isLarge(t: LogicalType): Boolean = t == LogicalType.LargeUtf8 || t == LogicalType.LargeBinary || t == LogicalType.Json
+
+  def forShape(shape: ValueShape, column: String, large: Boolean = false): LeafValues = shape match {
     case ValueShape.Fixed(w, bool) => new FixedValuesBuf(w, bool)
-    case ValueShape.Var => new VarValuesBuf
+    case ValueShape.Var => new VarValuesBuf(large)
     case ValueShape.FixedList(dim, ValueShape.Fixed(w, bool)) => new FslValuesBuf(dim, w, bool)
     case other => throw io.sparklance.LanceErrors.unsupported(s"Column '$column': cannot write values of shape $other")
   }

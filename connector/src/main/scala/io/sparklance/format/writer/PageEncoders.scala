@@ -48,8 +48,9 @@ private[writer] object MiniBlockEncoder {
     def valueBytes(vs: Int, k: Int): Long = vals match {
       case f: FixedValuesBuf => if (f.bool) (k + 7) / 8 else k.toLong * f.width
       case v: VarValuesBuf =>
-        val raw = 4L * (k + 1) + (v.offsets(vs + k) - v.offsets(vs))
-        (raw + 3) & ~3L
+        val ow = if (v.large) 8 else 4
+        val raw = ow.toLong * (k + 1) + (v.offsets(vs + k) - v.offsets(vs))
+        (raw + ow - 1) & ~(ow - 1).toLong
       case l: FslValuesBuf =>
         val items = k.toLong * l.dim
         (if (l.anyItemNull) pad8((items + 7) / 8) else 0L) + (if (l.itemBool) (items + 7) / 8 else items * l.itemWidth)
@@ -142,7 +143,7 @@ private[writer] object MiniBlockEncoder {
 
   private def valueEncoding(vals: LeafValues): CompressiveEncoding = vals match {
     case f: FixedValuesBuf => Encodings.flat(if (f.bool) 1 else f.width * 8)
-    case _: VarValuesBuf => Encodings.variable(32)
+    case v: VarValuesBuf => Encodings.variable(if (v.large) 64 else 32)
     case l: FslValuesBuf => Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(if (l.itemBool) 1 else l.itemWidth * 8))
   }
 
@@ -154,12 +155,17 @@ private[writer] object MiniBlockEncoder {
       Seq(b)
     case v: VarValuesBuf =>
       val base = v.offsets(vs)
-      val head = 4 * (k + 1)
+      val ow = if (v.large) 8 else 4
+      val head = ow * (k + 1)
       val b = new ByteBuf(head + v.offsets(vs + k) - base + 8)
       var i = 0
-      while (i <= k) { b.u32((v.offsets(vs + i) - base + head).toLong); i += 1 }
+      while (i <= k) {
+        val o = (v.offsets(vs + i) - base + head).toLong
+        if (v.large) b.u64(o) else b.u32(o)
+        i += 1
+      }
       b.bytes(v.data.array, base, v.offsets(vs + k) - base)
-      b.pad(4, ContainerWriter.Pad)
+      b.pad(ow, ContainerWriter.Pad)
       Seq(b)
     case l: FslValuesBuf =>
       val items = k * l.dim
@@ -230,7 +236,8 @@ private[writer] object FullZipEncoder {
           case s: VarValuesBuf =>
             if (cd == 0) {
               val st = s.offsets(v); val len = s.offsets(v + 1) - st
-              out.u32(len.toLong); out.bytes(s.data.array, st, len)
+              if (s.large) out.u64(len.toLong) else out.u32(len.toLong)
+              out.bytes(s.data.array, st, len)
             }
         }
         v += 1
@@ -241,7 +248,9 @@ private[writer] object FullZipEncoder {
     vals match {
       case f: FixedValuesBuf => b.setBitsPerValue(f.width * 8).setValueCompression(Encodings.flat(f.width * 8))
       case l: FslValuesBuf => b.setBitsPerValue(l.width * 8).setValueCompression(Encodings.fsl(l.dim, false, Encodings.flat(l.itemWidth * 8)))
-      case _: VarValuesBuf => b.setBitsPerOffset(32).setValueCompression(Encodings.variable(32))
+      case v: VarValuesBuf =>
+        val bits = if (v.large) 64 else 32
+        b.setBitsPerOffset(bits).setValueCompression(Encodings.variable(bits))
     }
     b.setNumItems(if (rep != null) nLevels else vals.count).setNumVisibleItems(vals.count)
     levels.layers.foreach(b.addLayers)

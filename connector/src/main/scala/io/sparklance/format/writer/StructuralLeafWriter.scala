@@ -22,7 +22,7 @@ private[writer] final class StructuralLeafWriter(
   private val large = version.minor >= 2
   private val rep = if (lp.maxRep > 0) new ShortBuf() else null
   private val defs = if (lp.maxDef > 0) new ShortBuf() else null
-  private val values = LeafValues.forShape(lp.shape, lp.leaf.name)
+  private val values = LeafValues.forShape(lp.shape, lp.leaf.name, LeafValues.isLarge(lp.leaf.logicalType))
   private var rows = 0L
   private var numLevels = 0
   private var firstRow = 0L
@@ -122,6 +122,15 @@ private[writer] object PageLevels {
     if (defs != null) { var i = 0; while (i < n) { used(defs(i)) = true; i += 1 } }
     val layers = new Array[RepDefLayer](lp.numLayers)
     val map = new Array[Short](lp.maxDef + 1)
+    // pylance 14 counts list depth only over list layers that declare a def level, so a list
+    // under a layer that has nulls in this page must declare one (as pylance's writer does).
+    val levelsAbove = new Array[Boolean](lp.numLayers + 1)
+    var k = lp.numLayers - 1
+    while (k >= 0) {
+      val nl = lp.nullLevel(k)
+      levelsAbove(k) = levelsAbove(k + 1) || used(nl) || (lp.isList(k) && used(nl + 1))
+      k -= 1
+    }
     var next = 1
     var j = 0
     while (j < lp.numLayers) {
@@ -130,7 +139,7 @@ private[writer] object PageLevels {
         if (used(nl)) { layers(j) = RepDefLayer.REPDEF_NULLABLE_ITEM; map(nl) = next.toShort; next += 1 }
         else layers(j) = RepDefLayer.REPDEF_ALL_VALID_ITEM
       } else {
-        val hasNull = used(nl); val hasEmpty = used(nl + 1)
+        val hasNull = used(nl) || (!used(nl + 1) && levelsAbove(j + 1)); val hasEmpty = used(nl + 1)
         if (hasNull && hasEmpty) {
           layers(j) = RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST; map(nl) = next.toShort; map(nl + 1) = (next + 1).toShort; next += 2
         } else if (hasNull) { layers(j) = RepDefLayer.REPDEF_NULLABLE_LIST; map(nl) = next.toShort; next += 1 }
