@@ -69,7 +69,9 @@ final case class TaskPlan(
     ordinals: Seq[Int],
     version: FileVersion,
     options: LanceWriteOptions,
-    conf: SerializableConf)
+    conf: SerializableConf,
+    /** Carried in every data file name of this job (see [[DataFileNames]]). */
+    jobToken: String)
 
 object LanceBatchWrite {
   /** Decides, on the driver and before any file is written, what this write will commit. */
@@ -109,7 +111,7 @@ object LanceBatchWrite {
     }
     checkVersionSupports(fields, version)
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
-    val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts, new SerializableConf(hadoop))
+    val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts, new SerializableConf(hadoop), DataFileNames.newToken())
     new LanceBatchWrite(plan, io, existing, op, opts)
   }
 
@@ -140,6 +142,7 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: Wr
     catch {
       case e: Throwable =>
         LanceDataWriter.deleteQuietly(io, plan.root, files)
+        sweep()
         throw e
     }
   }
@@ -147,6 +150,18 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: Wr
   override def abort(messages: Array[WriterCommitMessage]): Unit = {
     val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
     LanceDataWriter.deleteQuietly(io, plan.root, files)
+    // Tasks killed when the job failed may still be closing files they never reported:
+    // sweep this job's files (found by its token) a few times while they wind down.
+    var i = 0
+    while (i < 4) { sweep(); try Thread.sleep(250) catch { case _: InterruptedException => }; i += 1 }
+    sweep()
+  }
+
+  /** Deletes every data file carrying this job's token; none is referenced, since the job committed nothing. */
+  private def sweep(): Unit = {
+    val dir = Paths.join(plan.root, "data")
+    try io.list(dir).filter(e => DataFileNames.ofJob(e.name, plan.jobToken)).foreach(e => try io.delete(e.path) catch { case _: Exception => })
+    catch { case _: Exception => }
   }
 }
 
@@ -193,9 +208,9 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   }
 
   private def open(): Unit = {
-    currentName = DataFileNames.next()
+    currentName = DataFileNames.next(plan.jobToken)
     val p = new Path(Paths.join(dataDir, currentName))
-    val out = p.getFileSystem(plan.conf.value).create(p, false)
+    val out = LanceDataWriter.rawFs(p, plan.conf.value).create(p, false)
     current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version, plan.options.fileWriterOptions)
     currentRows = 0
   }
@@ -215,20 +230,30 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   }
 
   override def abort(): Unit = {
-    val io = new HadoopFileIO(plan.conf.value)
-    if (current != null) {
-      try current.close() catch { case _: Exception => }
-      done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0)
-      current = null
-    }
-    LanceDataWriter.deleteQuietly(io, plan.root, done.toSeq)
-    done.clear()
+    // A killed task is interrupted; clear the flag so the cleanup's file operations still run.
+    val interrupted = Thread.interrupted()
+    try {
+      val io = new HadoopFileIO(plan.conf.value)
+      if (current != null) {
+        try current.close() catch { case _: Exception => }
+        done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0)
+        current = null
+      }
+      LanceDataWriter.deleteQuietly(io, plan.root, done.toSeq)
+      done.clear()
+    } finally if (interrupted) Thread.currentThread().interrupt()
   }
 
   override def close(): Unit = if (current != null) { try current.close() catch { case _: Exception => }; current = null }
 }
 
 object LanceDataWriter {
+  /** The file system for data files; on local disks the raw one, so no `.crc` side files appear next to them. */
+  def rawFs(p: Path, conf: Configuration): org.apache.hadoop.fs.FileSystem = p.getFileSystem(conf) match {
+    case c: org.apache.hadoop.fs.LocalFileSystem => c.getRawFileSystem
+    case other => other
+  }
+
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
     files.foreach(f => try io.delete(Paths.join(Paths.join(root, "data"), f.path)) catch { case _: Exception => })
 }
