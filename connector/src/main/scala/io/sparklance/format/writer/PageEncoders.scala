@@ -29,6 +29,11 @@ private[writer] object MiniBlockEncoder {
     val hasRep = rep != null
     val hasDef = pageDefs != null
     val levelBufs = (if (hasRep) 1 else 0) + (if (hasDef) 1 else 0)
+    // Levels are run-length encoded when that is smaller (they usually are: long runs of 0).
+    val repRle = hasRep && LevelRle.pays(rep, nLevels)
+    val defRle = hasDef && LevelRle.pays(pageDefs, nLevels)
+    def levelBytes(lv: Array[Short], rle: Boolean, from: Int, until: Int): Long =
+      if (rle) LevelRle.encodedSize(lv, from, until) else 2L * (until - from)
     // Level position of each visible value.
     val valueLevel: Array[Int] =
       if (canon == null) null
@@ -57,10 +62,13 @@ private[writer] object MiniBlockEncoder {
     }
     def fits(vs: Int, k: Int, levelStart: Int, last: Boolean): Boolean = {
       val lv = if (last) nLevels - levelStart else levelEnd(vs + k - 1) - levelStart
-      if (levelBufs > 0 && (lv > 65535 || 2L * lv > 65535)) return false
+      if (levelBufs > 0 && lv > 65535) return false
+      val rb = if (hasRep) levelBytes(rep, repRle, levelStart, levelStart + lv) else 0L
+      val db = if (hasDef) levelBytes(pageDefs, defRle, levelStart, levelStart + lv) else 0L
+      if (rb > 65535 || db > 65535) return false
       val vb = valueBytes(vs, k)
       val header = pad8(2 + 2 * levelBufs + (if (w.isLarge) 4 else 2) * numBuffers)
-      val total = header + levelBufs * pad8(2L * lv) + pad8(vb) + (if (numBuffers == 2) 8 else 0)
+      val total = header + pad8(rb) + pad8(db) + pad8(vb) + (if (numBuffers == 2) 8 else 0)
       (vb <= TargetValueBytes || k <= minK) && total <= MaxChunkBytes && (w.isLarge || vb <= 65535)
     }
 
@@ -95,13 +103,15 @@ private[writer] object MiniBlockEncoder {
       val last = c == chunks.size - 1
       val start = data.size
       val bufs = valueBuffers(vals, cvs, k)
+      val repBuf = if (hasRep) LevelRle.levels(rep, repRle, cls, cls + cl) else null
+      val defBuf = if (hasDef) LevelRle.levels(pageDefs, defRle, cls, cls + cl) else null
       data.u16(if (levelBufs > 0) cl else 0)
-      if (hasRep) data.u16(2 * cl)
-      if (hasDef) data.u16(2 * cl)
+      if (hasRep) data.u16(repBuf.size)
+      if (hasDef) data.u16(defBuf.size)
       bufs.foreach(b => if (w.isLarge) data.u32(b.size.toLong) else data.u16(b.size))
       data.pad(8, ContainerWriter.Pad)
-      if (hasRep) { var i = 0; while (i < cl) { data.u16(rep(cls + i)); i += 1 }; data.pad(8, ContainerWriter.Pad) }
-      if (hasDef) { var i = 0; while (i < cl) { data.u16(pageDefs(cls + i)); i += 1 }; data.pad(8, ContainerWriter.Pad) }
+      if (hasRep) { data.bytes(repBuf.array, 0, repBuf.size); data.pad(8, ContainerWriter.Pad) }
+      if (hasDef) { data.bytes(defBuf.array, 0, defBuf.size); data.pad(8, ContainerWriter.Pad) }
       bufs.foreach { b => data.bytes(b.array, 0, b.size); data.pad(8, ContainerWriter.Pad) }
       val bytes = data.size - start
       if (!w.isLarge && bytes > MaxChunkBytes) return false
@@ -128,8 +138,8 @@ private[writer] object MiniBlockEncoder {
     if (hasRep && chunks.nonEmpty) { repIndex.u64(prevRows); repIndex.u64(prevLeft) }
 
     val b = MiniBlockLayout.newBuilder()
-    if (hasRep) b.setRepCompression(Encodings.flat(16))
-    if (hasDef) b.setDefCompression(Encodings.flat(16))
+    if (hasRep) b.setRepCompression(if (repRle) Encodings.levelRle else Encodings.flat(16))
+    if (hasDef) b.setDefCompression(if (defRle) Encodings.levelRle else Encodings.flat(16))
     b.setValueCompression(valueEncoding(vals))
     levels.layers.foreach(b.addLayers)
     b.setNumBuffers(numBuffers.toLong)
@@ -269,5 +279,43 @@ private[writer] object FullZipEncoder {
         Seq(out, idx)
       }
     w.emit(buffers, PageLayout.newBuilder().setFullZipLayout(b).build())
+  }
+}
+
+/**
+ * Run-length encoding of u16 levels in the block form Lance reads for mini-block rep/def:
+ * `u64 value_bytes | u16 run values | u8 run lengths` (runs longer than 255 are split).
+ */
+private[writer] object LevelRle {
+  private def runs(lv: Array[Short], from: Int, until: Int): Int = {
+    var r = 0; var i = from
+    while (i < until) {
+      val v = lv(i); var len = 0
+      while (i < until && lv(i) == v && len < 255) { i += 1; len += 1 }
+      r += 1
+    }
+    r
+  }
+
+  def encodedSize(lv: Array[Short], from: Int, until: Int): Long = 8L + 3L * runs(lv, from, until)
+
+  /** Whether RLE beats plain 16-bit levels over a page (allowing a header per ~4096 levels). */
+  def pays(lv: Array[Short], n: Int): Boolean = 3L * runs(lv, 0, n) + 8L * (n / 4096 + 1) < 2L * n
+
+  /** The levels `[from, until)`, RLE-encoded or plain. */
+  def levels(lv: Array[Short], rle: Boolean, from: Int, until: Int): ByteBuf = {
+    val out = new ByteBuf(2 * (until - from) + 16)
+    if (!rle) { var i = from; while (i < until) { out.u16(lv(i)); i += 1 }; return out }
+    val vals = new ByteBuf(256); val lens = new ByteBuf(128)
+    var i = from
+    while (i < until) {
+      val v = lv(i); var len = 0
+      while (i < until && lv(i) == v && len < 255) { i += 1; len += 1 }
+      vals.u16(v); lens.u8(len)
+    }
+    out.u64(vals.size.toLong)
+    out.bytes(vals.array, 0, vals.size)
+    out.bytes(lens.array, 0, lens.size)
+    out
   }
 }

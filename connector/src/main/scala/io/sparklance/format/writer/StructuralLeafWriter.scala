@@ -157,6 +157,10 @@ private[writer] object Encodings {
   def flat(bits: Int): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits.toLong)).build()
 
+  /** Rle{values: Flat(16), run_lengths: Flat(8)}, what pylance writes for levels. */
+  val levelRle: CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setRle(Rle.newBuilder().setValues(flat(16)).setRunLengths(flat(8))).build()
+
   def variable(offsetBits: Int): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setVariable(Variable.newBuilder().setOffsets(flat(offsetBits))).build()
 
