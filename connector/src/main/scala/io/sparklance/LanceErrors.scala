@@ -17,6 +17,12 @@ final class LanceCorruptFileException(message: String, cause: Throwable = null)
 /** Valid data this version of the connector cannot handle yet (feature flag, encoding, type). */
 final class LanceUnsupportedException(message: String) extends LanceException(message)
 
+/** Another writer changed the dataset in a way this write cannot be reconciled with. */
+final class LanceConcurrentModificationException(message: String) extends LanceException(message)
+
+/** A DataFrame does not fit the dataset it is written to. */
+final class LanceSchemaMismatchException(message: String) extends LanceException(message)
+
 /** A user-supplied option has a bad value. */
 final class LanceInvalidOptionException(message: String) extends LanceException(message)
 
@@ -63,6 +69,17 @@ object LanceErrors {
 
   def invalidOption(name: String, value: String, why: String): LanceInvalidOptionException =
     new LanceInvalidOptionException(s"Invalid value '$value' for option '$name': $why")
+
+  def concurrentModification(path: String, readVersion: Long, why: String): LanceConcurrentModificationException =
+    new LanceConcurrentModificationException(
+      s"Concurrent modification of Lance dataset $path: this write started from version $readVersion, but $why. " +
+        "Nothing was committed; re-run the write against the new version.")
+
+  def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
+    new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why")
+
+  def datasetExists(path: String): LanceException =
+    new LanceException(s"Lance dataset $path already exists; use mode(\"append\") or mode(\"overwrite\")")
 
   private def summarize(vs: Seq[Long]): String =
     if (vs.isEmpty) "(none)"

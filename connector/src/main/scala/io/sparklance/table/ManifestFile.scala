@@ -67,16 +67,27 @@ object ManifestFile {
     io.readRange(path, pos + 4, len.toInt)
   }
 
+  /** Frames `manifest` as a complete manifest file with no sections. */
+  def encode(manifest: TableProtos.Manifest): Array[Byte] = encode(manifest.toBuilder, None)
+
   /**
-   * Frames `manifest` as a complete manifest file: optional sections first (whose positions
-   * the caller patches in through `withSections`), then the message and footer.
+   * Frames a manifest as a complete manifest file: the index section first (u32 length +
+   * `IndexSection` bytes, kept verbatim) when there is one, with `index_section` set to its
+   * position, then the message and footer.
    */
-  def encode(manifest: TableProtos.Manifest): Array[Byte] = {
-    val body = manifest.toByteArray
-    val buf = ByteBuffer.allocate(4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
+  def encode(manifest: TableProtos.Manifest.Builder, indexSection: Option[Array[Byte]]): Array[Byte] = {
+    val sections = indexSection.map(_.length + 4).getOrElse(0)
+    indexSection match {
+      case Some(_) => manifest.setIndexSection(0L)
+      case None => manifest.clearIndexSection()
+    }
+    val body = manifest.build().toByteArray
+    val buf = ByteBuffer.allocate(sections + 4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
+    indexSection.foreach { s => buf.putInt(s.length); buf.put(s) }
+    val pos = buf.position().toLong
     buf.putInt(body.length)
     buf.put(body)
-    buf.putLong(0L)
+    buf.putLong(pos)
     buf.putShort(0.toShort)
     buf.putShort(2.toShort)
     buf.put(Magic)

@@ -1,0 +1,62 @@
+package io.sparklance.format.writer
+
+import io.sparklance.format.codec.{LittleEndian => LE}
+
+/** A growable little-endian byte buffer: how every page and metadata block is assembled. */
+final class ByteBuf(initial: Int = 256) {
+  private var a = new Array[Byte](math.max(initial, 16))
+  private var n = 0
+
+  def size: Int = n
+  def array: Array[Byte] = a
+  def toArray: Array[Byte] = java.util.Arrays.copyOf(a, n)
+  def clear(): Unit = n = 0
+
+  def ensure(extra: Int): Unit = {
+    val need = n.toLong + extra
+    if (need > a.length) {
+      if (need > Int.MaxValue - 16) throw new IllegalStateException(s"buffer of $need bytes is too large")
+      a = java.util.Arrays.copyOf(a, math.max(need, math.min(Int.MaxValue - 16L, a.length * 2L)).toInt)
+    }
+  }
+
+  def u8(v: Int): Unit = { ensure(1); a(n) = v.toByte; n += 1 }
+  def u16(v: Int): Unit = { ensure(2); LE.putI16(a, n, v.toShort); n += 2 }
+  def u32(v: Long): Unit = { ensure(4); LE.putI32(a, n, v.toInt); n += 4 }
+  def u64(v: Long): Unit = { ensure(8); LE.putI64(a, n, v); n += 8 }
+  def bytes(b: Array[Byte]): Unit = bytes(b, 0, b.length)
+  def bytes(b: Array[Byte], off: Int, len: Int): Unit = { ensure(len); System.arraycopy(b, off, a, n, len); n += len }
+  def zeros(len: Int): Unit = { ensure(len); java.util.Arrays.fill(a, n, n + len, 0.toByte); n += len }
+  /** Pads with `fill` until the size is a multiple of `align`. */
+  def pad(align: Int, fill: Byte): Unit = {
+    val p = (align - (n % align)) % align
+    ensure(p); java.util.Arrays.fill(a, n, n + p, fill); n += p
+  }
+}
+
+/** A growable array of u16 levels. */
+final class ShortBuf(initial: Int = 1024) {
+  private var a = new Array[Short](math.max(initial, 16))
+  private var n = 0
+  def size: Int = n
+  def array: Array[Short] = a
+  def clear(): Unit = n = 0
+  def add(v: Short): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
+  def addAll(src: Array[Short], from: Int, until: Int): Unit = {
+    val k = until - from
+    if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
+    System.arraycopy(src, from, a, n, k); n += k
+  }
+  def apply(i: Int): Short = a(i)
+}
+
+/** A growable array of ints (offsets). */
+final class IntBuf(initial: Int = 1024) {
+  private var a = new Array[Int](math.max(initial, 16))
+  private var n = 0
+  def size: Int = n
+  def array: Array[Int] = a
+  def clear(): Unit = n = 0
+  def add(v: Int): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
+  def apply(i: Int): Int = a(i)
+}

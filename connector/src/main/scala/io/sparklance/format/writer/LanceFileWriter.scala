@@ -1,0 +1,94 @@
+package io.sparklance.format.writer
+
+import scala.jdk.CollectionConverters._
+
+import com.google.protobuf.ByteString
+
+import io.sparklance.format._
+import io.sparklance.proto.FileProtos
+
+/** What a finished data file holds, as its `DataFile` entry in a manifest records it. */
+final case class WrittenFile(
+    fieldIds: Array[Int],
+    columnIndices: Array[Int],
+    numRows: Long,
+    sizeBytes: Long,
+    version: FileVersion)
+
+/** Options of the file writer. `pageBudgetBytes` bounds the values a column buffers before it writes a page. */
+final case class FileWriterOptions(pageBudgetBytes: Long = FileWriterOptions.DefaultPageBudget)
+
+object FileWriterOptions {
+  val DefaultPageBudget: Long = 8L * 1024 * 1024
+}
+
+/**
+ * Writes one Lance data file of version 2.0, 2.1 or 2.2, streaming: batches of rows come in
+ * as one [[ColumnArray]] per top-level field (shaped exactly as the field tree: structs carry
+ * every child, maps are lists of key/value structs), pages go out as each column's buffer
+ * fills, and `finish` writes the metadata and footer. Memory per column is bounded by the
+ * page budget, whatever the file size.
+ */
+final class LanceFileWriter(
+    sink: OutputSink,
+    val fields: Seq[LanceField],
+    val version: FileVersion,
+    options: FileWriterOptions = FileWriterOptions()) extends AutoCloseable {
+
+  private val leafPaths: Seq[Seq[LeafPath]] = if (version.structural) fields.map(LeafPath.leaves) else Nil
+  private val numColumns =
+    if (version.structural) leafPaths.map(_.size).sum else V20ColumnWriter.numColumns(fields)
+  private val container = new ContainerWriter(sink, version, numColumns)
+
+  private val structural: Seq[Seq[StructuralLeafWriter]] =
+    if (!version.structural) Nil
+    else {
+      var col = 0
+      leafPaths.map(_.map { lp => val w = new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes); col += 1; w })
+    }
+  private val v20: Seq[V20ColumnWriter] =
+    if (version.structural) Nil
+    else {
+      var col = 0
+      fields.map { f => val w = V20ColumnWriter(f, col, container, options.pageBudgetBytes); col += V20ColumnWriter.columnsOf(f); w }
+    }
+
+  private var rows = 0L
+  private var finished = false
+
+  def numRows: Long = rows
+
+  /** Bytes written so far (pages flushed); what is still buffered is not counted. */
+  def bytesWritten: Long = sink.position
+
+  def write(columns: Array[ColumnArray]): Unit = {
+    require(!finished, "file already finished")
+    require(columns.length == fields.length, s"expected ${fields.length} columns, got ${columns.length}")
+    if (columns.isEmpty) return
+    val n = columns(0).length
+    columns.foreach(c => require(c.length == n, s"columns of one batch must have the same length ($n vs ${c.length})"))
+    if (n == 0) return
+    var i = 0
+    while (i < columns.length) {
+      if (version.structural) structural(i).foreach(_.append(columns(i)))
+      else v20(i).append(columns(i))
+      i += 1
+    }
+    rows += n
+  }
+
+  /** Flushes the last pages and writes metadata and footer. Does not close the sink. */
+  def finish(): WrittenFile = {
+    require(!finished, "file already finished")
+    finished = true
+    if (version.structural) structural.foreach(_.foreach(_.finish())) else v20.foreach(_.finish())
+    val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(fields).asJava)
+    val size = container.finish(FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build())
+    val ids =
+      if (version.structural) leafPaths.flatten.map(_.leaf.id).toArray
+      else fields.flatMap(_.preOrder).map(_.id).toArray
+    WrittenFile(ids, ids.indices.toArray, rows, size, version)
+  }
+
+  override def close(): Unit = sink.close()
+}

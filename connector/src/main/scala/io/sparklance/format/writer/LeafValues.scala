@@ -1,0 +1,142 @@
+package io.sparklance.format.writer
+
+import io.sparklance.format._
+
+/**
+ * The visible values of one leaf column buffered for the current page, in the leaf's
+ * physical shape: fixed width (booleans one byte each until encoded), variable width, or
+ * fixed-size lists of fixed-width items. A visible item without a value (a null) holds zero
+ * bytes of the fixed width, or an empty string.
+ */
+private[writer] sealed abstract class LeafValues {
+  def count: Int
+  /** Bytes held, for the page budget. */
+  def bytes: Long
+  def append(values: ColumnArray, visibleIdx: Array[Int], n: Int): Unit
+  def clear(): Unit
+}
+
+private[writer] final class FixedValuesBuf(val width: Int, val bool: Boolean) extends LeafValues {
+  val data = new ByteBuf(4096)
+  var count = 0
+  def bytes: Long = data.size.toLong
+  def clear(): Unit = { data.clear(); count = 0 }
+  def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = {
+    data.ensure(n * width)
+    values match {
+      case f: FixedWidthArray =>
+        require(f.byteWidth == width, s"expected $width-byte values, got ${f.byteWidth}")
+        var k = 0
+        while (k < n) {
+          val i = vis(k)
+          if (i >= 0) data.bytes(f.data, i * width, width) else data.zeros(width)
+          k += 1
+        }
+      case _: NullArray => data.zeros(n * width)
+      case other => throw new IllegalArgumentException(s"expected fixed-width values, got ${other.getClass.getSimpleName}")
+    }
+    count += n
+  }
+  /** Value `i`'s bytes start at `i * width`. */
+  def allEqual: Boolean = {
+    if (count == 0) return false
+    val a = data.array
+    var i = 1
+    while (i < count) {
+      if (!java.util.Arrays.equals(a, 0, width, a, i * width, i * width + width)) return false
+      i += 1
+    }
+    true
+  }
+}
+
+/** `large`: 64-bit offsets (large_string, large_binary, json), as Arrow's large types have. */
+private[writer] final class VarValuesBuf(val large: Boolean = false) extends LeafValues {
+  val data = new ByteBuf(4096)
+  val offsets = new IntBuf(1024)
+  offsets.add(0)
+  var maxLen = 0
+  def count: Int = offsets.size - 1
+  def bytes: Long = data.size.toLong + 4L * offsets.size
+  def clear(): Unit = { data.clear(); offsets.clear(); offsets.add(0); maxLen = 0 }
+  def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = values match {
+    case v: VarBinaryArray =>
+      var k = 0
+      while (k < n) {
+        val i = vis(k)
+        if (i >= 0) {
+          val s = v.offsets(i); val len = v.offsets(i + 1) - s
+          data.bytes(v.data, s, len)
+          if (len > maxLen) maxLen = len
+        }
+        offsets.add(data.size)
+        k += 1
+      }
+    case _: NullArray => var k = 0; while (k < n) { offsets.add(data.size); k += 1 }
+    case other => throw new IllegalArgumentException(s"expected variable-width values, got ${other.getClass.getSimpleName}")
+  }
+  def length(i: Int): Int = offsets(i + 1) - offsets(i)
+}
+
+/** Fixed-size lists of fixed-width items: `dim` items of `itemWidth` bytes per value, plus item validity. */
+private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val itemBool: Boolean) extends LeafValues {
+  val data = new ByteBuf(4096)
+  /** One byte per item, 1 = valid; kept only once a null item is seen. */
+  val itemValid = new ByteBuf(256)
+  var anyItemNull = false
+  var count = 0
+  def width: Int = dim * itemWidth
+  def bytes: Long = data.size.toLong + itemValid.size
+  def clear(): Unit = { data.clear(); itemValid.clear(); anyItemNull = false; count = 0 }
+  def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = {
+    val w = width
+    values match {
+      case l: FixedSizeListArray =>
+        require(l.dimension == dim, s"expected fixed-size lists of $dim items, got ${l.dimension}")
+        val child = l.child match {
+          case f: FixedWidthArray => f
+          case other => throw new IllegalArgumentException(s"fixed-size list items must be fixed width, got ${other.getClass.getSimpleName}")
+        }
+        var k = 0
+        while (k < n) {
+          val i = vis(k)
+          if (i >= 0) {
+            data.bytes(child.data, i * w, w)
+            if (child.nulls != null) {
+              var t = 0
+              while (t < dim) {
+                if (child.nulls(i * dim + t)) {
+                  if (!anyItemNull) { anyItemNull = true; backfillValid() }
+                }
+                t += 1
+              }
+              if (anyItemNull) { t = 0; while (t < dim) { itemValid.u8(if (child.nulls(i * dim + t)) 0 else 1); t += 1 } }
+            } else if (anyItemNull) { var t = 0; while (t < dim) { itemValid.u8(1); t += 1 } }
+          } else {
+            data.zeros(w)
+            if (anyItemNull) { var t = 0; while (t < dim) { itemValid.u8(1); t += 1 } }
+          }
+          count += 1
+          k += 1
+        }
+      case _: NullArray =>
+        data.zeros(n * w)
+        if (anyItemNull) { var t = 0; while (t < n * dim) { itemValid.u8(1); t += 1 } }
+        count += n
+      case other => throw new IllegalArgumentException(s"expected fixed-size lists, got ${other.getClass.getSimpleName}")
+    }
+  }
+  /** The values before the first null item were all valid. */
+  private def backfillValid(): Unit = { var t = 0; while (t < count * dim) { itemValid.u8(1); t += 1 } }
+}
+
+private[writer] object LeafValues {
+  def isLarge(t: LogicalType): Boolean = t == LogicalType.LargeUtf8 || t == LogicalType.LargeBinary || t == LogicalType.Json
+
+  def forShape(shape: ValueShape, column: String, large: Boolean = false): LeafValues = shape match {
+    case ValueShape.Fixed(w, bool) => new FixedValuesBuf(w, bool)
+    case ValueShape.Var => new VarValuesBuf(large)
+    case ValueShape.FixedList(dim, ValueShape.Fixed(w, bool)) => new FslValuesBuf(dim, w, bool)
+    case other => throw io.sparklance.LanceErrors.unsupported(s"Column '$column': cannot write values of shape $other")
+  }
+}

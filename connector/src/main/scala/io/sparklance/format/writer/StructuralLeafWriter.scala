@@ -1,0 +1,175 @@
+package io.sparklance.format.writer
+
+import io.sparklance.LanceErrors
+import io.sparklance.proto.EncodingsV21Protos._
+
+/**
+ * Writes one leaf column of a 2.1/2.2 file. Batches are shredded into levels and visible
+ * values and buffered until the page budget is reached, then flushed as one page of whole
+ * rows, so memory per column stays near the budget whatever the file size.
+ *
+ * Layout choice per page follows the reference writer: a page with no valid value is a
+ * constant (all-null) page; values whose largest is under 256 bytes go to mini-block chunks;
+ * wider values are zipped with their levels (full-zip).
+ */
+private[writer] final class StructuralLeafWriter(
+    val column: Int,
+    lp: LeafPath,
+    version: FileVersion,
+    container: ContainerWriter,
+    pageBudgetBytes: Long) {
+
+  private val large = version.minor >= 2
+  private val rep = if (lp.maxRep > 0) new ShortBuf() else null
+  private val defs = if (lp.maxDef > 0) new ShortBuf() else null
+  private val values = LeafValues.forShape(lp.shape, lp.leaf.name, LeafValues.isLarge(lp.leaf.logicalType))
+  private var rows = 0L
+  private var numLevels = 0
+  private var firstRow = 0L
+
+  def append(top: io.sparklance.format.ColumnArray): Unit = {
+    val s = Shredder.shred(lp, top)
+    if (rep != null) rep.addAll(s.rep, 0, s.numLevels)
+    if (defs != null) defs.addAll(s.defs, 0, s.numLevels)
+    numLevels += s.numLevels
+    values.append(s.values, s.visibleIdx, s.numVisible)
+    rows += top.length
+    if (values.bytes + 4L * numLevels >= pageBudgetBytes) flush()
+  }
+
+  def finish(): Unit = if (rows > 0) flush()
+
+  private def flush(): Unit = {
+    val levels = PageLevels(lp, if (defs == null) null else defs.array, numLevels)
+    val valid = countValid()
+    if (values.count == 0 || valid == 0) writeAllNull(levels)
+    else if (useMiniBlock) { if (!MiniBlockEncoder.write(this, levels)) FullZipEncoder.write(this, levels) }
+    else FullZipEncoder.write(this, levels)
+    firstRow += rows
+    rows = 0; numLevels = 0
+    if (rep != null) rep.clear()
+    if (defs != null) defs.clear()
+    values.clear()
+  }
+
+  private def useMiniBlock: Boolean = values match {
+    case v: VarValuesBuf => v.maxLen < 256
+    case f: FixedValuesBuf => f.width < 256
+    case l: FslValuesBuf => l.width < 256
+  }
+
+  private def countValid(): Int = {
+    if (defs == null) values.count
+    else { var c = 0; var i = 0; val d = defs.array; while (i < numLevels) { if (d(i) == 0) c += 1; i += 1 }; c }
+  }
+
+  // Accessors for the page encoders.
+  private[writer] def leafPath: LeafPath = lp
+  private[writer] def repLevels: Array[Short] = if (rep == null) null else rep.array
+  private[writer] def canonicalDefs: Array[Short] = if (defs == null) null else defs.array
+  private[writer] def levelCount: Int = numLevels
+  private[writer] def pageValues: LeafValues = values
+  private[writer] def pageRows: Long = rows
+  private[writer] def isLarge: Boolean = large
+  private[writer] def fileVersion: FileVersion = version
+
+  private[writer] def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit =
+    container.addPage(column, buffers, rows, firstRow, layout)
+
+  /** No valid value in the page: a constant layout without a value, levels kept when they say more than "null". */
+  private def writeAllNull(levels: PageLevels): Unit = {
+    val b = ConstantLayout.newBuilder()
+    levels.layers.foreach(b.addLayers)
+    val simple = lp.numLayers == 1 && rep == null
+    if (simple) {
+      // Every row is a null item: no buffers.
+      emit(Nil, PageLayout.newBuilder().setConstantLayout(b).build())
+    } else {
+      val repBuf = new ByteBuf(2 * numLevels + 8)
+      if (rep != null) { var i = 0; while (i < numLevels) { repBuf.u16(rep(i)); i += 1 } }
+      val defBuf = new ByteBuf(2 * numLevels + 8)
+      val pageDefs = levels.pageDefs(canonicalDefs, 0, numLevels)
+      if (pageDefs != null) pageDefs.foreach(d => defBuf.u16(d))
+      if (large) {
+        // 2.2 declares how the levels are stored; plain 16-bit values.
+        if (rep != null) b.setRepCompression(Encodings.flat(16)).setNumRepValues(numLevels.toLong)
+        if (pageDefs != null) b.setDefCompression(Encodings.flat(16)).setNumDefValues(numLevels.toLong)
+      }
+      emit(Seq(repBuf, defBuf), PageLayout.newBuilder().setConstantLayout(b).build())
+    }
+  }
+}
+
+/**
+ * The rep/def layer meanings of one page and the renumbering of canonical def levels into
+ * them: a layer that has no null (or no empty list) in this page declares none and gets no level.
+ */
+private[writer] final class PageLevels(val layers: Array[RepDefLayer], map: Array[Short], val maxPageDef: Int) {
+  /** Page def levels of `[from, until)`, or null when every level is 0 (no def buffer needed). */
+  def pageDefs(canonical: Array[Short], from: Int, until: Int): Array[Short] = {
+    if (canonical == null || maxPageDef == 0) return null
+    val out = new Array[Short](until - from)
+    var i = from
+    while (i < until) { out(i - from) = map(canonical(i)); i += 1 }
+    out
+  }
+  def mapDef(d: Short): Short = map(d)
+}
+
+private[writer] object PageLevels {
+  def apply(lp: LeafPath, defs: Array[Short], n: Int): PageLevels = {
+    val used = new Array[Boolean](lp.maxDef + 1)
+    if (defs != null) { var i = 0; while (i < n) { used(defs(i)) = true; i += 1 } }
+    val layers = new Array[RepDefLayer](lp.numLayers)
+    val map = new Array[Short](lp.maxDef + 1)
+    // pylance 14 counts list depth only over list layers that declare a def level, so a list
+    // under a layer that has nulls in this page must declare one (as pylance's writer does).
+    val levelsAbove = new Array[Boolean](lp.numLayers + 1)
+    var k = lp.numLayers - 1
+    while (k >= 0) {
+      val nl = lp.nullLevel(k)
+      levelsAbove(k) = levelsAbove(k + 1) || used(nl) || (lp.isList(k) && used(nl + 1))
+      k -= 1
+    }
+    var next = 1
+    var j = 0
+    while (j < lp.numLayers) {
+      val nl = lp.nullLevel(j)
+      if (!lp.isList(j)) {
+        if (used(nl)) { layers(j) = RepDefLayer.REPDEF_NULLABLE_ITEM; map(nl) = next.toShort; next += 1 }
+        else layers(j) = RepDefLayer.REPDEF_ALL_VALID_ITEM
+      } else {
+        val hasNull = used(nl) || (!used(nl + 1) && levelsAbove(j + 1)); val hasEmpty = used(nl + 1)
+        if (hasNull && hasEmpty) {
+          layers(j) = RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST; map(nl) = next.toShort; map(nl + 1) = (next + 1).toShort; next += 2
+        } else if (hasNull) { layers(j) = RepDefLayer.REPDEF_NULLABLE_LIST; map(nl) = next.toShort; next += 1 }
+        else if (hasEmpty) { layers(j) = RepDefLayer.REPDEF_EMPTYABLE_LIST; map(nl + 1) = next.toShort; next += 1 }
+        else layers(j) = RepDefLayer.REPDEF_ALL_VALID_LIST
+      }
+      j += 1
+    }
+    new PageLevels(layers, map, next - 1)
+  }
+}
+
+/** Builders of the small `CompressiveEncoding` trees the writer emits. */
+private[writer] object Encodings {
+  def flat(bits: Int): CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits.toLong)).build()
+
+  /** Rle{values: Flat(16), run_lengths: Flat(8)}, what pylance writes for levels. */
+  val levelRle: CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setRle(Rle.newBuilder().setValues(flat(16)).setRunLengths(flat(8))).build()
+
+  def variable(offsetBits: Int): CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setVariable(Variable.newBuilder().setOffsets(flat(offsetBits))).build()
+
+  def fsl(dim: Int, hasValidity: Boolean, items: CompressiveEncoding): CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setFixedSizeList(
+      FixedSizeList.newBuilder().setItemsPerValue(dim.toLong).setHasValidity(hasValidity).setValues(items)).build()
+}
+
+private[writer] object WriterChecks {
+  def tooManyLevels(column: String): Nothing =
+    throw LanceErrors.unsupported(s"Column '$column': a page has too many empty or null lists between two values to encode")
+}

@@ -1,0 +1,77 @@
+package io.sparklance.spark.write
+
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.LanceErrors
+import io.sparklance.format.writer.{FileVersion, FileWriterOptions}
+
+/**
+ * Every write option, parsed and checked in one place; names follow pylance's
+ * `write_dataset` where it has them.
+ *
+ *  - `path` (required): the dataset directory.
+ *  - `data_storage_version`: `2.0`, `2.1`, `2.2` (or `stable`). New datasets default to 2.2;
+ *    appends write the dataset's own version; an overwrite keeps the dataset's version
+ *    unless this is set.
+ *  - `max_rows_per_file` (default 1048576) and `max_bytes_per_file` (default 90 GiB): a task
+ *    starts a new data file (a new fragment) when either is reached.
+ *  - `enable_stable_row_ids` (default false): new datasets only, as in pylance.
+ *  - `max_page_bytes` (default 8 MiB): values a column buffers before writing a page; bounds
+ *    a task's memory (about this much per column) whatever the file size.
+ *  - `commit_retries` (default 20): how often a commit is retried over concurrent appends.
+ */
+final case class LanceWriteOptions(
+    path: String,
+    dataStorageVersion: Option[FileVersion],
+    maxRowsPerFile: Long,
+    maxBytesPerFile: Long,
+    enableStableRowIds: Boolean,
+    maxPageBytes: Long,
+    commitRetries: Int,
+    createMode: Option[String]) {
+  def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
+}
+
+object LanceWriteOptions {
+  val Path = "path"
+  val DataStorageVersion = "data_storage_version"
+  val MaxRowsPerFile = "max_rows_per_file"
+  val MaxBytesPerFile = "max_bytes_per_file"
+  val EnableStableRowIds = "enable_stable_row_ids"
+  val MaxPageBytes = "max_page_bytes"
+  val CommitRetries = "commit_retries"
+  /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
+  val CreateMode = "__lance_create_mode"
+
+  def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
+    val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
+      throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
+    LanceWriteOptions(
+      path = path,
+      dataStorageVersion = Option(options.get(DataStorageVersion)).map { v =>
+        FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(DataStorageVersion, v,
+          "expected 2.0, 2.1, 2.2 or stable (legacy and 2.3 are not written by this connector)"))
+      },
+      maxRowsPerFile = positive(options, MaxRowsPerFile, 1024L * 1024),
+      maxBytesPerFile = positive(options, MaxBytesPerFile, 90L * 1024 * 1024 * 1024),
+      enableStableRowIds = bool(options, EnableStableRowIds, default = false),
+      maxPageBytes = positive(options, MaxPageBytes, FileWriterOptions.DefaultPageBudget),
+      commitRetries = positive(options, CommitRetries, 20).min(1000).toInt,
+      createMode = Option(options.get(CreateMode)))
+  }
+
+  private def positive(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
+    Option(options.get(key)).map { v =>
+      val n = try v.trim.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, "expected a positive integer") }
+      if (n <= 0) throw LanceErrors.invalidOption(key, v, "expected a positive integer")
+      n
+    }.getOrElse(default)
+
+  private def bool(options: CaseInsensitiveStringMap, key: String, default: Boolean): Boolean =
+    Option(options.get(key)).map(_.trim.toLowerCase) match {
+      case None => default
+      case Some("true") => true
+      case Some("false") => false
+      case Some(v) => throw LanceErrors.invalidOption(key, v, "expected true or false")
+    }
+}

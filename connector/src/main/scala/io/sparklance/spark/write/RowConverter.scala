@@ -1,0 +1,270 @@
+package io.sparklance.spark.write
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.types._
+
+import io.sparklance.LanceErrors
+import io.sparklance.format._
+import io.sparklance.format.LogicalType.{Decimal => LanceDecimal, _}
+import io.sparklance.format.codec.{LittleEndian => LE}
+import io.sparklance.format.writer.{ByteBuf, IntBuf}
+
+/**
+ * Collects Spark rows into [[ColumnArray]] batches for the file writer: one builder per
+ * field, each converting Spark's value to the field's Lance type (units, unsigned widening
+ * undone, half floats, decimals to 16-byte little-endian) with the type dispatch done once
+ * when the builder is made. A value that does not fit its Lance type (a negative value for
+ * an unsigned column, a vector of the wrong length) fails naming the column.
+ */
+private[write] abstract class ColBuilder(val field: LanceField) {
+  protected val nulls = new ByteBuf(1024)
+  protected var anyNull = false
+  def size: Int = nulls.size
+  def bytes: Long
+  /** Appends `g[ord]` (which may be null). */
+  final def add(g: SpecializedGetters, ord: Int): Unit =
+    if (g.isNullAt(ord)) addNull()
+    else { nulls.u8(0); addValue(g, ord) }
+  def addNull(): Unit = {
+    if (!field.nullable) throw LanceErrors.schemaMismatch("", field.name, "is not nullable in the dataset but the DataFrame has a null in it")
+    nulls.u8(1); anyNull = true; addPlaceholder()
+  }
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit
+  protected def addPlaceholder(): Unit
+  /** A slot under a null parent: not null itself (its parent is), with no value. */
+  final def placeholder(): Unit = { nulls.u8(0); addPlaceholder() }
+  /** The collected values; the builder is empty afterwards. */
+  def build(): ColumnArray
+  protected final def takeNulls(): Array[Boolean] = {
+    val out = if (!anyNull) null else Array.tabulate(nulls.size)(i => nulls.array(i) != 0)
+    nulls.clear(); anyNull = false
+    out
+  }
+}
+
+private[write] object ColBuilder {
+  def apply(f: LanceField, dt: DataType): ColBuilder = (f.logicalType, dt) match {
+    case (Struct, st: StructType) =>
+      new StructBuilder(f, f.children.zip(st.fields).map { case (c, sf) => apply(c, sf.dataType) }.toArray)
+    case (List | LargeList | _: ListOfStruct, at: ArrayType) => new ListBuilder(f, apply(f.children.head, at.elementType))
+    case (Map, mt: MapType) =>
+      val entries = f.children.head
+      new MapBuilder(f, entries, apply(entries.children(0), mt.keyType), apply(entries.children(1), mt.valueType))
+    case (FixedSizeList(item, dim), at: ArrayType) =>
+      val (w, conv) = fixed(f.copy(logicalType = item), item, at.elementType)
+      new FslBuilder(f, dim, w, conv)
+    case (t, _) =>
+      ValueShape.ofType(t, f) match {
+        case ValueShape.Var => new VarBuilder(f, dt, t)
+        case ValueShape.Fixed(_, _) => val (w, conv) = fixed(f, t, dt); new FixedBuilder(f, w, conv)
+        case other => throw LanceErrors.unsupportedType(f.name, t.text, s"cannot write values of shape $other")
+      }
+  }
+
+  type Conv = (SpecializedGetters, Int, Array[Byte], Int) => Unit
+
+  private def bad(f: LanceField, why: String) = LanceErrors.schemaMismatch("", f.name, why)
+
+  /** Byte width and converter writing one Spark value of `dt` as Lance type `t`. */
+  def fixed(f: LanceField, t: LogicalType, dt: DataType): (Int, Conv) = t match {
+    case Bool => (1, (g, o, a, p) => a(p) = if (g.getBoolean(o)) 1 else 0)
+    case Int8 => (1, (g, o, a, p) => a(p) = g.getByte(o))
+    case UInt8 => (1, (g, o, a, p) => { val v = g.getShort(o); if (v < 0 || v > 255) throw bad(f, s"holds $v, outside uint8"); a(p) = v.toByte })
+    case Int16 => (2, (g, o, a, p) => LE.putI16(a, p, g.getShort(o)))
+    case UInt16 => (2, (g, o, a, p) => { val v = g.getInt(o); if (v < 0 || v > 65535) throw bad(f, s"holds $v, outside uint16"); LE.putI16(a, p, v.toShort) })
+    case Int32 | Date32 => (4, (g, o, a, p) => LE.putI32(a, p, g.getInt(o)))
+    case UInt32 => (4, (g, o, a, p) => { val v = g.getLong(o); if (v < 0 || v > 0xffffffffL) throw bad(f, s"holds $v, outside uint32"); LE.putI32(a, p, v.toInt) })
+    case Int64 => (8, (g, o, a, p) => LE.putI64(a, p, g.getLong(o)))
+    case UInt64 => (8, (g, o, a, p) => {
+      val d = g.getDecimal(o, 20, 0).toJavaBigDecimal.toBigIntegerExact
+      if (d.signum < 0 || d.bitLength > 64) throw bad(f, s"holds $d, outside uint64")
+      LE.putI64(a, p, d.longValue())
+    })
+    case Float16 => (2, (g, o, a, p) => LE.putI16(a, p, Half.fromFloat(g.getFloat(o))))
+    case BFloat16 => (2, (g, o, a, p) => LE.putI16(a, p, (java.lang.Float.floatToRawIntBits(g.getFloat(o)) >>> 16).toShort))
+    case Float32 => (4, (g, o, a, p) => LE.putI32(a, p, java.lang.Float.floatToRawIntBits(g.getFloat(o))))
+    case Float64 => (8, (g, o, a, p) => LE.putI64(a, p, java.lang.Double.doubleToRawLongBits(g.getDouble(o))))
+    case Date64 => (8, (g, o, a, p) => LE.putI64(a, p, g.getInt(o).toLong * 86400000L))
+    case Time(u) =>
+      val w = Time(u).bitWidth / 8
+      (w, (g, o, a, p) => if (w == 4) LE.putI32(a, p, g.getLong(o).toInt) else LE.putI64(a, p, g.getLong(o)))
+    case Timestamp(TimeUnit.Nano, _) | Duration(TimeUnit.Nano) => (8, (g, o, a, p) => LE.putI64(a, p, g.getLong(o)))
+    case Timestamp(u, _) => (8, fromMicros(f, u))
+    case Duration(u) => (8, fromMicros(f, u))
+    case LanceDecimal(bits, precision, scale) =>
+      val w = bits / 8
+      (w, (g, o, a, p) => {
+        val d = g.getDecimal(o, precision, scale)
+        if (d.precision <= 18) {
+          val v = d.toUnscaledLong
+          LE.putI64(a, p, v); LE.putI64(a, p + 8, if (v < 0) -1L else 0L)
+          if (w == 32) { LE.putI64(a, p + 16, if (v < 0) -1L else 0L); LE.putI64(a, p + 24, if (v < 0) -1L else 0L) }
+        } else {
+          val be = d.toJavaBigDecimal.setScale(scale).unscaledValue().toByteArray
+          val sign = (if (be(0) < 0) -1 else 0).toByte
+          var k = 0
+          while (k < w) { a(p + k) = if (k < be.length) be(be.length - 1 - k) else sign; k += 1 }
+        }
+      })
+    case FixedSizeBinary(n) => (n, (g, o, a, p) => {
+      val b = g.getBinary(o)
+      if (b.length != n) throw bad(f, s"holds a value of ${b.length} bytes but the dataset stores exactly $n (fixed_size_binary:$n)")
+      System.arraycopy(b, 0, a, p, n)
+    })
+    case other => throw LanceErrors.unsupportedType(f.name, other.text, s"cannot be written from Spark ${dt.simpleString}")
+  }
+
+  private def fromMicros(f: LanceField, u: TimeUnit): Conv = {
+    val perMicro = 1000000L / u.perSecond
+    if (u == TimeUnit.Micro) (g, o, a, p) => LE.putI64(a, p, g.getLong(o))
+    else (g, o, a, p) => {
+      val v = g.getLong(o)
+      if (v % perMicro != 0)
+        throw bad(f, s"holds $v microseconds, which unit '${u.symbol}' of the dataset cannot store exactly")
+      LE.putI64(a, p, v / perMicro)
+    }
+  }
+}
+
+private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
+  private val data = new ByteBuf(4096)
+  def bytes: Long = data.size
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = { data.ensure(width); data.zeros(width); conv(g, ord, data.array, data.size - width) }
+  protected def addPlaceholder(): Unit = data.zeros(width)
+  def build(): ColumnArray = {
+    val n = size
+    val out = new FixedWidthArray(n, takeNulls(), width, data.toArray)
+    data.clear(); out
+  }
+}
+
+private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalType) extends ColBuilder(f) {
+  private val data = new ByteBuf(4096)
+  private val offsets = new IntBuf(1024)
+  offsets.add(0)
+  private val isString = dt.isInstanceOf[StringType]
+  def bytes: Long = data.size + 4L * offsets.size
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
+    if (isString) { val s = g.getUTF8String(ord); data.bytes(s.getBytes) } else data.bytes(g.getBinary(ord))
+    if (data.size < 0) throw LanceErrors.unsupported(s"Column '${f.name}': a batch exceeds 2 GiB")
+    offsets.add(data.size)
+  }
+  protected def addPlaceholder(): Unit = offsets.add(data.size)
+  def build(): ColumnArray = {
+    val n = size
+    val out = new VarBinaryArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), data.toArray)
+    data.clear(); offsets.clear(); offsets.add(0); out
+  }
+}
+
+private[write] final class FslBuilder(f: LanceField, dim: Int, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
+  private val data = new ByteBuf(4096)
+  private val itemNulls = new ByteBuf(1024)
+  private var anyItemNull = false
+  def bytes: Long = data.size
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
+    val arr = g.getArray(ord)
+    if (arr.numElements() != dim)
+      throw LanceErrors.schemaMismatch("", f.name, s"holds an array of ${arr.numElements()} items but the dataset stores exactly $dim (${f.logicalType.text})")
+    var i = 0
+    while (i < dim) {
+      data.zeros(width)
+      if (arr.isNullAt(i)) { itemNulls.u8(1); anyItemNull = true } else { itemNulls.u8(0); conv(arr, i, data.array, data.size - width) }
+      i += 1
+    }
+  }
+  protected def addPlaceholder(): Unit = { data.zeros(width * dim); var i = 0; while (i < dim) { itemNulls.u8(0); i += 1 } }
+  def build(): ColumnArray = {
+    val n = size
+    val itemN = if (!anyItemNull) null else Array.tabulate(n * dim)(i => itemNulls.array(i) != 0)
+    val out = new FixedSizeListArray(n, takeNulls(), dim, new FixedWidthArray(n * dim, itemN, width, data.toArray))
+    data.clear(); itemNulls.clear(); anyItemNull = false; out
+  }
+}
+
+private[write] final class StructBuilder(f: LanceField, kids: Array[ColBuilder]) extends ColBuilder(f) {
+  def bytes: Long = kids.map(_.bytes).sum
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
+    val r = g.getStruct(ord, kids.length)
+    var i = 0
+    while (i < kids.length) { kids(i).add(r, i); i += 1 }
+  }
+  protected def addPlaceholder(): Unit = kids.foreach(_.placeholder())
+  def build(): ColumnArray = { val n = size; new StructArray(n, takeNulls(), kids.map(_.build())) }
+}
+
+private[write] final class ListBuilder(f: LanceField, item: ColBuilder) extends ColBuilder(f) {
+  private val offsets = new IntBuf(1024)
+  offsets.add(0)
+  def bytes: Long = item.bytes + 4L * offsets.size
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
+    val arr = g.getArray(ord)
+    var i = 0
+    val n = arr.numElements()
+    while (i < n) { item.add(arr, i); i += 1 }
+    offsets.add(item.size)
+  }
+  protected def addPlaceholder(): Unit = offsets.add(item.size)
+  def build(): ColumnArray = {
+    val n = size
+    val out = new ListArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), item.build())
+    offsets.clear(); offsets.add(0); out
+  }
+}
+
+private[write] final class MapBuilder(f: LanceField, entries: LanceField, keys: ColBuilder, values: ColBuilder) extends ColBuilder(f) {
+  private val offsets = new IntBuf(1024)
+  offsets.add(0)
+  def bytes: Long = keys.bytes + values.bytes + 4L * offsets.size
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
+    val m = g.getMap(ord)
+    val k = m.keyArray(); val v = m.valueArray()
+    var i = 0
+    while (i < m.numElements()) { keys.add(k, i); values.add(v, i); i += 1 }
+    offsets.add(keys.size)
+  }
+  protected def addPlaceholder(): Unit = offsets.add(keys.size)
+  def build(): ColumnArray = {
+    val n = size
+    val kv = new StructArray(keys.size, null, Array(keys.build(), values.build()))
+    val out = new ListArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), kv)
+    offsets.clear(); offsets.add(0); out
+  }
+}
+
+/** Float to IEEE half precision, rounding to nearest even (Java 17 has no Float.floatToFloat16). */
+private[write] object Half {
+  def fromFloat(x: Float): Short = {
+    val bits = java.lang.Float.floatToRawIntBits(x)
+    val sign = (bits >>> 16) & 0x8000
+    val exp = (bits >>> 23) & 0xff
+    val mant = bits & 0x7fffff
+    if (exp == 0xff) return (sign | 0x7c00 | (if (mant != 0) 0x200 | (mant >>> 13) else 0)).toShort
+    val e = exp - 127 + 15
+    if (e >= 0x1f) return (sign | 0x7c00).toShort
+    if (e <= 0) {
+      if (e < -10) return sign.toShort
+      val m = mant | 0x800000
+      val shift = 14 - e
+      var h = m >>> shift
+      val rem = m & ((1 << shift) - 1); val half = 1 << (shift - 1)
+      if (rem > half || (rem == half && (h & 1) == 1)) h += 1
+      return (sign | h).toShort
+    }
+    var h = (e << 10) | (mant >>> 13)
+    val rem = mant & 0x1fff
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1) == 1)) h += 1
+    (sign | h).toShort
+  }
+}
+
+/** Rows of one DataFrame into batches of the dataset's top-level fields. */
+private[write] final class RowBatcher(fields: Seq[LanceField], types: Seq[DataType], ordinals: Seq[Int]) {
+  private val builders = fields.zip(types).map { case (f, t) => ColBuilder(f, t) }.toArray
+  private val ords = ordinals.toArray
+  def add(row: InternalRow): Unit = { var i = 0; while (i < builders.length) { builders(i).add(row, ords(i)); i += 1 }; rows += 1 }
+  var rows = 0
+  def bytes: Long = builders.map(_.bytes).sum
+  def build(): Array[ColumnArray] = { rows = 0; builders.map(_.build()) }
+}

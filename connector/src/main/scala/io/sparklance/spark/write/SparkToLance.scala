@@ -1,0 +1,131 @@
+package io.sparklance.spark.write
+
+import org.apache.spark.sql.types._
+
+import io.sparklance.{LanceErrors, LanceException}
+import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.format.LogicalType._
+import io.sparklance.spark.SchemaConverter
+
+/**
+ * Spark schemas to Lance fields, for new datasets and overwrites. Ids are assigned
+ * depth-first, pre-order, as Lance does. A field carrying `lance:logical_type` metadata (what
+ * our reader puts on every column) keeps that Lance type when it fits the Spark type, so a
+ * read-then-write round trip keeps unsigned integers, half floats, nanosecond timestamps,
+ * large types and fixed-size-list vectors.
+ */
+object SparkToLance {
+  def fields(schema: StructType): Seq[LanceField] = {
+    var next = 0
+    def alloc(): Int = { val id = next; next += 1; id }
+    def field(name: String, dt: DataType, nullable: Boolean, md: Metadata, parent: Int): LanceField = {
+      val id = alloc()
+      val hinted = if (md != null && md.contains(SchemaConverter.LogicalTypeKey)) {
+        try Some(LogicalType.parse(md.getString(SchemaConverter.LogicalTypeKey))) catch { case _: LanceException => None }
+      } else None
+      dt match {
+        case st: StructType =>
+          LanceField(id, parent, name, Struct, nullable, Predef.Map.empty,
+            st.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, id)))
+        case at: ArrayType =>
+          hinted.collect { case t: FixedSizeList if fits(t, dt, name) => t } match {
+            case Some(t) => LanceField(id, parent, name, t, nullable, Predef.Map.empty, Nil)
+            case None =>
+              val large = hinted.exists(h => h == LargeList || h == ListOfStruct(true))
+              val t = at.elementType match {
+                case _: StructType => ListOfStruct(large)
+                case _ => if (large) LargeList else List
+              }
+              LanceField(id, parent, name, t, nullable, Predef.Map.empty, Seq(field("item", at.elementType, at.containsNull, null, id)))
+          }
+        case mt: MapType =>
+          val eid = alloc()
+          val entries = LanceField(eid, id, "entries", Struct, nullable = false, Predef.Map.empty, Seq(
+            field("key", mt.keyType, nullable = false, null, eid),
+            field("value", mt.valueType, mt.valueContainsNull, null, eid)))
+          LanceField(id, parent, name, LogicalType.Map, nullable, Predef.Map.empty, Seq(entries))
+        case _ =>
+          val t = hinted.filter(h => fits(h, dt, name)).getOrElse(default(name, dt))
+          LanceField(id, parent, name, t, nullable, Predef.Map.empty, Nil)
+      }
+    }
+    schema.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, -1))
+  }
+
+  /** Whether values of Lance type `t` read back as Spark type `dt` (so writing `dt` as `t` is lossless). */
+  private def fits(t: LogicalType, dt: DataType, column: String): Boolean = t match {
+    case _: Dictionary | Json | Null => false
+    case FixedSizeList(item, _) => item match {
+      case _: FixedSizeList => false
+      case i => dt match {
+        case ArrayType(e, _) => try SchemaConverter.leafType(column, i) == e catch { case _: LanceException => false }
+        case _ => false
+      }
+    }
+    case Struct | List | LargeList | LogicalType.Map | _: ListOfStruct => false
+    case other => try SchemaConverter.leafType(column, other) == dt catch { case _: LanceException => false }
+  }
+
+  /** The Lance type Spark's own Arrow conversion would pick. */
+  def default(column: String, dt: DataType): LogicalType = dt match {
+    case BooleanType => Bool
+    case ByteType => Int8
+    case ShortType => Int16
+    case IntegerType => Int32
+    case LongType => Int64
+    case FloatType => Float32
+    case DoubleType => Float64
+    case _: StringType | _: CharType | _: VarcharType => Utf8
+    case BinaryType => Binary
+    case DateType => Date32
+    case TimestampType => Timestamp(TimeUnit.Micro, Some("UTC"))
+    case TimestampNTZType => Timestamp(TimeUnit.Micro, None)
+    case d: DecimalType => LogicalType.Decimal(128, d.precision, d.scale)
+    case _: DayTimeIntervalType => Duration(TimeUnit.Micro)
+    case other => throw LanceErrors.unsupportedType(column, other.simpleString, "Lance has no type for this Spark type")
+  }
+
+  /**
+   * Checks that a DataFrame of `schema` can be appended to a dataset of `target` and returns,
+   * for each dataset field, the DataFrame column feeding it. Columns are matched by name
+   * (exactly, else ignoring case); every dataset column must be present, no other column may
+   * be, and each column's type must be the one the dataset's type reads as in Spark.
+   */
+  def matchForAppend(path: String, target: LanceSchema, schema: StructType): Seq[(LanceField, Int)] = {
+    val used = scala.collection.mutable.Set[Int]()
+    val out = target.fields.map { f =>
+      val idx = {
+        val exact = schema.fields.indexWhere(_.name == f.name)
+        if (exact >= 0) exact else schema.fields.indexWhere(_.name.equalsIgnoreCase(f.name))
+      }
+      if (idx < 0) throw LanceErrors.schemaMismatch(path, f.name, "of the dataset is missing from the DataFrame; " +
+        s"the DataFrame has ${schema.fieldNames.mkString(", ")}")
+      used += idx
+      checkType(path, f.name, f, schema.fields(idx).dataType)
+      (f, idx)
+    }
+    schema.fields.indices.filterNot(used).headOption.foreach { i =>
+      throw LanceErrors.schemaMismatch(path, schema.fields(i).name,
+        s"is not in the dataset, whose columns are ${target.fields.map(_.name).mkString(", ")} (adding columns is not supported)")
+    }
+    out
+  }
+
+  private def checkType(path: String, name: String, f: LanceField, dt: DataType): Unit = {
+    val expected = try SchemaConverter.toSparkType(f) catch {
+      case e: LanceException => throw LanceErrors.schemaMismatch(path, name, s"has Lance type ${f.logicalType.text}, which cannot be written: ${e.getMessage}")
+    }
+    if (!sameIgnoringNullability(expected, dt))
+      throw LanceErrors.schemaMismatch(path, name,
+        s"has type ${dt.simpleString} in the DataFrame but ${expected.simpleString} (Lance ${f.logicalType.text}) in the dataset")
+  }
+
+  private def sameIgnoringNullability(a: DataType, b: DataType): Boolean = (a, b) match {
+    case (x: StructType, y: StructType) =>
+      x.length == y.length && x.fields.zip(y.fields).forall { case (p, q) => p.name == q.name && sameIgnoringNullability(p.dataType, q.dataType) }
+    case (ArrayType(x, _), ArrayType(y, _)) => sameIgnoringNullability(x, y)
+    case (MapType(k1, v1, _), MapType(k2, v2, _)) => sameIgnoringNullability(k1, k2) && sameIgnoringNullability(v1, v2)
+    case (_: StringType, _: StringType) => true
+    case (x, y) => x == y
+  }
+}
