@@ -37,6 +37,19 @@ object LittleEndian {
     java.nio.ByteBuffer.wrap(a, off, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out)
     out
   }
+  /** `n` values into `out(0 until n)` (no allocation). */
+  def longsInto(a: Array[Byte], off: Int, n: Int, out: Array[Long]): Unit =
+    java.nio.ByteBuffer.wrap(a, off, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
+  def intsInto(a: Array[Byte], off: Int, n: Int, out: Array[Int]): Unit =
+    java.nio.ByteBuffer.wrap(a, off, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out, 0, n)
+  def u16sInto(a: Array[Byte], off: Int, n: Int, out: Array[Int]): Unit = {
+    var i = 0
+    while (i < n) { out(i) = (I16.get(a, off + 2 * i): Short) & 0xFFFF; i += 1 }
+  }
+  def u8sInto(a: Array[Byte], off: Int, n: Int, out: Array[Int]): Unit = {
+    var i = 0
+    while (i < n) { out(i) = a(off + i) & 0xFF; i += 1 }
+  }
   /** u16 words zero-extended to ints. */
   def u16sToInts(a: Array[Byte], off: Int, n: Int): Array[Int] = {
     val out = new Array[Int](n); var i = 0

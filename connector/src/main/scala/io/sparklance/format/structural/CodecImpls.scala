@@ -5,28 +5,46 @@ import io.sparklance.proto.EncodingsV21Protos
 
 import scala.jdk.CollectionConverters._
 
-/** Fastlanes block unpacking into little-endian bytes of the word width. */
-private[structural] object Bitpack {
+/**
+ * Fastlanes block unpacking into little-endian bytes of the word width. One instance per codec
+ * (codecs belong to one page of one scan, so to one thread): the word buffers are reused from
+ * block to block and call to call, so unpacking allocates nothing.
+ */
+private[structural] final class Bitpack {
+  private var inL: Array[Long] = null; private var outL: Array[Long] = null
+  private var inI: Array[Int] = null; private var outI: Array[Int] = null
+
   /** Unpacks `blocks` consecutive 1024-value blocks of width `w` in `s`-bit words at `a(off)`; returns s/8-byte values. */
   def unpackBlocks(a: Array[Byte], off: Int, s: Int, w: Int, blocks: Int, out: Array[Byte], outOff: Int): Unit = {
     val wordsPerBlock = FastLanes.wordsPerBlock(s, w)
-    s match {
-      case 64 =>
-        val in = LE.toLongs(a, off, wordsPerBlock * blocks); val o = new Array[Long](1024)
-        var b = 0
-        while (b < blocks) { FastLanes.unpack64(in, b * wordsPerBlock, w, o, 0); LE.fromLongs(o, 0, 1024, out, outOff + b * 8192); b += 1 }
-      case 32 =>
-        val in = LE.toInts(a, off, wordsPerBlock * blocks); val o = new Array[Int](1024)
-        var b = 0
-        while (b < blocks) { FastLanes.unpack32(in, b * wordsPerBlock, w, o, 0); LE.fromInts(o, 0, 1024, out, outOff + b * 4096); b += 1 }
-      case 16 =>
-        val in = LE.u16sToInts(a, off, wordsPerBlock * blocks); val o = new Array[Int](1024)
-        var b = 0
-        while (b < blocks) { FastLanes.unpack16(in, b * wordsPerBlock, w, o, 0); LE.fromIntsAs16(o, 0, 1024, out, outOff + b * 2048); b += 1 }
-      case 8 =>
-        val in = LE.u8sToInts(a, off, wordsPerBlock * blocks); val o = new Array[Int](1024)
-        var b = 0
-        while (b < blocks) { FastLanes.unpack8(in, b * wordsPerBlock, w, o, 0); LE.fromIntsAs8(o, 0, 1024, out, outOff + b * 1024); b += 1 }
+    var b = 0
+    if (s == 64) {
+      if (inL == null) { inL = new Array[Long](1024); outL = new Array[Long](1024) }
+      val in = inL; val o = outL
+      while (b < blocks) {
+        LE.longsInto(a, off + b * wordsPerBlock * 8, wordsPerBlock, in)
+        FastLanes.unpack64(in, 0, w, o, 0); LE.fromLongs(o, 0, 1024, out, outOff + b * 8192); b += 1
+      }
+    } else {
+      if (inI == null) { inI = new Array[Int](1024); outI = new Array[Int](1024) }
+      val in = inI; val o = outI
+      s match {
+        case 32 =>
+          while (b < blocks) {
+            LE.intsInto(a, off + b * wordsPerBlock * 4, wordsPerBlock, in)
+            FastLanes.unpack32(in, 0, w, o, 0); LE.fromInts(o, 0, 1024, out, outOff + b * 4096); b += 1
+          }
+        case 16 =>
+          while (b < blocks) {
+            LE.u16sInto(a, off + b * wordsPerBlock * 2, wordsPerBlock, in)
+            FastLanes.unpack16(in, 0, w, o, 0); LE.fromIntsAs16(o, 0, 1024, out, outOff + b * 2048); b += 1
+          }
+        case 8 =>
+          while (b < blocks) {
+            LE.u8sInto(a, off + b * wordsPerBlock, wordsPerBlock, in)
+            FastLanes.unpack8(in, 0, w, o, 0); LE.fromIntsAs8(o, 0, 1024, out, outOff + b * 1024); b += 1
+          }
+      }
     }
   }
 }
@@ -48,22 +66,24 @@ private[structural] object FlatMini {
 
 /** A chunk of at most 1024 values: [W as one S-bit word][1024*W/S words]. */
 private[structural] final class InlineBitpackMini(s: Int, ref: PageRef) extends MiniBlockCodec {
+  private val unpacker = new Bitpack
   def numBuffers = 1
-  def decode(bufs: Array[Slice], n: Int): Values = InlineBitpackMini.decode(bufs(0), n, s, ref)
+  def decode(bufs: Array[Slice], n: Int): Values = InlineBitpackMini.decode(bufs(0), n, s, ref, unpacker)
 }
 private[structural] object InlineBitpackMini {
-  def decode(b: Slice, n: Int, s: Int, ref: PageRef): Values = {
+  def decode(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack): Values = {
     val wb = s / 8
     val blocks = (n + 1023) / 1024
     val out = new Array[Byte](math.max(blocks, 1) * 1024 * wb)
     var pos = b.off; var blk = 0
+    val end = b.end
     while (blk < blocks) {
-      ref.check(pos + wb <= b.end, s"bitpacked chunk of ${b.len} bytes has no width word")
+      if (pos + wb > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes has no width word")
       val w = LE.uint(b.a, pos, wb)
-      ref.check(w >= 0 && w <= s, s"bitpacked chunk width $w exceeds $s bits")
+      if (w < 0 || w > s) throw ref.corrupt(s"bitpacked chunk width $w exceeds $s bits")
       val bytes = 128 * w.toInt
-      ref.check(pos + wb + bytes <= b.end, s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
-      Bitpack.unpackBlocks(b.a, pos + wb, s, w.toInt, 1, out, blk * 1024 * wb)
+      if (pos + wb + bytes > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
+      unpacker.unpackBlocks(b.a, pos + wb, s, w.toInt, 1, out, blk * 1024 * wb)
       pos += wb + bytes; blk += 1
     }
     new FixedValues(n, wb, out, 0)
@@ -80,7 +100,7 @@ private[structural] final class VariableMini(ow: Int, ref: PageRef) extends Mini
     var i = 0; var prev = -1L
     while (i <= n) {
       val o = if (ow == 4) LE.u32(b.a, b.off + 4 * i) else LE.i64(b.a, b.off + 8 * i)
-      ref.check(o >= prev && o <= b.len && (i > 0 || o >= (n + 1L) * ow), s"variable chunk offset $o at $i is invalid")
+      if (!(o >= prev && o <= b.len && (i > 0 || o >= (n + 1L) * ow))) throw ref.corrupt(s"variable chunk offset $o at $i is invalid")
       offs(i) = b.off + o.toInt; prev = o; i += 1
     }
     new VarValues(n, offs, 0, b.a)
@@ -98,7 +118,7 @@ private[structural] final class GenericVariableMini(offsets: BlockCodec, ref: Pa
     var i = 0; var prev = 0L
     while (i <= n) {
       val x = raw(i)
-      ref.check(x >= prev && x <= values.len && (i > 0 || x == 0), s"variable chunk offset $x at $i is invalid")
+      if (!(x >= prev && x <= values.len && (i > 0 || x == 0))) throw ref.corrupt(s"variable chunk offset $x at $i is invalid")
       offs(i) = values.off + x.toInt; prev = x; i += 1
     }
     new VarValues(n, offs, 0, values.a)
@@ -136,7 +156,7 @@ private[structural] object Rle {
     var produced = 0; var r = 0
     while (r < runs && produced < n) {
       val len = LE.uint(lens.a, lens.off + r * lb, lb)
-      ref.check(len > 0, "RLE run of length 0")
+      if (len <= 0) throw ref.corrupt("RLE run of length 0")
       if (len > n - produced && !clamp) throw ref.corrupt(s"RLE runs exceed the $n expected values")
       val k = math.min(len, (n - produced).toLong).toInt
       val src = vals.off + r * vb
@@ -244,12 +264,14 @@ private[structural] final class FlatBlock(bits: Int, ref: PageRef) extends Block
 }
 
 private[structural] final class InlineBitpackBlock(s: Int, ref: PageRef) extends BlockCodec {
+  private val unpacker = new Bitpack
   def decode(buf: Slice, n: Int): Values =
-    if (n == 0) new FixedValues(0, s / 8, new Array[Byte](0), 0) else InlineBitpackMini.decode(buf, n, s, ref)
+    if (n == 0) new FixedValues(0, s / 8, new Array[Byte](0), 0) else InlineBitpackMini.decode(buf, n, s, ref, unpacker)
 }
 
 /** Whole blocks of 1024 at one width; the tail is either raw values or one padded block. */
 private[structural] final class OutOfLineBitpackBlock(s: Int, w: Int, ref: PageRef) extends BlockCodec {
+  private val unpacker = new Bitpack
   def decode(buf: Slice, n: Int): Values = {
     val wb = s / 8
     val full = n / 1024; val tail = n % 1024
@@ -259,7 +281,7 @@ private[structural] final class OutOfLineBitpackBlock(s: Int, w: Int, ref: PageR
     ref.check(buf.len == raw || buf.len == padded, s"bitpacked buffer of ${buf.len} bytes for $n values of $w bits (expected $raw or $padded)")
     val blocks = if (buf.len == padded) (n + 1023) / 1024 else full
     val out = new Array[Byte](math.max(blocks * 1024, n) * wb)
-    Bitpack.unpackBlocks(buf.a, buf.off, s, w, blocks, out, 0)
+    unpacker.unpackBlocks(buf.a, buf.off, s, w, blocks, out, 0)
     if (blocks == full && tail > 0) System.arraycopy(buf.a, buf.off + (full * perBlock).toInt, out, full * 1024 * wb, tail * wb)
     new FixedValues(n, wb, out, 0)
   }
@@ -291,7 +313,7 @@ private[structural] final class VariableBlock(ref: PageRef) extends BlockCodec {
     var i = 0; var prev = 0L
     while (i <= n) {
       val x = if (ow == 4) LE.u32(a, o + offStart.toInt + 4 * i) else LE.i64(a, o + offStart.toInt + 8 * i)
-      ref.check(x >= prev && x <= dataLen && (i > 0 || x == 0), s"variable block offset $x at $i is invalid")
+      if (!(x >= prev && x <= dataLen && (i > 0 || x == 0))) throw ref.corrupt(s"variable block offset $x at $i is invalid")
       offs(i) = o + bytesStart.toInt + x.toInt; prev = x; i += 1
     }
     new VarValues(n, offs, 0, a)

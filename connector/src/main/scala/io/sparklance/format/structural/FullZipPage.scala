@@ -88,7 +88,7 @@ private[structural] final class FullZipPage(
           if (d == 0) {
             ref.check(p + lenBytes <= end, "truncated value length")
             val len = LE.uint(a, p, lenBytes); p += lenBytes
-            ref.check(len >= 0 && len <= end - p, s"value of $len bytes exceeds the page")
+            if (len < 0 || len > end - p) throw ref.corrupt(s"value of $len bytes exceeds the page")
             System.arraycopy(a, p, varBytes, vb, len.toInt); vb += len.toInt; p += len.toInt
           }
           nv += 1; offs(nv) = vb

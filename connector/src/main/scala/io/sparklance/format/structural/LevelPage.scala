@@ -45,7 +45,7 @@ private[structural] abstract class LevelPage(val layers: Layers, val defMap: Arr
 
   private def take(c: Chunk, until: Int, out: LeafBatch): Unit = {
     val vis = visibleIn(c, c.pos, until)
-    ref.check(c.item + vis <= c.values.count, s"levels reference ${c.item + vis} values but the chunk holds ${c.values.count}")
+    if (c.item + vis > c.values.count) throw ref.corrupt(s"levels reference ${c.item + vis} values but the chunk holds ${c.values.count}")
     if (out != null) {
       out.appendLevels(c.rep, c.defs, defMap, c.pos, until)
       out.values.append(c.values, c.item, c.item + vis)

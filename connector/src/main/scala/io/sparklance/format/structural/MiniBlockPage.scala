@@ -38,7 +38,11 @@ private[structural] final class MiniBlockPage(
     val m = io.buffer(0)
     val w = if (large) 4 else 2
     ref.check(m.len % w == 0, s"chunk metadata of ${m.len} bytes is not whole ${w}-byte words")
-    Array.tabulate(m.len / w)(i => if (large) LE.u32(m.a, m.off + 4 * i) else LE.u16(m.a, m.off + 2 * i).toLong)
+    val out = new Array[Long](m.len / w)
+    var i = 0
+    if (large) while (i < out.length) { out(i) = LE.u32(m.a, m.off + 4 * i); i += 1 }
+    else while (i < out.length) { out(i) = LE.u16(m.a, m.off + 2 * i).toLong; i += 1 }
+    out
   }
   private val numChunks = words.length
   private val chunkStart = new Array[Long](numChunks + 1)
@@ -49,11 +53,11 @@ private[structural] final class MiniBlockPage(
       chunkStart(i + 1) = chunkStart(i) + ((words(i) >>> 4) + 1) * 8
       val log = (words(i) & 0xF).toInt
       if (i < numChunks - 1) {
-        ref.check(log > 0, s"non-final chunk $i has a value count of 2^0")
+        if (log <= 0) throw ref.corrupt(s"non-final chunk $i has a value count of 2^0")
         itemStart(i + 1) = itemStart(i) + (1L << log)
       } else {
-        ref.check(numItems >= itemStart(i), s"chunks hold more values than the page's $numItems")
-        ref.check(log == 0 || (1L << log) == numItems - itemStart(i), s"last chunk's value count does not match the page")
+        if (numItems < itemStart(i)) throw ref.corrupt(s"chunks hold more values than the page's $numItems")
+        if (!(log == 0 || (1L << log) == numItems - itemStart(i))) throw ref.corrupt("last chunk's value count does not match the page")
         itemStart(i + 1) = numItems
       }
       i += 1
@@ -130,32 +134,44 @@ private[structural] final class MiniBlockPage(
     c
   }
 
+  private def truncated(i: Int, size: Int) = ref.corrupt(s"chunk $i of $size bytes is truncated")
+
   private def decodeChunk(i: Int): Chunk = {
     val base = (chunkStart(i) - chunkStart(firstChunk)).toInt
     val size = (chunkStart(i + 1) - chunkStart(i)).toInt
     val a = data.a; val start = data.off + base; val end = start + size
     val items = (itemStart(i + 1) - itemStart(i)).toInt
     var p = start
-    def need(bytes: Int): Unit = ref.check(p + bytes <= end, s"chunk $i of $size bytes is truncated")
-    need(2); val declared = LE.u16(a, p); p += 2
+    if (p + 2 > end) throw truncated(i, size)
+    val declared = LE.u16(a, p); p += 2
     var repSize = -1; var defSize = -1
-    if (repCodec != null) { need(2); repSize = LE.u16(a, p); p += 2 }
-    if (defCodec != null) { need(2); defSize = LE.u16(a, p); p += 2 }
+    if (repCodec != null) { if (p + 2 > end) throw truncated(i, size); repSize = LE.u16(a, p); p += 2 }
+    if (defCodec != null) { if (p + 2 > end) throw truncated(i, size); defSize = LE.u16(a, p); p += 2 }
     val sizes = new Array[Int](numBuffers)
     var b = 0
     while (b < numBuffers) {
-      if (large) { need(4); val s = LE.u32(a, p); ref.check(s < Int.MaxValue, "huge chunk buffer"); sizes(b) = s.toInt; p += 4 }
-      else { need(2); sizes(b) = LE.u16(a, p); p += 2 }
+      if (large) {
+        if (p + 4 > end) throw truncated(i, size)
+        val s = LE.u32(a, p); if (s >= Int.MaxValue) throw ref.corrupt("huge chunk buffer"); sizes(b) = s.toInt; p += 4
+      } else { if (p + 2 > end) throw truncated(i, size); sizes(b) = LE.u16(a, p); p += 2 }
       b += 1
     }
-    def pad(): Unit = p = start + (((p - start) + 7) & ~7)
-    pad()
+    p = start + (((p - start) + 7) & ~7)
     var repSlice: Slice = null; var defSlice: Slice = null
-    if (repSize >= 0) { need(repSize); repSlice = new Slice(a, p, repSize); p += repSize; pad() }
-    if (defSize >= 0) { need(defSize); defSlice = new Slice(a, p, defSize); p += defSize; pad() }
+    if (repSize >= 0) {
+      if (p + repSize > end) throw truncated(i, size)
+      repSlice = new Slice(a, p, repSize); p += repSize; p = start + (((p - start) + 7) & ~7)
+    }
+    if (defSize >= 0) {
+      if (p + defSize > end) throw truncated(i, size)
+      defSlice = new Slice(a, p, defSize); p += defSize; p = start + (((p - start) + 7) & ~7)
+    }
     val bufs = new Array[Slice](numBuffers)
     b = 0
-    while (b < numBuffers) { need(sizes(b)); bufs(b) = new Slice(a, p, sizes(b)); p += sizes(b); pad(); b += 1 }
+    while (b < numBuffers) {
+      if (p + sizes(b) > end) throw truncated(i, size)
+      bufs(b) = new Slice(a, p, sizes(b)); p += sizes(b); p = start + (((p - start) + 7) & ~7); b += 1
+    }
 
     val numLevels = resolveLevels(declared, repSlice, defSlice)
     val rep = if (repSlice == null) null else Codecs.toLevels(repCodec.decode(repSlice, numLevels), numLevels, ref)
@@ -169,7 +185,7 @@ private[structural] final class MiniBlockPage(
         while (k < idx.length) { if (idx(k) < 0 || idx(k) >= nd) throw ref.corrupt(s"dictionary index ${idx(k)} of $nd"); k += 1 }
         new DictValues(items, idx, dictionary)
       }
-    ref.check(values.count == items, s"chunk $i decoded ${values.count} values, expected $items")
+    if (values.count != items) throw ref.corrupt(s"chunk $i decoded ${values.count} values, expected $items")
     val nLevels = if (rep == null && defs == null) items else numLevels
     new Chunk(rep, defs, nLevels, values)
   }

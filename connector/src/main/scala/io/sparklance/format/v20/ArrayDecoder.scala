@@ -53,6 +53,60 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
     }
   }
 
+  /**
+   * Rows `[from, until)` of a page of `n` rows, reading only the bytes they need, for the
+   * encodings where that is possible without decoding the rest (uncompressed Flat values,
+   * Flat validity, dictionary indices, binary offsets and bytes); null for any other
+   * encoding, which the caller then decodes whole.
+   */
+  def decodeWindow(enc: ArrayEncoding, n: Int, from: Int, until: Int, shape: ValueShape): ColumnArray = ctx.guard {
+    ctx.check(from >= 0 && from <= until && until <= n, s"row window [$from, $until) outside a page of $n rows")
+    enc.getArrayEncodingCase match {
+      case ArrayEncodingCase.NULLABLE =>
+        val nb = enc.getNullable
+        nb.getNullabilityCase match {
+          case Nullable.NullabilityCase.NO_NULLS => decodeWindow(nb.getNoNulls.getValues, n, from, until, shape)
+          case Nullable.NullabilityCase.ALL_NULLS => ColumnArrays.allNull(shape, until - from)
+          case Nullable.NullabilityCase.SOME_NULLS =>
+            val sn = nb.getSomeNulls
+            val validity = sn.getValidity
+            if (validity.getArrayEncodingCase != ArrayEncodingCase.FLAT) null
+            else {
+              val bitmap = FlatDecoder.window(validity.getFlat, n, from, until, 0, bufs, ctx)
+              if (bitmap == null) null
+              else {
+                val values = decodeWindow(sn.getValues, n, from, until, shape)
+                if (values == null) null
+                else {
+                  val k = until - from
+                  val nulls = new Array[Boolean](k)
+                  var any = false
+                  var i = 0; val shift = from & 7
+                  while (i < k) {
+                    val j = i + shift
+                    val isNull = ((bitmap(j >>> 3) >>> (j & 7)) & 1) == 0
+                    nulls(i) = isNull; any |= isNull; i += 1
+                  }
+                  if (!any) values else ColumnArrays.withNulls(values, mergeNulls(values.nulls, nulls))
+                }
+              }
+            }
+          case _ => null
+        }
+      case ArrayEncodingCase.FLAT =>
+        shape match {
+          case ValueShape.Fixed(w, bool) if !(bool && enc.getFlat.getBitsPerValue == 1) =>
+            val data = FlatDecoder.window(enc.getFlat, n, from, until, w, bufs, ctx)
+            if (data == null) null else new FixedWidthArray(until - from, null, w, data)
+          case _ => null
+        }
+      case ArrayEncodingCase.DICTIONARY =>
+        DictionaryDecoder.decodeWindow(enc.getDictionary, n, from, until, shape, oneBasedDictionary, this, ctx)
+      case ArrayEncodingCase.BINARY => BinaryDecoder.decodeWindow(enc.getBinary, n, from, until, shape, this, ctx)
+      case _ => null
+    }
+  }
+
   private def nullable(nb: Nullable, n: Int, shape: ValueShape): ColumnArray = nb.getNullabilityCase match {
     case Nullable.NullabilityCase.NO_NULLS => decode(nb.getNoNulls.getValues, n, shape)
     case Nullable.NullabilityCase.ALL_NULLS => ColumnArrays.allNull(shape, n)
@@ -117,6 +171,18 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
     case _ => 0L
   }
 
+  /** Values `[from, until)` of `unsignedLongs`, reading only their bytes; null when the encoding does not allow it. */
+  def unsignedLongsWindow(enc: ArrayEncoding, n: Int, from: Int, until: Int, what: String): (Array[Long], Array[Boolean]) = {
+    val bits = innerFlatBits(enc)
+    ctx.check(bits == 8 || bits == 16 || bits == 32 || bits == 64, s"$what stored with $bits bits per value")
+    val w = (bits / 8).toInt
+    decodeWindow(enc, n, from, until, ValueShape.Fixed(w, bool = false)) match {
+      case null => null
+      case f: FixedWidthArray => (toUnsignedLongs(f.data, until - from, w), f.nulls)
+      case other => throw ctx.corrupt(s"$what decoded as ${other.getClass.getSimpleName}")
+    }
+  }
+
   /** `n` unsigned integer values (indices, offsets) as longs, with their null flags. */
   def unsignedLongs(enc: ArrayEncoding, n: Int, what: String): (Array[Long], Array[Boolean]) = {
     val bits = innerFlatBits(enc)
@@ -126,8 +192,11 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
       case f: FixedWidthArray => f
       case other => throw ctx.corrupt(s"$what decoded as ${other.getClass.getSimpleName}")
     }
+    (toUnsignedLongs(arr.data, n, w), arr.nulls)
+  }
+
+  private def toUnsignedLongs(d: Array[Byte], n: Int, w: Int): Array[Long] = {
     val out = new Array[Long](n)
-    val d = arr.data
     w match {
       case 1 => var i = 0; while (i < n) { out(i) = d(i) & 0xffL; i += 1 }
       case 2 => val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer()
@@ -136,6 +205,6 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
         var i = 0; while (i < n) { out(i) = bb.get(i) & 0xffffffffL; i += 1 }
       case 8 => java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
     }
-    (out, arr.nulls)
+    out
   }
 }

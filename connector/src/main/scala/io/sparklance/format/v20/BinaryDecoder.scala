@@ -44,6 +44,51 @@ object BinaryDecoder {
     toShape(new VarBinaryArray(n, nulls, offsets, data), shape, ctx)
   }
 
+  /** Rows `[from, until)` of a page of `n` rows, reading only their offsets and bytes; null when the encoding does not allow it. */
+  def decodeWindow(b: Binary, n: Int, from: Int, until: Int, shape: ValueShape, dec: ArrayDecoder, ctx: PageContext): ColumnArray = {
+    val lo = if (from == 0) 0 else from - 1
+    dec.unsignedLongsWindow(b.getIndices, n, lo, until, "binary offsets") match {
+      case null => null
+      case (ends, indexNulls0) =>
+        val nullAdj = b.getNullAdjustment
+        def unadjusted(v: Long): Long =
+          if (nullAdj > 0 && java.lang.Long.compareUnsigned(v, nullAdj) >= 0) v - nullAdj else v
+        val k = until - from
+        val skip = from - lo
+        val first = if (skip == 0) 0L else unadjusted(ends(0))
+        if (first < 0 || first > Int.MaxValue - 16) throw ctx.corrupt(s"binary offset $first of row ${from - 1} is out of range")
+        val offsets = new Array[Int](k + 1)
+        var nulls: Array[Boolean] = null
+        var prev = first
+        var i = 0
+        while (i < k) {
+          var end = ends(i + skip)
+          if (nullAdj > 0 && java.lang.Long.compareUnsigned(end, nullAdj) >= 0) {
+            end -= nullAdj
+            if (nulls == null) nulls = new Array[Boolean](k)
+            nulls(i) = true
+          }
+          if (end < prev || end > Int.MaxValue - 16)
+            throw ctx.corrupt(s"binary offset $end of row ${from + i} is out of order (previous end $prev) or too large")
+          offsets(i + 1) = (end - first).toInt
+          prev = end
+          i += 1
+        }
+        if (indexNulls0 != null) {
+          if (nulls == null) nulls = new Array[Boolean](k)
+          var j = 0; while (j < k) { nulls(j) |= indexNulls0(j + skip); j += 1 }
+        }
+        val data =
+          if (prev == first) Array.emptyByteArray
+          else dec.decodeWindow(b.getBytes, prev.toInt, first.toInt, prev.toInt, ValueShape.Fixed(1, bool = false)) match {
+            case null => return null
+            case f: FixedWidthArray => f.data
+            case other => throw ctx.corrupt(s"binary bytes decoded as ${other.getClass.getSimpleName}")
+          }
+        toShape(new VarBinaryArray(k, nulls, offsets, data), shape, ctx)
+    }
+  }
+
   /** 2.0 `Fsst{binary, symbol_table}`: FSST codes stored as Binary, decompressed per value. */
   def fsst(f: FsstEncoding, n: Int, shape: ValueShape, dec: ArrayDecoder, ctx: PageContext): ColumnArray = {
     val codes = dec.decode(f.getBinary, n, ValueShape.Var) match {

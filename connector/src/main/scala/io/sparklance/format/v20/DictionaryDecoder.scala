@@ -16,6 +16,23 @@ object DictionaryDecoder {
     ctx.check(numItems >= 0, s"negative dictionary size $numItems")
     val items = dec.decode(d.getItems, numItems, shape)
     val (raw, indexNulls) = dec.unsignedLongs(d.getIndices, n, "dictionary indices")
+    gather(raw, indexNulls, n, numItems, items, oneBased, ctx)
+  }
+
+  /** Rows `[from, until)` of a page of `n` rows, reading only their indices; null when their encoding does not allow it. */
+  def decodeWindow(d: Dictionary, n: Int, from: Int, until: Int, shape: ValueShape, oneBased: Boolean, dec: ArrayDecoder,
+      ctx: PageContext): ColumnArray = {
+    val numItems = d.getNumDictionaryItems
+    ctx.check(numItems >= 0, s"negative dictionary size $numItems")
+    dec.unsignedLongsWindow(d.getIndices, n, from, until, "dictionary indices") match {
+      case null => null
+      case (raw, indexNulls) =>
+        gather(raw, indexNulls, until - from, numItems, dec.decode(d.getItems, numItems, shape), oneBased, ctx)
+    }
+  }
+
+  private def gather(raw: Array[Long], indexNulls: Array[Boolean], n: Int, numItems: Int, items: ColumnArray,
+      oneBased: Boolean, ctx: PageContext): ColumnArray = {
     // Resolve to 0-based item positions, -1 for null, checking the range once here.
     val idx = new Array[Int](n)
     var anyNull = false

@@ -33,12 +33,19 @@ final class LeafFieldReader(
     packedChildPositions: Array[Int] = null) extends FieldReader {
   private var pageIdx = 0
   private var page: ColumnArray = null
+  /** Row of the current page that `page(0)` holds: `page` may be a window of the page's rows. */
+  private var pageOff = 0
   private var pos = 0
+  /** The first row (of the column) the scan will not ask for; pages are decoded only up to it where the encoding allows. */
+  private var limit = Long.MaxValue
+
+  /** Tells the reader that no row at or after `end` will be asked for. */
+  def limitTo(end: Long): Unit = limit = end
 
   def seek(row: Long): Unit = {
     val p = pages.pageOf(row)
-    if (p != pageIdx) { page = null; pageIdx = p }
     pos = if (p < pages.numPages) (row - pages.starts(p)).toInt else 0
+    if (p != pageIdx || page == null || pos < pageOff || pos > pageOff + page.length) { page = null; pageIdx = p }
   }
 
   def next(n: Int): ColumnArray = {
@@ -49,13 +56,14 @@ final class LeafFieldReader(
     while (remaining > 0) {
       if (pageIdx >= pages.numPages)
         throw pages.ctx(pageIdx).corrupt(s"column has only ${pages.numRows} rows, fewer than the rows asked for")
-      if (page == null) page = decodePage(pageIdx)
-      val avail = page.length - pos
+      if (page == null) load(pageIdx)
+      val avail = pageOff + page.length - pos
       if (avail == 0) {
-        pageIdx += 1; page = null; pos = 0
+        if (pos >= pages.pageLength(pageIdx)) { pageIdx += 1; pos = 0 }
+        page = null
       } else {
         val take = math.min(avail, remaining)
-        val part = ColumnArrays.slice(page, pos, take)
+        val part = ColumnArrays.slice(page, pos - pageOff, take)
         pos += take
         remaining -= take
         if (single == null && parts == null) single = part
@@ -63,10 +71,31 @@ final class LeafFieldReader(
           if (parts == null) { parts = new ArrayBuffer[ColumnArray](); parts += single }
           parts += part
         }
-        if (pos == page.length) { pageIdx += 1; page = null; pos = 0 }
+        if (pos == pageOff + page.length) {
+          if (pos >= pages.pageLength(pageIdx)) { pageIdx += 1; pos = 0 }
+          page = null
+        }
       }
     }
     if (parts == null) single else ColumnArrays.concat(parts.toSeq)
+  }
+
+  /** Decodes page p from row `pos` on: only up to `limit` when its encoding can read part of a page, else whole. */
+  private def load(p: Int): Unit = {
+    val len = pages.pageLength(p)
+    val until = math.max(0L, math.min(len.toLong, limit - pages.starts(p))).toInt
+    if (shape.isInstanceOf[ValueShape.Struct] || len == 0 || until <= pos || (pos == 0 && until == len)) {
+      page = decodePage(p); pageOff = 0
+    } else {
+      val ctx = pages.ctx(p)
+      val dec = new ArrayDecoder(ctx, pages.buffers(p), oneBasedDictionary)
+      val w = dec.decodeWindow(pages.encoding(p), len, pos, until, shape)
+      if (w == null) { page = decodePage(p); pageOff = 0 }
+      else {
+        ctx.check(w.length == until - pos, s"page window decoded to ${w.length} rows, expected ${until - pos}")
+        page = w; pageOff = pos
+      }
+    }
   }
 
   private def decodePage(p: Int): ColumnArray = {
@@ -85,6 +114,11 @@ final class LeafFieldReader(
 
 /** A struct: one reader per requested child; 2.0 cannot store null structs. */
 final class StructFieldReader(children: Array[FieldReader]) extends FieldReader {
+  def limitTo(end: Long): Unit = children.foreach {
+    case l: LeafFieldReader => l.limitTo(end)
+    case st: StructFieldReader => st.limitTo(end)
+    case _ =>
+  }
   def seek(row: Long): Unit = children.foreach(_.seek(row))
   def next(n: Int): ColumnArray = new StructArray(n, null, children.map(_.next(n)))
 }

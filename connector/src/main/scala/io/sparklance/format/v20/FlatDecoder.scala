@@ -39,6 +39,25 @@ object FlatDecoder {
     }
   }
 
+  /**
+   * Values `[from, until)` of a page of `n` values, reading only their bytes: for an
+   * uncompressed byte-aligned Flat (of `byteWidth` bytes a value) or a 1-bit one (`byteWidth`
+   * 0: the bitmap bytes covering the window, whose first value is bit `from % 8`). Null when
+   * the buffer is compressed or not a page buffer; the caller then decodes the whole page.
+   */
+  def window(f: Flat, n: Int, from: Int, until: Int, byteWidth: Int, bufs: PageBuffers, ctx: PageContext): Array[Byte] = {
+    val bits = f.getBitsPerValue
+    if (!f.hasBuffer || (f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")) return null
+    if (byteWidth == 0) {
+      if (bits != 1) return null
+      val lo = from >>> 3; val hi = (until + 7) >>> 3
+      bufs.pageRange(f.getBuffer, lo, hi - lo, (n.toLong + 7) / 8)
+    } else {
+      if (bits != 8L * byteWidth) return null
+      bufs.pageRange(f.getBuffer, from.toLong * byteWidth, Math.multiplyExact(until - from, byteWidth), n.toLong * byteWidth)
+    }
+  }
+
   /** Null flags (true = null) from an LSB-first validity bitmap; null when no value is null. */
   def nullsFromValidity(f: Flat, n: Int, bufs: PageBuffers, ctx: PageContext): Array[Boolean] = {
     ctx.check(f.getBitsPerValue == 1, s"validity must be a 1-bit Flat, found ${f.getBitsPerValue} bits")

@@ -39,6 +39,28 @@ final class PageBuffers(
     }
   }
 
+  /**
+   * Bytes `[off, off + len)` of a page buffer, reading only those (or copying them out of the
+   * buffer when it was read whole already); null for column and file buffers. `minSize` is
+   * the size the buffer must have for the page's encoding to be valid.
+   */
+  def pageRange(b: Buffer, off: Long, len: Int, minSize: Long): Array[Byte] = {
+    if (b.getBufferType != Buffer.BufferType.page) return null
+    val idx = b.getBufferIndex
+    ctx.check(idx >= 0 && idx < pagePositions.length, s"encoding names page buffer $idx but the page has ${pagePositions.length}")
+    val size = pageSizes(idx)
+    ctx.check(size >= minSize, s"page buffer $idx holds $size bytes but the encoding needs $minSize")
+    ctx.check(off >= 0 && off + len <= size, s"range [$off, +$len) outside page buffer $idx of $size bytes")
+    val cached = pageCache(idx)
+    if (cached != null) java.util.Arrays.copyOfRange(cached, off.toInt, off.toInt + len)
+    else if (len == 0) Array.emptyByteArray
+    else {
+      ctx.check(pagePositions(idx) >= 0 && pagePositions(idx) + size <= container.fileSize,
+        s"page buffer $idx at (${pagePositions(idx)}, $size) lies outside the file (size ${container.fileSize})")
+      container.input.read(pagePositions(idx) + off, len)
+    }
+  }
+
   private def read(pos: Long, size: Long, what: String): Array[Byte] = {
     ctx.check(pos >= 0 && size >= 0 && pos + size <= container.fileSize,
       s"$what at ($pos, $size) lies outside the file (size ${container.fileSize})")

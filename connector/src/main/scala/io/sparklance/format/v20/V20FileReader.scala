@@ -24,6 +24,11 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
     if (startRow < 0 || endRow < startRow || endRow > numRows)
       throw new IllegalArgumentException(s"row range [$startRow, $endRow) is outside the $numRows rows of $path")
     val readers = fields.map(build).toArray
+    readers.foreach {
+      case l: LeafFieldReader => l.limitTo(endRow)
+      case st: StructFieldReader => st.limitTo(endRow)
+      case _ =>
+    }
     readers.foreach(_.seek(startRow))
     new V20FileReader.Scan(readers, endRow - startRow, path)
   }
