@@ -67,8 +67,8 @@ object ManifestFile {
     io.readRange(path, pos + 4, len.toInt)
   }
 
-  /** Frames `manifest` as a complete manifest file with no sections. */
-  def encode(manifest: TableProtos.Manifest): Array[Byte] = encode(manifest.toBuilder, None)
+  /** Frames `manifest` verbatim (section positions untouched, no sections written). */
+  def encode(manifest: TableProtos.Manifest): Array[Byte] = frame(manifest.toByteArray, None)
 
   /**
    * Frames a manifest as a complete manifest file: the index section first (u32 length +
@@ -76,12 +76,15 @@ object ManifestFile {
    * position, then the message and footer.
    */
   def encode(manifest: TableProtos.Manifest.Builder, indexSection: Option[Array[Byte]]): Array[Byte] = {
-    val sections = indexSection.map(_.length + 4).getOrElse(0)
     indexSection match {
       case Some(_) => manifest.setIndexSection(0L)
       case None => manifest.clearIndexSection()
     }
-    val body = manifest.build().toByteArray
+    frame(manifest.build().toByteArray, indexSection)
+  }
+
+  private def frame(body: Array[Byte], indexSection: Option[Array[Byte]]): Array[Byte] = {
+    val sections = indexSection.map(_.length + 4).getOrElse(0)
     val buf = ByteBuffer.allocate(sections + 4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
     indexSection.foreach { s => buf.putInt(s.length); buf.put(s) }
     val pos = buf.position().toLong

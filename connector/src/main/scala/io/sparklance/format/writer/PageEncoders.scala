@@ -50,7 +50,16 @@ private[writer] object MiniBlockEncoder {
     }
 
     val numBuffers = vals match { case l: FslValuesBuf if l.anyItemNull => 2; case _ => 1 }
+    // Integers (and other 1/2/4/8-byte values) are bitpacked when that saves space, in
+    // chunks of one 1024-value block, as the reference writer does.
+    val bitpack: Boolean = vals match {
+      case f: FixedValuesBuf if !f.bool && (f.width == 1 || f.width == 2 || f.width == 4 || f.width == 8) && n > 0 =>
+        FastLanesPack.packedSize(f.data.array, f.width, 0, n) * 10 < f.width.toLong * n * 9
+      case _ => false
+    }
+    val maxValues = if (bitpack) 1024 else MaxValues
     def valueBytes(vs: Int, k: Int): Long = vals match {
+      case f: FixedValuesBuf if bitpack => FastLanesPack.packedSize(f.data.array, f.width, vs, vs + k)
       case f: FixedValuesBuf => if (f.bool) (k + 7) / 8 else k.toLong * f.width
       case v: VarValuesBuf =>
         val ow = if (v.large) 8 else 4
@@ -78,9 +87,9 @@ private[writer] object MiniBlockEncoder {
     while (vs < n) {
       val rem = n - vs
       val k =
-        if (rem <= MaxValues && fits(vs, rem, ls, last = true)) rem
+        if (rem <= maxValues && fits(vs, rem, ls, last = true)) rem
         else {
-          var k = Integer.highestOneBit(math.min(rem, MaxValues))
+          var k = Integer.highestOneBit(math.min(rem, maxValues))
           if (k == rem && !fits(vs, k, ls, last = true)) k /= 2
           while (k >= minK && !fits(vs, k, ls, last = false)) k /= 2
           if (k < minK || k < 2) return false
@@ -102,7 +111,14 @@ private[writer] object MiniBlockEncoder {
       val (cvs, k, cls, cl) = chunks(c)
       val last = c == chunks.size - 1
       val start = data.size
-      val bufs = valueBuffers(vals, cvs, k)
+      val bufs = vals match {
+        case f: FixedValuesBuf if bitpack =>
+          val b = new ByteBuf(f.width * 1024 + 16)
+          var from = cvs
+          while (from < cvs + k) { val e = math.min(cvs + k, from + 1024); FastLanesPack.packBlock(f.data.array, f.width, from, e, b); from = e }
+          Seq(b)
+        case _ => valueBuffers(vals, cvs, k)
+      }
       val repBuf = if (hasRep) LevelRle.levels(rep, repRle, cls, cls + cl) else null
       val defBuf = if (hasDef) LevelRle.levels(pageDefs, defRle, cls, cls + cl) else null
       data.u16(if (levelBufs > 0) cl else 0)
@@ -140,7 +156,10 @@ private[writer] object MiniBlockEncoder {
     val b = MiniBlockLayout.newBuilder()
     if (hasRep) b.setRepCompression(if (repRle) Encodings.levelRle else Encodings.flat(16))
     if (hasDef) b.setDefCompression(if (defRle) Encodings.levelRle else Encodings.flat(16))
-    b.setValueCompression(valueEncoding(vals))
+    b.setValueCompression(vals match {
+      case f: FixedValuesBuf if bitpack => Encodings.inlineBitpacking(f.width * 8)
+      case _ => valueEncoding(vals)
+    })
     levels.layers.foreach(b.addLayers)
     b.setNumBuffers(numBuffers.toLong)
     b.setRepetitionIndexDepth(if (hasRep) 1 else 0)

@@ -161,6 +161,9 @@ private[writer] object Encodings {
   val levelRle: CompressiveEncoding =
     CompressiveEncoding.newBuilder().setRle(Rle.newBuilder().setValues(flat(16)).setRunLengths(flat(8))).build()
 
+  def inlineBitpacking(wordBits: Int): CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setInlineBitpacking(InlineBitpacking.newBuilder().setUncompressedBitsPerValue(wordBits.toLong)).build()
+
   def variable(offsetBits: Int): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setVariable(Variable.newBuilder().setOffsets(flat(offsetBits))).build()
 

@@ -1,0 +1,79 @@
+package io.sparklance.format.writer
+
+import io.sparklance.format.codec.{LittleEndian => LE}
+
+/**
+ * Packing into the fastlanes layout that Lance's InlineBitpacking uses (the inverse of
+ * [[io.sparklance.format.codec.FastLanes]]): blocks of 1024 values of an S-bit word type
+ * packed to W bits over 1024/S interleaved lanes; the r-th value of lane l is logical
+ * element FL_ORDER[r/8]*16 + (r%8)*128 + l and lands at bit (r*W) mod S of word
+ * LANES*floor(r*W/S)+l, spilling into the next word of its lane.
+ */
+private[writer] object FastLanesPack {
+  private val FlOrder = Array(0, 4, 2, 6, 1, 5, 3, 7)
+
+  /** Unsigned value `i` of `width`-byte little-endian values in `a` starting at `off`. */
+  @inline def value(a: Array[Byte], off: Int, width: Int, i: Int): Long = width match {
+    case 1 => a(off + i) & 0xffL
+    case 2 => LE.u16(a, off + 2 * i).toLong
+    case 4 => LE.u32(a, off + 4 * i)
+    case _ => LE.i64(a, off + 8 * i)
+  }
+
+  /** Bits needed for the largest of values `[from, until)` taken as unsigned. */
+  def bitWidth(a: Array[Byte], width: Int, from: Int, until: Int): Int = {
+    var or = 0L; var i = from
+    while (i < until) { or |= value(a, 0, width, i); i += 1 }
+    64 - java.lang.Long.numberOfLeadingZeros(or)
+  }
+
+  /**
+   * Appends one InlineBitpacking block: W as one S-bit word, then 1024*W/S words, packing
+   * values `[from, until)` (at most 1024; the rest of the block is zeros).
+   */
+  def packBlock(a: Array[Byte], width: Int, from: Int, until: Int, out: ByteBuf): Unit = {
+    val s = width * 8
+    val w = bitWidth(a, width, from, until)
+    val lanes = 1024 / s
+    val words = new Array[Long](1024 * w / s)
+    val mask = if (s == 64) -1L else (1L << s) - 1
+    if (w > 0) {
+      var r = 0
+      while (r < s) {
+        val bit = r * w; val wi = bit / s; val shift = bit % s
+        val base = FlOrder(r >>> 3) * 16 + (r & 7) * 128
+        var l = 0
+        while (l < lanes) {
+          val idx = from + base + l
+          if (idx < until) {
+            val v = value(a, 0, width, idx)
+            words(lanes * wi + l) |= (v << shift) & mask
+            if (shift + w > s) words(lanes * (wi + 1) + l) |= (v >>> (s - shift)) & mask
+          }
+          l += 1
+        }
+        r += 1
+      }
+    }
+    def put(v: Long): Unit = width match {
+      case 1 => out.u8(v.toInt)
+      case 2 => out.u16(v.toInt)
+      case 4 => out.u32(v)
+      case _ => out.u64(v)
+    }
+    put(w.toLong)
+    var k = 0
+    while (k < words.length) { put(words(k)); k += 1 }
+  }
+
+  /** Bytes of the blocks packing values `[from, until)`. */
+  def packedSize(a: Array[Byte], width: Int, from: Int, until: Int): Long = {
+    var total = 0L; var b = from
+    while (b < until) {
+      val e = math.min(until, b + 1024)
+      total += width + 128L * bitWidth(a, width, b, e)
+      b = e
+    }
+    total
+  }
+}
