@@ -14,6 +14,32 @@ private[structural] final class Bitpack {
   private var inL: Array[Long] = null; private var outL: Array[Long] = null
   private var inI: Array[Int] = null; private var outI: Array[Int] = null
 
+  /**
+   * Unpacks one block of width `w` in `s`-bit words at `a(off)` into ints (64-bit words
+   * truncated, as dictionary indices are read), keeping its first `count` values at `out(outOff)`.
+   */
+  def unpackToInts(a: Array[Byte], off: Int, s: Int, w: Int, out: Array[Int], outOff: Int, count: Int): Unit = {
+    val wordsPerBlock = FastLanes.wordsPerBlock(s, w)
+    if (s == 64) {
+      if (inL == null) { inL = new Array[Long](1024); outL = new Array[Long](1024) }
+      LE.longsInto(a, off, wordsPerBlock, inL)
+      FastLanes.unpack64(inL, 0, w, outL, 0)
+      var i = 0
+      while (i < count) { out(outOff + i) = outL(i).toInt; i += 1 }
+    } else {
+      if (inI == null) { inI = new Array[Int](1024); outI = new Array[Int](1024) }
+      val direct = count == 1024
+      val o = if (direct) out else outI
+      val oo = if (direct) outOff else 0
+      s match {
+        case 32 => LE.intsInto(a, off, wordsPerBlock, inI); FastLanes.unpack32(inI, 0, w, o, oo)
+        case 16 => LE.u16sInto(a, off, wordsPerBlock, inI); FastLanes.unpack16(inI, 0, w, o, oo)
+        case 8 => LE.u8sInto(a, off, wordsPerBlock, inI); FastLanes.unpack8(inI, 0, w, o, oo)
+      }
+      if (!direct) System.arraycopy(outI, 0, out, outOff, count)
+    }
+  }
+
   /** Unpacks `blocks` consecutive 1024-value blocks of width `w` in `s`-bit words at `a(off)`; returns s/8-byte values. */
   def unpackBlocks(a: Array[Byte], off: Int, s: Int, w: Int, blocks: Int, out: Array[Byte], outOff: Int): Unit = {
     val wordsPerBlock = FastLanes.wordsPerBlock(s, w)
@@ -69,6 +95,26 @@ private[structural] final class InlineBitpackMini(s: Int, ref: PageRef) extends 
   private val unpacker = new Bitpack
   def numBuffers = 1
   def decode(bufs: Array[Slice], n: Int): Values = InlineBitpackMini.decode(bufs(0), n, s, ref, unpacker)
+
+  /** The chunk's `n` values as ints (dictionary indices), unpacked straight into the int array. */
+  def decodeIndices(bufs: Array[Slice], n: Int): Array[Int] = {
+    val b = bufs(0)
+    val wb = s / 8
+    val blocks = (n + 1023) / 1024
+    val out = new Array[Int](n)
+    var pos = b.off; var blk = 0
+    val end = b.end
+    while (blk < blocks) {
+      if (pos + wb > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes has no width word")
+      val w = LE.uint(b.a, pos, wb)
+      if (w < 0 || w > s) throw ref.corrupt(s"bitpacked chunk width $w exceeds $s bits")
+      val bytes = 128 * w.toInt
+      if (pos + wb + bytes > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
+      unpacker.unpackToInts(b.a, pos + wb, s, w.toInt, out, blk * 1024, math.min(1024, n - blk * 1024))
+      pos += wb + bytes; blk += 1
+    }
+    out
+  }
 }
 private[structural] object InlineBitpackMini {
   def decode(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack): Values = {

@@ -33,35 +33,29 @@ private[structural] final class MiniBlockPage(
   private val numItems = layout.getNumItems
   private val depth = layout.getRepetitionIndexDepth
 
-  // Chunk table from the metadata words.
-  private val words: Array[Long] = {
+  private var chunkMeta: Slice = null
+  // Chunk table from the metadata words (a loop in the companion, so it runs compiled, not
+  // in the interpreter as the body of a constructor called once per page would).
+  private val numChunks: Int = {
     val m = io.buffer(0)
     val w = if (large) 4 else 2
     ref.check(m.len % w == 0, s"chunk metadata of ${m.len} bytes is not whole ${w}-byte words")
-    val out = new Array[Long](m.len / w)
-    var i = 0
-    if (large) while (i < out.length) { out(i) = LE.u32(m.a, m.off + 4 * i); i += 1 }
-    else while (i < out.length) { out(i) = LE.u16(m.a, m.off + 2 * i).toLong; i += 1 }
-    out
+    chunkMeta = m
+    m.len / w
   }
-  private val numChunks = words.length
   private val chunkStart = new Array[Long](numChunks + 1)
   private val itemStart = new Array[Long](numChunks + 1)
   locally {
-    var i = 0
-    while (i < numChunks) {
-      chunkStart(i + 1) = chunkStart(i) + ((words(i) >>> 4) + 1) * 8
-      val log = (words(i) & 0xF).toInt
-      if (i < numChunks - 1) {
-        if (log <= 0) throw ref.corrupt(s"non-final chunk $i has a value count of 2^0")
-        itemStart(i + 1) = itemStart(i) + (1L << log)
-      } else {
-        if (numItems < itemStart(i)) throw ref.corrupt(s"chunks hold more values than the page's $numItems")
-        if (!(log == 0 || (1L << log) == numItems - itemStart(i))) throw ref.corrupt("last chunk's value count does not match the page")
-        itemStart(i + 1) = numItems
+    val bad = MiniBlockPage.chunkTable(chunkMeta, large, numChunks, numItems, chunkStart, itemStart)
+    if (bad >= 0) {
+      val i = bad >>> 2
+      bad & 3 match {
+        case 0 => throw ref.corrupt(s"non-final chunk $i has a value count of 2^0")
+        case 1 => throw ref.corrupt(s"chunks hold more values than the page's $numItems")
+        case _ => throw ref.corrupt("last chunk's value count does not match the page")
       }
-      i += 1
     }
+    chunkMeta = null
     ref.check(numChunks > 0 || numItems == 0, "page has values but no chunks")
     ref.check(chunkStart(numChunks) <= io.bufferSize(1), s"chunks span ${chunkStart(numChunks)} bytes but the data buffer has ${io.bufferSize(1)}")
   }
@@ -179,7 +173,10 @@ private[structural] final class MiniBlockPage(
     val values =
       if (dictionary == null) valueCodec.decode(bufs, items)
       else {
-        val idx = Codecs.toIndices(valueCodec.decode(bufs, items), ref)
+        val idx = valueCodec match {
+          case ib: InlineBitpackMini => ib.decodeIndices(bufs, items)
+          case c => Codecs.toIndices(c.decode(bufs, items), ref)
+        }
         val nd = dictionary.count
         var k = 0
         while (k < idx.length) { if (idx(k) < 0 || idx(k) >= nd) throw ref.corrupt(s"dictionary index ${idx(k)} of $nd"); k += 1 }
@@ -233,4 +230,32 @@ private[structural] final class MiniBlockPage(
 
   // Decode the first chunk eagerly so the cursor sits on the first requested row.
   if (firstChunk <= lastChunk && rowUntil > rowFrom) nextChunk()
+}
+
+private[structural] object MiniBlockPage {
+  /**
+   * Fills byte starts and item starts of `n` chunks from their metadata words (u32 when
+   * `large`, else u16: low 4 bits log2(values), the rest bytes/8 - 1). Returns -1, or
+   * 4 * chunk + (0: non-final chunk of 2^0 values, 1: more values than the page, 2: last
+   * chunk's count wrong) for the first bad chunk.
+   */
+  def chunkTable(m: Slice, large: Boolean, n: Int, numItems: Long, chunkStart: Array[Long], itemStart: Array[Long]): Int = {
+    val a = m.a; val off = m.off
+    var i = 0
+    while (i < n) {
+      val word = if (large) LE.u32(a, off + 4 * i) else LE.u16(a, off + 2 * i).toLong
+      chunkStart(i + 1) = chunkStart(i) + ((word >>> 4) + 1) * 8
+      val log = (word & 0xF).toInt
+      if (i < n - 1) {
+        if (log <= 0) return 4 * i
+        itemStart(i + 1) = itemStart(i) + (1L << log)
+      } else {
+        if (numItems < itemStart(i)) return 4 * i + 1
+        if (!(log == 0 || (1L << log) == numItems - itemStart(i))) return 4 * i + 2
+        itemStart(i + 1) = numItems
+      }
+      i += 1
+    }
+    -1
+  }
 }
