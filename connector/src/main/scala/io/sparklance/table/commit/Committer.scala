@@ -91,11 +91,14 @@ object Committer {
       val readVersion = current.map(_.version).getOrElse(0L)
       val uuid = UUID.randomUUID().toString
       val txnName = s"$readVersion-$uuid.txn"
+      CommitPauses.at("before-transaction")
       io.createIfAbsent(Paths.join(Paths.join(root, "_transactions"), txnName), transaction(readVersion, uuid, op).toByteArray)
       val naming = current.map(_.naming).getOrElse(ManifestNaming.V2)
       val (manifest, indexSection) = buildManifest(io, current, op, txnName, opts)
       val path = log.manifestPath(readVersion + 1, naming)
+      CommitPauses.at("before-manifest")
       if (io.createIfAbsent(path, ManifestFile.encode(manifest, indexSection))) {
+        CommitPauses.at("after-manifest")
         writeHint(io, log, readVersion + 1)
         return CommitResult(readVersion + 1, path, attempt)
       }
