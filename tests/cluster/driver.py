@@ -44,13 +44,12 @@ def task_executors(sc, group: str) -> list[str]:
     return out
 
 
-def main() -> None:
-    t0 = time.monotonic()
-    spec = json.loads(Path(sys.argv[1]).read_text())
+def session(spec: dict, app_name: str, extra_conf: dict | None = None) -> SparkSession:
+    """A session attached to the standalone master of ``spec``, both executors registered."""
     tmp = spec["tmp"]
-    spark = (
+    builder = (
         SparkSession.builder.master(spec["master"])
-        .appName("spark-lance-cluster-test")
+        .appName(app_name)
         .config("spark.jars", spec["jar"])
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
@@ -65,28 +64,41 @@ def main() -> None:
         .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
         .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
         .config("spark.sql.shuffle.partitions", "2")
-        # start the reads only once both executors are there, so tasks can spread
+        # start the jobs only once both executors are there, so tasks can spread
         .config("spark.scheduler.minRegisteredResourcesRatio", "1.0")
         .config("spark.scheduler.maxRegisteredResourcesWaitingTime", "60s")
         .config("spark.locality.wait", "0s")
         .config("spark.network.timeout", "60s")
-        .getOrCreate()
     )
+    for k, v in (extra_conf or {}).items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def wait_for_executors(sc, n: int = 2, timeout: float = 60) -> list:
+    """(id, host:port) of the application's executors, after waiting (bounded) for ``n``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        execs = [e for e in seq(sc._jsc.sc().statusStore().executorList(True)) if str(e.id()) != "driver"]
+        if len(execs) >= n:
+            break
+        time.sleep(1)
+    return sorted(
+        (str(e.id()), str(e.hostPort())) for e in seq(sc._jsc.sc().statusStore().executorList(True))
+        if str(e.id()) != "driver"
+    )
+
+
+def main() -> None:
+    t0 = time.monotonic()
+    spec = json.loads(Path(sys.argv[1]).read_text())
+    spark = session(spec, "spark-lance-cluster-test")
     sc = spark.sparkContext
-    sc.setLogLevel("WARN")
     out = {"reads": {}, "app_id": sc.applicationId}
     try:
-        # wait (bounded) until both executors registered
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            execs = [e for e in seq(sc._jsc.sc().statusStore().executorList(True)) if str(e.id()) != "driver"]
-            if len(execs) >= 2:
-                break
-            time.sleep(1)
-        out["executors"] = sorted(
-            (str(e.id()), str(e.hostPort())) for e in seq(sc._jsc.sc().statusStore().executorList(True))
-            if str(e.id()) != "driver"
-        )
+        out["executors"] = wait_for_executors(sc)
         out["startup_s"] = round(time.monotonic() - t0, 1)
         out["timings_s"] = {}
         for read in spec["reads"]:

@@ -38,13 +38,13 @@ def spark_class() -> Path:
     return p
 
 
-def base_env(tmp: Path) -> dict:
+def base_env(tmp: Path, host: str = LOCALHOST) -> dict:
     env = dict(os.environ)
     env.update(
         {
             "SPARK_HOME": str(pyspark_home()),
-            "SPARK_LOCAL_IP": LOCALHOST,
-            "SPARK_LOCAL_HOSTNAME": LOCALHOST,
+            "SPARK_LOCAL_IP": host,
+            "SPARK_LOCAL_HOSTNAME": host,
             "SPARK_LOG_DIR": str(tmp / "logs"),
             "SPARK_LOCAL_DIRS": str(tmp / "local"),
             "SPARK_PID_DIR": str(tmp / "pids"),
@@ -60,12 +60,16 @@ def base_env(tmp: Path) -> dict:
 
 class StandaloneCluster:
     def __init__(self, tmp: Path, workers: int = 2, worker_cores: int = 1, worker_memory: str = "1g",
-                 start_timeout: float = 90.0):
+                 start_timeout: float = 90.0, distinct_hosts: bool = False):
+        """``distinct_hosts``: worker i binds to 127.0.0.(1 + i) instead of 127.0.0.1, so Spark
+        sees one host per worker (it never runs a speculative copy of a task on a host where
+        an attempt of that task already runs; Linux routes all of 127/8 to loopback)."""
         self.tmp = Path(tmp)
         self.n_workers = workers
         self.worker_cores = worker_cores
         self.worker_memory = worker_memory
         self.start_timeout = start_timeout
+        self.distinct_hosts = distinct_hosts
         self.port = free_port()
         self.webui_port = free_port()
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
@@ -80,7 +84,10 @@ class StandaloneCluster:
 
     # -- processes -------------------------------------------------------------------------
 
-    def _spawn(self, name: str, args: list[str]) -> None:
+    def worker_host(self, i: int) -> str:
+        return f"127.0.0.{1 + i}" if self.distinct_hosts else LOCALHOST
+
+    def _spawn(self, name: str, args: list[str], host: str = LOCALHOST) -> None:
         (self.tmp / "logs").mkdir(parents=True, exist_ok=True)
         (self.tmp / "local").mkdir(parents=True, exist_ok=True)
         log = self.tmp / "logs" / f"{name}.out"
@@ -90,7 +97,7 @@ class StandaloneCluster:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                env=base_env(self.tmp),
+                env=base_env(self.tmp, host),
                 cwd=str(self.tmp),
                 start_new_session=True,  # own process group: stop() kills the JVM and its wrapper
             )
@@ -109,8 +116,9 @@ class StandaloneCluster:
             self._spawn(
                 f"worker{i}",
                 ["org.apache.spark.deploy.worker.Worker", self.master_url, "--cores", str(self.worker_cores),
-                 "--memory", self.worker_memory, "--host", LOCALHOST, "--port", str(free_port()),
+                 "--memory", self.worker_memory, "--host", self.worker_host(i), "--port", str(free_port()),
                  "--webui-port", str(free_port()), "--work-dir", str(work)],
+                host=self.worker_host(i),
             )
         self._wait(lambda st: st is not None and len(self.alive_workers(st)) == self.n_workers,
                    f"{self.n_workers} workers to register")
