@@ -1,0 +1,205 @@
+"""The report: latest.md (tables of rates and ratios, notes derived from the run itself),
+latest.png (a bar chart of the scan ratios); latest.json is the run's raw document."""
+from __future__ import annotations
+
+import platform
+import subprocess
+from pathlib import Path
+
+from .queries import queries
+from .spark_worker import SPARK_WRITE_FORMATS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def machine_info() -> dict:
+    def sh(c):
+        try:
+            return subprocess.run(c, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
+        except Exception:  # noqa: BLE001
+            return ""
+    cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip()
+    mem_kb = sh("grep MemTotal /proc/meminfo | awk '{print $2}'")
+    import pyspark
+    try:
+        import lance
+        lv = lance.__version__
+    except Exception:  # noqa: BLE001
+        lv = "?"
+    return dict(nproc=sh("nproc"), cpu=cpu, mem_gib=round(int(mem_kb) / 1024 / 1024, 1) if mem_kb else None,
+                java=sh("java -version 2>&1 | head -1"), python=platform.python_version(),
+                pyspark=pyspark.__version__, pylance=lv, os=platform.platform(),
+                loadavg=sh("cat /proc/loadavg"),
+                git=sh(f"git -C {REPO} rev-parse --short HEAD"))
+
+
+def ratio(a, b):
+    if a and b:
+        return a / b
+    return None
+
+
+def fmt_rate(r):
+    return f"{r / 1e6:.1f}" if r else "—"
+
+
+def fmt_ratio(x):
+    return f"{x:.2f}" if x else "—"
+
+
+def index(results):
+    return {(r.get("engine"), r.get("format"), r.get("query"), r.get("master")): r for r in results}
+
+
+def build_report(doc: dict, out: Path) -> None:
+    res = doc["results"]
+    idx = index(res)
+    rows = doc["rows"]
+    master = doc["master"]
+    qs = queries(rows)
+    lines = []
+    m = doc["machine"]
+    lines += [f"# spark-lance benchmark — {rows:,} rows", "",
+              f"Run {doc['started']} (took {doc.get('elapsed_s', 0) / 60:.1f} min), git {m.get('git')}. "
+              f"Spark master `{master}` unless a column says otherwise.", "",
+              "| machine | |", "|---|---|",
+              f"| nproc | {m['nproc']} |", f"| CPU | {m['cpu']} |", f"| memory | {m['mem_gib']} GiB |",
+              f"| Java | {m['java']} |", f"| Spark / pylance | pyspark {m['pyspark']} / pylance {m['pylance']} |",
+              f"| load average at start | {m['loadavg']} |", ""]
+    lines += ["Notes:", ""] + [f"- {n}" for n in run_notes(doc)] + ["", ""]
+    lines += ["## Scans (M rows/s, median of runs after a warm-up; higher is better)", "",
+              "Ratios are throughput ratios: **ours ÷ other**; above 1 means this connector is faster.", "",
+              "| query | Parquet | ours 2.2 | ours 2.0 | pylance 2.2 | lance-spark 2.2 | ours2.2/Parquet | ours2.0/Parquet "
+              "| ours2.2/lance-spark | ours2.2/pylance | ours 2.2 min–max s | heap peak ours2.2 / Parquet MB |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    chart = []
+    for q in qs:
+        n = q["name"]
+        pq = idx.get(("ours", "parquet", n, master), {})
+        o22 = idx.get(("ours", "lance2.2", n, master), {})
+        o20 = idx.get(("ours", "lance2.0", n, master), {})
+        pl = idx.get(("pylance", "lance2.2", n, None), {})
+        ls = idx.get(("lance-spark", "lance2.2", n, master), {})
+        if not any((pq, o22, o20, pl, ls)):
+            continue
+        rp, r22, r20, rpl, rls = (x.get("rows_per_s") for x in (pq, o22, o20, pl, ls))
+        rat = dict(parquet=ratio(r22, rp), parquet20=ratio(r20, rp), lance_spark=ratio(r22, rls), pylance=ratio(r22, rpl))
+        chart.append((n, dict(rat, pylance=None) if n == "count_star" else rat))
+        mm = f"{o22['min_s']:.2f}–{o22['max_s']:.2f}" if o22.get("min_s") is not None else "—"
+        heap = " / ".join(f"{x['peak_heap_bytes'] / 2**20:.0f}" if x.get("peak_heap_bytes") else "—" for x in (o22, pq))
+        err = lambda x: "err" if x.get("error") else fmt_rate(x.get("rows_per_s"))  # noqa: E731
+        lines.append(f"| {n} | {err(pq)} | {err(o22)} | {err(o20)} | {err(pl)} | {err(ls)} | {fmt_ratio(rat['parquet'])} | "
+                     f"{fmt_ratio(rat['parquet20'])} | {fmt_ratio(rat['lance_spark'])} | {fmt_ratio(rat['pylance'])} | {mm} | {heap} |")
+    doc["ratios"] = {n: r for n, r in chart}
+    # other masters (e.g. local[2])
+    others = sorted({r.get("master") for r in res if r.get("master") and r.get("master") != master})
+    for om in others:
+        lines += ["", f"### Spark master `{om}`", "", "| query | Parquet | ours 2.2 | ours 2.0 | ours2.2/Parquet | ours2.0/Parquet |",
+                  "|---|---|---|---|---|---|"]
+        for q in qs:
+            n = q["name"]
+            pq, o22, o20 = (idx.get(("ours", f, n, om), {}) for f in ("parquet", "lance2.2", "lance2.0"))
+            if not any((pq, o22, o20)):
+                continue
+            rp, r22, r20 = (x.get("rows_per_s") for x in (pq, o22, o20))
+            lines.append(f"| {n} | {fmt_rate(rp)} | {fmt_rate(r22)} | {fmt_rate(r20)} | {fmt_ratio(ratio(r22, rp))} | {fmt_ratio(ratio(r20, rp))} |")
+    lines += write_table(res, doc.get("write_rows"))
+    errs = [r for r in res if r.get("error")]
+    if errs:
+        lines += ["", "## Errors", ""]
+        for r in errs:
+            lines += [f"- **{r.get('engine')} {r.get('section')} {r.get('format', '')} {r.get('query', '')}**:", "",
+                      "  ```", *("  " + x for x in r["error"].strip().splitlines()[-25:]), "  ```"]
+    lines += ["", "## Queries", "", "| name | Spark SQL | what it measures |", "|---|---|---|"]
+    for q in qs:
+        sql = "write.format(\"noop\") of the whole table" if q.get("noop") else q["sql"].format(t="t")
+        lines.append(f"| {q['name']} | `{sql}` | {q['what']} |")
+    (out / "latest.md").write_text("\n".join(lines) + "\n")
+    chart_png(chart, out / "latest.png", rows, master)
+
+
+def run_notes(doc: dict) -> list[str]:
+    """What a reader needs to weigh the figures, taken from the run itself."""
+    m = doc["machine"]
+    notes = [f"Rows: {doc['rows']:,} per table (scans); timed writes use the first {doc.get('write_rows') or 0:,} rows "
+             "of the mixed table (see bench/README.md for why). Each figure is the median of "
+             f"{doc.get('runs', 3)} timed runs after a warm-up run; the formats interleave run by run."]
+    load0 = (m.get("loadavg") or "").split()[:3]
+    peak = doc.get("load_max")
+    if load0:
+        busy = peak is not None and peak > 2.5
+        notes.append(f"Load average {', '.join(load0)} at the start, {peak if peak is not None else '?'} at most "
+                     f"during the run, on {m.get('nproc')} cores" +
+                     (": the box was shared with other work, so absolute rates are low and noisy; "
+                      "read the ratios, which come from interleaved runs under the same load." if busy else "."))
+    ls = [r for r in doc["results"] if r.get("engine") == "lance-spark"]
+    if not ls:
+        notes.append("lance-spark was not run (--only or --lance-spark off).")
+    elif all(r.get("error") for r in ls):
+        notes.append("lance-spark: no figures (" + ls[0]["error"].splitlines()[0][:300] + "); its columns are empty.")
+    else:
+        notes.append(f"lance-spark: {next(r.get('coordinates') for r in ls if r.get('coordinates'))}.")
+    return notes
+
+
+def write_table(res: list[dict], write_rows) -> list[str]:
+    idx = {(r.get("engine"), r.get("format")): r for r in res if r.get("section") == "write"}
+    lines = ["", f"## Writes ({write_rows or 0:,} rows of the mixed table)", "",
+             "Spark writes read the same rows through this connector from a Lance 2.2 data set; pylance writes "
+             "them from the memory-mapped Arrow source. **rows/s ÷ Parquet** above 1: faster than Spark's "
+             "Parquet writer; **bytes ÷ pylance** at most 1: files no larger than pylance's of the same version.", "",
+             "| engine | format | M rows/s | median s (min–max) | MB on disk | rows/s ÷ Spark Parquet "
+             "| rows/s ÷ pylance | bytes ÷ pylance | peak heap MB |", "|---|---|---|---|---|---|---|---|---|"]
+    pq = idx.get(("spark", "parquet"), {})
+    rows = [("spark", "parquet")] + [("ours", f) for f in SPARK_WRITE_FORMATS if f != "parquet"] + \
+           [("pylance", f) for f in ("lance2.2", "lance2.1", "lance2.0")]
+    for eng, f in rows:
+        r = idx.get((eng, f))
+        if not r:
+            continue
+        if r.get("error"):
+            lines.append(f"| {eng} | {f} | err | — | — | — | — | — | — |")
+            continue
+        pl = idx.get(("pylance", f), {})
+        vs_pq = fmt_ratio(ratio(r.get("rows_per_s"), pq.get("rows_per_s"))) if eng == "ours" else "—"
+        vs_plr = fmt_ratio(ratio(r.get("rows_per_s"), pl.get("rows_per_s"))) if eng == "ours" else "—"
+        vs_pl = fmt_ratio(ratio(r.get("bytes_on_disk"), pl.get("bytes_on_disk"))) if eng == "ours" else "—"
+        heap = f"{r['peak_heap_bytes'] / 2**20:.0f}" if r.get("peak_heap_bytes") else "—"
+        lines.append(f"| {eng} | {f} | {r['rows_per_s'] / 1e6:.3f} | {r['median_s']:.2f} ({r['min_s']:.2f}–{r['max_s']:.2f}) "
+                     f"| {r['bytes_on_disk'] / 1e6:,.1f} | {vs_pq} | {vs_plr} | {vs_pl} | {heap} |")
+    sizes = [r for r in res if r.get("section") == "prep" and r.get("bytes_on_disk")]
+    if sizes:
+        lines += ["", "Scan data sets (made once, reused): " + ", ".join(
+            f"{r['query'][len('size_'):]} {r['format']} {r['bytes_on_disk'] / 1e6:,.0f} MB" for r in sizes) + "."]
+    return lines
+
+
+def chart_png(chart, path: Path, rows: int, master: str) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # noqa: BLE001
+        print(f"(no chart: matplotlib unavailable: {e})")
+        return
+    import numpy as np
+    series = [("parquet", "ours 2.2 / Parquet"), ("parquet20", "ours 2.0 / Parquet"),
+              ("lance_spark", "ours 2.2 / lance-spark"), ("pylance", "ours 2.2 / pylance")]
+    series = [s for s in series if any(r.get(s[0]) for _, r in chart)]
+    names = [n for n, _ in chart]
+    x = np.arange(len(names))
+    w = 0.8 / max(1, len(series))
+    fig, ax = plt.subplots(figsize=(max(8, len(names) * 1.1), 5))
+    for i, (k, label) in enumerate(series):
+        vals = [r.get(k) or 0 for _, r in chart]
+        ax.bar(x + (i - (len(series) - 1) / 2) * w, vals, w, label=label)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(x, names, rotation=35, ha="right")
+    ax.set_ylabel("throughput ratio (>1: spark-lance faster)")
+    ax.set_yscale("log")
+    ax.set_title(f"spark-lance scan throughput ratios — {rows:,} rows, {master}\n"
+                 "(count_star / pylance left off: pylance answers it from the manifest without a query engine)",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)

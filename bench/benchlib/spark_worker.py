@@ -1,0 +1,288 @@
+"""The Spark side: each Spark engine runs in its own child process (`run_bench.py
+--worker-spec ...`), so one connector's JIT profile, heap or classpath never leaks into
+another's numbers. A worker prepares the Parquet data, times Spark writes, or times scans."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from .data import Paths, du, stats
+from .queries import queries
+
+LANCE_SPARK_GROUPS = ("org.lance", "com.lancedb")
+LANCE_SPARK_ARTIFACT = "lance-spark-bundle-4.0_2.13"
+MAVEN = "https://repo1.maven.org/maven2"
+SPARK_WRITE_FORMATS = ("parquet", "lance2.2", "lance2.1", "lance2.0")
+
+
+class HeapSampler:
+    """Samples the (driver = executor, local mode) JVM's heap use every `period` seconds."""
+
+    def __init__(self, jvm, period=0.1):
+        self.mx = jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+        self.period = period
+        self.peak = 0
+        self._stop = threading.Event()
+        self._t = None
+
+    def __enter__(self):
+        self.peak = self.mx.getHeapMemoryUsage().getUsed()
+        self._stop.clear()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+        return self
+
+    def _run(self):
+        while not self._stop.wait(self.period):
+            try:
+                self.peak = max(self.peak, self.mx.getHeapMemoryUsage().getUsed())
+            except Exception:  # noqa: BLE001
+                return
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._t.join()
+        self.peak = max(self.peak, self.mx.getHeapMemoryUsage().getUsed())
+
+
+def spark_session(engine: str, master: str, jar: str | None, packages: str | None, jfr: str | None,
+                  driver_memory: str, ivy: str):
+    from pyspark.sql import SparkSession
+    b = (SparkSession.builder.master(master).appName(f"spark-lance-bench-{engine}")
+         .config("spark.driver.memory", driver_memory)
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2")
+         .config("spark.sql.session.timeZone", "UTC"))
+    if jar:
+        b = b.config("spark.jars", jar)
+    if packages:
+        b = b.config("spark.jars.packages", packages).config("spark.jars.ivy", ivy)
+    if jfr:
+        b = b.config("spark.driver.extraJavaOptions",
+                     f"-XX:StartFlightRecording=filename={jfr},settings=profile,dumponexit=true")
+    return b.getOrCreate()
+
+
+def java_message(e: Exception) -> str:
+    """The Java exception line of a Py4J error (': some.Exception: message'), else str(e)."""
+    msg = str(e)
+    for line in msg.splitlines():
+        if line.startswith(": "):
+            return line[2:].strip()
+    return msg.strip().splitlines()[0] if msg.strip() else repr(e)
+
+
+# A read-only connector rejects df.write.format("lance") in one of these ways: Spark 4.0
+# says "does not allow create table as select" or "does not support batch write" for a
+
+
+def prepare_parquet(spark, paths: Paths, rows: int, master: str, log) -> list[dict]:
+    """Spark writes both tables as snappy Parquet (Spark's defaults), reading them through this
+    connector from Lance 2.2 (so vectors keep their type). Data preparation: one untimed-ish
+    run, reported with its time only as a note."""
+    results = []
+    for t in ("mixed", "wide"):
+        p = paths.parquet[t]
+        if (p / "_SUCCESS").exists():
+            continue
+        log(f"spark parquet write {t} (data preparation) -> {p}")
+        t0 = time.perf_counter()
+        spark.read.format("lance").load(str(paths.lance[(t, "2.2")])).write.mode("overwrite").parquet(str(p))
+        log(f"  {time.perf_counter() - t0:.1f}s")
+    return results
+
+
+def timed_writes(spark, jvm, paths: Paths, write_rows: int, runs: int, master: str, log) -> list[dict]:
+    """Spark writes the same `write_rows` mixed rows (read through this connector from the
+    Lance 2.2 write source, the same read for every format) as Parquet and as Lance 2.2, 2.1
+    and 2.0: one warm-up pass, then `runs` passes interleaving the formats, so load from other
+    processes falls on every format alike."""
+    src = spark.read.format("lance").load(str(paths.write_source(write_rows)))
+    state = {f: dict(times=[], peak=0, error=None, size=None) for f in SPARK_WRITE_FORMATS}
+    for run in range(runs + 1):
+        for fmt in SPARK_WRITE_FORMATS:
+            st = state[fmt]
+            if st["error"]:
+                continue
+            dst = paths.scratch / f"spark_write_{fmt}"
+            shutil.rmtree(dst, ignore_errors=True)
+            try:
+                with HeapSampler(jvm) as hs:
+                    t0 = time.perf_counter()
+                    if fmt == "parquet":
+                        src.write.mode("overwrite").parquet(str(dst))
+                    else:
+                        src.write.format("lance").option("data_storage_version", fmt[len("lance"):]).save(str(dst))
+                    dt = time.perf_counter() - t0
+                if run > 0:
+                    st["times"].append(dt)
+                    st["peak"] = max(st["peak"], hs.peak)
+                st["size"] = du(dst)
+            except Exception as e:  # noqa: BLE001
+                st["error"] = str(e)[:4000]
+                log(f"write {fmt}: ERROR {java_message(e)[:300]}")
+            shutil.rmtree(dst, ignore_errors=True)
+        log(f"write pass {run}/{runs} done" + (" (warm-up)" if run == 0 else ""))
+    out = []
+    for fmt, st in state.items():
+        base = dict(section="write", engine="spark" if fmt == "parquet" else "ours", format=fmt,
+                    query="write_mixed", master=master, rows=write_rows)
+        if st["error"] or not st["times"]:
+            out.append(dict(base, error=st["error"] or "no timed run"))
+            continue
+        r = dict(base, bytes_on_disk=st["size"], peak_heap_bytes=st["peak"], **stats(st["times"], write_rows))
+        log(f"write {fmt:9s} median {r['median_s']:.2f}s ({write_rows / r['median_s'] / 1e6:.2f} M rows/s), "
+            f"{st['size'] / 1e6:,.0f} MB")
+        out.append(r)
+    return out
+
+
+def timed_scans(spark, jvm, paths: Paths, qs: list[dict], fmts: list[str], runs: int, rows: int, engine: str,
+                master: str, section: str, log) -> list[dict]:
+    """One warm-up pass over every (query, format) first, so the JIT has seen every code path
+    before anything is timed; then the timed runs interleave formats query by query, so load
+    from other processes on a shared box hits every format alike (ratios stay fair)."""
+    results = []
+    for fmt in fmts:
+        for t in ("mixed", "wide"):
+            if fmt == "parquet":
+                df = spark.read.parquet(str(paths.parquet[t]))
+            else:
+                df = spark.read.format("lance").load(str(paths.lance[(t, fmt.replace("lance", ""))]))
+            df.createOrReplaceTempView(f"{t}_{fmt.replace('.', '')}")
+
+    def once(q, fmt):
+        view = f"{q['table']}_{fmt.replace('.', '')}"
+        if q.get("noop"):
+            spark.table(view).write.format("noop").mode("overwrite").save()
+            return None
+        return spark.sql(q["sql"].format(t=view)).collect()[0][0]
+
+    state = {}
+    for q in qs:
+        for fmt in fmts:
+            st = state[(q["name"], fmt)] = dict(times=[], peak=0, error=None, result=None)
+            try:
+                st["result"] = once(q, fmt)
+            except Exception as e:  # noqa: BLE001
+                st["error"] = str(e)[:4000]
+                log(f"{fmt} {q['name']}: ERROR {java_message(e)[:300]}")
+    log("warm-up pass done")
+    for run in range(runs):
+        for q in qs:
+            for fmt in fmts:
+                st = state[(q["name"], fmt)]
+                if st["error"]:
+                    continue
+                try:
+                    with HeapSampler(jvm) as hs:
+                        t0 = time.perf_counter()
+                        once(q, fmt)
+                        st["times"].append(time.perf_counter() - t0)
+                    st["peak"] = max(st["peak"], hs.peak)
+                except Exception as e:  # noqa: BLE001
+                    st["error"] = str(e)[:4000]
+        log(f"timed run {run + 1}/{runs} done")
+    for q in qs:
+        for fmt in fmts:
+            st = state[(q["name"], fmt)]
+            base = dict(section=section, engine=engine, format=fmt, query=q["name"], master=master, rows=rows)
+            if st["error"] or not st["times"]:
+                results.append(dict(base, error=st["error"] or "no timed run"))
+                continue
+            r = dict(base, result=str(st["result"]), peak_heap_bytes=st["peak"], **stats(st["times"], rows))
+            log(f"{fmt:9s} {q['name']:16s} median {r['median_s']:.3f}s  ({r['rows_per_s'] / 1e6:.1f} M rows/s)")
+            results.append(r)
+    return results
+
+
+def worker(args) -> None:
+    """Runs inside a child process. Writes a JSON list of result dicts to args.json_out."""
+    spec = json.loads(args.worker_spec)
+    engine, master = spec["engine"], spec["master"]
+    results: list[dict] = []
+    paths = Paths(Path(args.data), args.rows)
+
+    def emit():
+        Path(args.json_out).write_text(json.dumps(results, indent=1, default=str))
+
+    def log(msg):
+        print(f"[{engine} {master}] {msg}", flush=True)
+
+    try:
+        spark = spark_session(engine, master, spec.get("jar"), spec.get("packages"), spec.get("jfr"),
+                              args.driver_memory, str(paths.root.parent / "ivy"))
+    except Exception as e:  # noqa: BLE001
+        results.append(dict(section=spec["section"], engine=engine, master=master, error=f"SparkSession: {e!r}"[:4000]))
+        emit()
+        return
+    spark.sparkContext.setLogLevel("ERROR")
+    jvm = spark.sparkContext._jvm
+    if "prep" in spec.get("sections", []):
+        results += prepare_parquet(spark, paths, args.rows, master, log)
+        emit()
+    if "write" in spec.get("sections", []):
+        results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log)
+        emit()
+    if spec.get("formats"):
+        qs = [q for q in queries(args.rows) if q["name"] in spec["queries"]]
+        results += timed_scans(spark, jvm, paths, qs, spec["formats"], spec["runs"], args.rows, engine, master,
+                               spec["section"], log)
+    emit()
+    spark.stop()
+
+
+def run_worker(args, spec: dict, log) -> list[dict]:
+    """Starts a child process for one Spark engine and returns its results."""
+    out = Path(args.out) / f".worker-{spec['engine']}-{spec['section']}.json"
+    out.unlink(missing_ok=True)
+    cmd = [sys.executable, str(Path(__file__).resolve().parent.parent / "run_bench.py"), "--worker-spec", json.dumps(spec), "--json-out", str(out),
+           "--rows", str(args.rows), "--data", args.data, "--driver-memory", args.driver_memory]
+    log(f"starting worker: {spec['engine']} {spec['section']} {spec['master']} formats={spec.get('formats')}")
+    env = dict(os.environ)
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    logf = Path(args.out) / f".worker-{spec['engine']}-{spec['section']}.log"
+    with open(logf, "w") as lf:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=lf, text=True, env=env)
+        for line in p.stdout:
+            print("   " + line.rstrip(), flush=True)
+        rc = p.wait(timeout=args.worker_timeout)
+    res = json.loads(out.read_text()) if out.exists() else []
+    out.unlink(missing_ok=True)
+    if rc != 0 or not res:
+        tail = logf.read_text()[-3000:]
+        res.append(dict(section=spec["section"], engine=spec["engine"], master=spec["master"],
+                        error=f"worker exited {rc}; stderr tail:\n{tail}"))
+    return res
+
+
+# ---------------------------------------------------------------------------------------
+# lance-spark discovery
+# ---------------------------------------------------------------------------------------
+
+
+def find_lance_spark(log) -> tuple[str | None, str]:
+    """Returns (coordinates, note). Reads maven-metadata.xml for the newest release."""
+    notes = []
+    for g in LANCE_SPARK_GROUPS:
+        url = f"{MAVEN}/{g.replace('.', '/')}/{LANCE_SPARK_ARTIFACT}/maven-metadata.xml"
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                xml = r.read().decode()
+            m = re.search(r"<release>([^<]+)</release>", xml) or re.search(r"<latest>([^<]+)</latest>", xml)
+            if m:
+                coords = f"{g}:{LANCE_SPARK_ARTIFACT}:{m.group(1)}"
+                log(f"lance-spark: newest release {coords}")
+                return coords, f"from {url}"
+            notes.append(f"{url}: no <release>")
+        except Exception as e:  # noqa: BLE001
+            notes.append(f"{url}: {e}")
+    return None, "; ".join(notes)
