@@ -97,3 +97,14 @@ def test_stable_row_ids_on_create(spark, tmp_path):
     ds = lance.dataset(path)
     ds.create_scalar_index("id", "BTREE")
     assert lance.dataset(path).to_table(filter="id = 60").num_rows == 1
+
+
+def test_only_lance_files_are_written(spark, tmp_path):
+    """No side files (Hadoop's .crc checksums, temporaries) next to what pylance writes."""
+    path = str(tmp_path / "ds")
+    rows(spark, 20).write.format("lance").save(path)
+    rows(spark, 20, 20).write.format("lance").mode("append").save(path)
+    rows(spark, 5).write.format("lance").mode("overwrite").save(path)
+    names = [f for _, _, files in os.walk(path) for f in files]
+    assert not [f for f in names if f.startswith(".") or f.endswith(".crc")], names
+    assert lance.dataset(path).count_rows() == 5

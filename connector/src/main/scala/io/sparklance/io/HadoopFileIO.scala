@@ -16,6 +16,10 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
 
   private def fs(p: Path): FileSystem = p.getFileSystem(conf)
 
+  /** Where files are written: the local file system's raw form, so no `.crc` side files appear
+   *  next to manifests and hints (pylance never writes them, and readers ignore them). */
+  private def writeFs(p: Path): FileSystem = HadoopFileIO.withoutChecksums(fs(p))
+
   override def exists(path: String): Boolean = { val p = new Path(path); fs(p).exists(p) }
 
   override def isDirectory(path: String): Boolean = {
@@ -59,13 +63,13 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
     // on local disks a hard link (link(2) fails with EEXIST; Hadoop's local rename would
     // silently overwrite), elsewhere Hadoop's rename, which fails on HDFS when the target exists.
     val target = new Path(path)
-    val f = fs(target)
+    val f = writeFs(target)
     if (f.exists(target)) return false
     val tmp = new Path(target.getParent, s".tmp-${target.getName}-${java.util.UUID.randomUUID()}")
     val out = f.create(tmp, false)
     try out.write(bytes) finally out.close()
     try {
-      if (f.getScheme == "file") {
+      if (f.getUri.getScheme == "file") {
         try { java.nio.file.Files.createLink(localFile(f, target), localFile(f, tmp)); true }
         catch { case _: java.nio.file.FileAlreadyExistsException => false }
       } else {
@@ -81,7 +85,7 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
 
   override def write(path: String, bytes: Array[Byte]): Unit = {
     val p = new Path(path)
-    val out = fs(p).create(p, true)
+    val out = writeFs(p).create(p, true)
     try out.write(bytes) finally out.close()
   }
 
@@ -101,6 +105,12 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
 
 object HadoopFileIO {
   def local(): HadoopFileIO = new HadoopFileIO(new Configuration())
+
+  /** The raw file system under Hadoop's checksumming local one; any other file system as is. */
+  def withoutChecksums(f: FileSystem): FileSystem = f match {
+    case c: org.apache.hadoop.fs.LocalFileSystem => c.getRawFileSystem
+    case other => other
+  }
 }
 
 private final class HadoopInput(val path: String, in: FSDataInputStream, val length: Long) extends RandomAccessInput {

@@ -249,10 +249,8 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
 
 object LanceDataWriter {
   /** The file system for data files; on local disks the raw one, so no `.crc` side files appear next to them. */
-  def rawFs(p: Path, conf: Configuration): org.apache.hadoop.fs.FileSystem = p.getFileSystem(conf) match {
-    case c: org.apache.hadoop.fs.LocalFileSystem => c.getRawFileSystem
-    case other => other
-  }
+  def rawFs(p: Path, conf: Configuration): org.apache.hadoop.fs.FileSystem =
+    _root_.io.sparklance.io.HadoopFileIO.withoutChecksums(p.getFileSystem(conf))
 
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
     files.foreach(f => try io.delete(Paths.join(Paths.join(root, "data"), f.path)) catch { case _: Exception => })
