@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import pylance_ref, report  # noqa: E402
+from benchlib import lance_spark, pylance_ref, report  # noqa: E402
 from benchlib.data import DEFAULT_ROWS, DEFAULT_WRITE_ROWS, Paths, gen_sources  # noqa: E402
 from benchlib.queries import queries  # noqa: E402
-from benchlib.spark_worker import find_lance_spark, run_worker, worker  # noqa: E402
+from benchlib.spark_worker import run_worker, worker  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_JAR = HERE.parent / "connector" / "target" / "scala-2.13" / "spark-lance_2.13-0.1.0.jar"
@@ -152,18 +152,8 @@ def main(argv=None) -> int:
             log("pylance reference scans (Lance 2.2)")
             replace(pylance_ref.pylance_scans(paths, args.rows, qs, args.runs, log))
         if "lance-spark" in sections and args.lance_spark != "off":
-            coords, note = (args.lance_spark, "given on the command line") if args.lance_spark != "auto" \
-                else find_lance_spark(log)
-            if coords is None:
-                log(f"lance-spark: not found on Maven Central ({note}); skipped")
-                replace([dict(section="lance-spark", engine="lance-spark", master=args.master,
-                              error=f"lance-spark bundle for Spark 4.0 / Scala 2.13 not found on Maven Central: {note}")])
-            else:
-                res = run_worker(args, dict(base_spec, engine="lance-spark", section="lance-spark", master=args.master,
-                                            packages=coords, formats=["lance2.2"]), log)
-                for r in res:
-                    r["coordinates"] = coords
-                replace(res)
+            doc["results"] = [r for r in doc["results"] if r.get("engine") != "lance-spark"]
+            replace(lance_spark.run(args, base_spec, log))
     if not report_only:
         doc["elapsed_s"] = time.time() - t_start
         doc["load_max"] = load.peak

@@ -69,9 +69,18 @@ def build_report(doc: dict, out: Path) -> None:
     lines += ["Notes:", ""] + [f"- {n}" for n in run_notes(doc)] + ["", ""]
     lines += ["## Scans (M rows/s, median of runs after a warm-up; higher is better)", "",
               "Ratios are throughput ratios: **ours ÷ other**; above 1 means this connector is faster.", "",
-              "| query | Parquet | ours 2.2 | ours 2.0 | pylance 2.2 | lance-spark 2.2 | ours2.2/Parquet | ours2.0/Parquet "
-              "| ours2.2/lance-spark | ours2.2/pylance | ours 2.2 min–max s | heap peak ours2.2 / Parquet MB |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| query | Parquet | ours 2.2 | ours 2.0 | pylance 2.2 | lance-spark 2.2 | lance-spark 2.0 "
+              "| ours2.2/Parquet | ours2.0/Parquet | ours2.2/lance-spark2.2 | ours2.0/lance-spark2.0 | ours2.2/pylance "
+              "| ours 2.2 min–max s | heap peak ours2.2 / Parquet MB |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    # a lance-spark worker that died (a Rust panic aborts its JVM) left one error row per format
+    crashed = {r.get("format") for r in res if r.get("engine") == "lance-spark" and r.get("error") and not r.get("query")}
+
+    def cell(x, crash=False):
+        if crash and not x:
+            return "crash"
+        return "err" if x.get("error") else fmt_rate(x.get("rows_per_s"))
+
     chart = []
     for q in qs:
         n = q["name"]
@@ -79,17 +88,20 @@ def build_report(doc: dict, out: Path) -> None:
         o22 = idx.get(("ours", "lance2.2", n, master), {})
         o20 = idx.get(("ours", "lance2.0", n, master), {})
         pl = idx.get(("pylance", "lance2.2", n, None), {})
-        ls = idx.get(("lance-spark", "lance2.2", n, master), {})
-        if not any((pq, o22, o20, pl, ls)):
+        ls22 = idx.get(("lance-spark", "lance2.2", n, master), {})
+        ls20 = idx.get(("lance-spark", "lance2.0", n, master), {})
+        if not any((pq, o22, o20, pl, ls22, ls20)):
             continue
-        rp, r22, r20, rpl, rls = (x.get("rows_per_s") for x in (pq, o22, o20, pl, ls))
-        rat = dict(parquet=ratio(r22, rp), parquet20=ratio(r20, rp), lance_spark=ratio(r22, rls), pylance=ratio(r22, rpl))
+        rp, r22, r20, rpl, rls22, rls20 = (x.get("rows_per_s") for x in (pq, o22, o20, pl, ls22, ls20))
+        rat = dict(parquet=ratio(r22, rp), parquet20=ratio(r20, rp), lance_spark=ratio(r22, rls22),
+                   lance_spark20=ratio(r20, rls20), pylance=ratio(r22, rpl))
         chart.append((n, dict(rat, pylance=None) if n == "count_star" else rat))
         mm = f"{o22['min_s']:.2f}–{o22['max_s']:.2f}" if o22.get("min_s") is not None else "—"
         heap = " / ".join(f"{x['peak_heap_bytes'] / 2**20:.0f}" if x.get("peak_heap_bytes") else "—" for x in (o22, pq))
-        err = lambda x: "err" if x.get("error") else fmt_rate(x.get("rows_per_s"))  # noqa: E731
-        lines.append(f"| {n} | {err(pq)} | {err(o22)} | {err(o20)} | {err(pl)} | {err(ls)} | {fmt_ratio(rat['parquet'])} | "
-                     f"{fmt_ratio(rat['parquet20'])} | {fmt_ratio(rat['lance_spark'])} | {fmt_ratio(rat['pylance'])} | {mm} | {heap} |")
+        lines.append(f"| {n} | {cell(pq)} | {cell(o22)} | {cell(o20)} | {cell(pl)} | {cell(ls22, 'lance2.2' in crashed)} | "
+                     f"{cell(ls20, 'lance2.0' in crashed)} | {fmt_ratio(rat['parquet'])} | {fmt_ratio(rat['parquet20'])} | "
+                     f"{fmt_ratio(rat['lance_spark'])} | {fmt_ratio(rat['lance_spark20'])} | {fmt_ratio(rat['pylance'])} | "
+                     f"{mm} | {heap} |")
     doc["ratios"] = {n: r for n, r in chart}
     # other masters (e.g. local[2])
     others = sorted({r.get("master") for r in res if r.get("master") and r.get("master") != master})
@@ -135,10 +147,21 @@ def run_notes(doc: dict) -> list[str]:
     ls = [r for r in doc["results"] if r.get("engine") == "lance-spark"]
     if not ls:
         notes.append("lance-spark was not run (--only or --lance-spark off).")
-    elif all(r.get("error") for r in ls):
+    elif all(r.get("error") and not r.get("coordinates") for r in ls):
         notes.append("lance-spark: no figures (" + ls[0]["error"].splitlines()[0][:300] + "); its columns are empty.")
     else:
-        notes.append(f"lance-spark: {next(r.get('coordinates') for r in ls if r.get('coordinates'))}.")
+        c = next(r for r in ls if r.get("coordinates"))
+        note = f"lance-spark: `{c['coordinates']}`"
+        if c.get("spark_version") == "3.5":
+            note += (" on pyspark 3.5 — no lance-spark bundle for Spark 4.0 / Scala 2.13 is on Maven Central, so its "
+                     "ratios compare connector *and* Spark version")
+        for r in ls:
+            if r.get("error") and not r.get("query"):
+                el = r["error"].splitlines()
+                i = next((k for k, x in enumerate(el) if "panicked at" in x), None)
+                why = " ".join(x.strip() for x in el[i:i + 2]) if i is not None else el[-1].strip()
+                note += f"; reading Lance {r.get('format', '')[len('lance'):]} its JVM died: {why[:300]}"
+        notes.append(note + ".")
     return notes
 
 
@@ -184,7 +207,8 @@ def chart_png(chart, path: Path, rows: int, master: str) -> None:
         return
     import numpy as np
     series = [("parquet", "ours 2.2 / Parquet"), ("parquet20", "ours 2.0 / Parquet"),
-              ("lance_spark", "ours 2.2 / lance-spark"), ("pylance", "ours 2.2 / pylance")]
+              ("lance_spark", "ours 2.2 / lance-spark 2.2"), ("lance_spark20", "ours 2.0 / lance-spark 2.0"),
+              ("pylance", "ours 2.2 / pylance")]
     series = [s for s in series if any(r.get(s[0]) for _, r in chart)]
     names = [n for n, _ in chart]
     x = np.arange(len(names))

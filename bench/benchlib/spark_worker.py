@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 from .data import Paths, du, stats
 from .queries import queries
 
-LANCE_SPARK_GROUPS = ("org.lance", "com.lancedb")
-LANCE_SPARK_ARTIFACT = "lance-spark-bundle-4.0_2.13"
-MAVEN = "https://repo1.maven.org/maven2"
+# lance-spark resolves format("lance") through a catalog named "lance" that it must be given.
+LANCE_SPARK_CATALOG = ("spark.sql.catalog.lance", "com.lancedb.lance.spark.LanceCatalog")
 SPARK_WRITE_FORMATS = ("parquet", "lance2.2", "lance2.1", "lance2.0")
 
 
@@ -65,6 +62,8 @@ def spark_session(engine: str, master: str, jar: str | None, packages: str | Non
         b = b.config("spark.jars", jar)
     if packages:
         b = b.config("spark.jars.packages", packages).config("spark.jars.ivy", ivy)
+    if engine == "lance-spark":
+        b = b.config(*LANCE_SPARK_CATALOG)
     if jfr:
         b = b.config("spark.driver.extraJavaOptions",
                      f"-XX:StartFlightRecording=filename={jfr},settings=profile,dumponexit=true")
@@ -240,15 +239,17 @@ def worker(args) -> None:
     spark.stop()
 
 
-def run_worker(args, spec: dict, log) -> list[dict]:
-    """Starts a child process for one Spark engine and returns its results."""
+def run_worker(args, spec: dict, log, python: str | None = None) -> list[dict]:
+    """Starts a child process for one Spark engine (with `python`, default this interpreter)
+    and returns its results; a worker that dies (a JVM crash) becomes an error result."""
+    python = python or sys.executable
     out = Path(args.out) / f".worker-{spec['engine']}-{spec['section']}.json"
     out.unlink(missing_ok=True)
-    cmd = [sys.executable, str(Path(__file__).resolve().parent.parent / "run_bench.py"), "--worker-spec", json.dumps(spec), "--json-out", str(out),
-           "--rows", str(args.rows), "--data", args.data, "--driver-memory", args.driver_memory]
+    cmd = [python, str(Path(__file__).resolve().parent.parent / "run_bench.py"), "--worker-spec", json.dumps(spec),
+           "--json-out", str(out), "--rows", str(args.rows), "--data", args.data, "--driver-memory", args.driver_memory]
     log(f"starting worker: {spec['engine']} {spec['section']} {spec['master']} formats={spec.get('formats')}")
     env = dict(os.environ)
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    env["PYSPARK_PYTHON"] = python
     logf = Path(args.out) / f".worker-{spec['engine']}-{spec['section']}.log"
     with open(logf, "w") as lf:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=lf, text=True, env=env)
@@ -258,31 +259,13 @@ def run_worker(args, spec: dict, log) -> list[dict]:
     res = json.loads(out.read_text()) if out.exists() else []
     out.unlink(missing_ok=True)
     if rc != 0 or not res:
-        tail = logf.read_text()[-3000:]
+        text = logf.read_text()
+        tail = text[-3000:]
+        lines = text.splitlines()
+        panic = next((i for i, x in enumerate(lines) if "panicked at" in x), None)
+        if panic is not None:  # a Rust panic aborted the JVM: its first report says why
+            tail = "\n".join(lines[panic:panic + 2]) + "\n...\n" + tail
+        fmts = spec.get("formats") or []
         res.append(dict(section=spec["section"], engine=spec["engine"], master=spec["master"],
-                        error=f"worker exited {rc}; stderr tail:\n{tail}"))
+                        format=fmts[0] if len(fmts) == 1 else None, error=f"worker exited {rc}; stderr tail:\n{tail}"))
     return res
-
-
-# ---------------------------------------------------------------------------------------
-# lance-spark discovery
-# ---------------------------------------------------------------------------------------
-
-
-def find_lance_spark(log) -> tuple[str | None, str]:
-    """Returns (coordinates, note). Reads maven-metadata.xml for the newest release."""
-    notes = []
-    for g in LANCE_SPARK_GROUPS:
-        url = f"{MAVEN}/{g.replace('.', '/')}/{LANCE_SPARK_ARTIFACT}/maven-metadata.xml"
-        try:
-            with urllib.request.urlopen(url, timeout=30) as r:
-                xml = r.read().decode()
-            m = re.search(r"<release>([^<]+)</release>", xml) or re.search(r"<latest>([^<]+)</latest>", xml)
-            if m:
-                coords = f"{g}:{LANCE_SPARK_ARTIFACT}:{m.group(1)}"
-                log(f"lance-spark: newest release {coords}")
-                return coords, f"from {url}"
-            notes.append(f"{url}: no <release>")
-        except Exception as e:  # noqa: BLE001
-            notes.append(f"{url}: {e}")
-    return None, "; ".join(notes)

@@ -1,0 +1,80 @@
+"""lance-spark, the JNI connector: found on Maven Central at bench time (never a build
+dependency) and run in its own Spark JVM on the same Lance data.
+
+The bundle the issue names (`lance-spark-bundle-4.0_2.13`, Spark 4.0 / Scala 2.13) is not on
+Maven Central; the only published bundle is `com.lancedb:lance-spark-bundle-3.5_2.12`. When
+the 4.0 bundle is missing, the bench runs the 3.5 one on pyspark 3.5 in a separate virtualenv
+(bench/.venv-lance-spark, from requirements-lance-spark.txt): a different Spark, so its ratios
+are connector-plus-Spark-version ratios, and the report says so. Each Lance version runs in
+its own worker, because a Rust panic inside the bundle aborts the whole JVM."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from .spark_worker import run_worker
+
+MAVEN = "https://repo1.maven.org/maven2"
+GROUPS = ("org.lance", "com.lancedb")
+# (artifact, the Spark it needs): ours first; the 3.5 bundle only as the fallback
+BUNDLES = (("lance-spark-bundle-4.0_2.13", "4.0"), ("lance-spark-bundle-3.5_2.12", "3.5"))
+HERE = Path(__file__).resolve().parent.parent
+
+
+def newest_release(group: str, artifact: str) -> str | None:
+    url = f"{MAVEN}/{group.replace('.', '/')}/{artifact}/maven-metadata.xml"
+    with urllib.request.urlopen(url, timeout=30) as r:
+        xml = r.read().decode()
+    m = re.search(r"<release>([^<]+)</release>", xml) or re.search(r"<latest>([^<]+)</latest>", xml)
+    return m.group(1) if m else None
+
+
+def find(log) -> tuple[str | None, str | None, str]:
+    """(coordinates, Spark version they need, note on what was looked for)."""
+    notes = []
+    for artifact, spark in BUNDLES:
+        for g in GROUPS:
+            try:
+                v = newest_release(g, artifact)
+            except Exception as e:  # noqa: BLE001
+                notes.append(f"{g}:{artifact}: {e}")
+                continue
+            if v:
+                log(f"lance-spark: newest release {g}:{artifact}:{v} (Spark {spark})")
+                return f"{g}:{artifact}:{v}", spark, "; ".join(notes)
+    return None, None, "; ".join(notes)
+
+
+def spark35_python(log) -> str:
+    """bench/.venv-lance-spark/bin/python with pyspark 3.5, made on first use."""
+    venv = HERE / ".venv-lance-spark"
+    py = venv / "bin" / "python"
+    if not py.exists():
+        log(f"creating {venv} (pyspark 3.5 for the lance-spark 3.5 bundle)")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(HERE / "requirements-lance-spark.txt")],
+                       check=True)
+    return str(py)
+
+
+def run(args, base_spec: dict, log, formats=("lance2.2", "lance2.0")) -> list[dict]:
+    if args.lance_spark != "auto":
+        coords, spark, note = args.lance_spark, ("3.5" if "3.5_" in args.lance_spark else "4.0"), "command line"
+    else:
+        coords, spark, note = find(log)
+    if coords is None:
+        log(f"lance-spark: not found on Maven Central ({note}); skipped")
+        return [dict(section="lance-spark", engine="lance-spark", master=args.master,
+                     error=f"no lance-spark bundle found on Maven Central: {note}")]
+    python = spark35_python(log) if spark == "3.5" else None
+    out = []
+    for fmt in formats:
+        res = run_worker(args, dict(base_spec, engine="lance-spark", section="lance-spark", master=args.master,
+                                    packages=coords, formats=[fmt]), log, python=python)
+        for r in res:
+            r.update(coordinates=coords, spark_version=spark)
+        out += res
+    return out
