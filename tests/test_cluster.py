@@ -12,19 +12,14 @@ cluster start 90 s, the driver 240 s, teardown 20 s + SIGKILL."""
 
 from __future__ import annotations
 
-import json
-import os
-import pickle
-import subprocess
-import sys
+import time
 from pathlib import Path
 
 import lance
 import pytest
 
-import spark_lance
 import support
-from cluster.standalone import StandaloneCluster
+from cluster.standalone import StandaloneCluster, run_driver
 
 pytestmark = pytest.mark.cluster
 
@@ -76,30 +71,12 @@ def _expected(read: dict):
 def cluster_results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cluster")
     reads = _reads()
-    spec = tmp / "spec.json"
-    out = tmp / "out.pickle"
-    spec.write_text(json.dumps({"master": None, "jar": str(spark_lance.jar_path()), "tmp": str(tmp), "reads": reads}))
-    import time
-
     t0 = time.monotonic()
     with StandaloneCluster(tmp, workers=2, worker_cores=1, worker_memory="1g") as cluster:
         t_started = time.monotonic()
-        doc = json.loads(spec.read_text())
-        doc["master"] = cluster.master_url
-        spec.write_text(json.dumps(doc))
-        env = dict(os.environ, TZ="UTC", SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
-        env.pop("SPARK_HOME", None)
-        env.pop(spark_lance.JAR_ENV_VAR, None)
-        try:
-            r = subprocess.run([sys.executable, str(DRIVER), str(spec), str(out)], capture_output=True, text=True,
-                               env=env, timeout=DRIVER_TIMEOUT, cwd=str(tmp))
-        except subprocess.TimeoutExpired as e:
-            pytest.fail(f"the driver did not finish in {DRIVER_TIMEOUT}s\n{(e.stderr or b'')[-4000:]!r}\n{cluster.logs()}")
-        if r.returncode != 0 or not out.exists():
-            pytest.fail(f"driver exited {r.returncode}\nstderr:\n{r.stderr[-6000:]}\n{cluster.logs()}")
+        results = run_driver(cluster, DRIVER, {"reads": reads}, tmp, DRIVER_TIMEOUT)
         state = cluster.state()
         t_driver = time.monotonic()
-    results = pickle.loads(out.read_bytes())
     print(f"\ncluster start {t_started - t0:.1f}s, driver {t_driver - t_started:.1f}s "
           f"(its Spark startup {results.get('startup_s')}s), stop {time.monotonic() - t_driver:.1f}s; "
           f"reads: {results.get('timings_s')}")

@@ -11,11 +11,7 @@ losing attempt's file is removed). Marked ``cluster`` like test_cluster.py."""
 from __future__ import annotations
 
 import datetime
-import json
 import os
-import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import lance
@@ -23,8 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import spark_lance
-from cluster.standalone import StandaloneCluster
+from cluster.standalone import StandaloneCluster, run_driver
 
 pytestmark = pytest.mark.cluster
 
@@ -76,23 +71,10 @@ def _writes(tmp: Path) -> list[dict]:
 def cluster_writes(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cluster_write")
     writes = _writes(tmp)
-    spec = tmp / "spec.json"
-    out = tmp / "out.pickle"
+    spec = {"speculation": True, "writes": [{k: v for k, v in w.items() if k != "expect"} for w in writes]}
     with StandaloneCluster(tmp, workers=2, worker_cores=1, worker_memory="1g", distinct_hosts=True) as cluster:
-        spec.write_text(json.dumps({
-            "master": cluster.master_url, "jar": str(spark_lance.jar_path()), "tmp": str(tmp), "speculation": True,
-            "writes": [{k: v for k, v in w.items() if k != "expect"} for w in writes]}))
-        env = dict(os.environ, TZ="UTC", SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
-        env.pop("SPARK_HOME", None)
-        env.pop(spark_lance.JAR_ENV_VAR, None)
-        try:
-            r = subprocess.run([sys.executable, str(DRIVER), str(spec), str(out)], capture_output=True, text=True,
-                               env=env, timeout=DRIVER_TIMEOUT, cwd=str(tmp))
-        except subprocess.TimeoutExpired as e:
-            pytest.fail(f"the driver did not finish in {DRIVER_TIMEOUT}s\n{(e.stderr or b'')[-4000:]!r}\n{cluster.logs()}")
-        if r.returncode != 0 or not out.exists():
-            pytest.fail(f"driver exited {r.returncode}\nstderr:\n{r.stderr[-6000:]}\n{cluster.logs()}")
-    return {"writes": writes, "results": pickle.loads(out.read_bytes())}
+        results = run_driver(cluster, DRIVER, spec, tmp, DRIVER_TIMEOUT)
+    return {"writes": writes, "results": results}
 
 
 def _by_name(cluster_writes, name):

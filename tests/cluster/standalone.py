@@ -188,3 +188,30 @@ class StandaloneCluster:
 
     def logs(self) -> str:
         return "\n".join(f"--- {n} ({log})\n{self.tail(log, 3000)}" for n, _, log in self.procs)
+
+
+def run_driver(cluster: StandaloneCluster, script: Path, spec: dict, tmp: Path, timeout: float) -> dict:
+    """Runs a driver script (``script <spec.json> <out.pickle>``) in its own interpreter against
+    ``cluster`` and returns what it pickled; fails the test with the driver's stderr and the
+    daemons' logs when it times out or exits non-zero."""
+    import pickle
+    import sys
+
+    import pytest
+
+    import spark_lance
+
+    spec_file, out = tmp / "spec.json", tmp / "out.pickle"
+    spec_file.write_text(json.dumps(dict(spec, master=cluster.master_url, jar=str(spark_lance.jar_path()),
+                                         tmp=str(tmp))))
+    env = dict(os.environ, TZ="UTC", SPARK_LOCAL_IP=LOCALHOST, PYSPARK_PYTHON=sys.executable)
+    env.pop("SPARK_HOME", None)
+    env.pop(spark_lance.JAR_ENV_VAR, None)
+    try:
+        r = subprocess.run([sys.executable, str(script), str(spec_file), str(out)], capture_output=True, text=True,
+                           env=env, timeout=timeout, cwd=str(tmp))
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"the driver did not finish in {timeout}s\n{(e.stderr or b'')[-4000:]!r}\n{cluster.logs()}")
+    if r.returncode != 0 or not out.exists():
+        pytest.fail(f"driver exited {r.returncode}\nstderr:\n{r.stderr[-6000:]}\n{cluster.logs()}")
+    return pickle.loads(out.read_bytes())
