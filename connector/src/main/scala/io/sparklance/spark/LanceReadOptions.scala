@@ -8,6 +8,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.LanceErrors
 import io.sparklance.table.VersionSpec
+import io.sparklance.spark.OptionValues.{positiveInt, positiveLong}
 
 /** What a metadata-table read returns instead of the dataset's rows. */
 sealed abstract class MetadataTable(val name: String)
@@ -87,18 +88,5 @@ object LanceReadOptions {
           throw LanceErrors.invalidOption(Timestamp, raw, "not a timestamp, e.g. '2025-06-01 12:00:00' or '2025-06-01T12:00:00Z'"))
         VersionSpec.AsOf(micros)
     }
-  }
-
-  private def positiveLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
-    Option(options.get(key)).map { v =>
-      val n = try v.trim.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, "expected a positive integer") }
-      if (n <= 0) throw LanceErrors.invalidOption(key, v, "expected a positive integer")
-      n
-    }.getOrElse(default)
-
-  private def positiveInt(options: CaseInsensitiveStringMap, key: String, default: Int): Int = {
-    val n = positiveLong(options, key, default)
-    if (n > Int.MaxValue) throw LanceErrors.invalidOption(key, n.toString, "too large")
-    n.toInt
   }
 }

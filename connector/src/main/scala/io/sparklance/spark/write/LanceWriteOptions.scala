@@ -4,6 +4,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.writer.{FileVersion, FileWriterOptions}
+import io.sparklance.spark.OptionValues.{bool, positiveLong}
 
 /**
  * Every write option, parsed and checked in one place; names follow pylance's
@@ -52,26 +53,11 @@ object LanceWriteOptions {
         FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(DataStorageVersion, v,
           "expected 2.0, 2.1, 2.2 or stable (legacy and 2.3 are not written by this connector)"))
       },
-      maxRowsPerFile = positive(options, MaxRowsPerFile, 1024L * 1024),
-      maxBytesPerFile = positive(options, MaxBytesPerFile, 90L * 1024 * 1024 * 1024),
+      maxRowsPerFile = positiveLong(options, MaxRowsPerFile, 1024L * 1024),
+      maxBytesPerFile = positiveLong(options, MaxBytesPerFile, 90L * 1024 * 1024 * 1024),
       enableStableRowIds = bool(options, EnableStableRowIds, default = false),
-      maxPageBytes = positive(options, MaxPageBytes, FileWriterOptions.DefaultPageBudget),
-      commitRetries = positive(options, CommitRetries, 20).min(1000).toInt,
+      maxPageBytes = positiveLong(options, MaxPageBytes, FileWriterOptions.DefaultPageBudget),
+      commitRetries = positiveLong(options, CommitRetries, 20).min(1000).toInt,
       createMode = Option(options.get(CreateMode)))
   }
-
-  private def positive(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
-    Option(options.get(key)).map { v =>
-      val n = try v.trim.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, "expected a positive integer") }
-      if (n <= 0) throw LanceErrors.invalidOption(key, v, "expected a positive integer")
-      n
-    }.getOrElse(default)
-
-  private def bool(options: CaseInsensitiveStringMap, key: String, default: Boolean): Boolean =
-    Option(options.get(key)).map(_.trim.toLowerCase) match {
-      case None => default
-      case Some("true") => true
-      case Some("false") => false
-      case Some(v) => throw LanceErrors.invalidOption(key, v, "expected true or false")
-    }
 }

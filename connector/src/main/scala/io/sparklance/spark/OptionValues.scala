@@ -1,0 +1,30 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.LanceErrors
+
+/** Typed option values shared by the read and write options: each bad value is an
+ *  `invalidOption` error naming the option, the value and what was expected. */
+private[spark] object OptionValues {
+  def positiveLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
+    Option(options.get(key)).map { v =>
+      val n = try v.trim.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, "expected a positive integer") }
+      if (n <= 0) throw LanceErrors.invalidOption(key, v, "expected a positive integer")
+      n
+    }.getOrElse(default)
+
+  def positiveInt(options: CaseInsensitiveStringMap, key: String, default: Int): Int = {
+    val n = positiveLong(options, key, default)
+    if (n > Int.MaxValue) throw LanceErrors.invalidOption(key, n.toString, "too large")
+    n.toInt
+  }
+
+  def bool(options: CaseInsensitiveStringMap, key: String, default: Boolean): Boolean =
+    Option(options.get(key)).map(_.trim.toLowerCase) match {
+      case None => default
+      case Some("true") => true
+      case Some("false") => false
+      case Some(v) => throw LanceErrors.invalidOption(key, v, "expected true or false")
+    }
+}
