@@ -94,26 +94,72 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
     read(d, sources, offsets, lengths, column)
   }
 
+  /**
+   * Handles of the fragment's own data files (inline blobs), kept open across batches; sidecar
+   * and external files are opened per batch (a dedicated blob is a file of its own).
+   */
+  private val dataFileInputs = scala.collection.mutable.HashMap[String, RandomAccessInput]()
+  private val dataFilePaths: Set[String] = fragment.files.map(_.path).toSet
+
+  def close(): Unit = {
+    dataFileInputs.values.foreach(in => try in.close() catch { case _: Exception => })
+    dataFileInputs.clear()
+  }
+
   /** Reads every row's range, grouped by source file, into one output array. */
   private def read(d: BlobDescriptors, sources: Array[String], offsets: Array[Long], lengths: Array[Long], column: => String): VarBinaryArray = {
     val n = d.length
-    val bySource = (0 until n).filter(i => sources(i) != null && lengths(i) != 0).groupBy(i => sources(i))
-    val inputs = scala.collection.mutable.LinkedHashMap[String, RandomAccessInput]()
+    // Rows with bytes to read, grouped by source: `order` holds them source by source,
+    // group g being order[groupStart(g), groupStart(g + 1)).
+    val groupOf = new java.util.HashMap[String, Integer]()
+    val paths = scala.collection.mutable.ArrayBuffer[String]()
+    val group = new Array[Int](n)
+    var counts = new Array[Int](4)
+    var i = 0
+    while (i < n) {
+      group(i) = -1
+      val src = sources(i)
+      if (src != null && lengths(i) != 0) {
+        var g = groupOf.get(src)
+        if (g == null) { g = paths.size; groupOf.put(src, g); paths += src; if (paths.size > counts.length) counts = java.util.Arrays.copyOf(counts, counts.length * 2) }
+        group(i) = g
+        counts(g) += 1
+      }
+      i += 1
+    }
+    val groups = paths.size
+    val groupStart = new Array[Int](groups + 1)
+    var g = 0
+    while (g < groups) { groupStart(g + 1) = groupStart(g) + counts(g); g += 1 }
+    val fill = java.util.Arrays.copyOf(groupStart, groups)
+    val order = new Array[Int](groupStart(groups))
+    i = 0
+    while (i < n) { val gi = group(i); if (gi >= 0) { order(fill(gi)) = i; fill(gi) += 1 }; i += 1 }
+
+    val opened = scala.collection.mutable.ArrayBuffer[RandomAccessInput]()
     try {
-      bySource.keys.foreach { path => inputs(path) = open(path, column) }
-      // Resolve open-ended lengths, check ranges, then lay out the output.
-      bySource.foreach { case (path, rows) =>
-        val in = inputs(path)
-        rows.foreach { r =>
-          if (lengths(r) < 0) lengths(r) = math.max(0L, in.length - offsets(r))
-          if (offsets(r) > in.length || lengths(r) > in.length - offsets(r))
-            throw LanceErrors.corruptFile(path, s"$column row $r: blob bytes [${offsets(r)}, +${lengths(r)}) lie outside " +
-              s"the file of ${in.length} bytes")
+      val inputs = paths.map { path =>
+        if (dataFilePaths.contains(path)) dataFileInputs.getOrElseUpdate(path, open(path, column))
+        else { val in = open(path, column); opened += in; in }
+      }
+      // Resolve open-ended lengths and check every range against its file.
+      g = 0
+      while (g < groups) {
+        val in = inputs(g); val len = in.length
+        var k = groupStart(g)
+        while (k < groupStart(g + 1)) {
+          val r = order(k)
+          if (lengths(r) < 0) lengths(r) = math.max(0L, len - offsets(r))
+          if (offsets(r) > len || lengths(r) > len - offsets(r))
+            throw LanceErrors.corruptFile(paths(g), s"$column row $r: blob bytes [${offsets(r)}, +${lengths(r)}) lie outside " +
+              s"the file of $len bytes")
+          k += 1
         }
+        g += 1
       }
       val outOffsets = new Array[Int](n + 1)
       var total = 0L
-      var i = 0
+      i = 0
       while (i < n) {
         if (sources(i) != null) total += lengths(i)
         if (total > MaxBatchBytes)
@@ -123,9 +169,13 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
         i += 1
       }
       val data = new Array[Byte](total.toInt)
-      bySource.foreach { case (path, rows) => readRanges(inputs(path), rows.toArray, offsets, lengths, outOffsets, data) }
+      g = 0
+      while (g < groups) {
+        readRanges(inputs(g), order, groupStart(g), groupStart(g + 1), offsets, lengths, outOffsets, data)
+        g += 1
+      }
       new VarBinaryArray(n, d.nulls, outOffsets, data)
-    } finally inputs.values.foreach(in => try in.close() catch { case _: Exception => })
+    } finally opened.foreach(in => try in.close() catch { case _: Exception => })
   }
 
   private def open(path: String, column: => String): RandomAccessInput =
@@ -188,36 +238,61 @@ object BlobBytes {
   }
 
   /**
-   * Reads `rows` (all of one source) into `data` at `outOffsets`: sorted by offset, neighbours
-   * merged into one read while the gap is at most [[CoalesceGap]] and the read stays within
-   * [[MaxCoalesced]]; a lone range is read straight into `data`.
+   * Reads rows `order[from, until)` (all of one source) into `data` at `outOffsets`, by offset
+   * (the slice of `order` is sorted in place), neighbours merged into one read while the gap is
+   * at most [[CoalesceGap]] and the read stays within [[MaxCoalesced]]; a lone range is read
+   * straight into `data`.
    */
-  private def readRanges(in: RandomAccessInput, rows: Array[Int], offsets: Array[Long], lengths: Array[Long],
-      outOffsets: Array[Int], data: Array[Byte]): Unit = {
-    val sorted = rows.sortBy(r => offsets(r))
-    var a = 0
-    while (a < sorted.length) {
-      val start = offsets(sorted(a))
-      var end = start + lengths(sorted(a))
+  private def readRanges(in: RandomAccessInput, order: Array[Int], from: Int, until: Int, offsets: Array[Long],
+      lengths: Array[Long], outOffsets: Array[Int], data: Array[Byte]): Unit = {
+    sortByOffset(order, from, until, offsets)
+    var a = from
+    while (a < until) {
+      val start = offsets(order(a))
+      var end = start + lengths(order(a))
       var b = a + 1
-      while (b < sorted.length && offsets(sorted(b)) <= end + CoalesceGap &&
-        math.max(end, offsets(sorted(b)) + lengths(sorted(b))) - start <= MaxCoalesced) {
-        end = math.max(end, offsets(sorted(b)) + lengths(sorted(b)))
+      while (b < until && offsets(order(b)) <= end + CoalesceGap &&
+        math.max(end, offsets(order(b)) + lengths(order(b))) - start <= MaxCoalesced) {
+        end = math.max(end, offsets(order(b)) + lengths(order(b)))
         b += 1
       }
       if (b == a + 1) {
-        val r = sorted(a)
+        val r = order(a)
         in.readInto(start, data, outOffsets(r), lengths(r).toInt)
       } else {
         val buf = in.read(start, (end - start).toInt)
         var k = a
         while (k < b) {
-          val r = sorted(k)
+          val r = order(k)
           System.arraycopy(buf, (offsets(r) - start).toInt, data, outOffsets(r), lengths(r).toInt)
           k += 1
         }
       }
       a = b
+    }
+  }
+
+  /**
+   * Sorts `order[from, until)` by `offsets`. Blobs are usually written in row order, so an
+   * already sorted run is detected and left alone; otherwise an insertion sort for short runs,
+   * a boxed sort for long ones.
+   */
+  private def sortByOffset(order: Array[Int], from: Int, until: Int, offsets: Array[Long]): Unit = {
+    var k = from + 1
+    while (k < until && offsets(order(k - 1)) <= offsets(order(k))) k += 1
+    if (k >= until) return
+    if (until - from <= 64) {
+      var i = from + 1
+      while (i < until) {
+        val r = order(i); val key = offsets(r)
+        var j = i - 1
+        while (j >= from && offsets(order(j)) > key) { order(j + 1) = order(j); j -= 1 }
+        order(j + 1) = r
+        i += 1
+      }
+    } else {
+      val sorted = order.slice(from, until).sortBy(r => offsets(r))
+      System.arraycopy(sorted, 0, order, from, sorted.length)
     }
   }
 }

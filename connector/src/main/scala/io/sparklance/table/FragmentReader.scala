@@ -177,7 +177,10 @@ final class FragmentReader(
       f.children.foreach(checkBlobPlacement(_, inList || list))
     }
 
-  override def close(): Unit = parts.foreach(p => { closeQuietly(p.scan); closeQuietly(p.reader) })
+  override def close(): Unit = {
+    parts.foreach(p => { closeQuietly(p.scan); closeQuietly(p.reader) })
+    if (blobs != null) blobs.close()
+  }
 
   private def closeQuietly(c: AutoCloseable): Unit = try c.close() catch { case _: Exception => }
 }

@@ -68,6 +68,17 @@ class BlobBytesSuite extends AnyFunSuite {
     assert(rec.rangedReads.map(r => (r._2, r._3)).sorted == Seq((0L, 30), (600000L, 100)))
   }
 
+  test("many rows in reverse offset order come back in row order, in few reads") {
+    val rec = new RecordingFileIO()
+    val rows = (0 until 200).map(i => (0, (199 - i) * 1000L, 500L, 0, ""))
+    val bb = new BlobBytes(rec, fragment)
+    val got = values(bb.materialize(v2Field, v2(rows)))
+    bb.close()
+    assert(got == rows.map(r => slice(content, r._2, r._3)))
+    // 200 KiB of neighbouring ranges: one coalesced read.
+    assert(rec.rangedReads.size == 1, rec.rangedReads)
+  }
+
   test("blob v1 descriptors: 2.0's (1, 0) is null, (0, 0) empty; bytes in the data file") {
     val d = new StructArray(4, null, Array(
       new FixedWidthArray(4, null, 8, longs(Seq(100L, 1L, 0L, 5000L))), new FixedWidthArray(4, null, 8, longs(Seq(7L, 0L, 0L, 3L)))))
