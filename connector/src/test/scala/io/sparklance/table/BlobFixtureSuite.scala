@@ -166,3 +166,27 @@ class BlobFixtureSuite extends AnyFunSuite {
     }
   }
 }
+
+/** Damaged blob descriptors fail with a corrupt-file error naming file, column and page. */
+class BlobCorruptionSuite extends AnyFunSuite {
+  import BlobFixtures._
+
+  test("a 2.1 blob page whose smuggled definition level is out of range") {
+    val copy = io.sparklance.testutil.TempDirs.copyTree(path("blob_v1_2.1"),
+      io.sparklance.testutil.TempDirs.create("blob-corrupt-").resolve("blob_v1_2.1.lance"))
+    // A null row of `b` is the descriptor (position = def 1 << 16, size = 0): raise its def to 9.
+    val pattern = new Array[Byte](16)
+    codec.LittleEndian.putI64(pattern, 0, 1L << 16)
+    val files = Files.list(copy.resolve("data")).iterator().asScala.filter(_.toString.endsWith(".lance")).toSeq
+    val (file, at) = files.iterator.map { f =>
+      val b = Files.readAllBytes(f)
+      (f, b.indices.find(i => i + 16 <= b.length && java.util.Arrays.equals(b, i, i + 16, pattern, 0, 16)).getOrElse(-1))
+    }.find(_._2 >= 0).get
+    val bytes = Files.readAllBytes(file)
+    codec.LittleEndian.putI64(bytes, at, 9L << 16)
+    Files.write(file, bytes)
+    val e = intercept[io.sparklance.LanceCorruptFileException](read(HadoopFileIO.local(), copy.toString, 1 << 20))
+    assert(e.getMessage.contains(file.getFileName.toString) && e.getMessage.contains("field 'b'") &&
+      e.getMessage.contains("page") && e.getMessage.contains("definition level 9"), e.getMessage)
+  }
+}
