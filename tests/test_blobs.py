@@ -226,3 +226,17 @@ def test_append_to_blob_column_is_refused(spark, tmp_path):
     msg = short_error(e.value, 3000)
     assert "blob" in msg, msg
     assert lance.dataset(str(path)).version == before
+
+
+def test_read_then_write_keeps_the_bytes_as_plain_binary(spark, tmp_path):
+    """Writing a blob column read through Spark to a new dataset stores its bytes as an ordinary
+    binary column, which pylance then reads back as those bytes."""
+    src = BLOBS / "blob_v2_2.2.lance"
+    out = str(tmp_path / "plain.lance")
+    spark.read.format("lance").load(str(src)).select("id", "b", "c").write.format("lance").save(out)
+    ds = lance.dataset(str(src))
+    got = lance.dataset(out).to_table()
+    assert got.column("id").to_pylist() == ds.to_table(columns=["id"]).column("id").to_pylist()
+    for c in ["b", "c"]:
+        assert not blob_paths(lance.dataset(out).schema)
+        assert_blobs_equal(c, take_blobs(ds, c), [None if v is None else bytes(v) for v in got.column(c).to_pylist()])
