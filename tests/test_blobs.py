@@ -240,3 +240,16 @@ def test_read_then_write_keeps_the_bytes_as_plain_binary(spark, tmp_path):
     for c in ["b", "c"]:
         assert not blob_paths(lance.dataset(out).schema)
         assert_blobs_equal(c, take_blobs(ds, c), [None if v is None else bytes(v) for v in got.column(c).to_pylist()])
+
+
+def test_legacy_files_hold_blob_fields_as_plain_binary(spark, tmp_path):
+    """The legacy (0.1) writer stores a ``lance-encoding:blob`` field as plain binary. pylance
+    14.0.2 cannot read such a column back (its blob reader panics on it), so the only truth is
+    what was written: Spark returns those bytes."""
+    path = str(tmp_path / "legacy.lance")
+    vals = [b"a", None, b"bbb" * 1000, b"z"]
+    f = pa.field("b", pa.large_binary(), metadata={"lance-encoding:blob": "true"})
+    lance.write_dataset(pa.table({"id": pa.array(range(4), pa.int64()), "b": pa.array(vals, pa.large_binary())},
+                                 schema=pa.schema([pa.field("id", pa.int64()), f])), path, data_storage_version="legacy")
+    rows = spark.read.format("lance").load(path).orderBy("id").collect()
+    assert [None if r["b"] is None else bytes(r["b"]) for r in rows] == vals

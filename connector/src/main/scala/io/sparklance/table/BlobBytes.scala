@@ -42,7 +42,9 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
   def materialize(f: LanceField, array: ColumnArray): ColumnArray = BlobColumn.version(f) match {
     case Some(v) => array match {
       case _: NullArray => array
-      case _ => resolve(f, v, BlobDescriptors.of(array, v, s"${fileOf(f)} (blob column '${f.name}', id ${f.id})"))
+      // Legacy (0.1) files store blob fields as plain binary: the bytes themselves.
+      case _: VarBinaryArray if legacyFile(f) => array
+      case _ => resolve(f, v, BlobDescriptors.of(array, v, s"${fileOf(f).path} (blob column '${f.name}', id ${f.id})"))
     }
     case None => array match {
       case s: StructArray if f.logicalType == LogicalType.Struct && f.children.exists(BlobColumn.containsBlob) =>
@@ -52,6 +54,8 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
       case _ => array
     }
   }
+
+  private def legacyFile(f: LanceField): Boolean = { val df = fileOf(f); df.major == 0 && df.minor < 3 }
 
   private def fileOf(f: LanceField): DataFileRef =
     fragment.files.find(_.holds(f.id)).getOrElse(
