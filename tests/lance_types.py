@@ -34,6 +34,8 @@ def spark_type_for_arrow(t: pa.DataType) -> T.DataType:
     string, large_string                    string
     binary, large_binary                    binary
     fixed_size_binary                       binary
+    blob (large_binary + lance-encoding:    binary: the blob's bytes (what take_blobs
+    blob, or lance.blob.v2 extension)       returns), not pylance's scan descriptors
     date32                                  date
     timestamp(s|ms|us, tz)                  timestamp
     timestamp(s|ms|us, no tz)               timestamp_ntz
@@ -50,6 +52,8 @@ def spark_type_for_arrow(t: pa.DataType) -> T.DataType:
     Field nullability in Spark equals the Lance field's nullability (see
     :func:`spark_field_for_arrow`). Any other type raises :class:`UnsupportedArrowType`.
     """
+    if isinstance(t, pa.BaseExtensionType) and t.extension_name == "lance.blob.v2":
+        return T.BinaryType()
     if pa.types.is_boolean(t):
         return T.BooleanType()
     if pa.types.is_int8(t):

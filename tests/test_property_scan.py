@@ -10,7 +10,8 @@ sizes) and a random read (split_size, batch_size, a projection, nested struct fi
 The checks, all against what pylance 14.0.2 reads from the same dataset:
 - Spark's schema is the documented mapping (lance_types) of pylance's schema;
 - ``count()`` equals ``count_rows()``;
-- a full scan equals ``to_table()``, in order (fragment order);
+- a full scan equals ``to_table()``, in order (fragment order), blob columns equal to the bytes
+  ``take_blobs`` returns;
 - a projection of random columns in random order equals ``to_table(columns=...)``;
 - ``select("s.a")`` of nested struct fields equals the child of pylance's struct column
   (null where the parent is null).
@@ -111,6 +112,10 @@ def test_scan_equals_pylance(spark, seed):
             t = ds.to_table(columns=["id", p.split(".")[0]])
             expected_nested[p] = pa.table({"id": t.column("id"), p: check.nested_child(t, p)})
         want_count = ds.count_rows()
+        # Blob columns: pylance's scan returns descriptors; the bytes come from take_blobs.
+        blobs = check.blob_bytes(ds, check.blob_columns(ds.schema), want_count)
+        expected_full = check.with_blob_bytes(expected_full, blobs)
+        expected_proj = check.with_blob_bytes(expected_proj, blobs)
     except BaseException as e:  # noqa: BLE001
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise

@@ -24,6 +24,35 @@ def nested_child(table: pa.Table, path: str) -> pa.ChunkedArray:
     return col
 
 
+def blob_columns(schema: pa.Schema) -> list[str]:
+    """Top-level blob columns of a pylance schema: ``lance-encoding:blob`` (v1) or the
+    ``lance.blob.v2`` extension."""
+    out = []
+    for f in schema:
+        v2 = isinstance(f.type, pa.BaseExtensionType) and f.type.extension_name == "lance.blob.v2"
+        if v2 or b"lance-encoding:blob" in (f.metadata or {}):
+            out.append(f.name)
+    return out
+
+
+def blob_bytes(ds, columns: list[str], n: int) -> dict[str, list]:
+    """Per blob column, the bytes pylance's ``take_blobs`` returns for dataset rows 0..n-1 (the
+    order of ``to_table()``); None for null blobs."""
+    if n == 0:
+        return {c: [] for c in columns}
+    return {c: [None if f is None else f.read() for f in ds.take_blobs(c, indices=list(range(n)))] for c in columns}
+
+
+def with_blob_bytes(table: pa.Table, blobs: dict[str, list]) -> pa.Table:
+    """``table`` (a pylance read, rows in dataset order) with its blob descriptor columns replaced
+    by the blobs' bytes."""
+    for name, values in blobs.items():
+        if name in table.column_names:
+            i = table.column_names.index(name)
+            table = table.set_column(i, pa.field(name, pa.large_binary()), pa.array(values, pa.large_binary()))
+    return table
+
+
 def compare(expected: pa.Table, rows, schema, names: list[str], id_index: Optional[int] = None) -> list[str]:
     """Every difference between pylance's ``expected`` and Spark's collected ``rows`` (with the
     DataFrame's ``schema``): the row count, then for each column its first differing row. If

@@ -12,12 +12,13 @@ the generator only avoids what pylance refuses to *write* for a format:
 - legacy reads nulls of fixed-width columns back as defaults (that is fine: it is what
   pylance reads, so it is what Spark must read).
 
-Blob columns (``lance-encoding:blob`` on large_binary) are not generated: pylance 14.0.2's
-``to_table()`` reads them back as position/size descriptor structs (blob v1, 2.0/2.1:
-``struct<position: uint64, size: uint64>``; blob v2, 2.2: ``struct<kind, position, size,
-blob_id, blob_uri>``) while its schema says ``large_binary`` / ``lance.blob.v2``: there are no
-value-by-value blob bytes from pylance's scan to compare with (the bytes come only from
-``take_blobs``), so a scan comparison is not defined for them.
+Blob columns are generated at the top level (2.0, 2.1, 2.2; pylance cannot read back the blobs
+it writes to legacy files): ``lance-encoding:blob`` on large_binary (blob v1; 2.2 promotes it to
+v2) or, in 2.2, ``lance.blob.blob_field`` with random size thresholds, so values land inline,
+in packed or dedicated sidecar files. pylance's ``to_table()`` returns their *descriptors*; the
+bytes to compare Spark's binary column with come from ``take_blobs`` (``check.blob_bytes``).
+They are drawn from their own RNG and appended after every other column, so adding them left
+the cases of older seeds (and their values) unchanged.
 
 Every table has a unique, non-null ``id`` int64 column first (deletes use it, and it is the
 sort key when order is compared separately).
@@ -59,6 +60,7 @@ class Spec:
     children: list = field(default_factory=list)  # [(name, Spec)] for struct; [Spec] for list/fsl; [key, value] for map
     size: int = 0  # fsl size
     metadata: dict = field(default_factory=dict)
+    thresholds: dict = field(default_factory=dict)  # blob_v2: blob_field size thresholds
 
     def arrow_type(self) -> pa.DataType:
         k = self.kind
@@ -75,9 +77,15 @@ class Spec:
         return self.arrow
 
     def arrow_field(self, name: str) -> pa.Field:
+        if self.kind == "blob_v2":
+            from lance.blob import blob_field
+
+            return blob_field(name, nullable=self.nullable, **self.thresholds)
         return pa.field(name, self.arrow_type(), nullable=self.nullable, metadata=self.metadata or None)
 
     def describe(self) -> str:
+        if self.kind == "blob_v2":
+            return f"lance.blob.v2{'' if self.nullable else ' not null'} {self.thresholds}"
         t = str(self.arrow_type())
         return t + ("" if self.nullable else " not null") + (f" {self.metadata}" if self.metadata else "")
 
@@ -402,8 +410,37 @@ def _lengths(rng: np.random.Generator, r: random.Random, n: int, max_total: int)
     return lens.astype(np.int64)
 
 
+def blob_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int) -> pa.Array:
+    """n blob values: nulls, empty values, small ones and (rarely) some over 64 KiB, which go to
+    packed sidecars by default."""
+    mask = null_mask(rng, r.choice(NULL_PATTERNS), n) if spec.nullable else None
+    style = r.choice(["small", "small", "mixed", "empty_mix"])
+    if style == "empty_mix":
+        lens = rng.integers(0, 3, size=n)
+    elif style == "mixed":
+        lens = rng.integers(0, 6000, size=n)
+    else:
+        lens = rng.integers(0, 300, size=n)
+    cap = 4 << 20  # keep a column's blobs within a few MiB, whatever the row count
+    if lens.sum() > cap:
+        lens = (lens * (cap / lens.sum())).astype(np.int64)
+    if n and r.random() < 0.3:  # a few big values
+        k = min(n, r.randint(1, 3))
+        lens[rng.choice(n, size=k, replace=False)] = rng.integers(64 * 1024, 300 * 1024, size=k)
+    vals = [None if mask is not None and mask[i] else
+            (rng.integers(0, 256, size=min(int(lens[i]), 512), dtype=np.uint8).tobytes() * (int(lens[i]) // 512 + 1))[:int(lens[i])]
+            for i in range(n)]
+    if spec.kind == "blob_v2":
+        from lance.blob import blob_array
+
+        return blob_array(vals)
+    return pa.array(vals, pa.large_binary())
+
+
 def column_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int, budget: int) -> pa.Array:
     """An Arrow array of n values of ``spec``. ``budget`` caps the number of leaf values."""
+    if spec.kind in ("blob", "blob_v2"):
+        return blob_values(rng, r, spec, n)
     if not spec.children:
         return leaf_values(rng, r, spec, n, draw_shape(r))
     mask = null_mask(rng, r.choice(NULL_PATTERNS), n) if spec.nullable else None
@@ -475,6 +512,8 @@ class Case:
 
 def _weight(spec: Spec) -> int:
     """Rough bytes per row, to size tables."""
+    if spec.kind in ("blob", "blob_v2"):
+        return 1000
     if spec.kind == "fsl":
         return 4 * spec.size
     if spec.kind in ("string", "binary"):
@@ -539,6 +578,20 @@ def make_case(seed: int) -> Case:
         paths = _struct_paths(name, s)
         if paths:
             nested.append(r.choice(paths))
+    # Blob columns last, from their own RNG: the draws above stay what they were before blobs.
+    rb = random.Random(seed * 7919 + 0xB10B)
+    if fmt != "legacy" and rb.random() < 0.35:
+        for i in range(rb.choice([1, 1, 2])):
+            name = f"blob{i}"
+            if fmt == "2.2" and rb.random() < 0.6:
+                thresholds = rb.choice([{}, {"inline_size_threshold": 64, "dedicated_size_threshold": 4096},
+                                        {"inline_size_threshold": 0}, {"dedicated_size_threshold": 200_000}])
+                specs.append((name, Spec("blob_v2", nullable=rb.random() < 0.8, thresholds=thresholds)))
+            else:
+                specs.append((name, Spec("blob", nullable=rb.random() < 0.8, arrow=pa.large_binary(),
+                                         metadata={BLOB: "true"})))
+            if rb.random() < 0.6:
+                projection.insert(rb.randint(0, len(projection)), name)
     return Case(
         seed=seed,
         fmt=fmt,

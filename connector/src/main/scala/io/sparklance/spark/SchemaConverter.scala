@@ -4,6 +4,7 @@ import org.apache.spark.sql.types._
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.LogicalType.{Decimal => LanceDecimal, _}
 
 /**
@@ -29,6 +30,8 @@ object SchemaConverter {
   }
 
   def toSparkType(f: LanceField): DataType = f.logicalType match {
+    // A blob column (v1 binary or v2 struct) reads as its bytes, not as its descriptors.
+    case _ if BlobColumn.isBlob(f) => BinaryType
     case Struct => StructType(f.children.map(toSparkField))
     case List | LargeList | ListOfStruct(_) =>
       val item = singleChild(f)
@@ -86,6 +89,7 @@ object SchemaConverter {
    * contains: Spark delivers nested column pruning as a narrower struct.
    */
   def prune(field: LanceField, requested: DataType): LanceField = (field.logicalType, requested) match {
+    case _ if BlobColumn.isBlob(field) => field
     case (Struct, st: StructType) =>
       val kept = st.fields.toSeq.map { sf =>
         val child = field.children.find(_.name == sf.name).getOrElse(

@@ -19,7 +19,12 @@ object FeatureFlags {
   val MixedDataFileVersions = 256L
   val FragmentReuseIndexWithStableRowIds = 512L
   val FragmentReuseIndexTransitions = 1024L
-  val ManagedBlobs = 2048L
+  // Bits 11 and up as lance-table 14.0.2 (feature_flags.rs) assigns them.
+  val SpilledRowLineage = 2048L
+  val FragmentTree = 4096L // reserved; Lance itself refuses it
+  val IndependentCoveringFields = 8192L
+  /** Blob v2 descriptors of kind Managed / ManagedWithBase (objects under `_blobs/` of a base). */
+  val ManagedBlobs = 16384L
 
   private val names: Seq[(Long, String)] = Seq(
     DeletionFiles -> "deletion files",
@@ -33,14 +38,19 @@ object FeatureFlags {
     MixedDataFileVersions -> "mixed data file versions",
     FragmentReuseIndexWithStableRowIds -> "fragment reuse index with stable row ids",
     FragmentReuseIndexTransitions -> "fragment reuse index transitions",
+    SpilledRowLineage -> "spilled row lineage",
+    FragmentTree -> "fragment tree",
+    IndependentCoveringFields -> "independent covering fields",
     ManagedBlobs -> "managed blobs")
 
   /**
    * Flags this reader handles. Index-only features (covered index metadata, fragment reuse
-   * transitions) do not change what a scan returns, since a scan ignores indices.
+   * transitions) do not change what a scan returns, since a scan ignores indices. Managed
+   * blobs are resolved by the blob reader (table.BlobBytes).
    */
   val ReaderSupported: Long = DeletionFiles | StableRowIds | UseV2Format | TableConfig | BasePaths |
-    TransactionInManifestOnly | CoveredIndexMetadata | MixedDataFileVersions | FragmentReuseIndexTransitions
+    TransactionInManifestOnly | CoveredIndexMetadata | MixedDataFileVersions | FragmentReuseIndexTransitions |
+    ManagedBlobs
 
   def describe(bit: Long): String =
     names.find(_._1 == bit).map { case (b, n) => s"$n (flag $b)" }.getOrElse(s"unknown feature (flag $bit)")

@@ -2,13 +2,17 @@ package io.sparklance.table
 
 import scala.jdk.CollectionConverters._
 
+import io.sparklance.LanceErrors
 import io.sparklance.format._
+import io.sparklance.format.blob.BlobColumn
 import io.sparklance.io.{FileIO, Paths}
 import io.sparklance.proto.TableProtos
 
 /** Where one data file of a fragment lives and what it holds; a plain, serializable copy of `DataFile`. */
 final case class DataFileRef(
-    path: String, fieldIds: Array[Int], columnIndices: Array[Int], major: Int, minor: Int, sizeBytes: Long) {
+    path: String, fieldIds: Array[Int], columnIndices: Array[Int], major: Int, minor: Int, sizeBytes: Long,
+    /** `DataFile.base_id`: the manifest base path the file lives under, if not the dataset's own. */
+    baseId: Option[Int] = None) {
   def fileFields: FileFields = FileFields(fieldIds, columnIndices)
   def holds(id: Int): Boolean = fieldIds.contains(id)
 }
@@ -23,7 +27,9 @@ final case class FragmentRef(
     files: Seq[DataFileRef],
     deletionPath: Option[String],
     deletionIsBitmap: Boolean,
-    numDeletedRows: Long)
+    numDeletedRows: Long,
+    /** Where blob descriptors that name no data file point (managed and external blobs). */
+    blobRoots: BlobRoots = BlobRoots.None)
 
 object FragmentRef {
   def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
@@ -39,12 +45,14 @@ object FragmentRef {
           columnIndices = df.getColumnIndicesList.asScala.map(_.intValue).toArray,
           major = df.getFileMajorVersion,
           minor = df.getFileMinorVersion,
-          sizeBytes = df.getFileSizeBytes)
+          sizeBytes = df.getFileSizeBytes,
+          baseId = if (df.hasBaseId) Some(df.getBaseId) else None)
       },
       deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(BasePaths.root(snapshot, root, f.getDeletionFile), f.getId, f.getDeletionFile)) else None,
       deletionIsBitmap = f.hasDeletionFile &&
         f.getDeletionFile.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP,
-      numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L)
+      numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L,
+      blobRoots = BlobRoots(snapshot))
   }
 }
 
@@ -54,6 +62,8 @@ object FragmentRef {
  * deleted rows. Columns no data file holds (added after this fragment was written) read as
  * nulls. When several files hold the same field, the first one in the manifest wins, and
  * struct children are merged across files, as pylance does.
+ *
+ * Blob columns decode to descriptors; the bytes of the rows kept are then read by [[BlobBytes]].
  */
 final class FragmentReader(
     io: FileIO,
@@ -81,6 +91,11 @@ final class FragmentReader(
     }
   }
 
+  private val blobs: BlobBytes = if (fields.exists(BlobColumn.containsBlob)) {
+    fields.foreach(checkBlobPlacement(_, inList = false))
+    new BlobBytes(io, fragment)
+  } else null
+
   private var position = startRow
 
   def remaining: Long = endRow - position
@@ -99,7 +114,8 @@ final class FragmentReader(
     position += n
     val out = fields.map { f =>
       val arr = assemble(f, decoded, n)
-      if (keep == null) arr else ColumnArrays.take(arr, keep)
+      val kept = if (keep == null) arr else ColumnArrays.take(arr, keep)
+      if (blobs != null && BlobColumn.containsBlob(f)) blobs.materialize(f, kept) else kept
     }
     (out.toArray, if (keep == null) n else keep.length)
   }
@@ -119,7 +135,7 @@ final class FragmentReader(
   private def index(f: LanceField, a: ColumnArray, into: scala.collection.mutable.HashMap[Int, ColumnArray]): Unit = {
     into(f.id) = a
     a match {
-      case s: StructArray => f.children.zip(s.children).foreach { case (c, ca) => index(c, ca, into) }
+      case s: StructArray if !BlobColumn.isBlob(f) => f.children.zip(s.children).foreach { case (c, ca) => index(c, ca, into) }
       case _ =>
     }
   }
@@ -127,7 +143,7 @@ final class FragmentReader(
   /** Combines the per-file reads of `f`: the first file holding it wins; struct children merge. */
   private def assemble(f: LanceField, decoded: Seq[scala.collection.Map[Int, ColumnArray]], n: Int): ColumnArray = {
     val found = decoded.flatMap(_.get(f.id))
-    if (found.size <= 1 || f.logicalType != LogicalType.Struct) found.headOption.getOrElse(new NullArray(n))
+    if (found.size <= 1 || f.logicalType != LogicalType.Struct || BlobColumn.isBlob(f)) found.headOption.getOrElse(new NullArray(n))
     else {
       val structs = found.collect { case s: StructArray => s }
       // A struct row is null only when every file holding the struct says so.
@@ -138,7 +154,8 @@ final class FragmentReader(
 
   /** `f` pruned to the ids data file `df` holds, or None when it holds none of them. */
   private def restrictTo(f: LanceField, df: DataFileRef): Option[LanceField] = {
-    if (f.children.isEmpty) { if (df.holds(f.id)) Some(f) else None }
+    // A blob column is one column, whatever logical children (blob v2 `data`, `uri`) it lists.
+    if (f.children.isEmpty || BlobColumn.isBlob(f)) { if (df.holds(f.id)) Some(f) else None }
     else {
       val kids = f.children.flatMap(restrictTo(_, df))
       if (kids.isEmpty && !df.holds(f.id)) None
@@ -147,7 +164,23 @@ final class FragmentReader(
     }
   }
 
-  override def close(): Unit = parts.foreach(p => { closeQuietly(p.scan); closeQuietly(p.reader) })
+  /** Blob columns may sit in structs, not in lists: their descriptors address rows, not list items. */
+  private def checkBlobPlacement(f: LanceField, inList: Boolean): Unit =
+    if (BlobColumn.isBlob(f)) {
+      if (inList) throw LanceErrors.unsupported(
+        s"Blob column '${f.name}' (id ${f.id}) is inside a list; reading blobs inside lists is not supported")
+    } else {
+      val list = f.logicalType match {
+        case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => true
+        case _ => false
+      }
+      f.children.foreach(checkBlobPlacement(_, inList || list))
+    }
+
+  override def close(): Unit = {
+    parts.foreach(p => { closeQuietly(p.scan); closeQuietly(p.reader) })
+    if (blobs != null) blobs.close()
+  }
 
   private def closeQuietly(c: AutoCloseable): Unit = try c.close() catch { case _: Exception => }
 }

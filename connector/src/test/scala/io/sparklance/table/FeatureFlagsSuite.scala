@@ -25,14 +25,15 @@ class FeatureFlagsSuite extends AnyFunSuite {
   }
 
   test("flags the reader knows open") {
-    Seq(0L, 1L, 3L, 1L | 2L | 4L | 8L | 16L | 32L | 128L | 256L | 1024L).foreach { flags =>
+    Seq(0L, 1L, 3L, 1L | 2L | 4L | 8L | 16L | 32L | 128L | 256L | 1024L | 16384L).foreach { flags =>
       val (ds, v) = withReaderFlags(flags)
       assert(ds.open(VersionSpec.Latest).version == v)
     }
   }
 
   test("unknown and unsupported flags are refused, naming the flag") {
-    Seq(64L -> "data overlays", 512L -> "fragment reuse index", 2048L -> "managed blobs", 4096L -> "flag 4096",
+    Seq(64L -> "data overlays", 512L -> "fragment reuse index", 2048L -> "spilled row lineage", 4096L -> "fragment tree",
+      (1L << 18) -> s"flag ${1L << 18}",
       (1L << 40) -> s"flag ${1L << 40}").foreach { case (flag, words) =>
       val (ds, _) = withReaderFlags(1L | flag)
       val e = intercept[LanceUnsupportedException](ds.open(VersionSpec.Latest))

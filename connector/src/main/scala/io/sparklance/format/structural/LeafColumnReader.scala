@@ -103,7 +103,12 @@ private[structural] object PageDecoders {
     ref.check(p.getBufferOffsetsCount == p.getBufferSizesCount, "page buffer offsets and sizes differ in count")
     val io = new PageIO(container, p.getBufferOffsetsList.asScala.map(_.longValue).toArray,
       p.getBufferSizesList.asScala.map(_.longValue).toArray, ref)
-    val rows = p.getLength
+    openLayout(l, io, p.getLength, minor, layers, leafKind, isBool, from, until, ref)
+  }
+
+  /** Opens page layout `l` (a page's own, or the inner layout of a blob page) over its buffers `io`. */
+  def openLayout(l: PageLayout, io: PageIO, rows: Long, minor: Int, layers: Layers, leafKind: ValuesBuilder,
+      isBool: Boolean, from: Long, until: Long, ref: PageRef): PageDecoder = {
     def prep(ls: java.util.List[RepDefLayer]) = {
       val arr = ls.asScala.toArray
       (layers.pageDefMap(arr, ref), maxVisible(arr))
@@ -119,7 +124,7 @@ private[structural] object PageDecoders {
         val c = l.getConstantLayout; val (dm, mv) = prep(c.getLayersList)
         new ConstantPage(io, c, layers, dm, mv, leafKind, isBool, rows, from, until, ref)
       case PageLayout.LayoutCase.BLOB_LAYOUT =>
-        throw ref.unsupported("blob layout pages (Lance blob v1 columns) are not supported yet")
+        new BlobLayoutPage(l.getBlobLayout, io, rows, minor, layers, from, until, ref)
       case other => throw ref.unsupported(s"page layout $other (file format 2.3 or newer?)")
     }
   }

@@ -2,6 +2,7 @@ package io.sparklance.format.structural
 
 import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.format._
+import io.sparklance.format.blob.BlobColumn
 
 import scala.jdk.CollectionConverters._
 
@@ -85,8 +86,12 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
     columns.get(f.id) match {
       case Some(col) =>
         val layers = new Layers(here.reverseIterator.map(isListType).toArray.updated(0, false))
+        val blobVersion = BlobColumn.version(f)
         val (builder, select) =
-          if (f.children.nonEmpty && f.logicalType == LogicalType.Struct) {
+          if (blobVersion.isDefined) {
+            // A blob column decodes to its descriptor struct, whatever children the field lists.
+            (BlobBuilders.descriptors(blobVersion.get), null)
+          } else if (f.children.nonEmpty && f.logicalType == LogicalType.Struct) {
             // A packed struct: decode every field the file has, hand out the requested ones.
             val full = fileSchema.getOrElse(f.id, f)
             val b = new StructBuilder(full.children.map(c => ValuesBuilder.forType(c.logicalType, c.name)).toArray)

@@ -112,11 +112,25 @@ final class LeafFieldReader(
   }
 }
 
+/**
+ * A blob v1 column: its descriptors (position, size) with the null rows marked, which 2.0
+ * stores as (1, 0) rather than with validity. The bytes are fetched by the table layer.
+ */
+final class BlobV1FieldReader(descriptors: LeafFieldReader) extends FieldReader {
+  def limitTo(end: Long): Unit = descriptors.limitTo(end)
+  def seek(row: Long): Unit = descriptors.seek(row)
+  def next(n: Int): ColumnArray = descriptors.next(n) match {
+    case s: StructArray => io.sparklance.format.blob.BlobDescriptors.markV20Nulls(s)
+    case other => other
+  }
+}
+
 /** A struct: one reader per requested child; 2.0 cannot store null structs. */
 final class StructFieldReader(children: Array[FieldReader]) extends FieldReader {
   def limitTo(end: Long): Unit = children.foreach {
     case l: LeafFieldReader => l.limitTo(end)
     case st: StructFieldReader => st.limitTo(end)
+    case b: BlobV1FieldReader => b.limitTo(end)
     case _ =>
   }
   def seek(row: Long): Unit = children.foreach(_.seek(row))

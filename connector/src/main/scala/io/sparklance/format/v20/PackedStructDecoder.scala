@@ -4,9 +4,10 @@ import io.sparklance.format._
 import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
 
 /**
- * 2.0 `PackedStruct{inner, buffer}` (opt-in via `lance-encoding:packed`): a struct of
- * fixed-width children stored row by row, each row the children's values back to back, the
- * child widths given by the `inner` Flat encodings. The whole struct is one column.
+ * 2.0 `PackedStruct{inner, buffer}` (opt-in via `lance-encoding:packed`; also the descriptors
+ * of blob v1 columns): a struct of fixed-width children stored row by row, each row the
+ * children's values back to back, the child widths given by the `inner` Flat encodings. The
+ * whole struct is one column.
  */
 object PackedStructDecoder {
 
@@ -25,7 +26,11 @@ object PackedStructDecoder {
       s"struct column page is encoded as ${enc.getArrayEncodingCase}, expected PackedStruct")
     val ps = enc.getPackedStruct
     val widths = Array.tabulate(ps.getInnerCount) { i =>
-      val inner = ps.getInner(i)
+      // Children are plain Flat, or (blob descriptors, whose children are non-nullable fields)
+      // Flat wrapped in Nullable{no_nulls}: the wrapper carries no buffer of its own.
+      var inner = ps.getInner(i)
+      if (inner.getArrayEncodingCase == ArrayEncodingCase.NULLABLE && inner.getNullable.hasNoNulls)
+        inner = inner.getNullable.getNoNulls.getValues
       ctx.check(inner.getArrayEncodingCase == ArrayEncodingCase.FLAT, s"packed child $i is encoded as ${inner.getArrayEncodingCase}")
       val bits = inner.getFlat.getBitsPerValue
       ctx.check(bits > 0 && bits % 8 == 0, s"packed child $i has $bits bits per value")

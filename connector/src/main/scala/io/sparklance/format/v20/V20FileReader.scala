@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.LanceErrors
 import io.sparklance.format._
+import io.sparklance.format.blob.BlobColumn
 import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
 
 /**
@@ -27,6 +28,7 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
     readers.foreach {
       case l: LeafFieldReader => l.limitTo(endRow)
       case st: StructFieldReader => st.limitTo(endRow)
+      case b: BlobV1FieldReader => b.limitTo(endRow)
       case _ =>
     }
     readers.foreach(_.seek(startRow))
@@ -39,13 +41,22 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
       val ctx = PageContext(path, field.name, field.id, col, 0)
       val pages = new ColumnPages(container, col, ctx)
       val oneBased = !field.logicalType.isInstanceOf[LogicalType.Dictionary]
-      ValueShape.of(field) match {
-        case s: ValueShape.Struct =>
-          if (pages.numPages > 0 && pages.encoding(0).getArrayEncodingCase == ArrayEncodingCase.PACKED_STRUCT)
-            new LeafFieldReader(pages, s, oneBased, packedPositions(field))
-          else new StructFieldReader(field.children.map(build).toArray)
-        case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item), itemShape)
-        case shape => new LeafFieldReader(pages, shape, oneBased)
+      BlobColumn.version(field) match {
+        case Some(BlobColumn.V1) =>
+          // A blob v1 column: one packed struct<position: u64, size: u64> per row.
+          new BlobV1FieldReader(new LeafFieldReader(pages, V20FileReader.BlobDescriptorShape, oneBased, Array(0, 1)))
+        case Some(v) =>
+          throw LanceErrors.unsupported(s"Lance file $path: column '${field.name}' (id ${field.id}) is a blob v${v.number} " +
+            "column, which Lance stores only in files of version 2.2 or later, not in a 2.0 file")
+        case None =>
+          ValueShape.of(field) match {
+            case s: ValueShape.Struct =>
+              if (pages.numPages > 0 && pages.encoding(0).getArrayEncodingCase == ArrayEncodingCase.PACKED_STRUCT)
+                new LeafFieldReader(pages, s, oneBased, packedPositions(field))
+              else new StructFieldReader(field.children.map(build).toArray)
+            case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item), itemShape)
+            case shape => new LeafFieldReader(pages, shape, oneBased)
+          }
       }
   }
 
@@ -59,6 +70,11 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
 }
 
 object V20FileReader {
+  /** How a 2.0 blob v1 column decodes: its packed descriptor struct. */
+  private[v20] val BlobDescriptorShape: ValueShape.Struct = ValueShape.Struct(BlobColumn.V1Children.map { name =>
+    LanceField(-1, -1, name, LogicalType.UInt64, nullable = false, Map.empty, Nil) -> (ValueShape.Fixed(8, bool = false): ValueShape)
+  })
+
   final class Scan(readers: Array[FieldReader], numRows: Long, path: String) extends FileScan {
     private var remaining = numRows
     def next(n: Int): Array[ColumnArray] = {

@@ -4,6 +4,7 @@ import org.apache.spark.sql.types._
 
 import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.LogicalType._
 import io.sparklance.spark.SchemaConverter
 
@@ -112,6 +113,11 @@ object SparkToLance {
   }
 
   private def checkType(path: String, name: String, f: LanceField, dt: DataType): Unit = {
+    // Blob columns read as their bytes, but are stored as descriptors plus out-of-line data,
+    // which this writer does not produce: appending plain binary there would corrupt them.
+    if (BlobColumn.containsBlob(f))
+      throw LanceErrors.unsupported(s"Cannot write to Lance dataset $path: column '$name' is or holds a Lance blob column " +
+        "(lance-encoding:blob / lance.blob.v2); appending to blob columns is not supported")
     val expected = try SchemaConverter.toSparkType(f) catch {
       case e: LanceException => throw LanceErrors.schemaMismatch(path, name, s"has Lance type ${f.logicalType.text}, which cannot be written: ${e.getMessage}")
     }
