@@ -105,11 +105,11 @@ def test_scan_equals_pylance(spark, seed):
     import pyarrow as pa
 
     try:
-        expected_full = ds.to_table()
-        expected_proj = ds.to_table(columns=case.projection)
+        expected_full = check.pylance_table(ds)
+        expected_proj = check.pylance_table(ds, case.projection)
         expected_nested = {}
         for p in case.nested:
-            t = ds.to_table(columns=["id", p.split(".")[0]])
+            t = check.pylance_table(ds, ["id", p.split(".")[0]])
             expected_nested[p] = pa.table({"id": t.column("id"), p: check.nested_child(t, p)})
         want_count = ds.count_rows()
     except BaseException as e:  # noqa: BLE001

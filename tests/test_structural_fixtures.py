@@ -27,18 +27,6 @@ DIR = support.SRC_TEST_DATA / "structural"
 NAMES = [d["name"] for d in json.loads((DIR / "_index.json").read_text())["datasets"]]
 
 
-def pylance_table(ds) -> pa.Table:
-    """pylance's rows. pylance 14.0.2 cannot read a fixed-size list of structs together with
-    columns of another length per row ("cannot read columns of differing lengths together");
-    each column read alone is right, so those datasets are read column by column."""
-    try:
-        return ds.to_table()
-    except Exception as e:  # noqa: BLE001
-        if "differing lengths" not in str(e):
-            raise
-        return pa.table({n: ds.to_table(columns=[n]).column(n) for n in ds.schema.names}, schema=ds.schema)
-
-
 def read(spark, path, **options):
     reader = spark.read.format("lance")
     for k, v in options.items():
@@ -54,7 +42,7 @@ def scan_problems(df, expected: pa.Table) -> list[str]:
 def test_structural_fixture_scans(spark, name):
     path = DIR / f"{name}.lance"
     ds = lance.dataset(str(path))
-    expected = pylance_table(ds)
+    expected = check.pylance_table(ds)
     assert type_shape(read(spark, path).schema) == type_shape(spark_schema_for_arrow(ds.schema))
 
     problems = []
