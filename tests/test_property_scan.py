@@ -20,6 +20,7 @@ Seeds: by default DEFAULT_CASES cases from DEFAULT_SEED. More on demand:
     SPARK_LANCE_PROPERTY_CASES=300 pytest tests/test_property_scan.py      # 300 cases
     SPARK_LANCE_PROPERTY_SEED=1234 pytest tests/test_property_scan.py      # just seed 1234
     SPARK_LANCE_PROPERTY_SEED=5000 SPARK_LANCE_PROPERTY_CASES=100 ...      # 5000..5099
+    SPARK_LANCE_PROPERTY_SEEDS="1006 1074 5111" ...                        # just these seeds
 Datasets go to $SPARK_LANCE_PROPERTY_DIR (default <tmp>/spark-lance-property); a passing case
 removes its dataset, a failing one keeps it and prints its path.
 
@@ -48,13 +49,13 @@ DEFAULT_CASES = 32
 KNOWN_BUGS: dict[int, str] = {
     # seed -> reason (a connector bug reported with the seed); the case xfails strictly, so it
     # turns into a failure (XPASS) the moment the bug is fixed: then remove the entry.
-    20027: "connector bug: 2.1/2.2 packed structs (lance-encoding:packed) do not decode "
-           "('decoded StructValues does not fit VarBuilder' / 'decoded as VarBinaryArray, which "
-           "does not fit Spark type struct<...>'); here 2.2 struct<u16,u64,i16,i8 not null> packed",
 }
 
 
 def _seeds() -> list[int]:
+    listed = os.environ.get("SPARK_LANCE_PROPERTY_SEEDS")
+    if listed:
+        return [int(x) for x in listed.replace(",", " ").split()]
     seed = os.environ.get("SPARK_LANCE_PROPERTY_SEED")
     cases = os.environ.get("SPARK_LANCE_PROPERTY_CASES")
     if seed is not None and cases is None:
@@ -105,11 +106,11 @@ def test_scan_equals_pylance(spark, seed):
     import pyarrow as pa
 
     try:
-        expected_full = ds.to_table()
-        expected_proj = ds.to_table(columns=case.projection)
+        expected_full = check.pylance_table(ds)
+        expected_proj = check.pylance_table(ds, case.projection)
         expected_nested = {}
         for p in case.nested:
-            t = ds.to_table(columns=["id", p.split(".")[0]])
+            t = check.pylance_table(ds, ["id", p.split(".")[0]])
             expected_nested[p] = pa.table({"id": t.column("id"), p: check.nested_child(t, p)})
         want_count = ds.count_rows()
         # Blob columns: pylance's scan returns descriptors; the bytes come from take_blobs.

@@ -10,6 +10,21 @@ import pyarrow as pa
 import support
 
 
+def pylance_table(ds, columns: Optional[list[str]] = None) -> pa.Table:
+    """``ds.to_table(columns=...)``. pylance 14.0.2 cannot read a fixed-size list of structs
+    together with a column of another length per row ("cannot read columns of differing
+    lengths together", its reader counts the list's items as rows); each column read alone is
+    right, so such reads go column by column."""
+    try:
+        return ds.to_table(columns=columns)
+    except Exception as e:  # noqa: BLE001
+        if "differing lengths" not in str(e):
+            raise
+    names = columns if columns is not None else ds.schema.names
+    cols = [ds.to_table(columns=[n]).column(n) for n in names]
+    return pa.table(cols, schema=pa.schema([ds.schema.field(n) for n in names]))
+
+
 def nested_child(table: pa.Table, path: str) -> pa.ChunkedArray:
     """``s.a.b`` of a pylance table as Spark's ``select("s.a.b")`` presents it: a null parent
     struct makes the child null (StructArray.flatten merges the parent's validity)."""

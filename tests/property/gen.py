@@ -19,6 +19,39 @@ in packed or dedicated sidecar files. pylance's ``to_table()`` returns their *de
 bytes to compare Spark's binary column with come from ``take_blobs`` (``check.blob_bytes``).
 They are drawn from their own RNG and appended after every other column, so adding them left
 the cases of older seeds (and their values) unchanged.
+Known pylance 14.0.2 write failures the generator does not avoid (the case is skipped, a few in
+a hundred): nested structs whose batches ``max_rows_per_file`` cuts ("null_bit_buffer size too
+small", lance-encoding struct.rs), and mini-block chunks over 32 KiB of levels ("Mini-block
+chunk size ... exceeds the 32768 byte metadata limit").
+
+Packed structs (``lance-encoding:packed``, 2.1/2.2), generated as a shape of their own and
+sometimes by marking a random struct: pylance 14.0.2 packs only non-null leaves (null children
+or halffloat: "Per-value compression not yet supported for block type Nullable"; a list child
+panics its writer; a bool child is written but not read back), and variable-width children
+only in 2.2 (VariablePackedStruct, full-zip; 2.1: "Variable packed struct encoding is not
+enabled by the selected file format").
+
+Fixed-size lists (``fsl``): of float32, often with every item null in a page or table (pylance
+then writes the items as ``Constant(None)``); and, in 2.2 only, of structs (``fsl_struct``).
+pylance 14.0.2 limits on fixed-size lists of structs, which the generator stays inside:
+
+- 2.0, 2.1 and legacy cannot write them ("FixedSizeList<Struct> is not enabled by the selected
+  file format" / a panic); FSL of lists, maps or FSLs of structs are refused in every format
+  ("Unsupported data type");
+- a list (or map) around one panics the writer (``Option::unwrap()`` on None), so they are
+  generated only at the top level and as the only child of a top-level struct;
+- a struct holding one next to a sibling is written but not read back ("its children have
+  differing lengths");
+- it is read back only when its struct's first leaf has no list above it: pylance takes the
+  list's validity from that leaf and otherwise panics ("not yet implemented: Not yet supported
+  FSL<...List<...>>", ``RepDefUnraveler::decimate`` with repetition levels), so the struct's
+  first child is always a leaf (lists may follow);
+- a non-nullable field inside one fails pylance's read as soon as a row (or an enclosing
+  struct) is null ("Found unmasked nulls for non-nullable StructArray field"), so everything
+  inside is nullable;
+- ``to_table()`` of one together with any column of another length per row fails ("cannot read
+  columns of differing lengths together"): the test reads pylance's truth column by column then
+  (``check.pylance_table``), each column alone being right.
 
 Every table has a unique, non-null ``id`` int64 column first (deletes use it, and it is the
 sort key when order is compared separately).
@@ -61,6 +94,7 @@ class Spec:
     size: int = 0  # fsl size
     metadata: dict = field(default_factory=dict)
     thresholds: dict = field(default_factory=dict)  # blob_v2: blob_field size thresholds
+    all_null_share: float = 0.0  # leaves: chance that a table's values are all null (FSL items)
 
     def arrow_type(self) -> pa.DataType:
         k = self.kind
@@ -113,24 +147,52 @@ def random_leaf(r: random.Random) -> Spec:
     return Spec(kind, nullable=r.random() < 0.8, arrow=t)
 
 
-def random_spec(r: random.Random, fmt: str, depth: int = 0) -> Spec:
-    """A random column type that ``fmt`` can hold."""
+def random_spec(r: random.Random, fmt: str, depth: int = 0, top: bool = True) -> Spec:
+    """A random column type that ``fmt`` can hold. ``top``: not inside a list, map or
+    fixed-size list (where a fixed-size list of structs may go, see the module notes)."""
     roll = r.random()
     if depth >= 3 or roll < 0.55:
         return random_leaf(r)
     shapes = ["list", "large_list", "fsl_small", "fsl_large", "struct", "list_struct_list", "struct_struct"]
+    if fmt in ("2.1", "2.2"):
+        shapes.append("packed_struct")
     if fmt == "2.2":
         shapes.append("map")
+        if top and depth == 0:
+            shapes += ["fsl_struct", "fsl_struct", "struct_fsl_struct"]
     shape = r.choice(shapes)
     nullable = r.random() < 0.75
     if shape in ("list", "large_list"):
-        return Spec(shape, nullable, children=[random_spec(r, fmt, depth + 1)])
+        return Spec(shape, nullable, children=[random_spec(r, fmt, depth + 1, top=False)])
     if shape in ("fsl_small", "fsl_large"):
         size = r.randint(4, 8) if shape == "fsl_small" else r.randint(64, 300)
-        item = Spec("float", nullable=r.random() < 0.3, arrow=pa.float32())
+        item = Spec("float", nullable=r.random() < 0.5, arrow=pa.float32())
+        if item.nullable and r.random() < 0.6:
+            item.all_null_share = 0.6
         return Spec("fsl", nullable, children=[item], size=size)
+    if shape in ("fsl_struct", "struct_fsl_struct"):
+        # the first child is a leaf: pylance reads the list's validity from its first leaf and
+        # panics when that one has repetition levels (see the module notes)
+        kids = [("f0", random_leaf(r))] + [(f"f{i}", random_spec(r, fmt, depth + 1, top=False))
+                                           for i in range(1, r.randint(1, 3))]
+        fsl = Spec("fsl", nullable, children=[Spec("struct", True, children=kids)], size=r.randint(1, 5))
+        nullable_children(fsl)  # and so no packed structs inside (their fields cannot be null)
+        unpack(fsl)
+        if shape == "fsl_struct":
+            return fsl
+        return Spec("struct", r.random() < 0.7, children=[("l", fsl)])
+    if shape == "packed_struct":
+        # leaves pylance packs (see add_encoding_metadata): fixed-width, and in 2.2 also
+        # variable-width (VariablePackedStruct); never null, no bool, no halffloat
+        kids, want = [], r.randint(1, 5)
+        while len(kids) < want:
+            c = random_leaf(r)
+            if c.kind in PACKABLE[fmt] and not pa.types.is_float16(c.arrow):
+                c.nullable = False
+                kids.append((f"p{len(kids)}", c))
+        return Spec("struct", nullable, children=kids, metadata={PACKED: "true"})
     if shape == "struct":
-        kids = [(f"f{i}", random_spec(r, fmt, depth + 1)) for i in range(r.randint(1, 4))]
+        kids = [(f"f{i}", random_spec(r, fmt, depth + 1, top=top)) for i in range(r.randint(1, 4))]
         return Spec("struct", nullable, children=kids)
     if shape == "struct_struct":
         inner = Spec("struct", r.random() < 0.7, children=[(f"g{i}", random_leaf(r)) for i in range(r.randint(1, 3))])
@@ -147,7 +209,7 @@ def random_spec(r: random.Random, fmt: str, depth: int = 0) -> Spec:
         while key.kind in ("float", "bool", "binary"):
             key = random_leaf(r)
         key.nullable = False
-        value = random_spec(r, fmt, depth + 1)
+        value = random_spec(r, fmt, depth + 1, top=False)
         return Spec("map", nullable, children=[key, value])
     raise AssertionError(shape)
 
@@ -163,29 +225,47 @@ def strip_struct_nulls(spec: Spec) -> None:
             strip_struct_nulls(c)
 
 
+def unpack(spec: Spec) -> None:
+    """Removes the packed-struct metadata from every struct in the tree."""
+    spec.metadata.pop(PACKED, None)
+    for c in ([c for _, c in spec.children] if spec.kind == "struct" else spec.children):
+        unpack(c)
+
+
 def nullable_children(spec: Spec) -> None:
     """legacy: pylance's v1 writer rejects non-nullable items nested in lists ("column types
     must match schema types, expected LargeList(List(non-null Int8)) but found
-    LargeList(List(Int8))"): make every nested field nullable."""
+    LargeList(List(Int8))"): make every nested field nullable (but map keys, which never are)."""
     kids = [c for _, c in spec.children] if spec.kind == "struct" else spec.children
+    if spec.kind == "map":
+        kids = kids[1:]
     for c in kids:
         c.nullable = True
         nullable_children(c)
 
 
-def add_encoding_metadata(r: random.Random, spec: Spec, fmt: str) -> None:
-    """2.1/2.2: sometimes set field metadata that forces an encoding."""
+# Leaf kinds pylance 14.0.2 packs into a packed struct: fixed-width ones, and in 2.2 also
+# variable-width ones (VariablePackedStruct). No bool: pylance writes a packed struct with a
+# bool child that it cannot read back ("PackedStruct field widths must be positive byte widths").
+PACKABLE = {
+    "2.1": ("int", "float", "decimal", "date", "timestamp"),
+    "2.2": ("int", "float", "decimal", "date", "timestamp", "string", "binary"),
+}
+
+
+def add_encoding_metadata(r: random.Random, spec: Spec, fmt: str, pack_ok: bool = True) -> None:
+    """2.1/2.2: sometimes set field metadata that forces an encoding. ``pack_ok``: structs may be
+    packed (not inside a fixed-size list of structs, whose fields must stay nullable)."""
     if fmt not in ("2.1", "2.2"):
         return
+    if spec.kind == "fsl":
+        pack_ok = False
     if spec.kind == "struct":
         # packed structs: leaves only (a packed struct with a list child panics pylance's
         # writer); variable-width leaves only in 2.2 (VariablePackedStruct)
-        variable_ok = ("string", "binary") if fmt == "2.2" else ()
-        # (no bool: pylance 14.0.2 writes a packed struct with a bool child that it cannot read
-        # back, "PackedStruct field widths must be positive byte widths")
-        fixed = ("int", "float", "decimal", "date", "timestamp") + variable_ok
+        fixed = PACKABLE[fmt]
         leaves = [c for _, c in spec.children]
-        if r.random() < 0.3 and all(c.kind in fixed and not pa.types.is_float16(c.arrow) for c in leaves):
+        if pack_ok and r.random() < 0.3 and all(c.kind in fixed and not pa.types.is_float16(c.arrow) for c in leaves):
             # nullable children or halffloat make pylance 14.0.2 refuse to write packed structs
             # ("Variable packed struct encoding is not enabled" in 2.1, "Per-value compression
             # not yet supported for block type Nullable" in 2.2)
@@ -193,10 +273,10 @@ def add_encoding_metadata(r: random.Random, spec: Spec, fmt: str) -> None:
                 c.nullable = False
             spec.metadata[PACKED] = "true"
         for _, c in spec.children:
-            add_encoding_metadata(r, c, fmt)
+            add_encoding_metadata(r, c, fmt, pack_ok)
         return
     for c in spec.children:
-        add_encoding_metadata(r, c, fmt)
+        add_encoding_metadata(r, c, fmt, pack_ok)
     if spec.children:
         return
     if r.random() < 0.3:
@@ -362,6 +442,8 @@ def _texts(rng: np.random.Generator, r: random.Random, n: int, shape: Shape, bin
 def leaf_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int, shape: Shape) -> pa.Array:
     t = spec.arrow
     mask = null_mask(rng, shape.nulls, n) if spec.nullable else None
+    if spec.nullable and spec.all_null_share and n and r.random() < spec.all_null_share:
+        mask = np.ones(n, dtype=bool)
     if spec.kind == "bool":
         if shape.values == "constant":
             v = np.full(n, r.random() < 0.5)
@@ -515,7 +597,8 @@ def _weight(spec: Spec) -> int:
     if spec.kind in ("blob", "blob_v2"):
         return 1000
     if spec.kind == "fsl":
-        return 4 * spec.size
+        item = spec.children[0]
+        return spec.size * (4 if item.kind == "float" else _weight(item))
     if spec.kind in ("string", "binary"):
         return 200
     if spec.children:

@@ -59,8 +59,9 @@ object ColumnVectorWriter {
         write(values, entries.children(1), kv.children(1))
         putArrays(v, l.offsets, n)
       case (_: ArrayType, l: FixedSizeListArray) =>
+        // A fixed-size list of primitives has no item field in Lance; one of structs has.
         val item = field.logicalType match {
-          case FixedSizeList(t, _) => field.copy(name = "item", logicalType = t, nullable = true, children = Nil)
+          case FixedSizeList(t, _) if field.children.isEmpty => field.copy(name = "item", logicalType = t, nullable = true, children = Nil)
           case _ => field.children.head
         }
         val child = v.arrayData()

@@ -42,7 +42,11 @@ object SchemaConverter {
         throw LanceErrors.unsupportedType(f.name, f.logicalType.text, "a map's entries must have a key and a value")
       val Seq(key, value) = entries.children
       MapType(toSparkType(key), toSparkType(value), value.nullable)
-    // A fixed-size list's item field is implicit in Lance and always nullable.
+    // A fixed-size list of structs (2.2) has an item field; one of primitives has none, its
+    // item being implicit and always nullable.
+    case FixedSizeList(_, _) if f.children.nonEmpty =>
+      val item = singleChild(f)
+      ArrayType(toSparkType(item), item.nullable)
     case FixedSizeList(item, _) => ArrayType(leafType(f.name, item), containsNull = true)
     case other => leafType(f.name, other)
   }
@@ -98,6 +102,8 @@ object SchemaConverter {
       }
       field.copy(children = kept)
     case (List | LargeList | ListOfStruct(_), at: ArrayType) =>
+      field.copy(children = Seq(prune(singleChild(field), at.elementType)))
+    case (FixedSizeList(_, _), at: ArrayType) if field.children.nonEmpty =>
       field.copy(children = Seq(prune(singleChild(field), at.elementType)))
     case (Map, mt: MapType) =>
       val entries = singleChild(field)

@@ -159,6 +159,9 @@ final class FragmentReader(
     else {
       val kids = f.children.flatMap(restrictTo(_, df))
       if (kids.isEmpty && !df.holds(f.id)) None
+      // A packed struct (`lance-encoding:packed`) is one column under the struct's own id; the
+      // manifest lists none of its children, yet that column holds them all.
+      else if (f.logicalType == LogicalType.Struct && kids.isEmpty) Some(f)
       else if (f.logicalType == LogicalType.Struct) Some(f.copy(children = kids))
       else Some(f) // lists and maps come whole from one file
     }

@@ -39,7 +39,7 @@ object CanonicalJson {
         (l.offsets(i) until l.offsets(i + 1)).foreach(j => arr.add(value(item, l.child, j)))
         arr
       case (FixedSizeList(t, _), l: FixedSizeListArray) =>
-        val item = LanceField(-1, field.id, "item", t, nullable = true, Predef.Map.empty, Nil)
+        val item = field.children.headOption.getOrElse(LanceField(-1, field.id, "item", t, nullable = true, Predef.Map.empty, Nil))
         val arr = nf.arrayNode()
         (i * l.dimension until (i + 1) * l.dimension).foreach(j => arr.add(value(item, l.child, j)))
         arr

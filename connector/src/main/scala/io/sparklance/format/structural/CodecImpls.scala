@@ -235,6 +235,9 @@ private[structural] final class RleMini(vb: Int, lb: Int, vc: BlockCodec, lc: Bl
 }
 
 private[structural] final class FslMini(d: Codecs.FslDesc, ref: PageRef) extends MiniBlockCodec {
+  // pylance 14.0.2 sends all-null FSL items to full-zip only (its mini-block FSL encoder has no
+  // all-null case), so there is no mini-block layout to follow.
+  if (d.allNullItems) throw ref.unsupported("mini-block fixed-size lists with all-null (constant) items")
   def numBuffers: Int = 1 + d.validity.count(identity)
   def decode(bufs: Array[Slice], n: Int): Values = {
     var bi = 0
@@ -443,7 +446,17 @@ private[structural] final class FslPerValue(d: Codecs.FslDesc, ref: PageRef) ext
   ref.check(d.itemBits % 8 == 0 || validityBytes == 0, "nullable fixed-size list of bit-packed items")
   private val dataBytes = if (d.itemBits % 8 == 0) total * (d.itemBits / 8) else (total * d.itemBits + 7) / 8
   val bytesPerValue: Int = validityBytes + dataBytes
+  ref.check(bytesPerValue > 0, "fixed-size list values of 0 bytes")
   def decode(buf: Slice, n: Int): Values = {
+    if (d.allNullItems) {
+      // Only validity bytes are stored; whatever they say, every item is null (pylance reads
+      // them as an all-null child). The outer layers' validity still comes from the bytes.
+      val nulls = readValidity(buf, n)
+      val last = d.dims.length - 1
+      val itemNulls = new Array[Boolean](n * total); java.util.Arrays.fill(itemNulls, true)
+      nulls(last) = itemNulls
+      return Codecs.nestFsl(d, n, nulls, new ConstantValues(n * total, null))
+    }
     if (validityBytes == 0) {
       val items = FlatMini.decode(buf, n * total, d.itemBits, ref)
       return Codecs.nestFsl(d, n, new Array[Array[Boolean]](d.dims.length), items)
@@ -465,6 +478,26 @@ private[structural] final class FslPerValue(d: Codecs.FslDesc, ref: PageRef) ext
       i += 1
     }
     Codecs.nestFsl(d, n, nulls, new FixedValues(n * total, d.itemBits / 8, data, 0))
+  }
+
+  /** The validity bitmaps of rows with no item bytes (all-null items), one array per nullable layer. */
+  private def readValidity(buf: Slice, n: Int): Array[Array[Boolean]] = {
+    ref.check(buf.len.toLong >= n.toLong * bytesPerValue, s"fixed-size list buffer of ${buf.len} bytes for $n rows")
+    val nulls = d.dims.indices.map(k => if (d.validity(k)) new Array[Boolean](n * cumDims(k)) else null).toArray
+    var i = 0; var p = buf.off
+    while (i < n) {
+      var k = 0
+      while (k < d.dims.length) {
+        if (d.validity(k)) {
+          val c = cumDims(k); val a = nulls(k); var j = 0
+          while (j < c) { a(i * c + j) = ((buf.a(p + (j >>> 3)) >>> (j & 7)) & 1) == 0; j += 1 }
+          p += (c + 7) / 8
+        }
+        k += 1
+      }
+      i += 1
+    }
+    nulls
   }
 }
 

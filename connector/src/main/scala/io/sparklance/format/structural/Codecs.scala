@@ -102,8 +102,15 @@ private[structural] object Codecs {
     }
   }
 
-  /** Flattened FSL description: dims (outermost first), which layers have item validity, and the item Flat width. */
-  final case class FslDesc(dims: Array[Int], validity: Array[Boolean], itemBits: Int)
+  /**
+   * Flattened FSL description: dims (outermost first), which layers have item validity, and
+   * the item Flat width. `itemBits` 0 means the items are all null and store no bytes: the
+   * writer encodes an FSL whose items are all null in a page as `Constant(None)` items, each
+   * row keeping only its validity bytes.
+   */
+  final case class FslDesc(dims: Array[Int], validity: Array[Boolean], itemBits: Int) {
+    def allNullItems: Boolean = itemBits == 0
+  }
 
   private def fslLayers(f0: FixedSizeList, ref: PageRef): FslDesc = {
     val dims = scala.collection.mutable.ArrayBuffer[Int]()
@@ -114,7 +121,10 @@ private[structural] object Codecs {
       dims += f.getItemsPerValue.toInt; vals += f.getHasValidity
       val v = f.getValues
       if (v.hasFixedSizeList) f = v.getFixedSizeList
-      else if (v.hasFlat) {
+      else if (v.hasConstant) {
+        need(ref, !v.getConstant.hasValue, "fixed-size list items encoded as a non-null constant")
+        return FslDesc(dims.toArray, vals.toArray, 0)
+      } else if (v.hasFlat) {
         need(ref, !v.getFlat.hasData, "fixed-size list items cannot carry buffer compression")
         return FslDesc(dims.toArray, vals.toArray, bitsOf(v.getFlat.getBitsPerValue, ref))
       } else throw ref.unsupported(s"fixed-size list items encoded as ${v.getCompressionCase}")

@@ -7,14 +7,25 @@ import io.sparklance.proto.EncodingsV21Protos.RepDefLayer
  * per field on the path from the leaf up to the top-level field, innermost first; a layer is
  * either an item (leaf or struct) or a list (list, large list, map).
  *
+ * A fixed-size list of structs (2.2) is an item layer too, one that repeats every level below
+ * it `dimension` times (`fslDim(j)` > 0): its leaves carry rows x dimension levels, and their
+ * pages count rows in those units. Only such layers with no list above them exist (pylance
+ * 14.0.2 cannot write a list around a fixed-size list of structs), so a leaf's levels hold
+ * exactly [[itemsPerRow]] "rows" per top-level row.
+ *
  * Pages may declare weaker meanings for the same layers (a page without nulls says
  * ALL_VALID_ITEM where another says NULLABLE_ITEM), so every page's definition levels are
  * translated into one canonical numbering in which every item layer is nullable and every
  * list layer both nullable and emptyable: item layer j owns one level (null), list layer j
  * two (null, then empty). That keeps batches spanning pages uniform.
  */
-private[structural] final class Layers(val isList: Array[Boolean]) {
+private[structural] final class Layers(val isList: Array[Boolean], val fslDim: Array[Int]) {
+  def this(isList: Array[Boolean]) = this(isList, new Array[Int](isList.length))
+  require(fslDim.length == isList.length && fslDim.indices.forall(j => fslDim(j) == 0 || !isList(j) && fslDim(j) > 0))
   val numLayers: Int = isList.length
+  /** Level rows per top-level row: the product of the fixed-size list dimensions. */
+  val itemsPerRow: Long = fslDim.iterator.filter(_ > 0).map(_.toLong).product
+  val hasFsl: Boolean = itemsPerRow != 1 || fslDim.exists(_ > 0)
   val maxRep: Int = isList.count(identity)
   /** Canonical def level of "layer j is null"; "empty" is that + 1 for lists. */
   val nullLevel: Array[Int] = {

@@ -13,8 +13,12 @@ import scala.jdk.CollectionConverters._
  */
 private[structural] final class LeafColumnReader(
     container: FileContainer, column: Int, fieldName: String, fieldId: Int, val layers: Layers,
-    val batch: LeafBatch, isBool: Boolean, minor: Int, startRow: Long, endRow: Long) {
+    val batch: LeafBatch, isBool: Boolean, minor: Int, startRow0: Long, endRow0: Long) {
 
+  // Under fixed-size lists of structs the column's pages count level rows: itemsPerRow per row.
+  private val perRow = layers.itemsPerRow
+  private val startRow = startRow0 * perRow
+  private val endRow = endRow0 * perRow
   private val meta = container.column(column)
   private val pages = meta.getPagesList.asScala.toArray
   private val pageStart: Array[Long] = pages.scanLeft(0L)(_ + _.getLength)
@@ -30,11 +34,12 @@ private[structural] final class LeafColumnReader(
   private var left = 0L // rows of the open page still to read
   private var pos = startRow
 
+  /** Reads the next `n` rows (n x itemsPerRow level rows). */
   def read(n: Int): Unit = {
-    var need = n
+    var need = n.toLong * perRow
     while (need > 0) {
       if (decoder == null || left == 0) guarded(open())
-      val k = math.min(need.toLong, left).toInt
+      val k = math.min(math.min(need, left), Int.MaxValue.toLong).toInt
       guarded(decoder.read(k, batch))
       left -= k; need -= k; pos += k
     }

@@ -13,6 +13,11 @@ package io.sparklance.format.structural
  * (struct children are parallel arrays) down to and including the first list, which is then
  * a null list with no items. A layer is null in a slot when the definition level belongs to a
  * layer at or above it (an empty list is valid).
+ *
+ * A fixed-size list layer (of structs) is unravelled as an item layer first, which gives it
+ * and every layer above it one slot per level row; then those layers keep every
+ * dimension-th slot: the writer repeats the levels of a fixed-size list value for each of
+ * its items, so the first of each group speaks for the value.
  */
 private[structural] final class Unraveled(val count: Array[Int], val nulls: Array[Array[Boolean]], val offsets: Array[Array[Int]])
 
@@ -37,7 +42,7 @@ private[structural] object RepDefUnraveler {
           nulls(j) = a; j += 1
         }
       }
-      return new Unraveled(count, nulls, offsets)
+      return decimateFsl(L, count, nulls, offsets, ref)
     }
 
     val rep = b.rep; val maxRep = L.maxRep
@@ -89,6 +94,32 @@ private[structural] object RepDefUnraveler {
     while (j < nl) {
       if (L.isList(j)) { offsets(j)(count(j)) = count(j - 1); offsets(j) = java.util.Arrays.copyOf(offsets(j), count(j) + 1) }
       if (nulls(j) != null && nulls(j).length != count(j)) nulls(j) = java.util.Arrays.copyOf(nulls(j), count(j))
+      j += 1
+    }
+    decimateFsl(L, count, nulls, offsets, ref)
+  }
+
+  /** Folds the slots of fixed-size list layers, and of every layer above them, by the dimensions. */
+  private def decimateFsl(L: Layers, count: Array[Int], nulls: Array[Array[Boolean]], offsets: Array[Array[Int]],
+      ref: => String): Unraveled = {
+    if (!L.hasFsl) return new Unraveled(count, nulls, offsets)
+    var stride = 1L
+    var j = 0
+    while (j < L.numLayers) {
+      if (L.fslDim(j) > 0) stride *= L.fslDim(j)
+      if (stride > 1) {
+        if (L.isList(j)) throw new IllegalStateException(s"$ref: a list above a fixed-size list of structs")
+        if (count(j) % stride != 0)
+          throw new IllegalStateException(s"$ref: ${count(j)} level rows are not whole fixed-size lists of $stride items")
+        val m = (count(j) / stride).toInt
+        val a = nulls(j)
+        if (a != null) {
+          val out = new Array[Boolean](m); var any = false; var s = 0
+          while (s < m) { val x = a((s * stride).toInt); out(s) = x; any |= x; s += 1 }
+          nulls(j) = if (any) out else null
+        }
+        count(j) = m
+      }
       j += 1
     }
     new Unraveled(count, nulls, offsets)

@@ -9,8 +9,8 @@ import scala.jdk.CollectionConverters._
 /**
  * Reads files of versions 2.1 and 2.2, whose columns use structural page layouts.
  *
- * Only leaf fields (and packed structs) have columns; structs, lists and maps exist only in
- * the rep/def levels their leaves carry. A scan therefore opens one [[LeafColumnReader]] per
+ * Only leaf fields (and packed structs) have columns; structs, lists, maps and fixed-size
+ * lists of structs exist only in the rep/def levels their leaves carry. A scan therefore opens one [[LeafColumnReader]] per
  * requested leaf present in the file, reads the same rows from each, rebuilds every layer's
  * validity and offsets from the levels ([[RepDefUnraveler]]) and assembles the requested
  * (possibly pruned) field trees, taking each struct's or list's shape from its first present
@@ -70,6 +70,10 @@ private[structural] final class StructPlan(val field: LanceField, val children: 
 private[structural] final class ListPlan(val field: LanceField, val child: Plan) extends Plan {
   val firstLeaf: LeafPlan = child.firstLeaf
 }
+/** A fixed-size list of structs: no column of its own, a layer of its leaves' levels. */
+private[structural] final class FslPlan(val field: LanceField, val dim: Int, val child: Plan) extends Plan {
+  val firstLeaf: LeafPlan = child.firstLeaf
+}
 
 private[structural] final class Planner(container: FileContainer, columns: Map[Int, Int], fileSchema: Map[Int, LanceField],
     minor: Int, startRow: Long, endRow: Long) {
@@ -80,12 +84,31 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
     case _ => false
   }
 
+  /**
+   * The layers of a leaf whose path (types, outermost first) is `here`; the leaf itself is
+   * layer 0, an item even when its type is a fixed-size list (of primitives: its values).
+   */
+  private def layersOf(here: Vector[LogicalType], f: LanceField): Layers = {
+    val inner = here.reverse
+    val isList = inner.map(isListType).toArray.updated(0, false)
+    // (plan() refuses a fixed-size list ancestor of dimension 0 before getting here)
+    val dims = inner.zipWithIndex.map {
+      case (LogicalType.FixedSizeList(_, d), j) if j > 0 => d
+      case _ => 0
+    }.toArray
+    val outermostFsl = dims.lastIndexWhere(_ > 0)
+    if (outermostFsl >= 0 && isList.drop(outermostFsl).contains(true))
+      throw LanceErrors.unsupported(s"Column '${f.name}' (id ${f.id}) of ${container.path} lies in a fixed-size list of " +
+        "structs inside a list, which pylance 14.0.2 cannot write")
+    new Layers(isList, dims)
+  }
+
   /** `path` holds the types of the ancestors, outermost first. */
   def plan(f: LanceField, path: Vector[LogicalType]): Plan = {
     val here = path :+ f.logicalType
     columns.get(f.id) match {
       case Some(col) =>
-        val layers = new Layers(here.reverseIterator.map(isListType).toArray.updated(0, false))
+        val layers = layersOf(here, f)
         val blobVersion = BlobColumn.version(f)
         val (builder, select) =
           if (blobVersion.isDefined) {
@@ -96,8 +119,9 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
             val full = fileSchema.getOrElse(f.id, f)
             val b = new StructBuilder(full.children.map(c => ValuesBuilder.forType(c.logicalType, c.name)).toArray)
             (b, f.children.map(c => full.children.indexWhere(_.id == c.id)).toArray)
-          } else if (f.children.nonEmpty && isListType(f.logicalType)) {
-            throw LanceErrors.unsupported(s"Column '${f.name}' (id ${f.id}) of ${container.path} is a list stored as one column")
+          } else if (f.children.nonEmpty) {
+            throw LanceErrors.unsupported(s"Column '${f.name}' (id ${f.id}) of ${container.path} is a " +
+              s"${f.logicalType.text} stored as one column")
           } else (ValuesBuilder.forType(f.logicalType, f.name), null)
         val batch = new LeafBatch(layers, builder)
         val reader = try new LeafColumnReader(container, col, f.name, f.id, layers, batch,
@@ -117,7 +141,13 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
         } else if (f.logicalType == LogicalType.Struct) {
           val sp = new StructPlan(f, f.children.map(c => plan(c, here)).toArray)
           if (sp.firstLeaf == null) new MissingPlan(f) else sp
-        } else throw LanceErrors.unsupported(s"Column '${f.name}' of type ${f.logicalType.text} with child fields is not supported")
+        } else f.logicalType match {
+          case LogicalType.FixedSizeList(_, dim) if f.children.size == 1 =>
+            if (dim <= 0) throw LanceErrors.corruptFile(container.path, s"field '${f.name}' (id ${f.id}) is a fixed-size list of dimension $dim")
+            val child = plan(f.children.head, here)
+            if (child.firstLeaf == null) new MissingPlan(f) else new FslPlan(f, dim, child)
+          case _ => throw LanceErrors.unsupported(s"Column '${f.name}' of type ${f.logicalType.text} with child fields is not supported")
+        }
     }
   }
 }
@@ -161,6 +191,12 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
       val (u, j) = shape(l.firstLeaf, depth, l.field)
       if (u.count(j) != expected) throw corrupt(l.field, s"list has ${u.count(j)} slots, expected $expected")
       new ListArray(expected, u.nulls(j), u.offsets(j), build(l.child, depth + 1, u.count(j - 1)))
+    case f: FslPlan =>
+      val (u, j) = shape(f.firstLeaf, depth, f.field)
+      if (u.count(j) != expected) throw corrupt(f.field, s"fixed-size list has ${u.count(j)} slots, expected $expected")
+      val items = expected.toLong * f.dim
+      if (items > Int.MaxValue - 16) throw corrupt(f.field, s"$items fixed-size list items in one batch")
+      new FixedSizeListArray(expected, u.nulls(j), f.dim, build(f.child, depth + 1, items.toInt))
   }
 
   private def shape(leaf: LeafPlan, depth: Int, f: LanceField): (Unraveled, Int) = {

@@ -53,7 +53,9 @@ class StructuralCorruptionSuite extends AnyFunSuite {
     _root_.io.sparklance.testutil.Fixtures("types_2.2").path.toString,
     _root_.io.sparklance.testutil.Fixtures("types_2.1").path.toString,
     StructuralFixtures.path("compression_2.2"), StructuralFixtures.path("long_lists_2.2"),
-    StructuralFixtures.path("packed_2.2"), StructuralFixtures.path("long_values_2.1"))
+    StructuralFixtures.path("packed_2.2"), StructuralFixtures.path("long_values_2.1"),
+    StructuralFixtures.path("packed_fixed_2.1"), StructuralFixtures.path("packed_var_2.2"),
+    StructuralFixtures.path("fsl_all_null_2.2"), StructuralFixtures.path("fsl_struct_2.2"))
 
   for (root <- datasets; t <- targets(root)) {
     val name = Path.of(root).getFileName.toString
@@ -82,7 +84,9 @@ class StructuralCorruptionSuite extends AnyFunSuite {
       info(s"$failures damaged copies were refused")
     }
 
-    test(s"$name: errors name the file, column and page") {
+    // (fsl_all_null's first pages hold only the rows' validity bytes of all-null items: any
+    // bytes there are valid data, so there is no damage to detect)
+    if (!name.startsWith("fsl_all_null")) test(s"$name: errors name the file, column and page") {
       val bytes = Files.readAllBytes(Path.of(t.file))
       val c = FileContainer.open(io.open(t.file))
       // Zero the whole first page of the first column that has a non-trivial one.

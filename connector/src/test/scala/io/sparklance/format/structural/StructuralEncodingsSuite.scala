@@ -5,7 +5,8 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * The forced-encoding fixtures of src-test-data/structural/ (compression zstd/lz4/fsst/none,
  * byte-stream-split, forced full-zip, long values, packed structs, lists spanning chunks and
- * pages, nested fixed-size lists, dictionaries, RLE): whole scans, small batches, and row
+ * pages, nested fixed-size lists, dictionaries, RLE, packed structs of 2.1 and 2.2, fixed-size
+ * lists with all-null items, fixed-size lists of structs): whole scans, small batches, and row
  * ranges as partition splits would open them, all compared with pylance's rows.
  */
 class StructuralEncodingsSuite extends AnyFunSuite {
