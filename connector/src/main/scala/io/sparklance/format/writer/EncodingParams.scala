@@ -85,3 +85,9 @@ private[writer] object EncodingParams {
       rleThreshold = str(leaf, RleThresholdKey).flatMap(_.toDoubleOption))
   }
 }
+
+/** Checks the `lance-encoding:*` metadata of a schema before anything is written. */
+object FieldEncodings {
+  def validate(fields: Seq[LanceField]): Unit =
+    fields.foreach(top => LeafPath.leaves(top).foreach(lp => EncodingParams.of(lp.leaf, top)))
+}
