@@ -51,6 +51,12 @@ def _groups(n):
         "lists": pa.array([[i % 4, i % 3] if i % 5 else None for i in range(n)], pa.list_(pa.int32())),
         "struct": pa.StructArray.from_arrays(
             [pa.array([i % 10 for i in range(n)], pa.int64()), pa.array([f"s{i % 3}" for i in range(n)])], ["a", "b"]),
+        "nullable_struct": pa.array(
+            [None if i % 9 == 0 else {"a": None if i % 4 == 0 else i, "b": f"x{i % 50}"} for i in range(n)],
+            pa.struct([("a", pa.int64()), ("b", pa.string())])),
+        "nested_lists": pa.array(
+            [None if i % 13 == 0 else [] if i % 11 == 0 else [[f"w{i % 7}", None], None, []][: 1 + i % 3] for i in range(n)],
+            pa.list_(pa.list_(pa.string()))),
     }
 
 
@@ -61,7 +67,7 @@ def _data_file(path):
 
 
 def _page_kinds(path):
-    """(layout, value compression, dictionary?) of every page, from pylance's own metadata dump."""
+    """(layout, value compression, dictionary?, rep compression, def compression) of every page, from pylance's dump."""
     md = LanceFileReader(_data_file(path)).metadata()
     out = []
     for c in md.columns:
@@ -71,8 +77,11 @@ def _page_kinds(path):
             if layout is None:  # 2.0: the outermost ArrayEncoding variant
                 out.append((re.search(r"array_encoding: Some\(\s*(\w+)\(", s).group(1),))
                 continue
-            v = re.search(r"value_compression: Some\(\s*CompressiveEncoding \{\s*compression: Some\(\s*(\w+)\(", s)
-            out.append((layout.group(1), v.group(1) if v else "", bool(re.search(r"dictionary: Some\(", s))))
+            def codec(key):
+                m = re.search(key + r": Some\(\s*CompressiveEncoding \{\s*compression: Some\(\s*(\w+)\(", s)
+                return m.group(1) if m else ""
+            out.append((layout.group(1), codec("value_compression"), bool(re.search(r"dictionary: Some\(", s)),
+                        codec("rep_compression"), codec("def_compression")))
     return out
 
 
@@ -99,8 +108,8 @@ def _check_same_values(spark, pl, sp):
 def test_file_sizes_and_encodings_match_pylance(spark, tmp_path, version):
     report = []
     for name, arr in _groups(N).items():
-        if version == "2.0" and name == "vectors_null_items":
-            continue  # null items inside vectors need 2.1+ in our writer
+        if version == "2.0" and name in ("vectors_null_items", "nullable_struct"):
+            continue  # null vector items need 2.1+ in our writer; null structs need 2.1+ in Lance
         pl, sp = _write_both(spark, tmp_path, name, pa.table({name: arr}), version)
         ours, theirs = os.path.getsize(_data_file(sp)), os.path.getsize(_data_file(pl))
         report.append(f"{name}: {ours} vs {theirs}")
@@ -129,6 +138,10 @@ def test_field_metadata_steers_encodings_as_in_pylance(spark, tmp_path, version)
         "long_mini": {"lance-encoding:structural-encoding": "miniblock"},
         "long_zstd": {"lance-encoding:compression": "zstd"},
         "d_dict": {"lance-encoding:dict-values-compression": "zstd"},
+        "b_zstd": {"lance-encoding:compression": "zstd"},
+        "f_zstd": {"lance-encoding:compression": "zstd"},
+        "b_bss_off": {"lance-encoding:compression": "zstd", "lance-encoding:bss": "off"},
+        "f_bss_on": {"lance-encoding:compression": "lz4", "lance-encoding:bss": "on"},
     }
     df = spark.range(30_000).selectExpr(
         "id",
@@ -141,6 +154,10 @@ def test_field_metadata_steers_encodings_as_in_pylance(spark, tmp_path, version)
         "repeat(concat('long ', id % 1000, ' '), 40) as long_mini",
         "repeat(concat('long ', id, ' '), 40) as long_zstd",
         "concat('d', id % 20) as d_dict",
+        "cast(rand(3) * 1099511627776 as bigint) as b_zstd",
+        "rand(4) as f_zstd",
+        "cast(rand(5) * 1099511627776 as bigint) as b_bss_off",
+        "rand(6) as f_bss_on",
     )
     df = _with_metadata(df, md)
     sp = str(tmp_path / "sp")

@@ -48,6 +48,30 @@ private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val cou
   def encoding: CompressiveEncoding = Encodings.inlineBitpacking(width * 8)
 }
 
+/**
+ * `ByteStreamSplit(Flat)`: within each chunk, byte j of value i stored at `j * k + i`, which
+ * groups similar bytes for the general compressor that always wraps it.
+ */
+private[writer] final class BssChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+  def numBuffers = 1
+  // pylance's chunk sizes: 1024 four-byte or 512 eight-byte values.
+  override def maxValues: Int = if (width == 4) 1024 else 512
+  def bytes(from: Int, k: Int): Long = k.toLong * width
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val out = new Array[Byte](k * width)
+    var i = 0
+    while (i < k) {
+      var j = 0; val src = (from + i) * width
+      while (j < width) { out(j * k + i) = data(src + j); j += 1 }
+      i += 1
+    }
+    val b = new ByteBuf(out.length + 8); b.bytes(out)
+    Seq(b)
+  }
+  def encoding: CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setByteStreamSplit(ByteStreamSplit.newBuilder().setValues(Encodings.flat(width * 8))).build()
+}
+
 /** `Rle{values: Flat, run_lengths: Flat(8)}`: run values and u8 run lengths (runs split at 255). */
 private[writer] final class RleChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
   def numBuffers = 2
@@ -192,6 +216,28 @@ private[writer] object ValueStats {
       b = e
     }
     words * w
+  }
+
+  /**
+   * Mean Shannon entropy in bits of each byte position over the first 64 values (pylance's
+   * BytePositionEntropy statistic, truncated to thousandths as it stores it).
+   */
+  def bytePositionEntropy(a: Array[Byte], w: Int, n: Int): Double = {
+    val samples = math.min(n, 64)
+    if (samples == 0) return Double.MaxValue
+    var sum = 0L
+    val counts = new Array[Int](256)
+    var pos = 0
+    while (pos < w) {
+      java.util.Arrays.fill(counts, 0)
+      var i = 0
+      while (i < samples) { counts(a(i * w + pos) & 0xFF) += 1; i += 1 }
+      var e = 0.0; var b = 0
+      while (b < 256) { if (counts(b) > 0) { val p = counts(b).toDouble / samples; e -= p * math.log(p) / math.log(2) }; b += 1 }
+      sum += (e * 1000).toLong
+      pos += 1
+    }
+    sum.toDouble / w / 1000.0
   }
 
   /** Largest bit width over the 1024-value blocks of `[0, n)`. */

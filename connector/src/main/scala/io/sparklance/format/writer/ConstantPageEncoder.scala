@@ -18,16 +18,11 @@ private[writer] object ConstantPageEncoder {
     val vals = w.pageValues
     val first = firstValid(w)
     if (first < 0) return false
-    val same: Int => Boolean = vals match {
-      case f: FixedValuesBuf =>
-        val a = f.data.array; val wd = f.width; val s = first * wd
-        i => java.util.Arrays.equals(a, s, s + wd, a, i * wd, i * wd + wd)
-      case v: VarValuesBuf =>
-        val a = v.data.array; val s = v.offsets(first); val e = v.offsets(first + 1)
-        i => java.util.Arrays.equals(a, s, e, a, v.offsets(i), v.offsets(i + 1))
+    vals match {
+      case _: FixedValuesBuf | _: VarValuesBuf =>
       case _ => return false
     }
-    if (!allValid(w, same)) return false
+    if (!allValidEqual(w, first)) return false
 
     val b = ConstantLayout.newBuilder()
     levels.layers.foreach(b.addLayers)
@@ -84,17 +79,37 @@ private[writer] object ConstantPageEncoder {
     -1
   }
 
-  private def allValid(w: StructuralLeafWriter, same: Int => Boolean): Boolean = {
+  /** Whether every valid visible value equals value `first` (null items hold placeholders and are skipped). */
+  private def allValidEqual(w: StructuralLeafWriter, first: Int): Boolean = {
     val canon = w.canonicalDefs
     val n = w.pageValues.count
-    if (canon == null) { var i = 0; while (i < n) { if (!same(i)) return false; i += 1 }; return true }
-    val mv = w.leafPath.maxVisibleDef
-    var v = 0; var i = 0
-    while (i < w.levelCount) {
-      val d = canon(i)
-      if (d <= mv) { if (d == 0 && !same(v)) return false; v += 1 }
-      i += 1
+    // valid(v) for each visible value v: all of them when there are no def levels.
+    val valid: Array[Boolean] =
+      if (canon == null) null
+      else {
+        val a = new Array[Boolean](n); val mv = w.leafPath.maxVisibleDef
+        var v = 0; var i = 0
+        while (i < w.levelCount) { val d = canon(i); if (d <= mv) { a(v) = d == 0; v += 1 }; i += 1 }
+        a
+      }
+    w.pageValues match {
+      case f: FixedValuesBuf =>
+        val a = f.data.array; val wd = f.width; val s = first * wd
+        var i = 0
+        while (i < n) {
+          if ((valid == null || valid(i)) && !java.util.Arrays.equals(a, s, s + wd, a, i * wd, i * wd + wd)) return false
+          i += 1
+        }
+        true
+      case v: VarValuesBuf =>
+        val a = v.data.array; val o = v.offsets.array; val s = o(first); val e = o(first + 1)
+        var i = 0
+        while (i < n) {
+          if ((valid == null || valid(i)) && !java.util.Arrays.equals(a, s, e, a, o(i), o(i + 1))) return false
+          i += 1
+        }
+        true
+      case _ => false
     }
-    true
   }
 }

@@ -15,7 +15,8 @@ import io.sparklance.format.codec.GeneralCompression
  *  - `lance-encoding:structural-encoding`: `miniblock` or `fullzip`;
  *  - `lance-encoding:dict-divisor` (2), `lance-encoding:dict-size-ratio` (0.8),
  *    `lance-encoding:dict-values-compression` (`lz4` in 2.2) and its level: dictionary limits;
- *  - `lance-encoding:rle-threshold`: runs must be fewer than this fraction of the values.
+ *  - `lance-encoding:rle-threshold`: runs must be fewer than this fraction of the values;
+ *  - `lance-encoding:bss` (`auto`, `on`, `off`): byte-stream split under general compression.
  */
 private[writer] final case class EncodingParams(
     compression: Option[String],
@@ -25,7 +26,8 @@ private[writer] final case class EncodingParams(
     dictSizeRatio: Double,
     dictValuesCompression: String,
     dictValuesLevel: Option[Int],
-    rleThreshold: Option[Double]) {
+    rleThreshold: Option[Double],
+    bss: String = "auto") {
 
   /** The general scheme requested for values (zstd or lz4), if any. */
   def generalScheme: Option[Int] = compression.flatMap(EncodingParams.scheme)
@@ -43,6 +45,7 @@ private[writer] object EncodingParams {
   val DictValuesCompressionKey = "lance-encoding:dict-values-compression"
   val DictValuesLevelKey = "lance-encoding:dict-values-compression-level"
   val RleThresholdKey = "lance-encoding:rle-threshold"
+  val BssKey = "lance-encoding:bss"
 
   val Default: EncodingParams = EncodingParams(None, None, None, 2L, 0.8, "lz4", None, None)
 
@@ -82,7 +85,9 @@ private[writer] object EncodingParams {
       dictSizeRatio = ratio,
       dictValuesCompression = dictValues,
       dictValuesLevel = int(DictValuesLevelKey),
-      rleThreshold = str(leaf, RleThresholdKey).flatMap(_.toDoubleOption))
+      rleThreshold = str(leaf, RleThresholdKey).flatMap(_.toDoubleOption),
+      // pylance ignores an unknown mode (with a warning) and stays on auto.
+      bss = str(leaf, BssKey).map(_.toLowerCase).filter(Set("auto", "on", "off")).getOrElse("auto"))
   }
 }
 

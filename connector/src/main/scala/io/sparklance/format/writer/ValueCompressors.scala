@@ -7,7 +7,8 @@ import io.sparklance.format.codec.{FsstEncoder, GeneralCompression, GeneralCompr
  * The value compressor of a page, picked the way pylance 14.0.2's compression strategy picks
  * it (`lance-file` `versions/v2_x/compression.rs`, `lance-encoding` `compression.rs`):
  *
- *  - fixed width in mini-blocks: `compression=none` keeps them flat; else RLE (u8 run lengths)
+ *  - fixed width in mini-blocks: `compression=none` keeps them flat; with `zstd`/`lz4`, 32 and
+ *    64-bit values whose bytes look low-entropy are byte-stream split; else RLE (u8 run lengths)
  *    when it beats both the plain values and the bitpacking estimate, else fastlanes
  *    bitpacking when it saves space, else flat; `zstd`/`lz4` then compress each chunk;
  *  - strings in mini-blocks: FSST for text (not binary) whose longest value has 5+ bytes and
@@ -25,6 +26,7 @@ private[writer] object ValueCompressors {
   def fixed(a: Array[Byte], width: Int, bool: Boolean, n: Int, params: EncodingParams): ChunkValues = {
     val inner =
       if (bool || params.noCompression || !(width == 1 || width == 2 || width == 4 || width == 8)) new FlatChunks(a, width, bool, n)
+      else if (params.compression.exists(_ != "none") && (width == 4 || width == 8) && bss(a, width, n, params)) new BssChunks(a, width, n)
       else {
         val raw = n.toLong * width
         val bitpack = FastLanesPack.packedSize(a, width, 0, n)
@@ -36,6 +38,13 @@ private[writer] object ValueCompressors {
         else new FlatChunks(a, width, bool, n)
       }
     if (bool) inner else general(inner, params)
+  }
+
+  /** Byte-stream split under general compression: `lance-encoding:bss` on, or auto and low byte entropy. */
+  private def bss(a: Array[Byte], width: Int, n: Int, params: EncodingParams): Boolean = params.bss match {
+    case "on" => true
+    case "off" => false
+    case _ => ValueStats.bytePositionEntropy(a, width, n) < 4.0
   }
 
   private def general(inner: ChunkValues, params: EncodingParams): ChunkValues =

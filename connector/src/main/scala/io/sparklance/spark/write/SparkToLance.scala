@@ -59,7 +59,7 @@ object SparkToLance {
   val EncodingKeys: Seq[String] = Seq(
     "lance-encoding:compression", "lance-encoding:compression-level", "lance-encoding:structural-encoding",
     "lance-encoding:dict-divisor", "lance-encoding:dict-size-ratio", "lance-encoding:dict-values-compression",
-    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold")
+    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss")
 
   /** The [[EncodingKeys]] present in `md`, as UTF-8 strings (numbers written as Spark prints them). */
   def encodingMetadata(md: Metadata, column: String): Predef.Map[String, Array[Byte]] =
