@@ -142,6 +142,10 @@ def test_field_metadata_steers_encodings_as_in_pylance(spark, tmp_path, version)
         "f_zstd": {"lance-encoding:compression": "zstd"},
         "b_bss_off": {"lance-encoding:compression": "zstd", "lance-encoding:bss": "off"},
         "f_bss_on": {"lance-encoding:compression": "lz4", "lance-encoding:bss": "on"},
+        "b_fullzip": {"lance-encoding:structural-encoding": "fullzip"},
+        "i_fullzip": {"lance-encoding:structural-encoding": "fullzip", "lance-encoding:compression": "zstd"},
+        "v_mini": {"lance:logical_type": "fixed_size_list:float:128", "lance-encoding:structural-encoding": "miniblock"},
+        "v_zip": {"lance:logical_type": "fixed_size_list:float:4", "lance-encoding:structural-encoding": "fullzip"},
     }
     df = spark.range(30_000).selectExpr(
         "id",
@@ -158,6 +162,10 @@ def test_field_metadata_steers_encodings_as_in_pylance(spark, tmp_path, version)
         "rand(4) as f_zstd",
         "cast(rand(5) * 1099511627776 as bigint) as b_bss_off",
         "rand(6) as f_bss_on",
+        "if(id % 5 = 0, null, id % 3 = 0) as b_fullzip",
+        "if(id % 7 = 0, null, id * 13) as i_fullzip",
+        "if(id % 9 = 0, null, transform(sequence(1, 128), x -> cast(x * id as float))) as v_mini",
+        "transform(sequence(1, 4), x -> cast(x + id as float)) as v_zip",
     )
     df = _with_metadata(df, md)
     sp = str(tmp_path / "sp")
@@ -165,14 +173,18 @@ def test_field_metadata_steers_encodings_as_in_pylance(spark, tmp_path, version)
 
     # pylance writes the same values with the same field metadata.
     t = lance.dataset(sp).to_table()
-    fields = [pa.field(f.name, f.type, f.nullable, metadata=md.get(f.name)) for f in t.schema]
+    fields = [pa.field(f.name, f.type, f.nullable, metadata={k: v for k, v in md.get(f.name, {}).items()
+                                                             if k.startswith("lance-encoding:")} or None)
+              for f in t.schema]
+    assert t.schema.field("v_mini").type == pa.list_(pa.float32(), 128)
     pl = str(tmp_path / "pl")
     lance.write_dataset(pa.table(t.columns, schema=pa.schema(fields)), pl, data_storage_version=version)
 
     ours = lance.dataset(sp)
     ours.validate()
-    for f in ours.schema:  # the metadata reached the Lance schema
-        assert {k.decode(): v.decode() for k, v in (f.metadata or {}).items()} == md.get(f.name, {}), f.name
+    for f in ours.schema:  # the encoding metadata reached the Lance schema
+        want = {k: v for k, v in md.get(f.name, {}).items() if k.startswith("lance-encoding:")}
+        assert {k.decode(): v.decode() for k, v in (f.metadata or {}).items()} == want, f.name
     assert set(_page_kinds(sp)) == set(_page_kinds(pl))
     assert spark_rows(spark.read.format("lance").load(sp)) == spark_rows(df)
     assert lance_rows(ours.to_table()) == lance_rows(lance.dataset(pl).to_table())
