@@ -186,6 +186,8 @@ def test_field_metadata_steers_encodings_as_in_pylance(spark, tmp_path, version)
         want = {k: v for k, v in md.get(f.name, {}).items() if k.startswith("lance-encoding:")}
         assert {k.decode(): v.decode() for k, v in (f.metadata or {}).items()} == want, f.name
     assert set(_page_kinds(sp)) == set(_page_kinds(pl))
+    ours_bytes, theirs = os.path.getsize(_data_file(sp)), os.path.getsize(_data_file(pl))
+    assert ours_bytes <= 1.1 * theirs, f"{ours_bytes} bytes vs pylance's {theirs}"
     assert spark_rows(spark.read.format("lance").load(sp)) == spark_rows(df)
     assert lance_rows(ours.to_table()) == lance_rows(lance.dataset(pl).to_table())
 

@@ -207,17 +207,6 @@ private[writer] object ValueStats {
     total
   }
 
-  /** pylance's inline-bitpacking estimate: per 1024 values, one word plus 1024*W/S words. */
-  def inlineBitpackBytes(a: Array[Byte], w: Int, n: Int): Long = {
-    var words = 0L; var b = 0
-    while (b < n) {
-      val e = math.min(n, b + 1024)
-      words += 1 + 1024L * FastLanesPack.bitWidth(a, w, b, e) / (8 * w)
-      b = e
-    }
-    words * w
-  }
-
   /**
    * Mean Shannon entropy in bits of each byte position over the first 64 values (pylance's
    * BytePositionEntropy statistic, truncated to thousandths as it stores it).
@@ -239,9 +228,6 @@ private[writer] object ValueStats {
     }
     sum.toDouble / w / 1000.0
   }
-
-  /** Largest bit width over the 1024-value blocks of `[0, n)`. */
-  def maxBitWidth(a: Array[Byte], w: Int, n: Int): Int = FastLanesPack.bitWidth(a, w, 0, n)
 
   def scheme(s: Int): CompressionScheme =
     if (s == GeneralCompression.Lz4) CompressionScheme.COMPRESSION_ALGORITHM_LZ4 else CompressionScheme.COMPRESSION_ALGORITHM_ZSTD
