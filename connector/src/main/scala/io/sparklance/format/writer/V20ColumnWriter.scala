@@ -187,7 +187,12 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
     values.clear()
   }
 
-  def finish(): Unit = flush()
+  def finish(): Unit = {
+    flush()
+    // A leaf that never saw a row (the items of lists that are all empty or null) still gets
+    // one page, an all-null page of 0 rows, as pylance writes it.
+    if (firstRow == 0) c.addEmptyPage(col, 0, 0, V20ColumnWriter.allNulls)
+  }
 }
 
 /**
