@@ -8,6 +8,7 @@ back, so both write exactly the same values), one file each; then:
 Field metadata (lance-encoding:compression, lance-encoding:structural-encoding) given on the
 Spark DataFrame must steer our writer the way it steers pylance's.
 """
+import decimal
 import glob
 import os
 import re
@@ -54,6 +55,11 @@ def _groups(n):
         "nullable_struct": pa.array(
             [None if i % 9 == 0 else {"a": None if i % 4 == 0 else i, "b": f"x{i % 50}"} for i in range(n)],
             pa.struct([("a", pa.int64()), ("b", pa.string())])),
+        "mid_card_int64": pa.array(rng.integers(0, 3000, n) * 1_000_003, pa.int64()),
+        "low_card_decimals": pa.array([decimal.Decimal(i % 10) / 8 for i in range(n)], pa.decimal128(12, 3)),
+        "low_card_large_strings": pa.array([f"large-{i % 9}" for i in range(n)], pa.large_string()),
+        "text_binary": pa.array([f"binary text {i % 5000} here".encode() for i in range(n)], pa.binary()),
+        "low_card_floats": pa.array([float(i % 4) / 3 for i in range(n)], pa.float32()),
         "all_null_strings": pa.array([None] * n, pa.string()),
         "null_or_empty_lists": pa.array([None if i % 3 else [] for i in range(n)], pa.list_(pa.int64())),
         "null_structs": pa.array([None] * n, pa.struct([("a", pa.int64()), ("b", pa.list_(pa.string()))])),
@@ -70,7 +76,7 @@ def _data_file(path):
 
 
 def _page_kinds(path):
-    """(layout, value compression, dictionary?, rep compression, def compression) of every page, from pylance's dump."""
+    """(layout, value, dictionary, rep and def compression) of every page, from pylance's metadata dump."""
     md = LanceFileReader(_data_file(path)).metadata()
     out = []
     for c in md.columns:
@@ -83,7 +89,7 @@ def _page_kinds(path):
             def codec(key):
                 m = re.search(key + r": Some\(\s*CompressiveEncoding \{\s*compression: Some\(\s*(\w+)\(", s)
                 return m.group(1) if m else ""
-            out.append((layout.group(1), codec("value_compression"), bool(re.search(r"dictionary: Some\(", s)),
+            out.append((layout.group(1), codec("value_compression"), codec("dictionary"),
                         codec("rep_compression"), codec("def_compression")))
     return out
 
