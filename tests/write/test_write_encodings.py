@@ -60,6 +60,8 @@ def _groups(n):
         "low_card_large_strings": pa.array([f"large-{i % 9}" for i in range(n)], pa.large_string()),
         "text_binary": pa.array([f"binary text {i % 5000} here".encode() for i in range(n)], pa.binary()),
         "low_card_floats": pa.array([float(i % 4) / 3 for i in range(n)], pa.float32()),
+        "huge_strings": pa.array([None if i % 4 == 3 else (f"chapter {i} " + "lorem ipsum " * 3500) for i in range(60)]
+                                 + [None] * (n - 60)),
         "all_null_strings": pa.array([None] * n, pa.string()),
         "null_or_empty_lists": pa.array([None if i % 3 else [] for i in range(n)], pa.list_(pa.int64())),
         "null_structs": pa.array([None] * n, pa.struct([("a", pa.int64()), ("b", pa.list_(pa.string()))])),
