@@ -32,8 +32,14 @@ private[writer] object FastLanesPack {
    * values `[from, until)` (at most 1024; the rest of the block is zeros).
    */
   def packBlock(a: Array[Byte], width: Int, from: Int, until: Int, out: ByteBuf): Unit = {
-    val s = width * 8
     val w = bitWidth(a, width, from, until)
+    put(out, width, w.toLong)
+    packWords(a, width, from, until, w, out)
+  }
+
+  /** Appends the 1024*W/S words packing values `[from, until)` (at most 1024, zero-padded) to width `w`. */
+  def packWords(a: Array[Byte], width: Int, from: Int, until: Int, w: Int, out: ByteBuf): Unit = {
+    val s = width * 8
     val lanes = 1024 / s
     val words = new Array[Long](1024 * w / s)
     val mask = if (s == 64) -1L else (1L << s) - 1
@@ -55,15 +61,40 @@ private[writer] object FastLanesPack {
         r += 1
       }
     }
-    def put(v: Long): Unit = width match {
-      case 1 => out.u8(v.toInt)
-      case 2 => out.u16(v.toInt)
-      case 4 => out.u32(v)
-      case _ => out.u64(v)
-    }
-    put(w.toLong)
     var k = 0
-    while (k < words.length) { put(words(k)); k += 1 }
+    while (k < words.length) { put(out, width, words(k)); k += 1 }
+  }
+
+  @inline private def put(out: ByteBuf, width: Int, v: Long): Unit = width match {
+    case 1 => out.u8(v.toInt)
+    case 2 => out.u16(v.toInt)
+    case 4 => out.u32(v)
+    case _ => out.u64(v)
+  }
+
+  /**
+   * OutOfLineBitpacking of values `[from, until)` at one width `w` for all blocks: whole
+   * blocks of 1024 packed, and a shorter tail either packed as a zero-padded block or left
+   * as raw values, whichever pylance's rule picks (pad when the padding costs fewer bits
+   * than packing the tail saves). Readers tell the two apart by the buffer length.
+   */
+  def packOutOfLine(a: Array[Byte], width: Int, from: Int, until: Int, w: Int, out: ByteBuf): Unit = {
+    val s = width * 8
+    var b = from
+    while (until - b >= 1024) { packWords(a, width, b, b + 1024, w, out); b += 1024 }
+    val tail = until - b
+    if (tail > 0) {
+      if (w.toLong * (1024 - tail) < (s - w).toLong * tail) packWords(a, width, b, until, w, out)
+      else out.bytes(a, b * width, tail * width)
+    }
+  }
+
+  /** Bytes [[packOutOfLine]] writes. */
+  def outOfLineSize(width: Int, n: Int, w: Int): Long = {
+    val s = width * 8
+    val full = n / 1024; val tail = n % 1024
+    val block = 128L * w
+    full * block + (if (tail == 0) 0L else if (w.toLong * (1024 - tail) < (s - w).toLong * tail) block else tail.toLong * width)
   }
 
   /** Bytes of the blocks packing values `[from, until)`. */

@@ -44,7 +44,7 @@ final class LanceFileWriter(
     if (!version.structural) Nil
     else {
       var col = 0
-      leafPaths.map(_.map { lp => val w = new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes); col += 1; w })
+      leafPaths.map(_.map { lp => val w = new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes, EncodingParams.of(lp.leaf, lp.path(0))); col += 1; w })
     }
   private val v20: Seq[V20ColumnWriter] =
     if (version.structural) Nil

@@ -1,6 +1,5 @@
 package io.sparklance.format.writer
 
-import io.sparklance.LanceErrors
 import io.sparklance.proto.EncodingsV21Protos._
 
 /**
@@ -13,14 +12,18 @@ import io.sparklance.proto.EncodingsV21Protos._
 private[writer] object MiniBlockEncoder {
   private val TargetValueBytes = 8 * 1024 - 6
   private val MaxChunkBytes = 32 * 1024
-  private val MaxValues = 4096
 
   private def pad8(n: Long): Long = (n + 7) & ~7L
 
-  /** False when some chunk cannot fit the grammar (too many levels between values). */
-  def write(w: StructuralLeafWriter, levels: PageLevels): Boolean = {
+  /** A page dictionary: its block-encoded buffer, that encoding and its entry count. */
+  final class Dictionary(val buffer: ByteBuf, val encoding: CompressiveEncoding, val entries: Long)
+
+  /**
+   * Writes the page with `vals` (the values, or the dictionary indices when `dict` is set).
+   * False when some chunk cannot fit the grammar (too many levels between values).
+   */
+  def write(w: StructuralLeafWriter, levels: PageLevels, vals: ChunkValues, dict: Dictionary): Boolean = {
     val lp = w.leafPath
-    val vals = w.pageValues
     val n = vals.count
     val nLevels = w.levelCount
     val rep = w.repLevels
@@ -29,11 +32,9 @@ private[writer] object MiniBlockEncoder {
     val hasRep = rep != null
     val hasDef = pageDefs != null
     val levelBufs = (if (hasRep) 1 else 0) + (if (hasDef) 1 else 0)
-    // Levels are run-length encoded when that is smaller (they usually are: long runs of 0).
-    val repRle = hasRep && LevelRle.pays(rep, nLevels)
-    val defRle = hasDef && LevelRle.pays(pageDefs, nLevels)
-    def levelBytes(lv: Array[Short], rle: Boolean, from: Int, until: Int): Long =
-      if (rle) LevelRle.encodedSize(lv, from, until) else 2L * (until - from)
+    // Levels are compressed per chunk with one codec chosen over the page, as pylance does.
+    val repCodec = if (hasRep) LevelCodec.choose(rep, nLevels, w.fileVersion) else null
+    val defCodec = if (hasDef) LevelCodec.choose(pageDefs, nLevels, w.fileVersion) else null
     // Level position of each visible value.
     val valueLevel: Array[Int] =
       if (canon == null) null
@@ -43,41 +44,18 @@ private[writer] object MiniBlockEncoder {
         a
       }
     def levelEnd(lastValue: Int): Int = if (valueLevel == null) lastValue + 1 else valueLevel(lastValue) + 1
-    val minK = vals match {
-      case f: FixedValuesBuf if f.bool => 8
-      case l: FslValuesBuf if l.itemBool || l.anyItemNull => 8
-      case _ => 2
-    }
-
-    val numBuffers = vals match { case l: FslValuesBuf if l.anyItemNull => 2; case _ => 1 }
-    // Integers (and other 1/2/4/8-byte values) are bitpacked when that saves space, in
-    // chunks of one 1024-value block, as the reference writer does.
-    val bitpack: Boolean = vals match {
-      case f: FixedValuesBuf if !f.bool && (f.width == 1 || f.width == 2 || f.width == 4 || f.width == 8) && n > 0 =>
-        FastLanesPack.packedSize(f.data.array, f.width, 0, n) * 10 < f.width.toLong * n * 9
-      case _ => false
-    }
-    val maxValues = if (bitpack) 1024 else MaxValues
-    def valueBytes(vs: Int, k: Int): Long = vals match {
-      case f: FixedValuesBuf if bitpack => FastLanesPack.packedSize(f.data.array, f.width, vs, vs + k)
-      case f: FixedValuesBuf => if (f.bool) (k + 7) / 8 else k.toLong * f.width
-      case v: VarValuesBuf =>
-        val ow = if (v.large) 8 else 4
-        val raw = ow.toLong * (k + 1) + (v.offsets(vs + k) - v.offsets(vs))
-        (raw + ow - 1) & ~(ow - 1).toLong
-      case l: FslValuesBuf =>
-        val items = k.toLong * l.dim
-        (if (l.anyItemNull) pad8((items + 7) / 8) else 0L) + (if (l.itemBool) (items + 7) / 8 else items * l.itemWidth)
-    }
+    val minK = vals.minValues
+    val numBuffers = vals.numBuffers
+    val maxValues = vals.maxValues
     def fits(vs: Int, k: Int, levelStart: Int, last: Boolean): Boolean = {
       val lv = if (last) nLevels - levelStart else levelEnd(vs + k - 1) - levelStart
       if (levelBufs > 0 && lv > 65535) return false
-      val rb = if (hasRep) levelBytes(rep, repRle, levelStart, levelStart + lv) else 0L
-      val db = if (hasDef) levelBytes(pageDefs, defRle, levelStart, levelStart + lv) else 0L
+      val rb = if (hasRep) repCodec.size(rep, levelStart, levelStart + lv) else 0L
+      val db = if (hasDef) defCodec.size(pageDefs, levelStart, levelStart + lv) else 0L
       if (rb > 65535 || db > 65535) return false
-      val vb = valueBytes(vs, k)
+      val vb = vals.bytes(vs, k)
       val header = pad8(2 + 2 * levelBufs + (if (w.isLarge) 4 else 2) * numBuffers)
-      val total = header + pad8(rb) + pad8(db) + pad8(vb) + (if (numBuffers == 2) 8 else 0)
+      val total = header + pad8(rb) + pad8(db) + vb + 8 * numBuffers
       (vb <= TargetValueBytes || k <= minK) && total <= MaxChunkBytes && (w.isLarge || vb <= 65535)
     }
 
@@ -111,16 +89,10 @@ private[writer] object MiniBlockEncoder {
       val (cvs, k, cls, cl) = chunks(c)
       val last = c == chunks.size - 1
       val start = data.size
-      val bufs = vals match {
-        case f: FixedValuesBuf if bitpack =>
-          val b = new ByteBuf(f.width * 1024 + 16)
-          var from = cvs
-          while (from < cvs + k) { val e = math.min(cvs + k, from + 1024); FastLanesPack.packBlock(f.data.array, f.width, from, e, b); from = e }
-          Seq(b)
-        case _ => valueBuffers(vals, cvs, k)
-      }
-      val repBuf = if (hasRep) LevelRle.levels(rep, repRle, cls, cls + cl) else null
-      val defBuf = if (hasDef) LevelRle.levels(pageDefs, defRle, cls, cls + cl) else null
+      val bufs = vals.buffers(cvs, k)
+      val repBuf = if (hasRep) repCodec.encode(rep, cls, cls + cl) else null
+      val defBuf = if (hasDef) defCodec.encode(pageDefs, cls, cls + cl) else null
+      if ((repBuf != null && repBuf.size > 65535) || (defBuf != null && defBuf.size > 65535)) return false
       data.u16(if (levelBufs > 0) cl else 0)
       if (hasRep) data.u16(repBuf.size)
       if (hasDef) data.u16(defBuf.size)
@@ -130,8 +102,8 @@ private[writer] object MiniBlockEncoder {
       if (hasDef) { data.bytes(defBuf.array, 0, defBuf.size); data.pad(8, ContainerWriter.Pad) }
       bufs.foreach { b => data.bytes(b.array, 0, b.size); data.pad(8, ContainerWriter.Pad) }
       val bytes = data.size - start
-      if (!w.isLarge && bytes > MaxChunkBytes) return false
-      val log = if (last && !(k > 1 && Integer.bitCount(k) == 1 && false)) 0 else Integer.numberOfTrailingZeros(k)
+      if (!w.isLarge && (bytes > MaxChunkBytes || bufs.exists(_.size > 65535))) return false
+      val log = if (last) 0 else Integer.numberOfTrailingZeros(k)
       val word = ((bytes / 8 - 1).toLong << 4) | log
       if (w.isLarge) meta.u32(word) else meta.u16(word.toInt)
       if (hasRep) {
@@ -154,57 +126,18 @@ private[writer] object MiniBlockEncoder {
     if (hasRep && chunks.nonEmpty) { repIndex.u64(prevRows); repIndex.u64(prevLeft) }
 
     val b = MiniBlockLayout.newBuilder()
-    if (hasRep) b.setRepCompression(if (repRle) Encodings.levelRle else Encodings.flat(16))
-    if (hasDef) b.setDefCompression(if (defRle) Encodings.levelRle else Encodings.flat(16))
-    b.setValueCompression(vals match {
-      case f: FixedValuesBuf if bitpack => Encodings.inlineBitpacking(f.width * 8)
-      case _ => valueEncoding(vals)
-    })
+    if (hasRep) b.setRepCompression(repCodec.encoding)
+    if (hasDef) b.setDefCompression(defCodec.encoding)
+    b.setValueCompression(vals.encoding)
+    if (dict != null) b.setDictionary(dict.encoding).setNumDictionaryItems(dict.entries)
     levels.layers.foreach(b.addLayers)
     b.setNumBuffers(numBuffers.toLong)
     b.setRepetitionIndexDepth(if (hasRep) 1 else 0)
     b.setNumItems(n.toLong)
     b.setHasLargeChunk(w.isLarge)
-    val buffers = if (hasRep) Seq(meta, data, repIndex) else Seq(meta, data)
+    val buffers = Seq(meta, data) ++ (if (dict != null) Seq(dict.buffer) else Nil) ++ (if (hasRep) Seq(repIndex) else Nil)
     w.emit(buffers, PageLayout.newBuilder().setMiniBlockLayout(b).build())
     true
-  }
-
-  private def valueEncoding(vals: LeafValues): CompressiveEncoding = vals match {
-    case f: FixedValuesBuf => Encodings.flat(if (f.bool) 1 else f.width * 8)
-    case v: VarValuesBuf => Encodings.variable(if (v.large) 64 else 32)
-    case l: FslValuesBuf => Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(if (l.itemBool) 1 else l.itemWidth * 8))
-  }
-
-  /** The value buffers of values `[vs, vs + k)`, as stored in a chunk. */
-  private def valueBuffers(vals: LeafValues, vs: Int, k: Int): Seq[ByteBuf] = vals match {
-    case f: FixedValuesBuf =>
-      val b = new ByteBuf(k * f.width + 8)
-      if (f.bool) bitmap(f.data.array, vs, k, b) else b.bytes(f.data.array, vs * f.width, k * f.width)
-      Seq(b)
-    case v: VarValuesBuf =>
-      val base = v.offsets(vs)
-      val ow = if (v.large) 8 else 4
-      val head = ow * (k + 1)
-      val b = new ByteBuf(head + v.offsets(vs + k) - base + 8)
-      var i = 0
-      while (i <= k) {
-        val o = (v.offsets(vs + i) - base + head).toLong
-        if (v.large) b.u64(o) else b.u32(o)
-        i += 1
-      }
-      b.bytes(v.data.array, base, v.offsets(vs + k) - base)
-      b.pad(ow, ContainerWriter.Pad)
-      Seq(b)
-    case l: FslValuesBuf =>
-      val items = k * l.dim
-      val d = new ByteBuf(items * l.itemWidth + 8)
-      if (l.itemBool) bitmap(l.data.array, vs * l.dim, items, d) else d.bytes(l.data.array, vs * l.width, k * l.width)
-      if (l.anyItemNull) {
-        val vb = new ByteBuf(items / 8 + 8)
-        bitmap(l.itemValid.array, vs * l.dim, items, vb)
-        Seq(vb, d)
-      } else Seq(d)
   }
 
   /** LSB-first bitmap of one-byte booleans `src[from, from + n)`. */
@@ -220,14 +153,21 @@ private[writer] object MiniBlockEncoder {
 
 /**
  * Full-zip pages (values of 256 bytes or more): per level, a control word (rep in the high
- * bits, def in the low bits) zipped with the value of each visible item: the fixed bytes, or
- * for variable width a u32 length and the bytes of valid items only. Variable-width or
- * repeated pages add a repetition index of rows + 1 byte offsets.
+ * bits, def in the low bits) zipped with the value of each visible item: the fixed bytes
+ * (a nullable fixed-size list puts its item validity bitmap first), or for variable width a
+ * u32/u64 length and the bytes of valid items only. Variable-width or repeated pages add a
+ * repetition index of rows + 1 byte offsets.
  */
 private[writer] object FullZipEncoder {
   private def bitsFor(max: Int): Int = if (max <= 0) 0 else 32 - Integer.numberOfLeadingZeros(max)
 
-  def write(w: StructuralLeafWriter, levels: PageLevels): Unit = {
+  /**
+   * Variable-width values as stored per value: `offsets` (n + 1) into `data`, and the
+   * encoding describing them (plain `Variable`, `Fsst` codes or `General` per value).
+   */
+  final class VarPayload(val offsets: Array[Int], val data: Array[Byte], val encoding: CompressiveEncoding)
+
+  def write(w: StructuralLeafWriter, levels: PageLevels, payload: VarPayload): Unit = {
     val lp = w.leafPath
     val vals = w.pageValues
     val nLevels = w.levelCount
@@ -240,7 +180,13 @@ private[writer] object FullZipEncoder {
     val cw = if (bitsRep + bitsDef == 0) 0 else if (bitsRep + bitsDef <= 8) 1 else if (bitsRep + bitsDef <= 16) 2 else 4
     val variable = vals.isInstanceOf[VarValuesBuf]
     val withIndex = variable || rep != null
-    val out = new ByteBuf(math.max(1024L, vals.bytes + nLevels.toLong * (cw + 4)).min(Int.MaxValue - 64).toInt)
+    val large = vals match { case v: VarValuesBuf => v.large; case _ => false }
+    val (vOffsets, vData) = vals match {
+      case v: VarValuesBuf => if (payload != null) (payload.offsets, payload.data) else (v.offsets.array, v.data.array)
+      case _ => (null, null)
+    }
+    val payloadBytes = if (vOffsets != null) (vOffsets(vals.count) - vOffsets(0)).toLong else vals.bytes
+    val out = new ByteBuf(math.max(1024L, payloadBytes + nLevels.toLong * (cw + 8)).min(Int.MaxValue - 64).toInt)
     val rowStarts = if (withIndex) new Array[Long](w.pageRows.toInt + 1) else null
     var row = 0
     var v = 0
@@ -260,13 +206,13 @@ private[writer] object FullZipEncoder {
         vals match {
           case f: FixedValuesBuf => out.bytes(f.data.array, v * f.width, f.width)
           case l: FslValuesBuf =>
-            if (l.anyItemNull) throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': null items inside wide fixed-size lists")
+            if (l.anyItemNull) MiniBlockEncoder.bitmap(l.itemValid.array, v * l.dim, l.dim, out)
             out.bytes(l.data.array, v * l.width, l.width)
-          case s: VarValuesBuf =>
+          case _: VarValuesBuf =>
             if (cd == 0) {
-              val st = s.offsets(v); val len = s.offsets(v + 1) - st
-              if (s.large) out.u64(len.toLong) else out.u32(len.toLong)
-              out.bytes(s.data.array, st, len)
+              val st = vOffsets(v); val len = vOffsets(v + 1) - st
+              if (large) out.u64(len.toLong) else out.u32(len.toLong)
+              out.bytes(vData, st, len)
             }
         }
         v += 1
@@ -276,10 +222,13 @@ private[writer] object FullZipEncoder {
     val b = FullZipLayout.newBuilder().setBitsRep(bitsRep).setBitsDef(bitsDef)
     vals match {
       case f: FixedValuesBuf => b.setBitsPerValue(f.width * 8).setValueCompression(Encodings.flat(f.width * 8))
-      case l: FslValuesBuf => b.setBitsPerValue(l.width * 8).setValueCompression(Encodings.fsl(l.dim, false, Encodings.flat(l.itemWidth * 8)))
-      case v: VarValuesBuf =>
-        val bits = if (v.large) 64 else 32
-        b.setBitsPerOffset(bits).setValueCompression(Encodings.variable(bits))
+      case l: FslValuesBuf =>
+        val validityBits = if (l.anyItemNull) ((l.dim + 7) / 8) * 8 else 0
+        b.setBitsPerValue(l.width * 8 + validityBits)
+          .setValueCompression(Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(l.itemWidth * 8)))
+      case _: VarValuesBuf =>
+        val bits = if (large) 64 else 32
+        b.setBitsPerOffset(bits).setValueCompression(if (payload != null) payload.encoding else Encodings.variable(bits))
     }
     b.setNumItems(if (rep != null) nLevels else vals.count).setNumVisibleItems(vals.count)
     levels.layers.foreach(b.addLayers)
@@ -317,9 +266,6 @@ private[writer] object LevelRle {
   }
 
   def encodedSize(lv: Array[Short], from: Int, until: Int): Long = 8L + 3L * runs(lv, from, until)
-
-  /** Whether RLE beats plain 16-bit levels over a page (allowing a header per ~4096 levels). */
-  def pays(lv: Array[Short], n: Int): Boolean = 3L * runs(lv, 0, n) + 8L * (n / 4096 + 1) < 2L * n
 
   /** The levels `[from, until)`, RLE-encoded or plain. */
   def levels(lv: Array[Short], rle: Boolean, from: Int, until: Int): ByteBuf = {

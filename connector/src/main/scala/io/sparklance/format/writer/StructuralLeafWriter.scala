@@ -8,16 +8,19 @@ import io.sparklance.proto.EncodingsV21Protos._
  * values and buffered until the page budget is reached, then flushed as one page of whole
  * rows, so memory per column stays near the budget whatever the file size.
  *
- * Layout choice per page follows the reference writer: a page with no valid value is a
- * constant (all-null) page; values whose largest is under 256 bytes go to mini-block chunks;
- * wider values are zipped with their levels (full-zip).
+ * The page layout follows pylance 14.0.2's order of choices: a page with no valid value is
+ * a constant (all-null) page; in 2.2 a page whose valid values are all equal is a constant
+ * page holding that value; a low-cardinality page is a dictionary-encoded mini-block page;
+ * values under 256 bytes go to mini-block chunks (or as `lance-encoding:structural-encoding`
+ * says); wider values are zipped with their levels (full-zip).
  */
 private[writer] final class StructuralLeafWriter(
     val column: Int,
     lp: LeafPath,
     version: FileVersion,
     container: ContainerWriter,
-    pageBudgetBytes: Long) {
+    pageBudgetBytes: Long,
+    params: EncodingParams = EncodingParams.Default) {
 
   private val large = version.minor >= 2
   private val rep = if (lp.maxRep > 0) new ShortBuf() else null
@@ -43,8 +46,7 @@ private[writer] final class StructuralLeafWriter(
     val levels = PageLevels(lp, if (defs == null) null else defs.array, numLevels)
     val valid = countValid()
     if (values.count == 0 || valid == 0) writeAllNull(levels)
-    else if (useMiniBlock) { if (!MiniBlockEncoder.write(this, levels)) FullZipEncoder.write(this, levels) }
-    else FullZipEncoder.write(this, levels)
+    else if (!(large && ConstantPageEncoder.tryWrite(this, levels))) writeValues(levels)
     firstRow += rows
     rows = 0; numLevels = 0
     if (rep != null) rep.clear()
@@ -52,7 +54,29 @@ private[writer] final class StructuralLeafWriter(
     values.clear()
   }
 
-  private def useMiniBlock: Boolean = values match {
+  /** Dictionary, mini-block or full-zip, falling back when a chunk cannot fit the grammar. */
+  private def writeValues(levels: PageLevels): Unit = {
+    val dict = DictionaryEncoder.tryEncode(values, params, version)
+    if (dict.exists(d => MiniBlockEncoder.write(this, levels, ValueCompressors.fixed(d.indices, 4, bool = false, d.count, params), d.dictionary))) return
+    val mini = params.structural match {
+      case Some("miniblock") => true
+      case Some(_) => false
+      case None => narrow
+    }
+    if (mini && MiniBlockEncoder.write(this, levels, miniBlockValues, null)) return
+    FullZipEncoder.write(this, levels, values match {
+      case v: VarValuesBuf => ValueCompressors.fullZip(v, lp.leaf.logicalType, params)
+      case _ => null
+    })
+  }
+
+  private def miniBlockValues: ChunkValues = values match {
+    case f: FixedValuesBuf => ValueCompressors.fixed(f.data.array, f.width, f.bool, f.count, params)
+    case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params)
+    case l: FslValuesBuf => new FslChunks(l)
+  }
+
+  private def narrow: Boolean = values match {
     case v: VarValuesBuf => v.maxLen < 256
     case f: FixedValuesBuf => f.width < 256
     case l: FslValuesBuf => l.width < 256
@@ -85,15 +109,18 @@ private[writer] final class StructuralLeafWriter(
       // Every row is a null item: no buffers.
       emit(Nil, PageLayout.newBuilder().setConstantLayout(b).build())
     } else {
-      val repBuf = new ByteBuf(2 * numLevels + 8)
-      if (rep != null) { var i = 0; while (i < numLevels) { repBuf.u16(rep(i)); i += 1 } }
-      val defBuf = new ByteBuf(2 * numLevels + 8)
       val pageDefs = levels.pageDefs(canonicalDefs, 0, numLevels)
-      if (pageDefs != null) pageDefs.foreach(d => defBuf.u16(d))
+      // 2.1 stores raw u16 levels; 2.2 compresses each buffer whole with the codec pylance's
+      // block compressor would pick, and says so.
+      def levelBuf(lv: Array[Short]): ByteBuf =
+        if (lv == null) new ByteBuf(8)
+        else if (!large) LevelCodec.Plain.encode(lv, 0, numLevels)
+        else LevelCodec.choose(lv, numLevels, version).encode(lv, 0, numLevels)
+      val repBuf = levelBuf(if (rep == null) null else rep.array)
+      val defBuf = levelBuf(pageDefs)
       if (large) {
-        // 2.2 declares how the levels are stored; plain 16-bit values.
-        if (rep != null) b.setRepCompression(Encodings.flat(16)).setNumRepValues(numLevels.toLong)
-        if (pageDefs != null) b.setDefCompression(Encodings.flat(16)).setNumDefValues(numLevels.toLong)
+        if (rep != null) b.setRepCompression(LevelCodec.choose(rep.array, numLevels, version).encoding).setNumRepValues(numLevels.toLong)
+        if (pageDefs != null) b.setDefCompression(LevelCodec.choose(pageDefs, numLevels, version).encoding).setNumDefValues(numLevels.toLong)
       }
       emit(Seq(repBuf, defBuf), PageLayout.newBuilder().setConstantLayout(b).build())
     }
@@ -166,6 +193,20 @@ private[writer] object Encodings {
 
   def variable(offsetBits: Int): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setVariable(Variable.newBuilder().setOffsets(flat(offsetBits))).build()
+
+  def outOfLineBitpacking(wordBits: Int, packedBits: Int): CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setOutOfLineBitpacking(
+      OutOfLineBitpacking.newBuilder().setUncompressedBitsPerValue(wordBits.toLong).setValues(flat(packedBits))).build()
+
+  def fsst(table: Array[Byte], values: CompressiveEncoding): CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setFsst(
+      Fsst.newBuilder().setSymbolTable(com.google.protobuf.ByteString.copyFrom(table)).setValues(values)).build()
+
+  def general(scheme: Int, level: Option[Int], values: CompressiveEncoding): CompressiveEncoding = {
+    val c = BufferCompression.newBuilder().setScheme(ValueStats.scheme(scheme))
+    level.foreach(l => c.setLevel(l))
+    CompressiveEncoding.newBuilder().setGeneral(General.newBuilder().setCompression(c).setValues(values)).build()
+  }
 
   def fsl(dim: Int, hasValidity: Boolean, items: CompressiveEncoding): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setFixedSizeList(

@@ -119,6 +119,7 @@ private[writer] final class V20ListWriter(f: LanceField, col: Int, c: ContainerW
 }
 
 private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long) extends V20ColumnWriter {
+  private val params = EncodingParams.of(f, f)
   private val values = LeafValues.forShape(ValueShape.ofType(f.logicalType, f), f.name)
   private val nulls = new ByteBuf(1024)
   private var nullCount = 0
@@ -168,19 +169,12 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
           (Seq(b), ArrayEncoding.newBuilder().setFixedSizeList(
             FixedSizeList.newBuilder().setDimension(l.dim).setHasValidity(false).setItems(items)).build())
         case v: VarValuesBuf =>
-          // End offsets without the leading 0; a null row stores its offset + null_adjustment.
-          val total = v.data.size.toLong
-          val adj = total + 1
-          val idxBuf = new ByteBuf(8 * n)
-          var i = 0
-          while (i < n) { val e = v.offsets(i + 1).toLong; idxBuf.u64(if (nulls.array(i) != 0) e + adj else e); i += 1 }
-          val bytes = new ByteBuf(v.data.size + 8)
-          bytes.bytes(v.data.array, 0, v.data.size)
-          val enc = ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
-            .setIndices(V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 0)))
-            .setBytes(V20ColumnWriter.flat(8, 1))
-            .setNullAdjustment(adj)).build()
-          c.addPage(col, Seq(idxBuf, bytes), n, firstRow, enc)
+          V20Strings.dictionary(f, v, nulls.array, n) match {
+            case Some((bufs, enc)) => c.addPage(col, bufs, n, firstRow, enc)
+            case None =>
+              val (bufs, enc) = V20Strings.binary(v, nulls.array, n, params)
+              c.addPage(col, bufs, n, firstRow, enc)
+          }
           (null, null)
       }
       if (valueBufs != null) {
@@ -193,5 +187,77 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
     values.clear()
   }
 
-  def finish(): Unit = flush()
+  def finish(): Unit = {
+    flush()
+    // A leaf that never saw a row (the items of lists that are all empty or null) still gets
+    // one page, an all-null page of 0 rows, as pylance writes it.
+    if (firstRow == 0) c.addEmptyPage(col, 0, 0, V20ColumnWriter.allNulls)
+  }
+}
+
+/**
+ * 2.0 string and binary pages as pylance 14.0.2 writes them: `Binary` (u64 end offsets
+ * without the leading 0, a null adding `null_adjustment`; the bytes compressed when
+ * `lance-encoding:compression` is zstd or lz4), or for a `string` page of at least 100 rows
+ * with fewer than 100 distinct values a `Dictionary` of 1-based u8 indices (0 = null) into
+ * `Binary` items.
+ */
+private[writer] object V20Strings {
+  private val Threshold = 100
+
+  def binary(v: VarValuesBuf, nulls: Array[Byte], n: Int, params: EncodingParams): (Seq[ByteBuf], ArrayEncoding) = {
+    val total = v.data.size.toLong
+    val adj = total + 1
+    val idxBuf = new ByteBuf(8 * n)
+    var i = 0
+    while (i < n) { val e = v.offsets(i + 1).toLong; idxBuf.u64(if (nulls(i) != 0) e + adj else e); i += 1 }
+    val bytes = new ByteBuf(v.data.size + 8)
+    val flat = Flat.newBuilder().setBitsPerValue(8).setBuffer(V20ColumnWriter.buffer(1))
+    params.generalScheme match {
+      case Some(s) =>
+        bytes.bytes(io.sparklance.format.codec.GeneralCompressor.compress(s, params.level, v.data.array, 0, v.data.size))
+        val comp = Compression.newBuilder().setScheme(params.compression.get)
+        params.compressionLevel.foreach(l => comp.setLevel(l))
+        flat.setCompression(comp)
+      case None => bytes.bytes(v.data.array, 0, v.data.size)
+    }
+    val enc = ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
+      .setIndices(V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 0)))
+      .setBytes(ArrayEncoding.newBuilder().setFlat(flat))
+      .setNullAdjustment(adj)).build()
+    (Seq(idxBuf, bytes), enc)
+  }
+
+  def dictionary(f: LanceField, v: VarValuesBuf, nulls: Array[Byte], n: Int): Option[(Seq[ByteBuf], ArrayEncoding)] = {
+    if (f.logicalType != LogicalType.Utf8 || n < Threshold) return None
+    val a = v.data.array
+    val map = new ByteSliceMap(a, 256)
+    val ends = new ByteBuf(8 * Threshold)
+    val items = new ByteBuf(1024)
+    val idx = new ByteBuf(n + 8)
+    var entries = 0
+    var i = 0
+    while (i < n) {
+      if (nulls(i) != 0) idx.u8(0)
+      else {
+        val s = v.offsets(i); val len = v.offsets(i + 1) - s
+        var e = map.get(s, len)
+        if (e < 0) {
+          if (entries + 1 >= Threshold) return None
+          e = entries; map.put(s, len, e); items.bytes(a, s, len); ends.u64(items.size.toLong); entries += 1
+        }
+        idx.u8(e + 1)
+      }
+      i += 1
+    }
+    val itemsEnc = ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
+      .setIndices(V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 1)))
+      .setBytes(V20ColumnWriter.flat(8, 2))
+      .setNullAdjustment(items.size.toLong + 1)).build()
+    val enc = ArrayEncoding.newBuilder().setDictionary(Dictionary.newBuilder()
+      .setIndices(V20ColumnWriter.noNulls(V20ColumnWriter.flat(8, 0)))
+      .setItems(itemsEnc)
+      .setNumDictionaryItems(entries)).build()
+    Some((Seq(idx, ends, items), enc))
+  }
 }

@@ -13,7 +13,10 @@ import io.sparklance.spark.SchemaConverter
  * depth-first, pre-order, as Lance does. A field carrying `lance:logical_type` metadata (what
  * our reader puts on every column) keeps that Lance type when it fits the Spark type, so a
  * read-then-write round trip keeps unsigned integers, half floats, nanosecond timestamps,
- * large types and fixed-size-list vectors.
+ * large types and fixed-size-list vectors. The `lance-encoding:*` keys the writer honours
+ * (compression, structural encoding, dictionary limits; see `EncodingParams`) are copied
+ * from the Spark field metadata into the Lance field, as pylance takes them from Arrow
+ * field metadata.
  */
 object SparkToLance {
   def fields(schema: StructType): Seq[LanceField] = {
@@ -26,32 +29,50 @@ object SparkToLance {
       } else None
       dt match {
         case st: StructType =>
-          LanceField(id, parent, name, Struct, nullable, Predef.Map.empty,
+          LanceField(id, parent, name, Struct, nullable, encodingMetadata(md, name),
             st.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, id)))
         case at: ArrayType =>
           hinted.collect { case t: FixedSizeList if fits(t, dt, name) => t } match {
-            case Some(t) => LanceField(id, parent, name, t, nullable, Predef.Map.empty, Nil)
+            case Some(t) => LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Nil)
             case None =>
               val large = hinted.exists(h => h == LargeList || h == ListOfStruct(true))
               val t = at.elementType match {
                 case _: StructType => ListOfStruct(large)
                 case _ => if (large) LargeList else List
               }
-              LanceField(id, parent, name, t, nullable, Predef.Map.empty, Seq(field("item", at.elementType, at.containsNull, null, id)))
+              LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Seq(field("item", at.elementType, at.containsNull, null, id)))
           }
         case mt: MapType =>
           val eid = alloc()
           val entries = LanceField(eid, id, "entries", Struct, nullable = false, Predef.Map.empty, Seq(
             field("key", mt.keyType, nullable = false, null, eid),
             field("value", mt.valueType, mt.valueContainsNull, null, eid)))
-          LanceField(id, parent, name, LogicalType.Map, nullable, Predef.Map.empty, Seq(entries))
+          LanceField(id, parent, name, LogicalType.Map, nullable, encodingMetadata(md, name), Seq(entries))
         case _ =>
           val t = hinted.filter(h => fits(h, dt, name)).getOrElse(default(name, dt))
-          LanceField(id, parent, name, t, nullable, Predef.Map.empty, Nil)
+          LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Nil)
       }
     }
     schema.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, -1))
   }
+
+  /** Field metadata keys that steer how a column is encoded, copied to the Lance field. */
+  val EncodingKeys: Seq[String] = Seq(
+    "lance-encoding:compression", "lance-encoding:compression-level", "lance-encoding:structural-encoding",
+    "lance-encoding:dict-divisor", "lance-encoding:dict-size-ratio", "lance-encoding:dict-values-compression",
+    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss")
+
+  /** The [[EncodingKeys]] present in `md`, as UTF-8 strings (numbers written as Spark prints them). */
+  def encodingMetadata(md: Metadata, column: String): Predef.Map[String, Array[Byte]] =
+    if (md == null) Predef.Map.empty
+    else EncodingKeys.filter(md.contains).map { k =>
+      val v = scala.util.Try(md.getString(k))
+        .orElse(scala.util.Try(md.getLong(k).toString))
+        .orElse(scala.util.Try(md.getDouble(k).toString))
+        .orElse(scala.util.Try(md.getBoolean(k).toString))
+        .getOrElse(throw LanceErrors.unsupported(s"Column '$column': field metadata $k must be a string or a number"))
+      k -> v.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+    }.toMap
 
   /** Whether values of Lance type `t` read back as Spark type `dt` (so writing `dt` as `t` is lossless). */
   private def fits(t: LogicalType, dt: DataType, column: String): Boolean = t match {

@@ -8,6 +8,8 @@ import io.sparklance.format._
 import io.sparklance.io.HadoopFileIO
 import io.sparklance.testutil.{CanonicalJson, TempDirs}
 
+import scala.jdk.CollectionConverters._
+
 /**
  * Files written by [[LanceFileWriter]] read back, value for value, through our reader (which
  * the fixture suites verify against pylance). Small page budgets force many pages and chunks;
@@ -18,7 +20,30 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
 
   private val io = HadoopFileIO.local()
 
-  private def roundTrip(fields: Seq[LanceField], version: FileVersion, batches: Seq[Array[ColumnArray]], budget: Long): Unit = {
+  /**
+   * What each page of a 2.1/2.2 file is, as "layout/value encoding" (with "+dict" for a
+   * dictionary): e.g. "mini/rle", "mini/inline_bitpacking+dict", "const/value", "zip/fsst".
+   */
+  private def pageKinds(path: String): Seq[String] = {
+    import _root_.io.sparklance.proto.EncodingsV21Protos._
+    val c = FileContainer.open(io.open(path))
+    (0 until c.numColumns).flatMap { col =>
+      c.column(col).getPagesList.asScala.map { p =>
+        val l = PageLayout.parseFrom(com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding).getValue)
+        def name(e: CompressiveEncoding): String = e.getCompressionCase.toString.toLowerCase
+        if (l.hasMiniBlockLayout) {
+          val m = l.getMiniBlockLayout
+          "mini/" + name(m.getValueCompression) + (if (m.hasDictionary) "+dict" else "")
+        } else if (l.hasFullZipLayout) "zip/" + name(l.getFullZipLayout.getValueCompression)
+        else if (l.hasConstantLayout) {
+          val k = l.getConstantLayout
+          "const/" + (if (k.hasInlineValue || p.getBufferOffsetsCount % 2 == 1) "value" else "null")
+        } else l.getLayoutCase.toString
+      }
+    }
+  }
+
+  private def roundTrip(fields: Seq[LanceField], version: FileVersion, batches: Seq[Array[ColumnArray]], budget: Long): String = {
     val path = TempDirs.create("lance-writer-").resolve("f.lance").toString
     val w = new LanceFileWriter(new StreamSink(new FileOutputStream(path)), fields, version, FileWriterOptions(budget))
     val t0 = System.nanoTime()
@@ -48,11 +73,79 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
       }
       info(f"write ${(t1 - t0) / 1e9}%.2fs, read+compare ${(System.nanoTime() - t1) / 1e9}%.2fs, ${written.sizeBytes} bytes")
     } finally r.close()
+    path
   }
 
-  private def batches(fields: Seq[LanceField], seed: Long, sizes: Seq[Int], nullRate: Double, nullStructs: Boolean): Seq[Array[ColumnArray]] = {
-    val g = new RandomArrays(seed, nullRate, nullStructs)
+  private def batches(fields: Seq[LanceField], seed: Long, sizes: Seq[Int], nullRate: Double, nullStructs: Boolean,
+      style: RandomArrays.Style = RandomArrays.Random): Seq[Array[ColumnArray]] = {
+    val g = new RandomArrays(seed, nullRate, nullStructs, style)
     sizes.map(n => fields.map(f => g.array(f, n)).toArray)
+  }
+
+  // Low-cardinality, run-heavy and constant values take the dictionary, RLE and constant-page
+  // paths (and FSST for the long strings); every type, nested or not, with and without nulls.
+  for (version <- FileVersion.all; style <- Seq(RandomArrays.LowCard, RandomArrays.Runs, RandomArrays.Constant); nullRate <- Seq(0.0, 0.3)) {
+    test(s"${version.name}: every type, $style values, null rate $nullRate") {
+      val fields = forVersion(version)
+      roundTrip(fields, version, batches(fields, 23, Seq(700, 4000, 3), nullRate, nullStructs = version.structural, style), 24 * 1024)
+      val path = roundTrip(fields, version, batches(fields, 29, Seq(6000), nullRate, nullStructs = version.structural, style), 8L * 1024 * 1024)
+      if (version.structural) {
+        // The encodings meant for these values were actually used.
+        val kinds = pageKinds(path)
+        val expected = (style, version) match {
+          case (RandomArrays.LowCard, _) => Seq("mini/inline_bitpacking+dict")
+          case (RandomArrays.Runs, _) => Seq("mini/rle")
+          case (RandomArrays.Constant, FileVersion.V2_2) => Seq("const/value")
+          case (RandomArrays.Constant, _) => Seq("mini/rle", "mini/inline_bitpacking+dict")
+          case _ => Nil
+        }
+        expected.foreach(k => assert(kinds.contains(k), s"no $k page among ${kinds.distinct.sorted}"))
+      }
+    }
+  }
+
+  for (version <- FileVersion.all; (key, value) <- Seq(
+      "lance-encoding:compression" -> "zstd", "lance-encoding:compression" -> "lz4", "lance-encoding:compression" -> "none",
+      "lance-encoding:compression" -> "fsst", "lance-encoding:structural-encoding" -> "fullzip",
+      "lance-encoding:structural-encoding" -> "miniblock")) {
+    test(s"${version.name}: field metadata $key=$value on every column") {
+      val md = Predef.Map(key -> value.getBytes("UTF-8"))
+      def tag(f: LanceField): LanceField = f.copy(metadata = md, children = f.children.map(tag))
+      val fields = forVersion(version).map(tag)
+      for (style <- Seq(RandomArrays.Random, RandomArrays.LowCard))
+        roundTrip(fields, version, batches(fields, 31, Seq(2500, 1500), 0.2, nullStructs = version.structural, style), 1 << 20)
+    }
+  }
+
+  test("2.1/2.2: text strings are FSST-compressed in mini-block and full-zip pages, with nulls and lists") {
+    val fields = build(Seq(Node("short", LogicalType.Utf8), Node("long", LogicalType.LargeUtf8),
+      Node("l", LogicalType.List, children = Seq(Node("item", LogicalType.Utf8)))))
+    val r = new scala.util.Random(9)
+    val words = Array("alpha", "beta", "gamma", "delta", "lance", "spark", "file", "page", " ", ", ", "-")
+    def text(n: Int, words0: Int, nullEvery: Int): VarBinaryArray = {
+      val strs = Array.fill(n)((0 until words0 + r.nextInt(words0 + 1)).map(_ => words(r.nextInt(words.length))).mkString + r.nextInt(1000))
+      val offsets = strs.scanLeft(0)(_ + _.length)
+      new VarBinaryArray(n, Array.tabulate(n)(_ % nullEvery == 0), offsets, strs.mkString.getBytes("UTF-8"))
+    }
+    val n = 8000
+    val items = text(3 * n, 2, 9)
+    val lists = new ListArray(n, Array.tabulate(n)(_ % 17 == 0), Array.tabulate(n + 1)(i => 3 * i), items)
+    for (v <- Seq(FileVersion.V2_1, FileVersion.V2_2)) {
+      val path = roundTrip(fields, v, Seq(Array(text(n, 3, 7), text(n, 80, 5), lists)), 8L * 1024 * 1024)
+      val kinds = pageKinds(path)
+      assert(kinds == Seq("mini/fsst", "zip/fsst", "mini/fsst"), kinds)
+    }
+  }
+
+  test("2.1/2.2: nullable wide vectors (null rows and null items) in full-zip pages") {
+    val fields = Seq(field(0, "v", LogicalType.FixedSizeList(LogicalType.Float32, 100)), field(1, "w", LogicalType.FixedSizeList(LogicalType.Int64, 64)))
+    val n = 3000
+    val r = new scala.util.Random(5)
+    def vecs(dim: Int, width: Int) = {
+      val data = Array.fill(n * dim * width)(r.nextInt(256).toByte)
+      new FixedSizeListArray(n, Array.tabulate(n)(_ % 11 == 0), dim, new FixedWidthArray(n * dim, Array.tabulate(n * dim)(i => i % 13 == 0), width, data))
+    }
+    for (v <- Seq(FileVersion.V2_1, FileVersion.V2_2)) roundTrip(fields, v, Seq(Array(vecs(100, 4), vecs(64, 8))), 256 * 1024)
   }
 
   for (version <- FileVersion.all; nullRate <- Seq(0.0, 0.2, 1.0)) {

@@ -6,9 +6,13 @@ import io.sparklance.format.LogicalType._
 /**
  * Random [[ColumnArray]]s for a Lance field tree: nulls wherever the field is nullable
  * (including null and empty lists and null structs), values of every width, strings short
- * and long. `nullRate` 0 gives no nulls at all.
+ * and long. `nullRate` 0 gives no nulls at all. `style` shapes the leaf values so that each
+ * writer encoding gets exercised: `Random` (mostly unique), `LowCard` (a handful of distinct
+ * values: dictionaries), `Runs` (long runs: RLE) and `Constant` (one value: constant pages).
  */
-final class RandomArrays(seed: Long, nullRate: Double = 0.2, allowNullStructs: Boolean = true) {
+final class RandomArrays(seed: Long, nullRate: Double = 0.2, allowNullStructs: Boolean = true,
+    style: RandomArrays.Style = RandomArrays.Random) {
+  import RandomArrays._
   private val r = new scala.util.Random(seed)
 
   private def nulls(f: LanceField, n: Int): Array[Boolean] =
@@ -29,7 +33,24 @@ final class RandomArrays(seed: Long, nullRate: Double = 0.2, allowNullStructs: B
     case FixedSizeList(item, dim) =>
       val itemField = LanceField(-1, f.id, "item", item, nullable = false, Predef.Map.empty, Nil)
       new FixedSizeListArray(n, nulls(f, n), dim, array(itemField, n * dim))
-    case t => leaf(f, t, n)
+    case t => style match {
+      case Random => leaf(f, t, n)
+      case s =>
+        // Draw from a small pool of values: by random pick, in runs, or always the first.
+        val poolSize = s match { case LowCard => 1 + r.nextInt(6); case Runs => 8; case _ => 1 }
+        val pool = leaf(f.copy(nullable = false), t, poolSize)
+        val runLen = 1 + r.nextInt(300)
+        val idx = Array.tabulate(n) { i => s match { case LowCard => r.nextInt(poolSize); case Runs => (i / runLen) % poolSize; case _ => 0 } }
+        val taken = ColumnArrays.take(pool, idx)
+        val ns = nulls(f, n)
+        if (ns == null) taken else withNulls(taken, ns)
+    }
+  }
+
+  private def withNulls(a: ColumnArray, ns: Array[Boolean]): ColumnArray = a match {
+    case f: FixedWidthArray => new FixedWidthArray(f.length, ns, f.byteWidth, f.data)
+    case v: VarBinaryArray => new VarBinaryArray(v.length, ns, v.offsets, v.data)
+    case other => other
   }
 
   private def leaf(f: LanceField, t: LogicalType, n: Int): ColumnArray = ValueShape.ofType(t, f) match {
@@ -65,4 +86,12 @@ final class RandomArrays(seed: Long, nullRate: Double = 0.2, allowNullStructs: B
       new FixedWidthArray(n, nulls(f, n), w, data)
     case other => throw new IllegalArgumentException(s"no generator for $other")
   }
+}
+
+object RandomArrays {
+  sealed trait Style
+  case object Random extends Style
+  case object LowCard extends Style
+  case object Runs extends Style
+  case object Constant extends Style
 }

@@ -1,0 +1,234 @@
+package io.sparklance.format.writer
+
+import io.sparklance.format.codec.{GeneralCompression, GeneralCompressor, LittleEndian => LE}
+import io.sparklance.proto.EncodingsV21Protos._
+
+/**
+ * The values of one mini-block page as a value compressor sees them: how many bytes a chunk
+ * of values `[from, from + k)` takes (which decides where chunks are cut), the buffers it
+ * writes, and the `CompressiveEncoding` that describes them. [[MiniBlockEncoder]] plans the
+ * chunks; each implementation is one of the compressors pylance's mini-block path picks.
+ */
+private[writer] abstract class ChunkValues {
+  def count: Int
+  def numBuffers: Int
+  /** Most values in one chunk. */
+  def maxValues: Int = 4096
+  /** Fewest values in a chunk that is not the last (bitmaps need whole bytes). */
+  def minValues: Int = 2
+  /** Bytes of the chunk's value buffers before compression and padding. */
+  def bytes(from: Int, k: Int): Long
+  def buffers(from: Int, k: Int): Seq[ByteBuf]
+  def encoding: CompressiveEncoding
+}
+
+/** Values stored as they are: `Flat` (booleans as an LSB bitmap). */
+private[writer] final class FlatChunks(data: Array[Byte], width: Int, bool: Boolean, val count: Int) extends ChunkValues {
+  def numBuffers = 1
+  override def minValues: Int = if (bool) 8 else 2
+  def bytes(from: Int, k: Int): Long = if (bool) (k + 7) / 8 else k.toLong * width
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val b = new ByteBuf(bytes(from, k).toInt + 8)
+    if (bool) MiniBlockEncoder.bitmap(data, from, k, b) else b.bytes(data, from * width, k * width)
+    Seq(b)
+  }
+  def encoding: CompressiveEncoding = Encodings.flat(if (bool) 1 else width * 8)
+}
+
+/** Fastlanes `InlineBitpacking`: one 1024-value block per chunk, each with its own width. */
+private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+  def numBuffers = 1
+  override def maxValues = 1024
+  def bytes(from: Int, k: Int): Long = FastLanesPack.packedSize(data, width, from, from + k)
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val b = new ByteBuf(width * 1024 + 16)
+    FastLanesPack.packBlock(data, width, from, from + k, b)
+    Seq(b)
+  }
+  def encoding: CompressiveEncoding = Encodings.inlineBitpacking(width * 8)
+}
+
+/**
+ * `ByteStreamSplit(Flat)`: within each chunk, byte j of value i stored at `j * k + i`, which
+ * groups similar bytes for the general compressor that always wraps it.
+ */
+private[writer] final class BssChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+  def numBuffers = 1
+  // pylance's chunk sizes: 1024 four-byte or 512 eight-byte values.
+  override def maxValues: Int = if (width == 4) 1024 else 512
+  def bytes(from: Int, k: Int): Long = k.toLong * width
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val out = new Array[Byte](k * width)
+    var i = 0
+    while (i < k) {
+      var j = 0; val src = (from + i) * width
+      while (j < width) { out(j * k + i) = data(src + j); j += 1 }
+      i += 1
+    }
+    val b = new ByteBuf(out.length + 8); b.bytes(out)
+    Seq(b)
+  }
+  def encoding: CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setByteStreamSplit(ByteStreamSplit.newBuilder().setValues(Encodings.flat(width * 8))).build()
+}
+
+/** `Rle{values: Flat, run_lengths: Flat(8)}`: run values and u8 run lengths (runs split at 255). */
+private[writer] final class RleChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+  def numBuffers = 2
+  def bytes(from: Int, k: Int): Long = ValueStats.runs(data, width, from, from + k, 255).toLong * (width + 1)
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val vals = new ByteBuf(256); val lens = new ByteBuf(128)
+    var i = from; val end = from + k
+    while (i < end) {
+      var j = i + 1
+      while (j < end && j - i < 255 && ValueStats.same(data, width, i, j)) j += 1
+      vals.bytes(data, i * width, width); lens.u8(j - i)
+      i = j
+    }
+    Seq(vals, lens)
+  }
+  def encoding: CompressiveEncoding =
+    CompressiveEncoding.newBuilder().setRle(Rle.newBuilder().setValues(Encodings.flat(width * 8)).setRunLengths(Encodings.flat(8))).build()
+}
+
+/**
+ * `Variable`: per chunk, `k + 1` offsets relative to the chunk buffer (32 or 64-bit), then
+ * the bytes, padded to the offset width. `offsets` index `data`.
+ */
+private[writer] final class VarChunks(offsets: Array[Int], data: Array[Byte], large: Boolean, val count: Int) extends ChunkValues {
+  private val ow = if (large) 8 else 4
+  def numBuffers = 1
+  def bytes(from: Int, k: Int): Long = {
+    val raw = ow.toLong * (k + 1) + (offsets(from + k) - offsets(from))
+    (raw + ow - 1) & ~(ow - 1).toLong
+  }
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val base = offsets(from)
+    val head = ow * (k + 1)
+    val b = new ByteBuf(head + offsets(from + k) - base + 8)
+    var i = 0
+    while (i <= k) {
+      val o = (offsets(from + i) - base + head).toLong
+      if (large) b.u64(o) else b.u32(o)
+      i += 1
+    }
+    b.bytes(data, base, offsets(from + k) - base)
+    b.pad(ow, ContainerWriter.Pad)
+    Seq(b)
+  }
+  def encoding: CompressiveEncoding = Encodings.variable(ow * 8)
+}
+
+/** FSST codes stored as `Variable` chunks; the symbol table travels in the encoding. */
+private[writer] final class FsstChunks(table: Array[Byte], codes: VarChunks) extends ChunkValues {
+  def count: Int = codes.count
+  def numBuffers = 1
+  def bytes(from: Int, k: Int): Long = codes.bytes(from, k)
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = codes.buffers(from, k)
+  def encoding: CompressiveEncoding = Encodings.fsst(table, codes.encoding)
+}
+
+/** Fixed-size lists of fixed-width items: `FixedSizeList(Flat)`, item validity first when some item is null. */
+private[writer] final class FslChunks(l: FslValuesBuf) extends ChunkValues {
+  def count: Int = l.count
+  def numBuffers: Int = if (l.anyItemNull) 2 else 1
+  override def minValues: Int = if (l.itemBool || l.anyItemNull) 8 else 2
+  private def pad8(n: Long): Long = (n + 7) & ~7L
+  def bytes(from: Int, k: Int): Long = {
+    val items = k.toLong * l.dim
+    (if (l.anyItemNull) pad8((items + 7) / 8) else 0L) + (if (l.itemBool) (items + 7) / 8 else items * l.itemWidth)
+  }
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val items = k * l.dim
+    val d = new ByteBuf(items * l.itemWidth + 8)
+    if (l.itemBool) MiniBlockEncoder.bitmap(l.data.array, from * l.dim, items, d) else d.bytes(l.data.array, from * l.width, k * l.width)
+    if (l.anyItemNull) {
+      val vb = new ByteBuf(items / 8 + 8)
+      MiniBlockEncoder.bitmap(l.itemValid.array, from * l.dim, items, vb)
+      Seq(vb, d)
+    } else Seq(d)
+  }
+  def encoding: CompressiveEncoding = Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(if (l.itemBool) 1 else l.itemWidth * 8))
+}
+
+/**
+ * `General`: buffer 0 of every chunk compressed with zstd or lz4. Chunks are cut on the
+ * uncompressed sizes, as pylance's wrapper does.
+ */
+private[writer] final class GeneralChunks(inner: ChunkValues, scheme: Int, level: Option[Int]) extends ChunkValues {
+  def count: Int = inner.count
+  def numBuffers: Int = inner.numBuffers
+  override def maxValues: Int = inner.maxValues
+  override def minValues: Int = inner.minValues
+  def bytes(from: Int, k: Int): Long = inner.bytes(from, k)
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = {
+    val bs = inner.buffers(from, k)
+    val b0 = bs.head
+    val c = GeneralCompressor.compress(scheme, level.getOrElse(0), b0.array, 0, b0.size)
+    val out = new ByteBuf(c.length + 8); out.bytes(c)
+    out +: bs.tail
+  }
+  def encoding: CompressiveEncoding = Encodings.general(scheme, level, inner.encoding)
+}
+
+/** Statistics over fixed-width little-endian values that the compressor choices need. */
+private[writer] object ValueStats {
+  @inline def same(a: Array[Byte], w: Int, i: Int, j: Int): Boolean = w match {
+    case 1 => a(i) == a(j)
+    case 2 => LE.u16(a, 2 * i) == LE.u16(a, 2 * j)
+    case 4 => LE.i32(a, 4 * i) == LE.i32(a, 4 * j)
+    case 8 => LE.i64(a, 8 * i) == LE.i64(a, 8 * j)
+    case _ => java.util.Arrays.equals(a, i * w, i * w + w, a, j * w, j * w + w)
+  }
+
+  /** Runs of equal values in `[from, until)`, a run counted once per `maxRun` values. */
+  def runs(a: Array[Byte], w: Int, from: Int, until: Int, maxRun: Int): Int = {
+    if (until <= from) return 0
+    var r = 1; var len = 1; var i = from + 1
+    while (i < until) {
+      if (len < maxRun && same(a, w, i - 1, i)) len += 1 else { r += 1; len = 1 }
+      i += 1
+    }
+    r
+  }
+
+  /** Runs of equal values, each counted once however long (pylance's RunCount statistic). */
+  def runCount(a: Array[Byte], w: Int, n: Int): Long = {
+    if (n == 0) return 0
+    var r = 1L; var i = 1
+    while (i < n) { if (!same(a, w, i - 1, i)) r += 1; i += 1 }
+    r
+  }
+
+  /** Bytes of RLE with u8 lengths over `[0, n)`, runs also broken every `segment` values. */
+  def rleBytes(a: Array[Byte], w: Int, n: Int, segment: Int): Long = {
+    var total = 0L; var s = 0
+    while (s < n) { val e = math.min(n, s + segment); total += runs(a, w, s, e, 255).toLong * (w + 1); s = e }
+    total
+  }
+
+  /**
+   * Mean Shannon entropy in bits of each byte position over the first 64 values (pylance's
+   * BytePositionEntropy statistic, truncated to thousandths as it stores it).
+   */
+  def bytePositionEntropy(a: Array[Byte], w: Int, n: Int): Double = {
+    val samples = math.min(n, 64)
+    if (samples == 0) return Double.MaxValue
+    var sum = 0L
+    val counts = new Array[Int](256)
+    var pos = 0
+    while (pos < w) {
+      java.util.Arrays.fill(counts, 0)
+      var i = 0
+      while (i < samples) { counts(a(i * w + pos) & 0xFF) += 1; i += 1 }
+      var e = 0.0; var b = 0
+      while (b < 256) { if (counts(b) > 0) { val p = counts(b).toDouble / samples; e -= p * math.log(p) / math.log(2) }; b += 1 }
+      sum += (e * 1000).toLong
+      pos += 1
+    }
+    sum.toDouble / w / 1000.0
+  }
+
+  def scheme(s: Int): CompressionScheme =
+    if (s == GeneralCompression.Lz4) CompressionScheme.COMPRESSION_ALGORITHM_LZ4 else CompressionScheme.COMPRESSION_ALGORITHM_ZSTD
+}

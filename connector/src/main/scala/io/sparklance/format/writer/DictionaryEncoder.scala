@@ -1,0 +1,213 @@
+package io.sparklance.format.writer
+
+import io.sparklance.format.codec.{GeneralCompressor, LittleEndian => LE}
+import io.sparklance.proto.EncodingsV21Protos._
+
+/**
+ * Page dictionaries for 2.1/2.2 mini-block pages, decided as pylance 14.0.2 decides them
+ * (`should_dictionary_encode` / `dictionary_encode`): strings and binaries, 128-bit values,
+ * and in 2.2 also 64-bit values; at least 100 values; a sample that does not look unique;
+ * at most `values / dict-divisor` (and 100,000) entries; and dictionary plus u32 indices no
+ * bigger than `dict-size-ratio` (0.8) of the plain values. Entries are numbered in order of
+ * first appearance; a null item indexes whatever its zero/empty placeholder is.
+ */
+private[writer] object DictionaryEncoder {
+  private val MinValues = 100
+  private val MaxEntries = 100000L
+  private val MaxDictBytes = 8L * 1024 * 1024
+  private val SampleSize = 4096
+  private val SampleBlocks = 32
+  private val MinSamples = 1024
+  private val UniqueRatio = 0.98
+
+  /** u32 little-endian indices (one per visible value) and the dictionary. */
+  final class Encoded(val indices: Array[Byte], val count: Int, val dictionary: MiniBlockEncoder.Dictionary)
+
+  def tryEncode(vals: LeafValues, params: EncodingParams, version: FileVersion): Option[Encoded] = {
+    val n = vals.count
+    val applicable = vals match {
+      case f: FixedValuesBuf => !f.bool && (f.width == 16 || (f.width == 8 && version.minor >= 2))
+      case _: VarValuesBuf => true
+      case _ => false
+    }
+    if (!applicable || n < MinValues) return None
+    val threshold = math.min(n / params.dictDivisor, MaxEntries)
+    if (threshold <= 0) return None
+    val dataSize = vals match {
+      case f: FixedValuesBuf => n.toLong * f.width
+      case v: VarValuesBuf => v.data.size.toLong + (n + 1L) * (if (v.large) 8 else 4)
+      case _ => 0L
+    }
+    if (dataSize == 0) return None
+    val maxEncoded = (dataSize * params.dictSizeRatio).toLong
+    sampleUniqueRatio(vals, n).foreach { r =>
+      if (r >= UniqueRatio || math.ceil(r * n).toLong > threshold) return None
+    }
+    vals match {
+      case f: FixedValuesBuf => encodeFixed(f, n, threshold, maxEncoded, params, version)
+      case v: VarValuesBuf => encodeVar(v, n, threshold, maxEncoded, params, version)
+      case _ => None
+    }
+  }
+
+  /** Unique fraction of up to 4096 values taken in 32 evenly spread runs; None below 1024 samples. */
+  private def sampleUniqueRatio(vals: LeafValues, n: Int): Option[Double] = {
+    val count = math.min(n, SampleSize)
+    if (count < MinSamples) return None
+    val blocks = math.min(SampleBlocks, count)
+    val perBlock = math.max(1, count / blocks)
+    val seen = new java.util.HashSet[Any]()
+    var taken = 0
+    var b = 0
+    while (b < blocks) {
+      val start = (b.toLong * n / blocks).toInt
+      val next = math.min(n, ((b + 1L) * n / blocks).toInt)
+      val k = math.min(perBlock, next - start)
+      var i = 0
+      while (i < k) { seen.add(key(vals, start + i)); taken += 1; i += 1 }
+      b += 1
+    }
+    if (taken < MinSamples) None else Some(seen.size.toDouble / taken)
+  }
+
+  private def key(vals: LeafValues, i: Int): Any = vals match {
+    case f: FixedValuesBuf => java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(f.data.array, i * f.width, (i + 1) * f.width))
+    case v: VarValuesBuf => java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(v.data.array, v.offsets(i), v.offsets(i + 1)))
+    case _ => i
+  }
+
+  private def encodeFixed(f: FixedValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
+      version: FileVersion): Option[Encoded] = {
+    val w = f.width
+    val a = f.data.array
+    val map = new ByteSliceMap(a, 1024)
+    val dict = new ByteBuf(1024)
+    val idx = new Array[Byte](4 * n)
+    var entries = 0
+    var i = 0
+    while (i < n) {
+      var e = map.get(i * w, w)
+      if (e < 0) {
+        if (entries >= threshold) return None
+        e = entries; map.put(i * w, w, e); dict.bytes(a, i * w, w); entries += 1
+      }
+      LE.putI32(idx, 4 * i, e)
+      i += 1
+    }
+    if (entries.toLong * w + 4L * n > maxEncoded) return None
+    Some(new Encoded(idx, n, fixedBlock(dict, w, entries, params, version)))
+  }
+
+  private def encodeVar(v: VarValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
+      version: FileVersion): Option[Encoded] = {
+    val a = v.data.array
+    val map = new ByteSliceMap(a, 1024)
+    val dictOffsets = new IntBuf(256); dictOffsets.add(0)
+    val dict = new ByteBuf(1024)
+    val idx = new Array[Byte](4 * n)
+    val ow = if (v.large) 8 else 4
+    var entries = 0
+    var i = 0
+    while (i < n) {
+      val s = v.offsets(i); val len = v.offsets(i + 1) - s
+      var e = map.get(s, len)
+      if (e < 0) {
+        if (entries >= threshold || dict.size.toLong + len > MaxDictBytes) return None
+        e = entries; map.put(s, len, e); dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1
+      }
+      LE.putI32(idx, 4 * i, e)
+      i += 1
+    }
+    if (dict.size.toLong + 4L * n + (entries + 1L) * ow > maxEncoded) return None
+    Some(new Encoded(idx, n, varBlock(dict, dictOffsets, entries, v.large, params, version)))
+  }
+
+  /** Whether 2.2's block path wraps dictionary values in general compression, and how. */
+  private def general(params: EncodingParams, version: FileVersion): Option[Int] =
+    if (version.minor >= 2) EncodingParams.scheme(params.dictValuesCompression) else None
+
+  private def wrap(buf: ByteBuf, enc: CompressiveEncoding, params: EncodingParams, version: FileVersion, entries: Int): MiniBlockEncoder.Dictionary =
+    general(params, version) match {
+      case Some(s) =>
+        val c = GeneralCompressor.compress(s, params.dictValuesLevel.getOrElse(0), buf.array, 0, buf.size)
+        val out = new ByteBuf(c.length + 8); out.bytes(c)
+        new MiniBlockEncoder.Dictionary(out, Encodings.general(s, params.dictValuesLevel, enc), entries.toLong)
+      case None => new MiniBlockEncoder.Dictionary(buf, enc, entries.toLong)
+    }
+
+  /** Fixed-width entries: bitpacked when 64-bit and it can pay (2.2), else flat, then general compression (2.2). */
+  private def fixedBlock(dict: ByteBuf, w: Int, entries: Int, params: EncodingParams, version: FileVersion): MiniBlockEncoder.Dictionary = {
+    val a = dict.array
+    if (w == 8) {
+      val bw = FastLanesPack.bitWidth(a, 8, 0, entries)
+      val tooSmall = entries <= 1024 && 128L * bw >= 8L * entries
+      if (bw < 64 && !tooSmall) {
+        val out = new ByteBuf(8 * entries + 1024)
+        if (entries <= 1024) {
+          FastLanesPack.packBlock(a, 8, 0, entries, out)
+          return new MiniBlockEncoder.Dictionary(out, Encodings.inlineBitpacking(64), entries.toLong)
+        }
+        FastLanesPack.packOutOfLine(a, 8, 0, entries, bw, out)
+        return new MiniBlockEncoder.Dictionary(out, Encodings.outOfLineBitpacking(64, bw), entries.toLong)
+      }
+    }
+    wrap(dict, Encodings.flat(w * 8), params, version, entries)
+  }
+
+  /** Variable-width entries in the block form: `u32 32 | u32 bytes_start | offsets | bytes` (u64s when large). */
+  private def varBlock(dict: ByteBuf, offsets: IntBuf, entries: Int, large: Boolean, params: EncodingParams,
+      version: FileVersion): MiniBlockEncoder.Dictionary = {
+    val ow = if (large) 8 else 4
+    val start = 2L * ow + (entries + 1L) * ow
+    val out = new ByteBuf((start + dict.size).toInt + 8)
+    if (large) { out.u64(64); out.u64(start) } else { out.u32(32); out.u32(start) }
+    var i = 0
+    while (i <= entries) { if (large) out.u64(offsets(i).toLong) else out.u32(offsets(i).toLong); i += 1 }
+    out.bytes(dict.array, 0, dict.size)
+    wrap(out, Encodings.variable(ow * 8), params, version, entries)
+  }
+}
+
+/**
+ * An open-addressing map from byte ranges of one array to ints, with no allocation per
+ * lookup: slots hold (offset, length, value) of the first occurrence.
+ */
+private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
+  private var cap = Integer.highestOneBit(math.max(16, initial) * 2)
+  private var offs = new Array[Int](cap)
+  private var lens = Array.fill(cap)(-1)
+  private var vals = new Array[Int](cap)
+  private var size = 0
+
+  private def hash(off: Int, len: Int): Int = {
+    var h = 0x9747b28c ^ len
+    var i = 0
+    while (i + 4 <= len) { h = (h ^ LE.i32(a, off + i)) * 0x5bd1e995; h ^= h >>> 15; i += 4 }
+    while (i < len) { h = (h ^ (a(off + i) & 0xFF)) * 0x5bd1e995; i += 1 }
+    h ^= h >>> 13; h *= 0x5bd1e995; h ^ (h >>> 15)
+  }
+
+  def get(off: Int, len: Int): Int = {
+    var s = hash(off, len) & (cap - 1)
+    while (lens(s) >= 0) {
+      if (lens(s) == len && java.util.Arrays.equals(a, offs(s), offs(s) + len, a, off, off + len)) return vals(s)
+      s = (s + 1) & (cap - 1)
+    }
+    -1
+  }
+
+  def put(off: Int, len: Int, v: Int): Unit = {
+    if (2 * (size + 1) > cap) grow()
+    var s = hash(off, len) & (cap - 1)
+    while (lens(s) >= 0) s = (s + 1) & (cap - 1)
+    offs(s) = off; lens(s) = len; vals(s) = v; size += 1
+  }
+
+  private def grow(): Unit = {
+    val (o, l, v) = (offs, lens, vals)
+    cap *= 2
+    offs = new Array[Int](cap); lens = Array.fill(cap)(-1); vals = new Array[Int](cap); size = 0
+    var i = 0
+    while (i < o.length) { if (l(i) >= 0) put(o(i), l(i), v(i)); i += 1 }
+  }
+}

@@ -1,0 +1,59 @@
+package io.sparklance.format.codec
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Our FSST symbol-table builder and encoder, decoded by our decoder ([[Fsst]], checked
+ * against pylance-written files by the fixture suites); pylance decoding what we write is
+ * covered by tests/write (pytest).
+ */
+class FsstEncoderSuite extends AnyFunSuite {
+  private def roundTrip(strs: Seq[Array[Byte]]): FsstEncoder.Compressed = {
+    val offsets = strs.scanLeft(0)(_ + _.length).toArray
+    val data = strs.flatten.toArray
+    val c = FsstEncoder.compress(data, offsets, strs.length)
+    assert(c.table.length == FsstEncoder.TableBytes)
+    val (o, d) = Fsst.decompress(c.table, c.codes, c.offsets, strs.length)
+    assert(o.length == strs.length + 1)
+    strs.indices.foreach { i =>
+      assert(java.util.Arrays.equals(java.util.Arrays.copyOfRange(d, o(i), o(i + 1)), strs(i)), s"string $i")
+    }
+    c
+  }
+
+  test("text compresses well and decodes exactly") {
+    val r = new scala.util.Random(1)
+    val words = Array("user", "example", "com", "lance", "spark", "the", "of", "and", "@", ".", "-", "http://", "www.")
+    val strs = (0 until 20000).map(i => (0 until 1 + r.nextInt(8)).map(_ => words(r.nextInt(words.length))).mkString("") + (i % 100))
+    val bytes = strs.map(_.getBytes("UTF-8"))
+    val c = roundTrip(bytes)
+    val raw = bytes.map(_.length).sum
+    assert(c.codeBytes < raw / 2, s"${c.codeBytes} code bytes for $raw input bytes")
+  }
+
+  test("binary noise, empty strings, single bytes and every byte value decode exactly") {
+    val r = new scala.util.Random(2)
+    val strs = (0 until 3000).map { i =>
+      i % 5 match {
+        case 0 => Array.emptyByteArray
+        case 1 => Array((i % 256).toByte)
+        case 2 => Array.fill(r.nextInt(40))(r.nextInt(256).toByte)
+        case 3 => Array.tabulate(256)(_.toByte)
+        case _ => Array.fill(300)(255.toByte)
+      }
+    }
+    roundTrip(strs)
+  }
+
+  test("tiny and empty inputs") {
+    roundTrip(Seq(Array.emptyByteArray))
+    roundTrip(Seq("a".getBytes, "ab".getBytes, "abc".getBytes))
+    roundTrip(Seq.fill(100)(Array.emptyByteArray))
+  }
+
+  test("strings longer than a sample, and a sample drawn from many strings") {
+    val r = new scala.util.Random(3)
+    roundTrip(Seq(Array.fill(100000)(("abcdefgh" (r.nextInt(8))).toByte)))
+    roundTrip((0 until 50000).map(i => s"row-$i-${i * 7919 % 1000}".getBytes))
+  }
+}
