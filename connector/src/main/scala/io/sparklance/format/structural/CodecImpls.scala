@@ -103,33 +103,37 @@ private[structural] final class InlineBitpackMini(s: Int, ref: PageRef) extends 
     val blocks = (n + 1023) / 1024
     val out = new Array[Int](n)
     var pos = b.off; var blk = 0
-    val end = b.end
     while (blk < blocks) {
-      if (pos + wb > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes has no width word")
-      val w = LE.uint(b.a, pos, wb)
-      if (w < 0 || w > s) throw ref.corrupt(s"bitpacked chunk width $w exceeds $s bits")
-      val bytes = 128 * w.toInt
-      if (pos + wb + bytes > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
-      unpacker.unpackToInts(b.a, pos + wb, s, w.toInt, out, blk * 1024, math.min(1024, n - blk * 1024))
+      val w = InlineBitpackMini.blockWidth(b, pos, s, ref)
+      val bytes = 128 * w
+      unpacker.unpackToInts(b.a, pos + wb, s, w, out, blk * 1024, math.min(1024, n - blk * 1024))
       pos += wb + bytes; blk += 1
     }
     out
   }
 }
 private[structural] object InlineBitpackMini {
+  /** The bit width of the 1024-value block at `pos` (its leading word), checked against the
+   *  word size `s` and against the bytes left in `b` for the block it announces. */
+  def blockWidth(b: Slice, pos: Int, s: Int, ref: PageRef): Int = {
+    val wb = s / 8
+    if (pos + wb > b.end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes has no width word")
+    val w = LE.uint(b.a, pos, wb)
+    if (w < 0 || w > s) throw ref.corrupt(s"bitpacked chunk width $w exceeds $s bits")
+    val bytes = 128 * w.toInt
+    if (pos + wb + bytes > b.end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
+    w.toInt
+  }
+
   def decode(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack): Values = {
     val wb = s / 8
     val blocks = (n + 1023) / 1024
     val out = new Array[Byte](math.max(blocks, 1) * 1024 * wb)
     var pos = b.off; var blk = 0
-    val end = b.end
     while (blk < blocks) {
-      if (pos + wb > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes has no width word")
-      val w = LE.uint(b.a, pos, wb)
-      if (w < 0 || w > s) throw ref.corrupt(s"bitpacked chunk width $w exceeds $s bits")
-      val bytes = 128 * w.toInt
-      if (pos + wb + bytes > end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
-      unpacker.unpackBlocks(b.a, pos + wb, s, w.toInt, 1, out, blk * 1024 * wb)
+      val w = InlineBitpackMini.blockWidth(b, pos, s, ref)
+      val bytes = 128 * w
+      unpacker.unpackBlocks(b.a, pos + wb, s, w, 1, out, blk * 1024 * wb)
       pos += wb + bytes; blk += 1
     }
     new FixedValues(n, wb, out, 0)
