@@ -14,7 +14,7 @@ It deletes and regenerates ``src-test-data/datasets/`` and ``src-test-data/expec
   Files over 32 KiB are written gzip-compressed as ``*.jsonl.gz``; versions whose content is identical
   share one file. Always use the ``rows_file`` / ``rowids_file`` named in ``expected/<name>.json``.
 * ``expected/external/<name>.json`` (+ rows): the same for the read-only datasets in
-  ``../shared/external/lance-spark-example-db/`` (not copied).
+  ``src-test-data/external/lance-spark-example-db/`` (copied from lance-spark's test data).
 * ``expected/_skipped.json``: every (dataset, format, column/step) pylance refused, with its error.
 
 Everything in ``expected/`` is computed from what pylance returns; nothing is hand-typed. Data
@@ -72,7 +72,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DATASETS = HERE / "datasets"
 EXPECTED = HERE / "expected"
-EXTERNAL_DIR_REL = "../shared/external/lance-spark-example-db"  # relative to the repo root
+EXTERNAL_DIR_REL = "src-test-data/external/lance-spark-example-db"  # relative to the repo root
 EXTERNAL_NAMES = [f"test_dataset{i}" for i in range(1, 6)]
 
 FORMATS = ["legacy", "2.0", "2.1", "2.2"]

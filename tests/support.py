@@ -22,8 +22,7 @@ import pyarrow as pa
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SRC_TEST_DATA = REPO_ROOT / "src-test-data"
 EXPECTED_DIR = SRC_TEST_DATA / "expected"
-SHARED_DIR = (REPO_ROOT / ".." / "shared").resolve()  # CI clones the repo with shared/ beside it
-EXTERNAL_DIR = SHARED_DIR / "external" / "lance-spark-example-db"
+EXTERNAL_DIR = SRC_TEST_DATA / "external" / "lance-spark-example-db"  # lance-spark's test data, copied in
 
 #: The connector's message while row data scans are not written yet (LanceFileReader).
 NOT_IMPLEMENTED_MARKER = "not implemented yet"
@@ -69,7 +68,7 @@ def generated_fixtures() -> list[LanceFixture]:
 
 
 def external_fixtures() -> list[LanceFixture]:
-    """Every src-test-data/expected/external/<name>.json: datasets under ../shared/external."""
+    """Every src-test-data/expected/external/<name>.json: datasets under src-test-data/external."""
     out = []
     for p in sorted(glob.glob(str(EXPECTED_DIR / "external" / "*.json"))):
         out.append(_load_fixture(Path(p), "external/" + Path(p).stem))

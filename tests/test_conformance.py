@@ -1,5 +1,5 @@
 """Metadata conformance: for every fixture dataset (src-test-data) and every external dataset
-(../shared/external), at every version and every tag, Spark's view through the connector must
+(src-test-data/external), at every version and every tag, Spark's view through the connector must
 equal what pylance reports LIVE for the same path: schema (through the documented type mapping),
 row count, tag resolution and time travel by timestamp."""
 
@@ -62,7 +62,7 @@ def test_fixtures_present():
     assert support.EXPECTED_DIR.is_dir(), f"no fixtures: {support.EXPECTED_DIR} is missing"
     assert len(gen) >= 20, f"expected the generated fixtures in {support.EXPECTED_DIR}, found {len(gen)}"
     assert support.EXTERNAL_DIR.is_dir(), (
-        f"external datasets missing: {support.EXTERNAL_DIR} (the repo must be cloned with shared/ beside it)"
+        f"external datasets missing: {support.EXTERNAL_DIR} (they are part of the repository)"
     )
     assert len(ext) >= 1, f"no expected/external/*.json in {support.EXPECTED_DIR}"
     for f in gen + ext:

@@ -45,7 +45,7 @@ class ScanConformanceSuite extends SparkSessionSuite {
 
   test("external datasets written by old Lance releases read as pylance reads them") {
     val fs = Fixtures.all.filter(_.external)
-    assume(fs.nonEmpty, "../shared/external is not present")
+    assert(fs.nonEmpty, "no external fixtures under src-test-data/external")
     fs.foreach(check)
   }
 }

@@ -30,7 +30,7 @@ object Fixtures {
 
   lazy val testData: Path = repoRoot.resolve("src-test-data")
 
-  /** Every generated dataset, plus the external ones when ../shared is present. */
+  /** Every generated dataset, plus the external ones (src-test-data/external). */
   lazy val all: Seq[Fixture] = {
     val index = mapper.readTree(testData.resolve("expected/_index.json").toFile)
     val generated = index.get("datasets").elements().asScala.toSeq.map { d =>
@@ -41,7 +41,6 @@ object Fixtures {
       if (!Files.isDirectory(extDir)) Nil
       else Files.list(extDir).iterator().asScala.filter(_.toString.endsWith(".json")).toSeq.sortBy(_.toString)
         .map(p => Fixture(mapper.readTree(p.toFile), external = true))
-        .filter(f => Files.isDirectory(f.path))
     generated ++ external
   }
 
