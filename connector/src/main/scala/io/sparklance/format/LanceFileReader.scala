@@ -18,6 +18,9 @@ trait FileScan extends AutoCloseable {
    * past the end of the range they opened.
    */
   def next(n: Int): Array[ColumnArray]
+
+  /** Advances past the next `n` rows without returning them (readers override this to avoid decoding). */
+  def skip(n: Int): Unit = next(n)
 }
 
 /**

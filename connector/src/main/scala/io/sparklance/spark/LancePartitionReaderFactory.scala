@@ -14,12 +14,14 @@ class LancePartitionReaderFactory(
     io: Broadcast[FileIO],
     fields: Seq[LanceField],
     schema: StructType,
-    batchSize: Int) extends PartitionReaderFactory {
+    batchSize: Int,
+    filter: Option[LanceColumnarReader.FilterSpec],
+    countRows: Boolean) extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema, batchSize)
+    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema, batchSize, filter, countRows)
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     throw new UnsupportedOperationException("Lance scans are columnar only")

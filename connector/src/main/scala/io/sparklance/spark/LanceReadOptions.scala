@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.LanceErrors
 import io.sparklance.table.VersionSpec
-import io.sparklance.spark.OptionValues.{positiveInt, positiveLong}
+import io.sparklance.spark.OptionValues.{bool, positiveInt, positiveLong}
 
 /** What a metadata-table read returns instead of the dataset's rows. */
 sealed abstract class MetadataTable(val name: String)
@@ -32,13 +32,16 @@ object MetadataTable {
  *  - `batch_size`: rows per columnar batch (default 4096).
  *  - `split_size`: target bytes of data per Spark partition (default
  *    `spark.sql.files.maxPartitionBytes`).
+ *  - `filter_pushdown`: evaluate supported predicates in the reader (default true); `false`
+ *    leaves every filter to Spark.
  */
 final case class LanceReadOptions(
     path: String,
     versionSpec: VersionSpec,
     metadataTable: Option[MetadataTable],
     batchSize: Int,
-    splitSizeBytes: Long)
+    splitSizeBytes: Long,
+    filterPushdown: Boolean = true)
 
 object LanceReadOptions {
   val Path = "path"
@@ -48,6 +51,7 @@ object LanceReadOptions {
   val MetadataTableKey = "metadata_table"
   val BatchSize = "batch_size"
   val SplitSize = "split_size"
+  val FilterPushdown = "filter_pushdown"
 
   def parse(options: CaseInsensitiveStringMap, sessionZone: ZoneId, defaultSplitBytes: Long): LanceReadOptions = {
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
@@ -60,15 +64,16 @@ object LanceReadOptions {
           throw LanceErrors.invalidOption(MetadataTableKey, v, s"expected one of ${MetadataTable.all.map(_.name).mkString(", ")}"))
       },
       batchSize = positiveInt(options, BatchSize, 4096),
-      splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes))
+      splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes),
+      filterPushdown = bool(options, FilterPushdown, default = true))
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {
-    val given = Seq(Version, Tag, Timestamp).filter(k => options.containsKey(k))
-    if (given.size > 1)
-      throw LanceErrors.invalidOption(given.mkString("/"), given.map(options.get).mkString("/"),
-        s"set only one of options ${given.mkString(", ")}")
-    given.headOption match {
+    val set = Seq(Version, Tag, Timestamp).filter(k => options.containsKey(k))
+    if (set.size > 1)
+      throw LanceErrors.invalidOption(set.mkString("/"), set.map(options.get).mkString("/"),
+        s"set only one of options ${set.mkString(", ")}")
+    set.headOption match {
       case None => VersionSpec.Latest
       case Some(Version) =>
         val v = options.get(Version).trim

@@ -3,31 +3,48 @@ package io.sparklance.spark
 import java.util.OptionalLong
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read._
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{FragmentRef, RowCounts}
+import io.sparklance.table.{FragmentRef, RowFilter}
 
 /**
  * A columnar scan of one dataset version. The version (and so the fragment list) was fixed
  * when the table was loaded; planning splits and packs fragments into partitions, and each
- * partition decodes straight into Spark column vectors.
+ * partition decodes straight into Spark column vectors. With `countRows`, the scan returns
+ * one row per partition holding how many rows passed `filter` (a pushed partial COUNT(*)).
  */
-class LanceScan(table: LanceTable, required: StructType) extends Scan with Batch with SupportsReportStatistics {
+class LanceScan(
+    table: LanceTable,
+    required: StructType,
+    filter: Option[RowFilter],
+    pushed: Array[Predicate],
+    countRows: Boolean) extends Scan with Batch with SupportsReportStatistics {
 
   /** The requested columns as Lance fields, pruned to the nested children Spark asked for. */
-  private val fields: Seq[LanceField] = required.fields.toSeq.map { sf =>
-    val f = table.snapshot.schema.field(sf.name).getOrElse(
-      throw new IllegalStateException(s"Spark asked for column '${sf.name}', which ${table.name()} lacks"))
-    SchemaConverter.prune(f, sf.dataType)
+  private val fields: Seq[LanceField] =
+    if (countRows) Nil
+    else required.fields.toSeq.map { sf =>
+      val f = table.snapshot.schema.field(sf.name).getOrElse(
+        throw new IllegalStateException(s"Spark asked for column '${sf.name}', which ${table.name()} lacks"))
+      SchemaConverter.prune(f, sf.dataType)
+    }
+
+  /** Every (top-level) field the filter reads, projected or not. */
+  private val filterFields: Seq[LanceField] = filter.toSeq.flatMap(_.columns).sorted.map { c =>
+    table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
   private lazy val fragments: Seq[FragmentRef] = table.snapshot.fragments.map(FragmentRef(table.snapshot.root, table.snapshot, _))
 
   override def readSchema(): StructType = required
-  override def description(): String =
-    s"LanceScan ${table.name()} [${required.fieldNames.mkString(", ")}]"
+  override def description(): String = {
+    val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
+    val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
+    s"LanceScan ${table.name()} [$what]$filters"
+  }
   override def toBatch: Batch = this
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 
@@ -36,7 +53,8 @@ class LanceScan(table: LanceTable, required: StructType) extends Scan with Batch
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
-    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize)
+    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize,
+      filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows)
   }
 
   override def estimateStatistics(): Statistics = new Statistics {
@@ -48,4 +66,9 @@ class LanceScan(table: LanceTable, required: StructType) extends Scan with Batch
       OptionalLong.of(math.max(1L, total * math.max(1, required.fields.length) / all))
     }
   }
+}
+
+object LanceScan {
+  /** The output of a pushed partial COUNT(*): one count per partition, summed by Spark. */
+  val CountSchema: StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
 }

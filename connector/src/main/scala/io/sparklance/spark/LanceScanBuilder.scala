@@ -1,34 +1,60 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
 import org.apache.spark.sql.types.StructType
 
+import io.sparklance.table.RowFilter
+
 /**
- * Builds the scan of one table version: column pruning (nested too), and COUNT(*) answered
- * from metadata. Filters are not pushed yet, so every filter stays in Spark and a pushed
- * count always means "all live rows of this version".
+ * Builds the scan of one table version: column pruning (nested too), predicates the reader
+ * evaluates exactly (see [[FilterTranslator]]), and COUNT(*).
+ *
+ * Pushed predicates are not re-checked by Spark: the reader keeps exactly the rows for which
+ * they are TRUE, so Spark drops its Filter and may push a COUNT(*) on top. Without a filter,
+ * COUNT(*) is answered from the manifests; with one, each task counts the rows that pass and
+ * Spark sums the partial counts.
  */
 class LanceScanBuilder(table: LanceTable) extends ScanBuilder
-  with SupportsPushDownRequiredColumns with SupportsPushDownAggregates {
+  with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters with SupportsPushDownAggregates {
 
   private var required: StructType = table.schema()
   private var countOnly = false
+  private var filter: Option[RowFilter] = None
+  private var pushed: Array[Predicate] = Array.empty
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
-  /** Only a bare COUNT(*) (Spark turns count() and count(1) into it), with no grouping. */
-  override def pushAggregation(aggregation: Aggregation): Boolean = {
-    countOnly = aggregation.groupByExpressions().isEmpty &&
+  override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] =
+    if (!table.options.filterPushdown) predicates
+    else {
+      val translator = new FilterTranslator(table.snapshot.schema, table.schema())
+      val (done, left) = predicates.map(p => p -> translator.translate(p)).partition(_._2.isDefined)
+      pushed = done.map(_._1)
+      filter = if (done.isEmpty) None else Some(RowFilter.all(done.toSeq.map(_._2.get)))
+      left.map(_._1)
+    }
+
+  override def pushedPredicates(): Array[Predicate] = pushed
+
+  private def isBareCount(aggregation: Aggregation): Boolean =
+    aggregation.groupByExpressions().isEmpty &&
       aggregation.aggregateExpressions().nonEmpty &&
       aggregation.aggregateExpressions().forall(_.isInstanceOf[CountStar])
+
+  /** Only a bare COUNT(*) (Spark turns count() and count(1) into it), with no grouping. */
+  override def pushAggregation(aggregation: Aggregation): Boolean = {
+    countOnly = isBareCount(aggregation)
     countOnly
   }
 
+  /** Complete only when the manifests answer it; with a filter, tasks return partial counts. */
   override def supportCompletePushDown(aggregation: Aggregation): Boolean =
-    aggregation.groupByExpressions().isEmpty && aggregation.aggregateExpressions().forall(_.isInstanceOf[CountStar])
+    isBareCount(aggregation) && filter.isEmpty
 
   override def build(): Scan =
-    if (countOnly) new LanceCountScan(table)
-    else new LanceScan(table, required)
+    if (countOnly && filter.isEmpty) new LanceCountScan(table)
+    else if (countOnly) new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true)
+    else new LanceScan(table, required, filter, pushed, countRows = false)
 }

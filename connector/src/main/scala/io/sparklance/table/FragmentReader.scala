@@ -63,6 +63,10 @@ object FragmentRef {
  * nulls. When several files hold the same field, the first one in the manifest wins, and
  * struct children are merged across files, as pylance does.
  *
+ * With a pushed filter, the filter's columns are decoded first and evaluated; a batch where no
+ * row passes skips the other columns instead of decoding them, and the rows that fail are
+ * dropped like deleted ones.
+ *
  * Blob columns decode to descriptors; the bytes of the rows kept are then read by [[BlobBytes]].
  */
 final class FragmentReader(
@@ -71,18 +75,31 @@ final class FragmentReader(
     fields: Seq[LanceField],
     deletions: DeletionVector,
     startRow: Long,
-    endRow: Long) extends AutoCloseable {
+    endRow: Long,
+    filter: FragmentReader.Filter = null) extends AutoCloseable {
 
-  private case class FilePart(reader: LanceFileReader, scan: FileScan, fields: Seq[LanceField])
+  /**
+   * One data file's scans. With a filter, `first` decodes the filter's columns and `rest` the
+   * other projected columns, so `rest` can skip batches where no row passes; without one,
+   * `first` is empty and `rest` decodes everything.
+   */
+  private case class FilePart(reader: LanceFileReader, first: Option[(FileScan, Seq[LanceField])], rest: Option[(FileScan, Seq[LanceField])])
+
+  private val filterColumns: Set[String] = if (filter == null) Set.empty else filter.evaluator.columns
+  private val firstFields: Seq[LanceField] = if (filter == null) Nil else filter.fields
+  private val restFields: Seq[LanceField] = fields.filterNot(f => filterColumns.contains(f.name))
 
   private val parts: Seq[FilePart] = {
     val opened = Seq.newBuilder[FilePart]
     try {
       fragment.files.foreach { df =>
-        val held = fields.flatMap(restrictTo(_, df))
-        if (held.nonEmpty) {
+        val first = firstFields.flatMap(restrictTo(_, df))
+        val rest = restFields.flatMap(restrictTo(_, df))
+        if (first.nonEmpty || rest.nonEmpty) {
           val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
-          opened += FilePart(reader, reader.scan(held, startRow, endRow), held)
+          opened += FilePart(reader,
+            if (first.isEmpty) None else Some(reader.scan(first, startRow, endRow) -> first),
+            if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest))
         }
       }
       opened.result()
@@ -101,34 +118,55 @@ final class FragmentReader(
   def remaining: Long = endRow - position
 
   /**
-   * The next `n` physical rows, minus deleted ones: one array per requested field, plus the
-   * number of rows kept.
+   * The next `n` physical rows, minus deleted ones and those the filter rejects: one array per
+   * requested field, plus the number of rows kept. When no row is kept the arrays are absent
+   * (an empty array) and the other columns were skipped, not decoded.
    */
   def next(n: Int): (Array[ColumnArray], Int) = {
-    val decoded = parts.map { p =>
-      val byId = scala.collection.mutable.HashMap[Int, ColumnArray]()
-      p.fields.zip(p.scan.next(n)).foreach { case (f, a) => index(f, a, byId) }
-      byId
+    val firstDecoded = decode(n, _.first)
+    val passed: Array[Boolean] = if (filter == null) null else {
+      val byName = firstFields.map(f => f.name -> assemble(f, firstDecoded, n)).toMap
+      filter.evaluator.evaluate(byName, n)
     }
-    val keep = keptRows(position, n)
+    val keep = keptRows(position, n, passed)
     position += n
-    val out = fields.map { f =>
-      val arr = assemble(f, decoded, n)
-      val kept = if (keep == null) arr else ColumnArrays.take(arr, keep)
-      if (blobs != null && BlobColumn.containsBlob(f)) blobs.materialize(f, kept) else kept
+    val kept = if (keep == null) n else keep.length
+    if (kept == 0) {
+      parts.foreach(_.rest.foreach(_._1.skip(n)))
+      return (Array.empty, 0)
     }
-    (out.toArray, if (keep == null) n else keep.length)
+    val restDecoded = decode(n, _.rest)
+    val out = fields.map { f =>
+      val arr = assemble(f, if (filterColumns.contains(f.name)) firstDecoded else restDecoded, n)
+      val taken = if (keep == null) arr else ColumnArrays.take(arr, keep)
+      if (blobs != null && BlobColumn.containsBlob(f)) blobs.materialize(f, taken) else taken
+    }
+    (out.toArray, kept)
   }
 
-  /** Row indices within the batch that survive deletion, or null when none is deleted. */
-  private def keptRows(start: Long, n: Int): Array[Int] = {
-    if (deletions.cardinality == 0 || deletions.deleted.rangeCardinality(start, start + n) == 0) return null
+  private def decode(n: Int, which: FilePart => Option[(FileScan, Seq[LanceField])]): Seq[scala.collection.Map[Int, ColumnArray]] =
+    parts.flatMap(which).map { case (scan, held) =>
+      val byId = scala.collection.mutable.HashMap[Int, ColumnArray]()
+      held.zip(scan.next(n)).foreach { case (f, a) => index(f, a, byId) }
+      byId
+    }
+
+  /**
+   * Row indices within the batch that survive deletion and the filter (`passed`, null when
+   * there is no filter), or null when every row survives.
+   */
+  private def keptRows(start: Long, n: Int, passed: Array[Boolean]): Array[Int] = {
+    val anyDeleted = deletions.cardinality != 0 && deletions.deleted.rangeCardinality(start, start + n) != 0
+    if (!anyDeleted && passed == null) return null
     val s = start.toInt
     val kept = new Array[Int](n)
     var k = 0
     var i = 0
-    while (i < n) { if (!deletions.deleted.contains(s + i)) { kept(k) = i; k += 1 }; i += 1 }
-    java.util.Arrays.copyOf(kept, k)
+    while (i < n) {
+      if ((passed == null || passed(i)) && !(anyDeleted && deletions.deleted.contains(s + i))) { kept(k) = i; k += 1 }
+      i += 1
+    }
+    if (k == n) null else java.util.Arrays.copyOf(kept, k)
   }
 
   /** Records `a` and, through structs, its children under their field ids. */
@@ -181,9 +219,19 @@ final class FragmentReader(
     }
 
   override def close(): Unit = {
-    parts.foreach(p => { closeQuietly(p.scan); closeQuietly(p.reader) })
+    parts.foreach { p =>
+      p.first.foreach(x => closeQuietly(x._1)); p.rest.foreach(x => closeQuietly(x._1)); closeQuietly(p.reader)
+    }
     if (blobs != null) blobs.close()
   }
 
   private def closeQuietly(c: AutoCloseable): Unit = try c.close() catch { case _: Exception => }
+}
+
+object FragmentReader {
+  /**
+   * A pushed predicate: its evaluator and the (top-level, primitive) fields it reads, which
+   * need not be among the projected fields.
+   */
+  final case class Filter(evaluator: RowFilterEvaluator, fields: Seq[LanceField])
 }

@@ -1,0 +1,114 @@
+package io.sparklance.table
+
+/**
+ * A row predicate the reader evaluates itself, on decoded columns, before the other
+ * projected columns are decoded. It is the subset of SQL predicates whose result the reader
+ * can compute exactly: comparisons of a top-level primitive column (or of its remainder by a
+ * constant) with literals, null tests, string prefix/suffix/containment, combined with AND, OR and NOT. Literals are
+ * already in the column's value domain (see [[FilterValue]]).
+ *
+ * A row is kept when the predicate is TRUE; FALSE and UNKNOWN (SQL null) both drop it.
+ * `NOT` is pushed down to the leaves when the tree is built ([[RowFilter.not]]), so the
+ * evaluator only ever needs "is this TRUE": under three-valued logic, after that rewrite,
+ * TRUE(a AND b) = TRUE(a) and TRUE(b), and likewise for OR.
+ */
+sealed trait RowFilter {
+  /** Top-level column names this predicate reads. */
+  def columns: Set[String]
+}
+
+object RowFilter {
+  /** TRUE for every row, or for none. */
+  final case class Const(value: Boolean) extends RowFilter { def columns: Set[String] = Set.empty }
+
+  final case class And(left: RowFilter, right: RowFilter) extends RowFilter {
+    def columns: Set[String] = left.columns ++ right.columns
+  }
+
+  final case class Or(left: RowFilter, right: RowFilter) extends RowFilter {
+    def columns: Set[String] = left.columns ++ right.columns
+  }
+
+  /** `column IS NULL`, or `IS NOT NULL` when `negated`. */
+  final case class IsNull(column: String, negated: Boolean) extends RowFilter {
+    def columns: Set[String] = Set(column)
+  }
+
+  /**
+   * `column <op> value`. Null values are never TRUE. A negated comparison is expressed by
+   * its complement operator, which is exact because every value domain here is totally
+   * ordered (doubles order NaN above everything, as Spark does).
+   */
+  final case class Compare(column: String, op: CompareOp, value: FilterValue) extends RowFilter {
+    def columns: Set[String] = Set(column)
+  }
+
+  /**
+   * `column % divisor <op> value` on an integer column, with Java's (and Spark's) remainder:
+   * the sign follows the dividend. `divisor` is never 0 (Spark raises an error or yields null
+   * there, so such predicates stay with Spark).
+   */
+  final case class Remainder(column: String, divisor: Long, op: CompareOp, value: Long) extends RowFilter {
+    def columns: Set[String] = Set(column)
+  }
+
+  /** `column IN (values)`, or `NOT IN` when `negated`; no value is null. */
+  final case class In(column: String, values: Seq[FilterValue], negated: Boolean) extends RowFilter {
+    def columns: Set[String] = Set(column)
+  }
+
+  /** String prefix, suffix or containment tests on UTF-8 bytes; `negated` for NOT. */
+  final case class StringMatch(column: String, kind: MatchKind, pattern: Array[Byte], negated: Boolean) extends RowFilter {
+    def columns: Set[String] = Set(column)
+  }
+
+  /** Logical negation, pushed to the leaves so no NOT node remains in the tree. */
+  def not(f: RowFilter): RowFilter = f match {
+    case Const(v) => Const(!v)
+    case And(l, r) => Or(not(l), not(r))
+    case Or(l, r) => And(not(l), not(r))
+    case IsNull(c, n) => IsNull(c, !n)
+    case Compare(c, op, v) => Compare(c, op.complement, v)
+    case Remainder(c, d, op, v) => Remainder(c, d, op.complement, v)
+    case In(c, vs, n) => In(c, vs, !n)
+    case StringMatch(c, k, p, n) => StringMatch(c, k, p, !n)
+  }
+
+  /** Conjunction of all, TRUE when empty. */
+  def all(fs: Seq[RowFilter]): RowFilter = fs.reduceOption(And(_, _)).getOrElse(Const(true))
+}
+
+sealed abstract class CompareOp(val symbol: String) {
+  def complement: CompareOp
+}
+
+object CompareOp {
+  case object Eq extends CompareOp("=") { def complement: CompareOp = NotEq }
+  case object NotEq extends CompareOp("<>") { def complement: CompareOp = Eq }
+  case object Lt extends CompareOp("<") { def complement: CompareOp = GtEq }
+  case object LtEq extends CompareOp("<=") { def complement: CompareOp = Gt }
+  case object Gt extends CompareOp(">") { def complement: CompareOp = LtEq }
+  case object GtEq extends CompareOp(">=") { def complement: CompareOp = Lt }
+}
+
+sealed trait MatchKind
+object MatchKind {
+  case object StartsWith extends MatchKind
+  case object EndsWith extends MatchKind
+  case object Contains extends MatchKind
+}
+
+/**
+ * A literal in the value domain the evaluator compares in: integers, dates and microsecond
+ * timestamps as longs (unsigned columns widened, as the Spark schema shows them); floats
+ * and doubles as doubles; strings as UTF-8 bytes, compared unsigned byte by byte; booleans
+ * as 0/1 longs.
+ */
+sealed trait FilterValue
+object FilterValue {
+  final case class LongValue(v: Long) extends FilterValue
+  final case class DoubleValue(v: Double) extends FilterValue
+  final case class BytesValue(v: Array[Byte]) extends FilterValue {
+    override def toString: String = "'" + new String(v, java.nio.charset.StandardCharsets.UTF_8) + "'"
+  }
+}

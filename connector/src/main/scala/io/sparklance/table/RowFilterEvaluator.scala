@@ -1,0 +1,284 @@
+package io.sparklance.table
+
+import java.lang.invoke.{MethodHandles, VarHandle}
+import java.nio.ByteOrder
+
+import io.sparklance.format._
+import io.sparklance.format.LogicalType._
+import io.sparklance.table.FilterValue._
+import io.sparklance.table.RowFilter._
+
+/** How the evaluator reads one column's values. */
+sealed trait FilterDomain
+object FilterDomain {
+  /** Fixed-width integers (booleans, dates, microsecond timestamps too), widened to long. */
+  final case class Integral(byteWidth: Int, signed: Boolean) extends FilterDomain
+  /** float32 or float64, widened to double (exact, order-preserving). */
+  final case class Floating(byteWidth: Int) extends FilterDomain
+  /** UTF-8 strings, compared as unsigned bytes. */
+  case object Utf8Bytes extends FilterDomain
+
+  /**
+   * The domain of a top-level column, or None when the reader does not evaluate predicates on
+   * it (nested types, decimals, binary, half floats, non-microsecond times, ...). Which Spark
+   * literal types fit a domain is the Spark layer's business.
+   */
+  def of(field: LanceField): Option[FilterDomain] =
+    if (field.children.nonEmpty) None
+    else (field.logicalType match { case Dictionary(v, _, _) => v; case t => t }) match {
+      case Bool | Int8 => Some(Integral(1, signed = true))
+      case Int16 => Some(Integral(2, signed = true))
+      case Int32 | Date32 => Some(Integral(4, signed = true))
+      case Int64 | Timestamp(TimeUnit.Micro, _) => Some(Integral(8, signed = true))
+      case UInt8 => Some(Integral(1, signed = false))
+      case UInt16 => Some(Integral(2, signed = false))
+      case UInt32 => Some(Integral(4, signed = false))
+      case Float32 => Some(Floating(4))
+      case Float64 => Some(Floating(8))
+      case Utf8 | LargeUtf8 => Some(Utf8Bytes)
+      case _ => None
+    }
+}
+
+/**
+ * Evaluates a [[RowFilter]] over one batch of decoded columns, giving for each row whether
+ * the predicate is TRUE. Each leaf runs one tight loop over primitive arrays: a column's
+ * values are widened once per batch into a reused long or double buffer, then compared with
+ * the literal; no per-value allocation or virtual call.
+ *
+ * Semantics follow Spark SQL: null values make comparisons UNKNOWN (dropped); doubles order
+ * NaN above every other value and equal to itself, and -0.0 equals 0.0; strings compare as
+ * unsigned UTF-8 bytes (Spark's default UTF8_BINARY collation).
+ */
+final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceField]) {
+  import RowFilterEvaluator._
+
+  private val domains: Map[String, FilterDomain] = filter.columns.iterator.map { c =>
+    val f = fields.getOrElse(c, throw new IllegalArgumentException(s"filter column '$c' is not in the schema"))
+    c -> FilterDomain.of(f).getOrElse(
+      throw new IllegalArgumentException(s"filter column '$c' (${f.logicalType.text}) cannot be evaluated by the reader"))
+  }.toMap
+
+  private val longBuffers = scala.collection.mutable.HashMap[String, Array[Long]]()
+  private val doubleBuffers = scala.collection.mutable.HashMap[String, Array[Double]]()
+
+  /** Top-level columns the filter reads. */
+  def columns: Set[String] = filter.columns
+
+  /** `result(i)` is true when row i satisfies the filter; `columns` holds every filter column. */
+  def evaluate(columns: String => ColumnArray, n: Int): Array[Boolean] = {
+    val batch = new Batch(columns, n)
+    eval(filter, batch)
+  }
+
+  private final class Batch(val arrays: String => ColumnArray, val n: Int) {
+    private val longs = scala.collection.mutable.HashMap[String, Array[Long]]()
+    private val doubles = scala.collection.mutable.HashMap[String, Array[Double]]()
+    def longsOf(c: String, d: FilterDomain.Integral): Array[Long] =
+      longs.getOrElseUpdate(c, widenLongs(arrays(c), d, buffer(longBuffers, c, n, new Array[Long](_))))
+    def doublesOf(c: String, d: FilterDomain.Floating): Array[Double] =
+      doubles.getOrElseUpdate(c, widenDoubles(arrays(c), d, buffer(doubleBuffers, c, n, new Array[Double](_))))
+  }
+
+  private def buffer[T](cache: scala.collection.mutable.HashMap[String, T], c: String, n: Int, make: Int => T): T = {
+    val cur = cache.get(c)
+    if (cur.exists(b => java.lang.reflect.Array.getLength(b) >= n)) cur.get
+    else { val b = make(math.max(n, 1024)); cache(c) = b; b }
+  }
+
+  private def eval(f: RowFilter, b: Batch): Array[Boolean] = f match {
+    case Const(v) => val out = new Array[Boolean](b.n); if (v) java.util.Arrays.fill(out, true); out
+    case And(l, r) =>
+      val x = eval(l, b)
+      if (!anyTrue(x)) x
+      else { val y = eval(r, b); var i = 0; while (i < b.n) { x(i) = x(i) && y(i); i += 1 }; x }
+    case Or(l, r) =>
+      val x = eval(l, b); val y = eval(r, b)
+      var i = 0; while (i < b.n) { x(i) = x(i) || y(i); i += 1 }
+      x
+    case IsNull(c, negated) =>
+      val a = b.arrays(c)
+      val out = new Array[Boolean](b.n)
+      if (a.nulls == null) { if (negated) java.util.Arrays.fill(out, true) }
+      else { val nl = a.nulls; var i = 0; while (i < b.n) { out(i) = nl(i) != negated; i += 1 } }
+      out
+    case leaf if b.arrays(leaf.columns.head).isInstanceOf[NullArray] =>
+      new Array[Boolean](b.n) // the column is all null here (e.g. added after this fragment): never TRUE
+    case Compare(c, op, v) =>
+      val out = new Array[Boolean](b.n)
+      val mask = acceptMask(op)
+      (domains(c), v) match {
+        case (d: FilterDomain.Integral, LongValue(lit)) => compareLongs(b.longsOf(c, d), lit, mask, out, b.n)
+        case (d: FilterDomain.Floating, DoubleValue(lit)) => compareDoubles(b.doublesOf(c, d), lit, mask, out, b.n)
+        case (FilterDomain.Utf8Bytes, BytesValue(lit)) => compareBytes(b.arrays(c).asInstanceOf[VarBinaryArray], lit, mask, out, b.n)
+        case (d, _) => throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' ($d)")
+      }
+      clearNulls(b.arrays(c), out)
+    case Remainder(c, divisor, op, lit) =>
+      val out = new Array[Boolean](b.n)
+      val mask = acceptMask(op)
+      domains(c) match {
+        case d: FilterDomain.Integral =>
+          val vs = b.longsOf(c, d)
+          var i = 0
+          while (i < b.n) { out(i) = ((mask >> (java.lang.Long.compare(vs(i) % divisor, lit) + 1)) & 1) != 0; i += 1 }
+        case d => throw new IllegalArgumentException(s"remainder filter on column '$c' ($d)")
+      }
+      clearNulls(b.arrays(c), out)
+    case In(c, values, negated) =>
+      val out = new Array[Boolean](b.n)
+      domains(c) match {
+        case d: FilterDomain.Integral =>
+          val set = values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted
+          val vs = b.longsOf(c, d)
+          var i = 0
+          while (i < b.n) { out(i) = (java.util.Arrays.binarySearch(set, vs(i)) >= 0) != negated; i += 1 }
+        case d: FilterDomain.Floating =>
+          val set = values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
+          val vs = b.doublesOf(c, d)
+          var i = 0
+          while (i < b.n) { out(i) = (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1 }
+        case FilterDomain.Utf8Bytes =>
+          val set = values.map { case BytesValue(x) => x; case o => bad(c, o) }.sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
+          inBytes(b.arrays(c).asInstanceOf[VarBinaryArray], set, negated, out, b.n)
+      }
+      clearNulls(b.arrays(c), out)
+    case StringMatch(c, kind, p, negated) =>
+      val out = new Array[Boolean](b.n)
+      matchBytes(b.arrays(c).asInstanceOf[VarBinaryArray], kind, p, negated, out, b.n)
+      clearNulls(b.arrays(c), out)
+  }
+
+  private def bad(c: String, v: FilterValue): Nothing =
+    throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' (${domains(c)})")
+}
+
+object RowFilterEvaluator {
+  private val I16: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
+  private val I32: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
+  private val I64: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
+
+  private def anyTrue(x: Array[Boolean]): Boolean = { var i = 0; while (i < x.length) { if (x(i)) return true; i += 1 }; false }
+
+  /** Which of compare results -1, 0, 1 (bits 0, 1, 2) make `op` TRUE. */
+  private def acceptMask(op: CompareOp): Int = op match {
+    case CompareOp.Eq => 2
+    case CompareOp.NotEq => 5
+    case CompareOp.Lt => 1
+    case CompareOp.LtEq => 3
+    case CompareOp.Gt => 4
+    case CompareOp.GtEq => 6
+  }
+
+  /** Null rows are never TRUE for a value test. A column missing from the file is all null. */
+  private def clearNulls(a: ColumnArray, out: Array[Boolean]): Array[Boolean] = {
+    val nl = a.nulls
+    if (nl != null) { var i = 0; while (i < out.length) { if (nl(i)) out(i) = false; i += 1 } }
+    out
+  }
+
+  private def widenLongs(a: ColumnArray, d: FilterDomain.Integral, out: Array[Long]): Array[Long] = a match {
+    case _: NullArray => out // every row is null; values are never looked at
+    case f: FixedWidthArray =>
+      if (f.byteWidth != d.byteWidth)
+        throw new IllegalStateException(s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}")
+      val x = f.data
+      val n = f.length
+      var i = 0
+      (d.byteWidth, d.signed) match {
+        case (1, true) => while (i < n) { out(i) = x(i).toLong; i += 1 }
+        case (1, false) => while (i < n) { out(i) = (x(i) & 0xffL); i += 1 }
+        case (2, true) => while (i < n) { out(i) = (I16.get(x, i * 2): Short).toLong; i += 1 }
+        case (2, false) => while (i < n) { out(i) = (I16.get(x, i * 2): Short) & 0xffffL; i += 1 }
+        case (4, true) => while (i < n) { out(i) = (I32.get(x, i * 4): Int).toLong; i += 1 }
+        case (4, false) => while (i < n) { out(i) = (I32.get(x, i * 4): Int) & 0xffffffffL; i += 1 }
+        case _ => while (i < n) { out(i) = I64.get(x, i * 8): Long; i += 1 }
+      }
+      out
+    case other => throw new IllegalStateException(s"an integer filter column decoded as ${other.getClass.getSimpleName}")
+  }
+
+  private def widenDoubles(a: ColumnArray, d: FilterDomain.Floating, out: Array[Double]): Array[Double] = a match {
+    case _: NullArray => out
+    case f: FixedWidthArray =>
+      if (f.byteWidth != d.byteWidth)
+        throw new IllegalStateException(s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}")
+      val x = f.data
+      var i = 0
+      if (d.byteWidth == 4) while (i < f.length) { out(i) = java.lang.Float.intBitsToFloat(I32.get(x, i * 4): Int).toDouble; i += 1 }
+      else while (i < f.length) { out(i) = java.lang.Double.longBitsToDouble(I64.get(x, i * 8): Long); i += 1 }
+      out
+    case other => throw new IllegalStateException(s"a floating-point filter column decoded as ${other.getClass.getSimpleName}")
+  }
+
+  private def compareLongs(vs: Array[Long], lit: Long, mask: Int, out: Array[Boolean], n: Int): Unit = {
+    var i = 0
+    while (i < n) { out(i) = ((mask >> (java.lang.Long.compare(vs(i), lit) + 1)) & 1) != 0; i += 1 }
+  }
+
+  /** Spark's double order: NaN is the largest value and equals itself; -0.0 equals 0.0. */
+  private[table] def compareDouble(a: Double, b: Double): Int =
+    if (a < b) -1 else if (a > b) 1 else if (a == b) 0
+    else { val an = java.lang.Double.isNaN(a); val bn = java.lang.Double.isNaN(b); if (an && bn) 0 else if (an) 1 else -1 }
+
+  private def normalize(d: Double): Double = if (d == 0.0) 0.0 else d
+
+  private def compareDoubles(vs: Array[Double], lit: Double, mask: Int, out: Array[Boolean], n: Int): Unit = {
+    var i = 0
+    while (i < n) { out(i) = ((mask >> (compareDouble(vs(i), lit) + 1)) & 1) != 0; i += 1 }
+  }
+
+  /** Unsigned lexicographic order of `a[from, from+len)` against all of `b`: Spark's binary string order. */
+  private[table] def compareUnsigned(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int =
+    Integer.signum(java.util.Arrays.compareUnsigned(a, from, from + len, b, 0, b.length))
+
+  private def compareBytes(a: VarBinaryArray, lit: Array[Byte], mask: Int, out: Array[Boolean], n: Int): Unit = {
+    val off = a.offsets; val d = a.data
+    var i = 0
+    while (i < n) {
+      out(i) = ((mask >> (compareUnsigned(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
+      i += 1
+    }
+  }
+
+  private def inBytes(a: VarBinaryArray, sorted: Array[Array[Byte]], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
+    val off = a.offsets; val d = a.data
+    var i = 0
+    while (i < n) {
+      val s = off(i); val len = off(i + 1) - s
+      var lo = 0; var hi = sorted.length - 1; var found = false
+      while (!found && lo <= hi) {
+        val mid = (lo + hi) >>> 1
+        val c = compareUnsigned(d, s, len, sorted(mid))
+        if (c == 0) found = true else if (c > 0) lo = mid + 1 else hi = mid - 1
+      }
+      out(i) = found != negated
+      i += 1
+    }
+  }
+
+  private def matchBytes(a: VarBinaryArray, kind: MatchKind, p: Array[Byte], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
+    val off = a.offsets; val d = a.data
+    var i = 0
+    while (i < n) {
+      val s = off(i); val len = off(i + 1) - s
+      val hit = len >= p.length && (kind match {
+        case MatchKind.StartsWith => java.util.Arrays.equals(d, s, s + p.length, p, 0, p.length)
+        case MatchKind.EndsWith => java.util.Arrays.equals(d, s + len - p.length, s + len, p, 0, p.length)
+        case MatchKind.Contains => indexOf(d, s, len, p) >= 0
+      })
+      out(i) = hit != negated
+      i += 1
+    }
+  }
+
+  private def indexOf(d: Array[Byte], s: Int, len: Int, p: Array[Byte]): Int = {
+    if (p.length == 0) return 0
+    var i = 0
+    while (i + p.length <= len) {
+      if (d(s + i) == p(0) && java.util.Arrays.equals(d, s + i, s + i + p.length, p, 0, p.length)) return i
+      i += 1
+    }
+    -1
+  }
+}
