@@ -158,6 +158,13 @@ final class FragmentReader(
   private def keptRows(start: Long, n: Int, passed: Array[Boolean]): Array[Int] = {
     val anyDeleted = deletions.cardinality != 0 && deletions.deleted.rangeCardinality(start, start + n) != 0
     if (!anyDeleted && passed == null) return null
+    if (!anyDeleted) {
+      // Selective filters leave most batches empty: count before building the index list.
+      var c = 0; var j = 0
+      while (j < n) { if (passed(j)) c += 1; j += 1 }
+      if (c == 0) return FragmentReader.NoRows
+      if (c == n) return null
+    }
     val s = start.toInt
     val kept = new Array[Int](n)
     var k = 0
@@ -229,6 +236,8 @@ final class FragmentReader(
 }
 
 object FragmentReader {
+  private val NoRows = new Array[Int](0)
+
   /**
    * A pushed predicate: its evaluator and the (top-level, primitive) fields it reads, which
    * need not be among the projected fields.

@@ -1,7 +1,7 @@
 package io.sparklance.table
 
 import java.lang.invoke.{MethodHandles, VarHandle}
-import java.nio.ByteOrder
+import java.nio.{ByteBuffer, ByteOrder}
 
 import io.sparklance.format._
 import io.sparklance.format.LogicalType._
@@ -67,86 +67,83 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
 
   /** `result(i)` is true when row i satisfies the filter; `columns` holds every filter column. */
   def evaluate(columns: String => ColumnArray, n: Int): Array[Boolean] = {
-    val batch = new Batch(columns, n)
-    eval(filter, batch)
+    val acc = new Array[Boolean](n)
+    java.util.Arrays.fill(acc, true)
+    andInto(filter, new Batch(columns, n), acc)
+    acc
   }
 
   private final class Batch(val arrays: String => ColumnArray, val n: Int) {
     private val longs = scala.collection.mutable.HashMap[String, Array[Long]]()
     private val doubles = scala.collection.mutable.HashMap[String, Array[Double]]()
-    def longsOf(c: String, d: FilterDomain.Integral): Array[Long] =
-      longs.getOrElseUpdate(c, widenLongs(arrays(c), d, buffer(longBuffers, c, n, new Array[Long](_))))
-    def doublesOf(c: String, d: FilterDomain.Floating): Array[Double] =
-      doubles.getOrElseUpdate(c, widenDoubles(arrays(c), d, buffer(doubleBuffers, c, n, new Array[Double](_))))
+    def longsOf(c: String, d: FilterDomain.Integral): Array[Long] = longs.getOrElseUpdate(c, {
+      val buf = longBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Long](math.max(n, 1024)))
+      longBuffers(c) = buf
+      widenLongs(arrays(c), d, buf)
+    })
+    def doublesOf(c: String, d: FilterDomain.Floating): Array[Double] = doubles.getOrElseUpdate(c, {
+      val buf = doubleBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Double](math.max(n, 1024)))
+      doubleBuffers(c) = buf
+      widenDoubles(arrays(c), d, buf)
+    })
   }
 
-  private def buffer[T](cache: scala.collection.mutable.HashMap[String, T], c: String, n: Int, make: Int => T): T = {
-    val cur = cache.get(c)
-    if (cur.exists(b => java.lang.reflect.Array.getLength(b) >= n)) cur.get
-    else { val b = make(math.max(n, 1024)); cache(c) = b; b }
-  }
-
-  private def eval(f: RowFilter, b: Batch): Array[Boolean] = f match {
-    case Const(v) => val out = new Array[Boolean](b.n); if (v) java.util.Arrays.fill(out, true); out
-    case And(l, r) =>
-      val x = eval(l, b)
-      if (!anyTrue(x)) x
-      else { val y = eval(r, b); var i = 0; while (i < b.n) { x(i) = x(i) && y(i); i += 1 }; x }
+  /**
+   * ANDs the truth of `f` into `acc`: leaves clear the rows they reject, so a conjunction is
+   * evaluated in place, with no array per node, and stops once no row is left.
+   */
+  private def andInto(f: RowFilter, b: Batch, acc: Array[Boolean]): Unit = f match {
+    case Const(v) => if (!v) java.util.Arrays.fill(acc, false)
+    case And(l, r) => andInto(l, b, acc); if (anyTrue(acc)) andInto(r, b, acc)
     case Or(l, r) =>
-      val x = eval(l, b); val y = eval(r, b)
-      var i = 0; while (i < b.n) { x(i) = x(i) || y(i); i += 1 }
-      x
+      val x = acc.clone(); andInto(l, b, x)
+      val y = acc.clone(); andInto(r, b, y)
+      var i = 0; while (i < b.n) { acc(i) = x(i) | y(i); i += 1 }
     case IsNull(c, negated) =>
-      val a = b.arrays(c)
-      val out = new Array[Boolean](b.n)
-      if (a.nulls == null) { if (negated) java.util.Arrays.fill(out, true) }
-      else { val nl = a.nulls; var i = 0; while (i < b.n) { out(i) = nl(i) != negated; i += 1 } }
-      out
+      val nl = b.arrays(c).nulls
+      if (nl == null) { if (!negated) java.util.Arrays.fill(acc, false) }
+      else { var i = 0; while (i < b.n) { acc(i) &= nl(i) != negated; i += 1 } }
     case leaf if b.arrays(leaf.columns.head).isInstanceOf[NullArray] =>
-      new Array[Boolean](b.n) // the column is all null here (e.g. added after this fragment): never TRUE
+      java.util.Arrays.fill(acc, false) // the column is all null here (e.g. added after this fragment): never TRUE
     case Compare(c, op, v) =>
-      val out = new Array[Boolean](b.n)
-      val mask = acceptMask(op)
       (domains(c), v) match {
-        case (d: FilterDomain.Integral, LongValue(lit)) => compareLongs(b.longsOf(c, d), lit, mask, out, b.n)
-        case (d: FilterDomain.Floating, DoubleValue(lit)) => compareDoubles(b.doublesOf(c, d), lit, mask, out, b.n)
-        case (FilterDomain.Utf8Bytes, BytesValue(lit)) => compareBytes(b.arrays(c).asInstanceOf[VarBinaryArray], lit, mask, out, b.n)
+        case (d: FilterDomain.Integral, LongValue(lit)) => andCompareLongs(b.longsOf(c, d), lit, op, acc, b.n)
+        case (d: FilterDomain.Floating, DoubleValue(lit)) => andCompareDoubles(b.doublesOf(c, d), lit, op, acc, b.n)
+        case (FilterDomain.Utf8Bytes, BytesValue(lit)) =>
+          andCompareBytes(b.arrays(c).asInstanceOf[VarBinaryArray], lit, acceptMask(op), acc, b.n)
         case (d, _) => throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' ($d)")
       }
-      clearNulls(b.arrays(c), out)
+      andNotNull(b.arrays(c), acc)
     case Remainder(c, divisor, op, lit) =>
-      val out = new Array[Boolean](b.n)
       val mask = acceptMask(op)
       domains(c) match {
         case d: FilterDomain.Integral =>
           val vs = b.longsOf(c, d)
           var i = 0
-          while (i < b.n) { out(i) = ((mask >> (java.lang.Long.compare(vs(i) % divisor, lit) + 1)) & 1) != 0; i += 1 }
+          while (i < b.n) { acc(i) &= ((mask >> (java.lang.Long.compare(vs(i) % divisor, lit) + 1)) & 1) != 0; i += 1 }
         case d => throw new IllegalArgumentException(s"remainder filter on column '$c' ($d)")
       }
-      clearNulls(b.arrays(c), out)
+      andNotNull(b.arrays(c), acc)
     case In(c, values, negated) =>
-      val out = new Array[Boolean](b.n)
       domains(c) match {
         case d: FilterDomain.Integral =>
           val set = values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted
           val vs = b.longsOf(c, d)
           var i = 0
-          while (i < b.n) { out(i) = (java.util.Arrays.binarySearch(set, vs(i)) >= 0) != negated; i += 1 }
+          while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, vs(i)) >= 0) != negated; i += 1 }
         case d: FilterDomain.Floating =>
           val set = values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
           val vs = b.doublesOf(c, d)
           var i = 0
-          while (i < b.n) { out(i) = (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1 }
+          while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1 }
         case FilterDomain.Utf8Bytes =>
           val set = values.map { case BytesValue(x) => x; case o => bad(c, o) }.sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
-          inBytes(b.arrays(c).asInstanceOf[VarBinaryArray], set, negated, out, b.n)
+          andInBytes(b.arrays(c).asInstanceOf[VarBinaryArray], set, negated, acc, b.n)
       }
-      clearNulls(b.arrays(c), out)
+      andNotNull(b.arrays(c), acc)
     case StringMatch(c, kind, p, negated) =>
-      val out = new Array[Boolean](b.n)
-      matchBytes(b.arrays(c).asInstanceOf[VarBinaryArray], kind, p, negated, out, b.n)
-      clearNulls(b.arrays(c), out)
+      andMatchBytes(b.arrays(c).asInstanceOf[VarBinaryArray], kind, p, negated, acc, b.n)
+      andNotNull(b.arrays(c), acc)
   }
 
   private def bad(c: String, v: FilterValue): Nothing =
@@ -170,15 +167,13 @@ object RowFilterEvaluator {
     case CompareOp.GtEq => 6
   }
 
-  /** Null rows are never TRUE for a value test. A column missing from the file is all null. */
-  private def clearNulls(a: ColumnArray, out: Array[Boolean]): Array[Boolean] = {
+  /** Null rows are never TRUE for a value test. */
+  private def andNotNull(a: ColumnArray, acc: Array[Boolean]): Unit = {
     val nl = a.nulls
-    if (nl != null) { var i = 0; while (i < out.length) { if (nl(i)) out(i) = false; i += 1 } }
-    out
+    if (nl != null) { var i = 0; while (i < acc.length) { acc(i) &= !nl(i); i += 1 } }
   }
 
   private def widenLongs(a: ColumnArray, d: FilterDomain.Integral, out: Array[Long]): Array[Long] = a match {
-    case _: NullArray => out // every row is null; values are never looked at
     case f: FixedWidthArray =>
       if (f.byteWidth != d.byteWidth)
         throw new IllegalStateException(s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}")
@@ -192,28 +187,55 @@ object RowFilterEvaluator {
         case (2, false) => while (i < n) { out(i) = (I16.get(x, i * 2): Short) & 0xffffL; i += 1 }
         case (4, true) => while (i < n) { out(i) = (I32.get(x, i * 4): Int).toLong; i += 1 }
         case (4, false) => while (i < n) { out(i) = (I32.get(x, i * 4): Int) & 0xffffffffL; i += 1 }
-        case _ => while (i < n) { out(i) = I64.get(x, i * 8): Long; i += 1 }
+        case _ => ByteBuffer.wrap(x, 0, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
       }
       out
     case other => throw new IllegalStateException(s"an integer filter column decoded as ${other.getClass.getSimpleName}")
   }
 
   private def widenDoubles(a: ColumnArray, d: FilterDomain.Floating, out: Array[Double]): Array[Double] = a match {
-    case _: NullArray => out
     case f: FixedWidthArray =>
       if (f.byteWidth != d.byteWidth)
         throw new IllegalStateException(s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}")
       val x = f.data
       var i = 0
       if (d.byteWidth == 4) while (i < f.length) { out(i) = java.lang.Float.intBitsToFloat(I32.get(x, i * 4): Int).toDouble; i += 1 }
-      else while (i < f.length) { out(i) = java.lang.Double.longBitsToDouble(I64.get(x, i * 8): Long); i += 1 }
+      else ByteBuffer.wrap(x, 0, f.length * 8).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(out, 0, f.length)
       out
     case other => throw new IllegalStateException(s"a floating-point filter column decoded as ${other.getClass.getSimpleName}")
   }
 
-  private def compareLongs(vs: Array[Long], lit: Long, mask: Int, out: Array[Boolean], n: Int): Unit = {
+  /** One branch-free loop per operator: the common filter on an integer, date or timestamp column. */
+  private def andCompareLongs(vs: Array[Long], lit: Long, op: CompareOp, acc: Array[Boolean], n: Int): Unit = {
     var i = 0
-    while (i < n) { out(i) = ((mask >> (java.lang.Long.compare(vs(i), lit) + 1)) & 1) != 0; i += 1 }
+    op match {
+      case CompareOp.Eq => while (i < n) { acc(i) &= vs(i) == lit; i += 1 }
+      case CompareOp.NotEq => while (i < n) { acc(i) &= vs(i) != lit; i += 1 }
+      case CompareOp.Lt => while (i < n) { acc(i) &= vs(i) < lit; i += 1 }
+      case CompareOp.LtEq => while (i < n) { acc(i) &= vs(i) <= lit; i += 1 }
+      case CompareOp.Gt => while (i < n) { acc(i) &= vs(i) > lit; i += 1 }
+      case CompareOp.GtEq => while (i < n) { acc(i) &= vs(i) >= lit; i += 1 }
+    }
+  }
+
+  /**
+   * Java's operators already give Spark's answer for a non-NaN literal except that a NaN value
+   * is greater than it (`v != v` tests for NaN); -0.0 == 0.0 holds in both. A NaN literal
+   * takes the general comparison.
+   */
+  private def andCompareDoubles(vs: Array[Double], lit: Double, op: CompareOp, acc: Array[Boolean], n: Int): Unit = {
+    var i = 0
+    if (java.lang.Double.isNaN(lit)) {
+      val mask = acceptMask(op)
+      while (i < n) { acc(i) &= ((mask >> (compareDouble(vs(i), lit) + 1)) & 1) != 0; i += 1 }
+    } else op match {
+      case CompareOp.Eq => while (i < n) { acc(i) &= vs(i) == lit; i += 1 }
+      case CompareOp.NotEq => while (i < n) { acc(i) &= !(vs(i) == lit); i += 1 }
+      case CompareOp.Lt => while (i < n) { acc(i) &= vs(i) < lit; i += 1 }
+      case CompareOp.LtEq => while (i < n) { acc(i) &= vs(i) <= lit; i += 1 }
+      case CompareOp.Gt => while (i < n) { val v = vs(i); acc(i) &= v > lit | v != v; i += 1 }
+      case CompareOp.GtEq => while (i < n) { val v = vs(i); acc(i) &= v >= lit | v != v; i += 1 }
+    }
   }
 
   /** Spark's double order: NaN is the largest value and equals itself; -0.0 equals 0.0. */
@@ -223,25 +245,20 @@ object RowFilterEvaluator {
 
   private def normalize(d: Double): Double = if (d == 0.0) 0.0 else d
 
-  private def compareDoubles(vs: Array[Double], lit: Double, mask: Int, out: Array[Boolean], n: Int): Unit = {
-    var i = 0
-    while (i < n) { out(i) = ((mask >> (compareDouble(vs(i), lit) + 1)) & 1) != 0; i += 1 }
-  }
-
   /** Unsigned lexicographic order of `a[from, from+len)` against all of `b`: Spark's binary string order. */
   private[table] def compareUnsigned(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int =
     Integer.signum(java.util.Arrays.compareUnsigned(a, from, from + len, b, 0, b.length))
 
-  private def compareBytes(a: VarBinaryArray, lit: Array[Byte], mask: Int, out: Array[Boolean], n: Int): Unit = {
+  private def andCompareBytes(a: VarBinaryArray, lit: Array[Byte], mask: Int, out: Array[Boolean], n: Int): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
     while (i < n) {
-      out(i) = ((mask >> (compareUnsigned(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
+      out(i) &= ((mask >> (compareUnsigned(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
       i += 1
     }
   }
 
-  private def inBytes(a: VarBinaryArray, sorted: Array[Array[Byte]], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
+  private def andInBytes(a: VarBinaryArray, sorted: Array[Array[Byte]], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
     while (i < n) {
@@ -252,12 +269,12 @@ object RowFilterEvaluator {
         val c = compareUnsigned(d, s, len, sorted(mid))
         if (c == 0) found = true else if (c > 0) lo = mid + 1 else hi = mid - 1
       }
-      out(i) = found != negated
+      out(i) &= found != negated
       i += 1
     }
   }
 
-  private def matchBytes(a: VarBinaryArray, kind: MatchKind, p: Array[Byte], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
+  private def andMatchBytes(a: VarBinaryArray, kind: MatchKind, p: Array[Byte], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
     while (i < n) {
@@ -267,7 +284,7 @@ object RowFilterEvaluator {
         case MatchKind.EndsWith => java.util.Arrays.equals(d, s + len - p.length, s + len, p, 0, p.length)
         case MatchKind.Contains => indexOf(d, s, len, p) >= 0
       })
-      out(i) = hit != negated
+      out(i) &= hit != negated
       i += 1
     }
   }
