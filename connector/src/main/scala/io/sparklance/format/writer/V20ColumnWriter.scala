@@ -22,6 +22,10 @@ private[writer] object V20ColumnWriter {
   def numColumns(fields: Seq[LanceField]): Int = fields.map(columnsOf).sum
 
   def apply(f: LanceField, col: Int, c: ContainerWriter, budget: Long): V20ColumnWriter = f.logicalType match {
+    case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) =>
+      if (io.sparklance.format.blob.BlobColumn.version(f).contains(io.sparklance.format.blob.BlobColumn.V2))
+        throw LanceErrors.unsupported(s"Column '${f.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later")
+      new V20BlobWriter(f, col, c, budget)
     case LogicalType.Struct =>
       var next = col + 1
       val kids = f.children.map { k => val w = apply(k, next, c, budget); next += columnsOf(k); w }
