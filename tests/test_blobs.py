@@ -236,8 +236,9 @@ def test_read_then_write_without_blob_metadata_is_plain_binary(spark, tmp_path):
     column, which pylance then reads back as those bytes."""
     src = BLOBS / "blob_v2_2.2.lance"
     out = str(tmp_path / "plain.lance")
+    PLAIN = {"comment": "plain"}  # replaces the field metadata (an empty dict would keep it)
     df = spark.read.format("lance").load(str(src))
-    df.select("id", F.col("b").alias("b", metadata={}), F.col("c").alias("c", metadata={})) \
+    df.select("id", F.col("b").alias("b", metadata=PLAIN), F.col("c").alias("c", metadata=PLAIN)) \
         .write.format("lance").save(out)
     ds = lance.dataset(str(src))
     got = lance.dataset(out).to_table()

@@ -289,3 +289,45 @@ def test_blob_metadata_on_a_non_binary_column_is_refused(spark, tmp_path):
     msg = short_error(e.value, 3000)
     assert "lance-encoding:blob" in msg and "'b'" in msg, msg
     assert not (tmp_path / "bad.lance").exists() or not list((tmp_path / "bad.lance").rglob("*.manifest"))
+
+
+def explode_at(n):
+    # Defined inside a function so cloudpickle ships it by value (workers cannot import this module).
+    from pyspark.sql.functions import udf
+
+    def boom(x):
+        if x == n:
+            raise ValueError(f"boom at {n}")
+        return x
+
+    return udf(boom, "long")
+
+
+def test_failing_write_leaves_no_sidecars(spark, tmp_path):
+    """Tasks that wrote data files and packed/dedicated sidecars before the job failed: the abort
+    deletes the sidecars with their data files, and nothing is committed."""
+    from pyspark.sql import functions as F
+    path = tmp_path / "f.lance"
+    spark_write(spark, path, [0, 1], [b"x", payload(1, 70_000)], "2.2")
+    before = all_blob_files(path)
+    assert len(before) == 1
+    df = spark.range(600).repartition(3).select(
+        explode_at(590)("id").alias("id"),
+        F.expr("unhex(repeat(lpad(hex(id % 251), 2, '0'), 70000 + cast(id as int) * 100))").alias("b", metadata=V1))
+    with pytest.raises(Exception, match="boom at 590"):
+        df.write.format("lance").mode("append").option("max_rows_per_file", 20).save(str(path))
+    ds = lance.dataset(str(path))
+    assert ds.version == 1 and ds.count_rows() == 2
+    assert all_blob_files(path) == before
+    assert sorted(os.listdir(path / "data")) == sorted(
+        [df_.path for fr in ds.get_fragments() for df_ in fr.data_files()] + [os.path.dirname(f)[len("data/"):] for f in before])
+
+
+def test_blob_inside_a_list_is_refused_on_the_driver(spark, tmp_path):
+    schema = T.StructType([T.StructField("l", T.ArrayType(T.StructType([
+        T.StructField("b", T.BinaryType(), True, metadata=V1)])))])
+    with pytest.raises(Exception) as e:
+        spark.createDataFrame([([(b"x",)],)], schema).write.format("lance").save(str(tmp_path / "l.lance"))
+    msg = short_error(e.value, 3000)
+    assert "inside lists" in msg and "'b'" in msg, msg
+    assert not list((tmp_path / "l.lance").rglob("*.lance")) if (tmp_path / "l.lance").exists() else True

@@ -245,10 +245,10 @@ private[writer] object V20Strings {
       if (nulls(i) != 0) idx.u8(0)
       else {
         val s = v.offsets(i); val len = v.offsets(i + 1) - s
-        var e = map.get(s, len)
+        var e = map.getOrPut(s, len, entries)
         if (e < 0) {
           if (entries + 1 >= Threshold) return None
-          e = entries; map.put(s, len, e); items.bytes(a, s, len); ends.u64(items.size.toLong); entries += 1
+          e = entries; items.bytes(a, s, len); ends.u64(items.size.toLong); entries += 1
         }
         idx.u8(e + 1)
       }

@@ -125,8 +125,22 @@ object LanceBatchWrite {
 
   val ManagedBlobsKey = "lance.blob.managed"
 
+  private def isList(t: _root_.io.sparklance.format.LogicalType): Boolean = {
+    import _root_.io.sparklance.format.LogicalType._
+    t match {
+      case List | LargeList | Map | _: ListOfStruct | _: FixedSizeList => true
+      case _ => false
+    }
+  }
+
   /** Maps need 2.2; blob v1 is written below 2.2 and v2 from 2.2 on: refuse others up front rather than after the data is written. */
   private def checkVersionSupports(fields: Seq[LanceField], v: FileVersion): Unit = {
+    def blobUnderList(f: LanceField, inList: Boolean): Option[LanceField] =
+      if (inList && BlobColumn.isBlob(f)) Some(f)
+      else f.children.iterator.flatMap(c => blobUnderList(c, inList || isList(f.logicalType))).nextOption()
+    fields.flatMap(blobUnderList(_, inList = false)).headOption.foreach { f =>
+      throw LanceErrors.unsupportedType(f.name, "blob", "blob columns inside lists cannot be written (pylance's take_blobs cannot address them)")
+    }
     fields.flatMap(_.preOrder).foreach { f =>
       BlobColumn.version(f) match {
         case Some(BlobColumn.V2) if v.minor < 2 =>
@@ -208,9 +222,12 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private var currentName: String = _
   private var currentRows = 0L
 
+  /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
+  private val checkEvery = if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
+
   override def write(row: InternalRow): Unit = {
     batcher.add(row)
-    if (batcher.rows >= BatchRows || (batcher.rows % 64 == 0 && batcher.bytes >= BatchBytes)) flushBatch()
+    if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
   }
 
   private def flushBatch(): Unit = {
