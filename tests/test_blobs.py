@@ -216,29 +216,35 @@ def test_blob_inside_list_is_unsupported(spark, tmp_path):
     assert "LanceUnsupportedException" in msg and "inside a list" in msg, msg
 
 
-def test_append_to_blob_column_is_refused(spark, tmp_path):
+def test_append_to_managed_blob_dataset_is_refused(spark, tmp_path):
+    """Managed blobs (objects under _blobs/) are not written by this connector: appending to such a
+    dataset fails on the driver, and nothing is committed."""
     path = tmp_path / "copy.lance"
-    shutil.copytree(BLOBS / "blob_v1_2.1.lance", path)
+    shutil.copytree(BLOBS / "blob_managed_2.2.lance", path)
     df = spark.read.format("lance").load(str(path))
     before = lance.dataset(str(path)).version
     with pytest.raises(Exception) as e:
         df.limit(2).write.format("lance").mode("append").save(str(path))
     msg = short_error(e.value, 3000)
-    assert "blob" in msg, msg
+    assert "managed" in msg and "LanceUnsupportedException" in msg, msg
     assert lance.dataset(str(path)).version == before
 
 
-def test_read_then_write_keeps_the_bytes_as_plain_binary(spark, tmp_path):
-    """Writing a blob column read through Spark to a new dataset stores its bytes as an ordinary
-    binary column, which pylance then reads back as those bytes."""
+def test_read_then_write_without_blob_metadata_is_plain_binary(spark, tmp_path):
+    """A blob column read through Spark carries lance-encoding:blob (written back as a blob, see
+    tests/write/test_write_blobs.py); with that metadata dropped its bytes become an ordinary binary
+    column, which pylance then reads back as those bytes."""
     src = BLOBS / "blob_v2_2.2.lance"
     out = str(tmp_path / "plain.lance")
-    spark.read.format("lance").load(str(src)).select("id", "b", "c").write.format("lance").save(out)
+    PLAIN = {"comment": "plain"}  # replaces the field metadata (an empty dict would keep it)
+    df = spark.read.format("lance").load(str(src))
+    df.select("id", F.col("b").alias("b", metadata=PLAIN), F.col("c").alias("c", metadata=PLAIN)) \
+        .write.format("lance").save(out)
     ds = lance.dataset(str(src))
     got = lance.dataset(out).to_table()
     assert got.column("id").to_pylist() == ds.to_table(columns=["id"]).column("id").to_pylist()
+    assert not blob_paths(lance.dataset(out).schema)
     for c in ["b", "c"]:
-        assert not blob_paths(lance.dataset(out).schema)
         assert_blobs_equal(c, take_blobs(ds, c), [None if v is None else bytes(v) for v in got.column(c).to_pylist()])
 
 

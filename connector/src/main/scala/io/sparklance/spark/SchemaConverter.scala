@@ -22,11 +22,21 @@ object SchemaConverter {
 
   def toSpark(schema: LanceSchema): StructType = StructType(schema.fields.map(toSparkField))
 
+  /** Prefix of the Lance field metadata that says how a column is encoded; exposed to Spark as is. */
+  val EncodingKeyPrefix = "lance-encoding:"
+
+  /**
+   * The Spark field of `f`. Its metadata carries the Lance type ([[LogicalTypeKey]]) and the
+   * field's `lance-encoding:*` keys, so writing the DataFrame back keeps encodings; a blob
+   * column (v1 or v2) says `lance-encoding:blob` = "true", so it is written back as a blob.
+   */
   def toSparkField(f: LanceField): StructField = {
-    val md = new MetadataBuilder()
-      .putString(LogicalTypeKey, f.logicalType.text)
-      .build()
-    StructField(f.name, toSparkType(f), f.nullable, md)
+    val b = new MetadataBuilder().putString(LogicalTypeKey, f.logicalType.text)
+    f.metadata.keys.toSeq.sorted.filter(_.startsWith(EncodingKeyPrefix)).foreach { k =>
+      b.putString(k, f.metadataString(k).getOrElse(""))
+    }
+    if (BlobColumn.isBlob(f)) b.putString(BlobColumn.BlobMetaKey, "true")
+    StructField(f.name, toSparkType(f), f.nullable, b.build())
   }
 
   def toSparkType(f: LanceField): DataType = f.logicalType match {

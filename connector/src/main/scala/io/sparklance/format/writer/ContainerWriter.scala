@@ -18,6 +18,11 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   import ContainerWriter._
 
   private val pages = Array.fill(numColumns)(ArrayBuffer[File2Protos.ColumnMetadata.Page]())
+  /** Column-level encodings other than the default `ColumnEncoding{values}` (2.0 blob columns). */
+  private val columnEncodings = new Array[File2Protos.Encoding](numColumns)
+
+  /** Sets column `col`'s column-level encoding (a `lance.encodings.ColumnEncoding`). */
+  def setColumnEncoding(col: Int, encoding: com.google.protobuf.Message): Unit = columnEncodings(col) = direct(encoding)
   private val padding = Array.fill[Byte](Alignment)(Pad)
 
   private def align(): Unit = {
@@ -59,7 +64,8 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
     val columnMetaStart = sink.position
     var c = 0
     while (c < numColumns) {
-      val m = File2Protos.ColumnMetadata.newBuilder().setEncoding(columnEncoding)
+      val m = File2Protos.ColumnMetadata.newBuilder()
+        .setEncoding(if (columnEncodings(c) != null) columnEncodings(c) else columnEncoding)
       pages(c).foreach(m.addPages)
       val bytes = m.build().toByteArray
       cmo(c) = (sink.position, bytes.length.toLong)

@@ -56,7 +56,13 @@ private[writer] object DictionaryEncoder {
     if (count < MinSamples) return None
     val blocks = math.min(SampleBlocks, count)
     val perBlock = math.max(1, count / blocks)
-    val seen = new java.util.HashSet[Any]()
+    // Distinct values counted in an allocation-free map over the page's own bytes.
+    val map = vals match {
+      case f: FixedValuesBuf => new ByteSliceMap(f.data.array, 2 * SampleSize)
+      case v: VarValuesBuf => new ByteSliceMap(v.data.array, 2 * SampleSize)
+      case _ => null
+    }
+    var distinct = 0
     var taken = 0
     var b = 0
     while (b < blocks) {
@@ -64,16 +70,18 @@ private[writer] object DictionaryEncoder {
       val next = math.min(n, ((b + 1L) * n / blocks).toInt)
       val k = math.min(perBlock, next - start)
       var i = 0
-      while (i < k) { seen.add(key(vals, start + i)); taken += 1; i += 1 }
+      while (i < k) {
+        val fresh = vals match {
+          case f: FixedValuesBuf => map.getOrPut((start + i) * f.width, f.width, 0) < 0
+          case v: VarValuesBuf => val o = v.offsets(start + i); map.getOrPut(o, v.offsets(start + i + 1) - o, 0) < 0
+          case _ => true
+        }
+        if (fresh) distinct += 1
+        taken += 1; i += 1
+      }
       b += 1
     }
-    if (taken < MinSamples) None else Some(seen.size.toDouble / taken)
-  }
-
-  private def key(vals: LeafValues, i: Int): Any = vals match {
-    case f: FixedValuesBuf => java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(f.data.array, i * f.width, (i + 1) * f.width))
-    case v: VarValuesBuf => java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(v.data.array, v.offsets(i), v.offsets(i + 1)))
-    case _ => i
+    if (taken < MinSamples) None else Some(distinct.toDouble / taken)
   }
 
   private def encodeFixed(f: FixedValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
@@ -86,10 +94,10 @@ private[writer] object DictionaryEncoder {
     var entries = 0
     var i = 0
     while (i < n) {
-      var e = map.get(i * w, w)
+      var e = map.getOrPut(i * w, w, entries)
       if (e < 0) {
         if (entries >= threshold) return None
-        e = entries; map.put(i * w, w, e); dict.bytes(a, i * w, w); entries += 1
+        e = entries; dict.bytes(a, i * w, w); entries += 1
       }
       LE.putI32(idx, 4 * i, e)
       i += 1
@@ -110,10 +118,10 @@ private[writer] object DictionaryEncoder {
     var i = 0
     while (i < n) {
       val s = v.offsets(i); val len = v.offsets(i + 1) - s
-      var e = map.get(s, len)
+      var e = map.getOrPut(s, len, entries)
       if (e < 0) {
         if (entries >= threshold || dict.size.toLong + len > MaxDictBytes) return None
-        e = entries; map.put(s, len, e); dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1
+        e = entries; dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1
       }
       LE.putI32(idx, 4 * i, e)
       i += 1
@@ -193,6 +201,21 @@ private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
       if (lens(s) == len && java.util.Arrays.equals(a, offs(s), offs(s) + len, a, off, off + len)) return vals(s)
       s = (s + 1) & (cap - 1)
     }
+    -1
+  }
+
+  /**
+   * The value of `[off, +len)` if present; otherwise puts `v` for it and returns -1. One hash
+   * and one probe sequence, where get-then-put would take two.
+   */
+  def getOrPut(off: Int, len: Int, v: Int): Int = {
+    if (2 * (size + 1) > cap) grow()
+    var s = hash(off, len) & (cap - 1)
+    while (lens(s) >= 0) {
+      if (lens(s) == len && java.util.Arrays.equals(a, offs(s), offs(s) + len, a, off, off + len)) return vals(s)
+      s = (s + 1) & (cap - 1)
+    }
+    offs(s) = off; lens(s) = len; vals(s) = v; size += 1
     -1
   }
 

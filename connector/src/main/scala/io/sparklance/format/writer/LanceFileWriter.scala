@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import com.google.protobuf.ByteString
 
 import io.sparklance.format._
+import io.sparklance.format.blob.{BlobSidecarWriter, BlobSidecars}
 import io.sparklance.proto.FileProtos
 
 /** What a finished data file holds, as its `DataFile` entry in a manifest records it. */
@@ -33,18 +34,27 @@ final class LanceFileWriter(
     sink: OutputSink,
     val fields: Seq[LanceField],
     val version: FileVersion,
-    options: FileWriterOptions = FileWriterOptions()) extends AutoCloseable {
+    options: FileWriterOptions = FileWriterOptions(),
+    sidecars: BlobSidecars = BlobSidecars.None) extends AutoCloseable {
 
   private val leafPaths: Seq[Seq[LeafPath]] = if (version.structural) fields.map(LeafPath.leaves) else Nil
   private val numColumns =
     if (version.structural) leafPaths.map(_.size).sum else V20ColumnWriter.numColumns(fields)
   private val container = new ContainerWriter(sink, version, numColumns)
 
-  private val structural: Seq[Seq[StructuralLeafWriter]] =
+  /** Blob v2 bytes that leave the data file: one writer per file, shared by its blob columns. */
+  private val sidecarWriter = new BlobSidecarWriter(sidecars)
+  private val structural: Seq[Seq[LeafColumnWriter]] =
     if (!version.structural) Nil
     else {
       var col = 0
-      leafPaths.map(_.map { lp => val w = new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes, EncodingParams.of(lp.leaf, lp.path(0))); col += 1; w })
+      leafPaths.map(_.map { lp =>
+        val w =
+          if (lp.isBlob) new StructuralBlobWriter(col, lp, version, container, options.pageBudgetBytes, sidecarWriter)
+          else new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes, EncodingParams.of(lp.leaf, lp.path(0)))
+        col += 1
+        w
+      })
     }
   private val v20: Seq[V20ColumnWriter] =
     if (version.structural) Nil
@@ -82,7 +92,8 @@ final class LanceFileWriter(
     require(!finished, "file already finished")
     finished = true
     if (version.structural) structural.foreach(_.foreach(_.finish())) else v20.foreach(_.finish())
-    val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(fields).asJava)
+    sidecarWriter.close()
+    val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(fields, version)).asJava)
     val size = container.finish(FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build())
     val ids =
       if (version.structural) leafPaths.flatten.map(_.leaf.id).toArray
@@ -90,5 +101,6 @@ final class LanceFileWriter(
     WrittenFile(ids, ids.indices.toArray, rows, size, version)
   }
 
-  override def close(): Unit = sink.close()
+  /** Closes the data file and any sidecar still open (after a failure; `finish` closes them otherwise). */
+  override def close(): Unit = try sidecarWriter.close() finally sink.close()
 }

@@ -22,7 +22,7 @@ private[writer] object MiniBlockEncoder {
    * Writes the page with `vals` (the values, or the dictionary indices when `dict` is set).
    * False when some chunk cannot fit the grammar (too many levels between values).
    */
-  def write(w: StructuralLeafWriter, levels: PageLevels, vals: ChunkValues, dict: Dictionary): Boolean = {
+  def write(w: LeafPage, levels: PageLevels, vals: ChunkValues, dict: Dictionary): Boolean = {
     val lp = w.leafPath
     val n = vals.count
     val nLevels = w.levelCount
@@ -167,7 +167,7 @@ private[writer] object FullZipEncoder {
    */
   final class VarPayload(val offsets: Array[Int], val data: Array[Byte], val encoding: CompressiveEncoding)
 
-  def write(w: StructuralLeafWriter, levels: PageLevels, payload: VarPayload): Unit = {
+  def write(w: LeafPage, levels: PageLevels, payload: VarPayload): Unit = {
     val lp = w.leafPath
     val vals = w.pageValues
     val nLevels = w.levelCount

@@ -3,6 +3,7 @@ package io.sparklance.format.writer
 import com.google.protobuf.ByteString
 
 import io.sparklance.format.{LanceField, LogicalType, ValueShape}
+import io.sparklance.format.blob.BlobColumn
 import io.sparklance.proto.FileProtos
 
 /** Lance fields to `lance.file.Field` protobufs, flattened pre-order, as the manifest and file descriptor store them. */
@@ -18,8 +19,32 @@ object SchemaProtos {
       .setNullable(f.nullable)
     encodingOf(f).foreach(b.setEncoding)
     f.metadata.foreach { case (k, v) => b.putMetadata(k, ByteString.copyFrom(v)) }
+    // Lance mirrors the Arrow extension name into its own field (lance-file `From<&Field>`).
+    f.metadataString(BlobColumn.ExtensionNameKey).foreach(b.setExtensionName)
     b.build()
   }
+
+  /**
+   * The fields as a data file's own schema lists them. In 2.2 a blob v2 column is stored as its
+   * descriptor struct, and pylance's file schema says so: a struct marked
+   * `lance-encoding:blob` and `lance-encoding:packed` whose five children carry no ids (-1).
+   * Everything else is the dataset's field.
+   */
+  def fileFields(fields: Seq[LanceField], version: FileVersion): Seq[LanceField] =
+    if (version.minor < 2) fields else fields.map(fileField)
+
+  private def fileField(f: LanceField): LanceField =
+    if (BlobColumn.version(f).contains(BlobColumn.V2)) {
+      def child(name: String, t: LogicalType) = LanceField(-1, -1, name, t, nullable = false, Map.empty, Nil)
+      val utf8 = (s: String) => s.getBytes("UTF-8")
+      LanceField(f.id, f.parentId, f.name, LogicalType.Struct, f.nullable,
+        Map(BlobColumn.BlobMetaKey -> utf8("true"), PackedKey -> utf8("true")),
+        Seq(child("kind", LogicalType.UInt8), child("position", LogicalType.UInt64), child("size", LogicalType.UInt64),
+          child("blob_id", LogicalType.UInt32), child("blob_uri", LogicalType.Utf8)))
+    } else if (f.children.isEmpty) f
+    else f.copy(children = f.children.map(fileField))
+
+  val PackedKey = "lance-encoding:packed"
 
   /** PLAIN for fixed width, lists and fixed-size lists; VAR_BINARY for strings and binaries; none for structs. */
   private def encodingOf(f: LanceField): Option[FileProtos.Encoding] = f.logicalType match {

@@ -28,7 +28,9 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
     val firstList = isList.indexWhere(identity)
     if (firstList < 0) maxDef else nullLevel(firstList - 1)
   }
-  val shape: ValueShape = ValueShape.ofType(leaf.logicalType, leaf)
+  /** A blob column is one leaf whose input values are its bytes, whatever its Lance type (v2 is a struct). */
+  val isBlob: Boolean = io.sparklance.format.blob.BlobColumn.isBlob(leaf)
+  val shape: ValueShape = if (isBlob) ValueShape.Var else ValueShape.ofType(leaf.logicalType, leaf)
 }
 
 private[writer] object LeafPath {
@@ -37,10 +39,10 @@ private[writer] object LeafPath {
     case _ => false
   }
 
-  /** Every leaf of `f`, pre-order, with its path. */
+  /** Every leaf of `f`, pre-order, with its path. A blob column is a leaf (one column of descriptors). */
   def leaves(f: LanceField): Seq[LeafPath] = {
     def go(prefix: Vector[LanceField], g: LanceField): Seq[LeafPath] =
-      if (g.children.isEmpty) Seq(new LeafPath((prefix :+ g).toArray))
+      if (g.children.isEmpty || io.sparklance.format.blob.BlobColumn.isBlob(g)) Seq(new LeafPath((prefix :+ g).toArray))
       else g.children.flatMap(c => go(prefix :+ g, c))
     go(Vector.empty, f)
   }

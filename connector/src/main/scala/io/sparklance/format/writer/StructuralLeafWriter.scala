@@ -20,7 +20,7 @@ private[writer] final class StructuralLeafWriter(
     version: FileVersion,
     container: ContainerWriter,
     pageBudgetBytes: Long,
-    params: EncodingParams = EncodingParams.Default) {
+    params: EncodingParams = EncodingParams.Default) extends LeafColumnWriter with LeafPage {
 
   private val large = version.minor >= 2
   private val rep = if (lp.maxRep > 0) new ShortBuf() else null
@@ -45,7 +45,7 @@ private[writer] final class StructuralLeafWriter(
   private def flush(): Unit = {
     val levels = PageLevels(lp, if (defs == null) null else defs.array, numLevels)
     val valid = countValid()
-    if (values.count == 0 || valid == 0) writeAllNull(levels)
+    if (values.count == 0 || valid == 0) AllNullPageEncoder.write(this, levels)
     else if (!(large && ConstantPageEncoder.tryWrite(this, levels))) writeValues(levels)
     firstRow += rows
     rows = 0; numLevels = 0
@@ -87,42 +87,52 @@ private[writer] final class StructuralLeafWriter(
     else { var c = 0; var i = 0; val d = defs.array; while (i < numLevels) { if (d(i) == 0) c += 1; i += 1 }; c }
   }
 
-  // Accessors for the page encoders.
-  private[writer] def leafPath: LeafPath = lp
-  private[writer] def repLevels: Array[Short] = if (rep == null) null else rep.array
-  private[writer] def canonicalDefs: Array[Short] = if (defs == null) null else defs.array
-  private[writer] def levelCount: Int = numLevels
-  private[writer] def pageValues: LeafValues = values
-  private[writer] def pageRows: Long = rows
-  private[writer] def isLarge: Boolean = large
-  private[writer] def fileVersion: FileVersion = version
+  // The page encoders read the buffered page through LeafPage.
+  def leafPath: LeafPath = lp
+  def repLevels: Array[Short] = if (rep == null) null else rep.array
+  def canonicalDefs: Array[Short] = if (defs == null) null else defs.array
+  def levelCount: Int = numLevels
+  def pageValues: LeafValues = values
+  def pageRows: Long = rows
+  def isLarge: Boolean = large
+  def fileVersion: FileVersion = version
 
-  private[writer] def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit =
+  def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit =
     container.addPage(column, buffers, rows, firstRow, layout)
+}
 
-  /** No valid value in the page: a constant layout without a value, levels kept when they say more than "null". */
-  private def writeAllNull(levels: PageLevels): Unit = {
+/**
+ * A page with no valid value: a constant layout without a value, levels kept when they say
+ * more than "null" (shared by plain and blob leaf columns).
+ */
+private[writer] object AllNullPageEncoder {
+  def write(w: LeafPage, levels: PageLevels): Unit = {
+    val lp = w.leafPath
+    val rep = w.repLevels
+    val numLevels = w.levelCount
+    val large = w.isLarge
+    val version = w.fileVersion
     val b = ConstantLayout.newBuilder()
     levels.layers.foreach(b.addLayers)
     val simple = lp.numLayers == 1 && rep == null
     if (simple) {
       // Every row is a null item: no buffers.
-      emit(Nil, PageLayout.newBuilder().setConstantLayout(b).build())
+      w.emit(Nil, PageLayout.newBuilder().setConstantLayout(b).build())
     } else {
-      val pageDefs = levels.pageDefs(canonicalDefs, 0, numLevels)
+      val pageDefs = levels.pageDefs(w.canonicalDefs, 0, numLevels)
       // 2.1 stores raw u16 levels; 2.2 compresses each buffer whole with the codec pylance's
       // block compressor would pick, and says so.
       def levelBuf(lv: Array[Short]): ByteBuf =
         if (lv == null) new ByteBuf(8)
         else if (!large) LevelCodec.Plain.encode(lv, 0, numLevels)
         else LevelCodec.choose(lv, numLevels, version).encode(lv, 0, numLevels)
-      val repBuf = levelBuf(if (rep == null) null else rep.array)
+      val repBuf = levelBuf(rep)
       val defBuf = levelBuf(pageDefs)
       if (large) {
-        if (rep != null) b.setRepCompression(LevelCodec.choose(rep.array, numLevels, version).encoding).setNumRepValues(numLevels.toLong)
+        if (rep != null) b.setRepCompression(LevelCodec.choose(rep, numLevels, version).encoding).setNumRepValues(numLevels.toLong)
         if (pageDefs != null) b.setDefCompression(LevelCodec.choose(pageDefs, numLevels, version).encoding).setNumDefValues(numLevels.toLong)
       }
-      emit(Seq(repBuf, defBuf), PageLayout.newBuilder().setConstantLayout(b).build())
+      w.emit(Seq(repBuf, defBuf), PageLayout.newBuilder().setConstantLayout(b).build())
     }
   }
 }

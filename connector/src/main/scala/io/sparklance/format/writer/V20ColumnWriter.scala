@@ -22,6 +22,10 @@ private[writer] object V20ColumnWriter {
   def numColumns(fields: Seq[LanceField]): Int = fields.map(columnsOf).sum
 
   def apply(f: LanceField, col: Int, c: ContainerWriter, budget: Long): V20ColumnWriter = f.logicalType match {
+    case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) =>
+      if (io.sparklance.format.blob.BlobColumn.version(f).contains(io.sparklance.format.blob.BlobColumn.V2))
+        throw LanceErrors.unsupported(s"Column '${f.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later")
+      new V20BlobWriter(f, col, c, budget)
     case LogicalType.Struct =>
       var next = col + 1
       val kids = f.children.map { k => val w = apply(k, next, c, budget); next += columnsOf(k); w }
@@ -241,10 +245,10 @@ private[writer] object V20Strings {
       if (nulls(i) != 0) idx.u8(0)
       else {
         val s = v.offsets(i); val len = v.offsets(i + 1) - s
-        var e = map.get(s, len)
+        var e = map.getOrPut(s, len, entries)
         if (e < 0) {
           if (entries + 1 >= Threshold) return None
-          e = entries; map.put(s, len, e); items.bytes(a, s, len); ends.u64(items.size.toLong); entries += 1
+          e = entries; items.bytes(a, s, len); ends.u64(items.size.toLong); entries += 1
         }
         idx.u8(e + 1)
       }

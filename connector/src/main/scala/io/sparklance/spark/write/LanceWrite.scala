@@ -17,6 +17,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
+import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
 import io.sparklance.io.{FileIO, HadoopFileIO, Paths}
 import io.sparklance.spark.LanceTables
@@ -95,14 +96,19 @@ object LanceBatchWrite {
             s"the dataset at $root stores version ${version.name}; appends keep the dataset's version")
         }
         val matched = SparkToLance.matchForAppend(root, s.schema, schema)
+        // Managed blobs (objects under _blobs/, flag 16384) are allocated and referenced by a
+        // protocol this writer does not implement; appending other kinds there would mix the two.
+        if (s.schema.metadata.contains(ManagedBlobsKey) && s.schema.fields.exists(BlobColumn.containsBlob))
+          throw LanceErrors.unsupported(s"Cannot append to Lance dataset $root: its blob columns are managed " +
+            s"(schema metadata $ManagedBlobsKey), which this connector does not write")
         val probe = WriteOperation.Append(Nil)
         Committer.checkWritable(s, probe)
         (probe, matched.map(_._1), matched.map(_._2), version)
       case _ =>
-        val fields = SparkToLance.fields(schema)
         val version = opts.dataStorageVersion
           .orElse(existing.map(s => FileVersion.ofDataset(s.dataStorageVersion, root)))
           .getOrElse(FileVersion.Default)
+        val fields = SparkToLance.fields(schema, version)
         existing.foreach(s => Committer.checkWritable(s, WriteOperation.Overwrite(Nil, Nil, Map.empty, None, mustCreate = false)))
         // Creating (append to an empty path included) never replaces a dataset that appears meanwhile.
         val op = WriteOperation.Overwrite(Nil, fields, Map.empty, opts.dataStorageVersion,
@@ -117,8 +123,34 @@ object LanceBatchWrite {
     new LanceBatchWrite(plan, io, existing, op, opts)
   }
 
-  /** Maps need 2.2; refuse them up front rather than after the data is written. */
+  val ManagedBlobsKey = "lance.blob.managed"
+
+  private def isList(t: _root_.io.sparklance.format.LogicalType): Boolean = {
+    import _root_.io.sparklance.format.LogicalType._
+    t match {
+      case List | LargeList | Map | _: ListOfStruct | _: FixedSizeList => true
+      case _ => false
+    }
+  }
+
+  /** Maps need 2.2; blob v1 is written below 2.2 and v2 from 2.2 on: refuse others up front rather than after the data is written. */
   private def checkVersionSupports(fields: Seq[LanceField], v: FileVersion): Unit = {
+    def blobUnderList(f: LanceField, inList: Boolean): Option[LanceField] =
+      if (inList && BlobColumn.isBlob(f)) Some(f)
+      else f.children.iterator.flatMap(c => blobUnderList(c, inList || isList(f.logicalType))).nextOption()
+    fields.flatMap(blobUnderList(_, inList = false)).headOption.foreach { f =>
+      throw LanceErrors.unsupportedType(f.name, "blob", "blob columns inside lists cannot be written (pylance's take_blobs cannot address them)")
+    }
+    fields.flatMap(_.preOrder).foreach { f =>
+      BlobColumn.version(f) match {
+        case Some(BlobColumn.V2) if v.minor < 2 =>
+          throw LanceErrors.unsupportedType(f.name, "blob v2", s"lance.blob.v2 columns need data_storage_version 2.2 (this write uses ${v.name})")
+        case Some(BlobColumn.V1) if v.minor >= 2 =>
+          throw LanceErrors.unsupportedType(f.name, "blob v1", s"a ${v.name} dataset with a blob v1 column (written by an older Lance) " +
+            "cannot be appended to; Lance 2.2 writes blob v2")
+        case _ =>
+      }
+    }
     fields.flatMap(_.preOrder).find(_.logicalType == io.sparklance.format.LogicalType.Map).foreach { f =>
       if (v != FileVersion.V2_2)
         throw LanceErrors.unsupportedType(f.name, "map", s"maps need data_storage_version 2.2 (this write uses ${v.name})")
@@ -162,7 +194,11 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: Wr
   /** Deletes every data file carrying this job's token; none is referenced, since the job committed nothing. */
   private def sweep(): Unit = {
     val dir = Paths.join(plan.root, "data")
-    try io.list(dir).filter(e => DataFileNames.ofJob(e.name, plan.jobToken)).foreach(e => try io.delete(e.path) catch { case _: Exception => })
+    try io.list(dir).foreach { e =>
+      if (!e.isDirectory && DataFileNames.ofJob(e.name, plan.jobToken)) try io.delete(e.path) catch { case _: Exception => }
+      // A blob sidecar directory is named after its data file, without ".lance".
+      if (e.isDirectory && DataFileNames.ofJob(e.name + ".lance", plan.jobToken)) LanceDataWriter.deleteSidecars(io, e.path + ".lance")
+    }
     catch { case _: Exception => }
   }
 }
@@ -186,9 +222,12 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private var currentName: String = _
   private var currentRows = 0L
 
+  /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
+  private val checkEvery = if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
+
   override def write(row: InternalRow): Unit = {
     batcher.add(row)
-    if (batcher.rows >= BatchRows || (batcher.rows % 64 == 0 && batcher.bytes >= BatchBytes)) flushBatch()
+    if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
   }
 
   private def flushBatch(): Unit = {
@@ -213,7 +252,14 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     currentName = DataFileNames.next(plan.jobToken)
     val p = new Path(Paths.join(dataDir, currentName))
     val out = LanceDataWriter.rawFs(p, plan.conf.value).create(p, false)
-    current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version, plan.options.fileWriterOptions)
+    val dataFile = p.toString
+    val sidecars = new BlobSidecars {
+      def create(blobId: Int): OutputSink = {
+        val sp = new Path(BlobPaths.sidecar(dataFile, blobId))
+        new StreamSink(LanceDataWriter.rawFs(sp, plan.conf.value).create(sp, false))
+      }
+    }
+    current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version, plan.options.fileWriterOptions, sidecars)
     currentRows = 0
   }
 
@@ -255,5 +301,20 @@ object LanceDataWriter {
     _root_.io.sparklance.io.HadoopFileIO.withoutChecksums(p.getFileSystem(conf))
 
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
-    files.foreach(f => try io.delete(Paths.join(Paths.join(root, "data"), f.path)) catch { case _: Exception => })
+    files.foreach { f =>
+      val path = Paths.join(Paths.join(root, "data"), f.path)
+      try io.delete(path) catch { case _: Exception => }
+      deleteSidecars(io, path)
+    }
+
+  /** Deletes the blob sidecar directory of data file `dataFilePath` (`data/<name>/`), if any. */
+  def deleteSidecars(io: FileIO, dataFilePath: String): Unit = {
+    val dir = dataFilePath.stripSuffix(".lance")
+    try {
+      if (io.isDirectory(dir)) {
+        io.list(dir).foreach(e => try io.delete(e.path) catch { case _: Exception => })
+        io.delete(dir)
+      }
+    } catch { case _: Exception => }
+  }
 }

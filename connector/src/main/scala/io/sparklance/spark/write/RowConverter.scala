@@ -45,6 +45,8 @@ private[write] abstract class ColBuilder(val field: LanceField) {
 
 private[write] object ColBuilder {
   def apply(f: LanceField, dt: DataType): ColBuilder = (f.logicalType, dt) match {
+    // A blob column (v1 binary or v2 struct) takes its bytes; the file writer stores the descriptors.
+    case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) && dt == BinaryType => new VarBuilder(f, dt, LargeBinary)
     case (Struct, st: StructType) =>
       new StructBuilder(f, f.children.zip(st.fields).map { case (c, sf) => apply(c, sf.dataType) }.toArray)
     case (List | LargeList | _: ListOfStruct, at: ArrayType) => new ListBuilder(f, apply(f.children.head, at.elementType))

@@ -4,7 +4,8 @@ import org.apache.spark.sql.types._
 
 import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
-import io.sparklance.format.blob.BlobColumn
+import io.sparklance.format.blob.{BlobColumn, BlobThresholds}
+import io.sparklance.format.writer.FileVersion
 import io.sparklance.format.LogicalType._
 import io.sparklance.spark.SchemaConverter
 
@@ -19,11 +20,31 @@ import io.sparklance.spark.SchemaConverter
  * field metadata.
  */
 object SparkToLance {
-  def fields(schema: StructType): Seq[LanceField] = {
+  /**
+   * Lance fields for `schema`, written as data storage `version`. A binary field whose metadata
+   * has `lance-encoding:blob` (not "false") is a blob column, as pylance 14.0.2 stores it: in
+   * 2.0/2.1 `large_binary` with that key (blob v1); in 2.2 promoted to blob v2, a struct with
+   * extension `lance.blob.v2` and children `data` (large_binary) and `uri` (string), the key
+   * dropped and the other `lance-encoding:*` keys (blob thresholds among them) kept.
+   */
+  def fields(schema: StructType, version: FileVersion = FileVersion.Default): Seq[LanceField] = {
     var next = 0
     def alloc(): Int = { val id = next; next += 1; id }
     def field(name: String, dt: DataType, nullable: Boolean, md: Metadata, parent: Int): LanceField = {
       val id = alloc()
+      if (isBlobRequest(md, name)) {
+        if (dt != BinaryType)
+          throw LanceErrors.unsupportedType(name, dt.simpleString, s"field metadata ${BlobColumn.BlobMetaKey} needs a binary column")
+        val md0 = encodingMetadata(md, name)
+        return if (version.minor < 2)
+          LanceField(id, parent, name, LargeBinary, nullable, md0 + (BlobColumn.BlobMetaKey -> utf8("true")), Nil)
+        else {
+          val data = LanceField(alloc(), id, "data", LargeBinary, nullable = true, Predef.Map.empty, Nil)
+          val uri = LanceField(alloc(), id, "uri", Utf8, nullable = true, Predef.Map.empty, Nil)
+          LanceField(id, parent, name, Struct, nullable,
+            md0 + (BlobColumn.ExtensionNameKey -> utf8(BlobColumn.V2ExtensionName)), Seq(data, uri))
+        }
+      }
       val hinted = if (md != null && md.contains(SchemaConverter.LogicalTypeKey)) {
         try Some(LogicalType.parse(md.getString(SchemaConverter.LogicalTypeKey))) catch { case _: LanceException => None }
       } else None
@@ -60,7 +81,19 @@ object SparkToLance {
   val EncodingKeys: Seq[String] = Seq(
     "lance-encoding:compression", "lance-encoding:compression-level", "lance-encoding:structural-encoding",
     "lance-encoding:dict-divisor", "lance-encoding:dict-size-ratio", "lance-encoding:dict-values-compression",
-    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss")
+    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss") ++
+    BlobThresholds.Keys
+
+  private def utf8(s: String): Array[Byte] = s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+
+  /** Whether Spark field metadata asks for a blob column: `lance-encoding:blob` present and not false. */
+  def isBlobRequest(md: Metadata, column: String): Boolean =
+    md != null && md.contains(BlobColumn.BlobMetaKey) && {
+      val v = scala.util.Try(md.getString(BlobColumn.BlobMetaKey))
+        .orElse(scala.util.Try(md.getBoolean(BlobColumn.BlobMetaKey).toString))
+        .getOrElse(throw LanceErrors.unsupported(s"Column '$column': field metadata ${BlobColumn.BlobMetaKey} must be \"true\" or \"false\""))
+      !v.trim.equalsIgnoreCase("false")
+    }
 
   /** The [[EncodingKeys]] present in `md`, as UTF-8 strings (numbers written as Spark prints them). */
   def encodingMetadata(md: Metadata, column: String): Predef.Map[String, Array[Byte]] =
@@ -134,17 +167,24 @@ object SparkToLance {
   }
 
   private def checkType(path: String, name: String, f: LanceField, dt: DataType): Unit = {
-    // Blob columns read as their bytes, but are stored as descriptors plus out-of-line data,
-    // which this writer does not produce: appending plain binary there would corrupt them.
-    if (BlobColumn.containsBlob(f))
-      throw LanceErrors.unsupported(s"Cannot write to Lance dataset $path: column '$name' is or holds a Lance blob column " +
-        "(lance-encoding:blob / lance.blob.v2); appending to blob columns is not supported")
+    // Blob columns read (and are appended) as their bytes; the writer stores descriptors. A blob
+    // under a list has no row of its own to address, so neither pylance nor this writer takes it.
+    def blobUnderList(g: LanceField, inList: Boolean): Boolean =
+      (inList && BlobColumn.isBlob(g)) || g.children.exists(c => blobUnderList(c, inList || isList(g.logicalType)))
+    if (blobUnderList(f, inList = false))
+      throw LanceErrors.unsupported(s"Cannot write to Lance dataset $path: column '$name' holds a Lance blob column " +
+        "inside a list, which this connector cannot write")
     val expected = try SchemaConverter.toSparkType(f) catch {
       case e: LanceException => throw LanceErrors.schemaMismatch(path, name, s"has Lance type ${f.logicalType.text}, which cannot be written: ${e.getMessage}")
     }
     if (!sameIgnoringNullability(expected, dt))
       throw LanceErrors.schemaMismatch(path, name,
         s"has type ${dt.simpleString} in the DataFrame but ${expected.simpleString} (Lance ${f.logicalType.text}) in the dataset")
+  }
+
+  private def isList(t: LogicalType): Boolean = t match {
+    case List | LargeList | LogicalType.Map | _: ListOfStruct | _: FixedSizeList => true
+    case _ => false
   }
 
   private def sameIgnoringNullability(a: DataType, b: DataType): Boolean = (a, b) match {
