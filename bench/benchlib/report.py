@@ -155,7 +155,8 @@ def run_notes(doc: dict) -> list[str]:
         notes.append(f"Load average {', '.join(load0)} at the start, {peak if peak is not None else '?'} at most "
                      f"during the run, on {m.get('nproc')} cores" +
                      (": the box was shared with other work, so absolute rates are low and noisy; "
-                      "read the ratios, which come from interleaved runs under the same load." if busy else "."))
+                      "read the ratios (those of the column queries come from interleaved runs under the same "
+                      "load; for the whole-table queries compare min–max too)." if busy else "."))
     ls = [r for r in doc["results"] if r.get("engine") == "lance-spark"]
     if not ls:
         notes.append("lance-spark was not run (--only or --lance-spark off).")
