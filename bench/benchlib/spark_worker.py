@@ -281,7 +281,8 @@ def run_worker(args, spec: dict, log, python: str | None = None) -> list[dict]:
     out.unlink(missing_ok=True)
     cmd = [python, str(Path(__file__).resolve().parent.parent / "run_bench.py"), "--worker-spec", json.dumps(spec),
            "--json-out", str(out), "--rows", str(args.rows), "--data", args.data, "--driver-memory", args.driver_memory]
-    log(f"starting worker: {spec['engine']} {spec['section']} {spec['master']} formats={spec.get('formats')}")
+    log(f"starting worker: {spec['engine']} {spec['section']} {spec['master']} "
+        f"formats={spec.get('format_groups') or spec.get('formats')}")
     env = dict(os.environ)
     env["PYSPARK_PYTHON"] = python
     logf = Path(args.out) / f".worker-{spec['engine']}-{spec['section']}.log"
