@@ -5,13 +5,16 @@ The bundle the issue names (`lance-spark-bundle-4.0_2.13`, Spark 4.0 / Scala 2.1
 Maven Central; the only published bundle is `com.lancedb:lance-spark-bundle-3.5_2.12`. When
 the 4.0 bundle is missing, the bench runs the 3.5 one on pyspark 3.5 in a separate virtualenv
 (bench/.venv-lance-spark, from requirements-lance-spark.txt): a different Spark, so its ratios
-are connector-plus-Spark-version ratios, and the report says so. Each Lance version runs in
-its own worker, because a Rust panic inside the bundle aborts the whole JVM."""
+are connector-plus-Spark-version ratios, and the report says so. Both Lance versions run in
+one worker, 2.0 first, because a Rust panic inside the bundle (0.0.14 on Lance 2.2) aborts
+the whole JVM: the worker reports it once and the 2.0 figures are kept."""
 from __future__ import annotations
 
+import glob
 import re
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -60,7 +63,40 @@ def spark35_python(log) -> str:
     return str(py)
 
 
-def run(args, base_spec: dict, log, formats=("lance2.2", "lance2.0")) -> list[dict]:
+IVY_SETTINGS = """<ivysettings>
+  <settings defaultResolver="central"/>
+  <resolvers><ibiblio name="central" m2compatible="true" root="https://repo1.maven.org/maven2/"/></resolvers>
+</ivysettings>
+"""
+
+
+def fetch_bundle(coords: str, python: str, ivy_dir: Path, log) -> Path:
+    """The bundle jar alone, fetched with the Ivy that ships in pyspark (`-notransitive`, Maven
+    Central only) into `ivy_dir` and reused from there. The bundle is self-contained (it shades
+    lance-core with its JNI library, Arrow, Jackson, ...): `spark.jars.packages` would resolve
+    its ~40 declared dependencies through Spark's chain of resolvers too, which took more than
+    10 minutes on this box for ~500 MB of jars the bundle already holds."""
+    group, artifact, version = coords.split(":")
+    jar = ivy_dir / "jars" / f"{artifact}-{version}.jar"
+    if jar.exists():
+        return jar
+    pyspark_dir = subprocess.run([python, "-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    ivy_jar = sorted(glob.glob(f"{pyspark_dir}/jars/ivy-*.jar"))[-1]
+    ivy_dir.mkdir(parents=True, exist_ok=True)
+    settings = ivy_dir / "ivysettings.xml"
+    settings.write_text(IVY_SETTINGS)
+    log(f"lance-spark: fetching {coords} (without its dependencies) into {jar.parent}")
+    t0 = time.perf_counter()
+    subprocess.run(["java", "-jar", ivy_jar, "-settings", str(settings), "-cache", str(ivy_dir / "cache"),
+                    "-dependency", group, artifact, version, "-notransitive", "-types", "jar",
+                    "-retrieve", str(ivy_dir / "jars" / "[artifact]-[revision](-[classifier]).[ext]")],
+                   check=True, stdout=subprocess.DEVNULL)
+    log(f"  {time.perf_counter() - t0:.1f}s, {jar.stat().st_size / 1e6:,.0f} MB")
+    return jar
+
+
+def run(args, base_spec: dict, log, formats=("lance2.0", "lance2.2")) -> list[dict]:
     if args.lance_spark != "auto":
         coords, spark, note = args.lance_spark, ("3.5" if "3.5_" in args.lance_spark else "4.0"), "command line"
     else:
@@ -70,11 +106,16 @@ def run(args, base_spec: dict, log, formats=("lance2.2", "lance2.0")) -> list[di
         return [dict(section="lance-spark", engine="lance-spark", master=args.master,
                      error=f"no lance-spark bundle found on Maven Central: {note}")]
     python = spark35_python(log) if spark == "3.5" else None
-    out = []
-    for fmt in formats:
-        res = run_worker(args, dict(base_spec, engine="lance-spark", section="lance-spark", master=args.master,
-                                    packages=coords, formats=[fmt]), log, python=python)
-        for r in res:
-            r.update(coordinates=coords, spark_version=spark)
-        out += res
-    return out
+    try:
+        jar = fetch_bundle(coords, python or sys.executable, Path(args.data) / "ivy", log)
+    except Exception as e:  # noqa: BLE001
+        log(f"lance-spark: could not fetch {coords}: {e}")
+        return [dict(section="lance-spark", engine="lance-spark", master=args.master, coordinates=coords,
+                     error=f"could not fetch {coords}: {e}")]
+    # One worker for both versions, Lance 2.0 first: a Rust panic on Lance 2.2 data (as with
+    # 0.0.14) aborts the JVM after the 2.0 figures are saved, and costs one JVM start less.
+    res = run_worker(args, dict(base_spec, engine="lance-spark", section="lance-spark", master=args.master,
+                                jar=str(jar), format_groups=[[f] for f in formats]), log, python=python)
+    for r in res:
+        r.update(coordinates=coords, spark_version=spark)
+    return res

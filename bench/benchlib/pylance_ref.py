@@ -5,39 +5,22 @@ from __future__ import annotations
 import shutil
 import time
 
-from .data import Paths, du, head_reader, source_reader, stats
-
-WRITE_VERSIONS = ("2.2", "2.1", "2.0")
+from .data import Paths, du, stats
 
 
-def prepare_lance(paths: Paths, write_rows: int, log) -> None:
-    """Writes every Lance scan data set, and the Lance 2.2 source of the Spark writes, once."""
-    import lance
-    for (t, v), p in paths.lance.items():
-        if not (p / "_versions").exists():
-            log(f"pylance write {t} lance {v} -> {p}")
-            shutil.rmtree(p, ignore_errors=True)
-            t0 = time.perf_counter()
-            lance.write_dataset(source_reader(paths, t), str(p), data_storage_version=v, mode="create")
-            log(f"  {time.perf_counter() - t0:.1f}s")
-    ws = paths.write_source(write_rows)
-    if not (ws / "_versions").exists():
-        shutil.rmtree(ws, ignore_errors=True)
-        lance.write_dataset(head_reader(paths, "mixed", write_rows), str(ws), data_storage_version="2.2", mode="create")
 
-
-def pylance_writes(paths: Paths, write_rows: int, runs: int, log) -> list[dict]:
+def pylance_writes(paths: Paths, write_rows: int, runs: int, log, versions=("2.2", "2.0")) -> list[dict]:
     """Times `lance.write_dataset` of the first `write_rows` mixed rows (from the memory-mapped
     Arrow source, so generation is not timed) per file format: one warm-up, then `runs`."""
     import lance
     results = []
-    for v in WRITE_VERSIONS:
+    for v in versions:
         times = []
         dst = paths.scratch / f"pylance_write_{v}"
         for i in range(runs + 1):
             shutil.rmtree(dst, ignore_errors=True)
             t0 = time.perf_counter()
-            lance.write_dataset(head_reader(paths, "mixed", write_rows), str(dst), data_storage_version=v, mode="create")
+            lance.write_dataset(_head(paths, write_rows), str(dst), data_storage_version=v, mode="create")
             if i > 0:
                 times.append(time.perf_counter() - t0)
         log(f"  pylance write {v}: median {sorted(times)[len(times) // 2]:.2f}s")
@@ -46,6 +29,12 @@ def pylance_writes(paths: Paths, write_rows: int, runs: int, log) -> list[dict]:
         results.append(dict(section="write", engine="pylance", format=f"lance{v}", query="write_mixed",
                             rows=write_rows, bytes_on_disk=size, **stats(times, write_rows)))
     return results
+
+
+def _head(paths: Paths, write_rows: int):
+    import pyarrow as pa
+    f = pa.ipc.open_file(pa.memory_map(str(paths.write_head(write_rows)), "r"))
+    return pa.RecordBatchReader.from_batches(f.schema, (f.get_batch(i) for i in range(f.num_record_batches)))
 
 
 def dataset_sizes(paths: Paths, rows: int) -> list[dict]:

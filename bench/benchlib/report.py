@@ -120,8 +120,11 @@ def build_report(doc: dict, out: Path) -> None:
     if errs:
         lines += ["", "## Errors", ""]
         for r in errs:
+            el = r["error"].strip().splitlines()
+            # a dead JVM: what died where and the panic come first; the rest is a backtrace
+            el = el[:4] if r.get("jvm_died") else el[-25:]
             lines += [f"- **{r.get('engine')} {r.get('section')} {r.get('format', '')} {r.get('query', '')}**:", "",
-                      "  ```", *("  " + x for x in r["error"].strip().splitlines()[-25:]), "  ```"]
+                      "  ```", *("  " + x for x in el), "  ```"]
     lines += ["", "## Queries", "", "| name | Spark SQL | what it measures |", "|---|---|---|"]
     for q in qs:
         sql = "write.format(\"noop\") of the whole table" if q.get("noop") else q["sql"].format(t="t")
@@ -135,7 +138,16 @@ def run_notes(doc: dict) -> list[str]:
     m = doc["machine"]
     notes = [f"Rows: {doc['rows']:,} per table (scans); timed writes use the first {doc.get('write_rows') or 0:,} rows "
              "of the mixed table (see bench/README.md for why). Each figure is the median of "
-             f"{doc.get('runs', 3)} timed runs after a warm-up run; the formats interleave run by run."]
+             f"{doc.get('runs', 3)} timed runs after a warm-up run. Column queries interleave the formats run by run; "
+             "the whole-table queries (vector_elem0, full_scan_noop) run each format's runs back to back, because "
+             "the three mixed tables together do not fit in the page cache."]
+    notes.append("Scan data: Lance by pylance, Parquet by pyarrow with Spark's Parquet writer settings (snappy, "
+                 "128 MiB row groups, 1 MiB pages of at most 20,000 rows, page indexes, INT96 timestamps); "
+                 "Spark's own Parquet writer is timed in the Writes section.")
+    ph = doc.get("phases_s") or {}
+    if ph:
+        notes.append("Time per section: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in ph.items()) +
+                     (" (data prepared in this run)" if ph.get("prep", 0) > 5 else " (data already prepared)") + ".")
     load0 = (m.get("loadavg") or "").split()[:3]
     peak = doc.get("load_max")
     if load0:
@@ -143,7 +155,8 @@ def run_notes(doc: dict) -> list[str]:
         notes.append(f"Load average {', '.join(load0)} at the start, {peak if peak is not None else '?'} at most "
                      f"during the run, on {m.get('nproc')} cores" +
                      (": the box was shared with other work, so absolute rates are low and noisy; "
-                      "read the ratios, which come from interleaved runs under the same load." if busy else "."))
+                      "read the ratios (those of the column queries come from interleaved runs under the same "
+                      "load; for the whole-table queries compare min–max too)." if busy else "."))
     ls = [r for r in doc["results"] if r.get("engine") == "lance-spark"]
     if not ls:
         notes.append("lance-spark was not run (--only or --lance-spark off).")
@@ -175,7 +188,7 @@ def write_table(res: list[dict], write_rows) -> list[str]:
              "| rows/s ÷ pylance | bytes ÷ pylance | peak heap MB |", "|---|---|---|---|---|---|---|---|---|"]
     pq = idx.get(("spark", "parquet"), {})
     rows = [("spark", "parquet")] + [("ours", f) for f in SPARK_WRITE_FORMATS if f != "parquet"] + \
-           [("pylance", f) for f in ("lance2.2", "lance2.1", "lance2.0")]
+           [("pylance", f) for f in ("lance2.2", "lance2.1", "lance2.0")]  # rows that were not run are left out
     for eng, f in rows:
         r = idx.get((eng, f))
         if not r:

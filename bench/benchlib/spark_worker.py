@@ -17,7 +17,7 @@ from .queries import queries
 
 # lance-spark resolves format("lance") through a catalog named "lance" that it must be given.
 LANCE_SPARK_CATALOG = ("spark.sql.catalog.lance", "com.lancedb.lance.spark.LanceCatalog")
-SPARK_WRITE_FORMATS = ("parquet", "lance2.2", "lance2.1", "lance2.0")
+SPARK_WRITE_FORMATS = ("parquet", "lance2.2", "lance2.1", "lance2.0")  # the order of the report's rows
 
 
 class HeapSampler:
@@ -79,35 +79,34 @@ def java_message(e: Exception) -> str:
     return msg.strip().splitlines()[0] if msg.strip() else repr(e)
 
 
-# A read-only connector rejects df.write.format("lance") in one of these ways: Spark 4.0
-# says "does not allow create table as select" or "does not support batch write" for a
+class JvmDied(Exception):
+    """The worker's JVM is gone (a Rust panic inside lance-spark aborts it): every later call
+    would fail with 'Connection refused', so the worker stops and reports the crash once."""
+
+    def __init__(self, msg: str, fmt: str):
+        super().__init__(msg)
+        self.fmt = fmt
 
 
-def prepare_parquet(spark, paths: Paths, rows: int, master: str, log) -> list[dict]:
-    """Spark writes both tables as snappy Parquet (Spark's defaults), reading them through this
-    connector from Lance 2.2 (so vectors keep their type). Data preparation: one untimed-ish
-    run, reported with its time only as a note."""
-    results = []
-    for t in ("mixed", "wide"):
-        p = paths.parquet[t]
-        if (p / "_SUCCESS").exists():
-            continue
-        log(f"spark parquet write {t} (data preparation) -> {p}")
-        t0 = time.perf_counter()
-        spark.read.format("lance").load(str(paths.lance[(t, "2.2")])).write.mode("overwrite").parquet(str(p))
-        log(f"  {time.perf_counter() - t0:.1f}s")
-    return results
+def jvm_alive(jvm) -> bool:
+    try:
+        jvm.java.lang.System.nanoTime()
+        return True
+    except Exception:  # noqa: BLE001
+        return False
 
 
-def timed_writes(spark, jvm, paths: Paths, write_rows: int, runs: int, master: str, log) -> list[dict]:
+def timed_writes(spark, jvm, paths: Paths, write_rows: int, runs: int, master: str, log,
+                 versions=("2.2", "2.0")) -> list[dict]:
     """Spark writes the same `write_rows` mixed rows (read through this connector from the
-    Lance 2.2 write source, the same read for every format) as Parquet and as Lance 2.2, 2.1
-    and 2.0: one warm-up pass, then `runs` passes interleaving the formats, so load from other
+    Lance 2.2 write source, the same read for every format) as Parquet and as Lance of each of
+    `versions`: one warm-up pass, then `runs` passes interleaving the formats, so load from other
     processes falls on every format alike."""
     src = spark.read.format("lance").load(str(paths.write_source(write_rows)))
-    state = {f: dict(times=[], peak=0, error=None, size=None) for f in SPARK_WRITE_FORMATS}
+    fmts = ["parquet"] + [f"lance{v}" for v in versions]
+    state = {f: dict(times=[], peak=0, error=None, size=None) for f in fmts}
     for run in range(runs + 1):
-        for fmt in SPARK_WRITE_FORMATS:
+        for fmt in fmts:
             st = state[fmt]
             if st["error"]:
                 continue
@@ -165,31 +164,56 @@ def timed_scans(spark, jvm, paths: Paths, qs: list[dict], fmts: list[str], runs:
             return None
         return spark.sql(q["sql"].format(t=view)).collect()[0][0]
 
+    # Whole-table queries last in the warm-up, so the data they leave in the page cache is what
+    # the heavy block below reads first.
+    light = [q for q in qs if not q.get("whole_table")]
+    heavy = [q for q in qs if q.get("whole_table")]
     state = {}
-    for q in qs:
+    for q in light + heavy:
         for fmt in fmts:
             st = state[(q["name"], fmt)] = dict(times=[], peak=0, error=None, result=None)
             try:
                 st["result"] = once(q, fmt)
             except Exception as e:  # noqa: BLE001
+                if not jvm_alive(jvm):
+                    raise JvmDied(f"JVM died in the warm-up of {q['name']} on {fmt}", fmt) from e
                 st["error"] = str(e)[:4000]
                 log(f"{fmt} {q['name']}: ERROR {java_message(e)[:300]}")
     log("warm-up pass done")
+
+    def timed(q, fmt, run):
+        st = state[(q["name"], fmt)]
+        if st["error"]:
+            return
+        try:
+            with HeapSampler(jvm) as hs:
+                t0 = time.perf_counter()
+                once(q, fmt)
+                st["times"].append(time.perf_counter() - t0)
+            st["peak"] = max(st["peak"], hs.peak)
+        except Exception as e:  # noqa: BLE001
+            if not jvm_alive(jvm):
+                raise JvmDied(f"JVM died in timed run {run + 1} of {q['name']} on {fmt}", fmt) from e
+            st["error"] = str(e)[:4000]
+
+    # Column queries read a few hundred MB per format: their runs interleave the formats, so
+    # load from other processes falls on every format alike.
     for run in range(runs):
-        for q in qs:
+        for q in light:
             for fmt in fmts:
-                st = state[(q["name"], fmt)]
-                if st["error"]:
-                    continue
-                try:
-                    with HeapSampler(jvm) as hs:
-                        t0 = time.perf_counter()
-                        once(q, fmt)
-                        st["times"].append(time.perf_counter() - t0)
-                    st["peak"] = max(st["peak"], hs.peak)
-                except Exception as e:  # noqa: BLE001
-                    st["error"] = str(e)[:4000]
-        log(f"timed run {run + 1}/{runs} done")
+                timed(q, fmt, run)
+        log(f"timed run {run + 1}/{runs} of the column queries done")
+    # Whole-table queries read the entire table (5-6 GB per format at 10M rows): the three
+    # mixed tables together do not fit in the page cache of a 23 GB box shared with other
+    # work, so interleaving formats would make every run a disk read. Each format's runs are
+    # consecutive instead, the format warmed last first; at most the first run of a block
+    # reads from disk, which the median of the runs absorbs (min/max show it).
+    for fmt in reversed(fmts):
+        for q in heavy:
+            for run in range(runs):
+                timed(q, fmt, run)
+        if heavy:
+            log(f"timed runs of the whole-table queries on {fmt} done")
     for q in qs:
         for fmt in fmts:
             st = state[(q["name"], fmt)]
@@ -225,16 +249,26 @@ def worker(args) -> None:
         return
     spark.sparkContext.setLogLevel("ERROR")
     jvm = spark.sparkContext._jvm
-    if "prep" in spec.get("sections", []):
-        results += prepare_parquet(spark, paths, args.rows, master, log)
-        emit()
     if "write" in spec.get("sections", []):
-        results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log)
+        results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log,
+                                spec["write_versions"])
         emit()
-    if spec.get("formats"):
-        qs = [q for q in queries(args.rows) if q["name"] in spec["queries"]]
-        results += timed_scans(spark, jvm, paths, qs, spec["formats"], spec["runs"], args.rows, engine, master,
-                               spec["section"], log)
+    # Formats are timed in groups, one after the other (results saved after each), so a crash
+    # on a later group (lance-spark on Lance 2.2) loses nothing of the earlier ones.
+    qs = [q for q in queries(args.rows) if q["name"] in spec["queries"]]
+    for group in spec.get("format_groups") or ([spec["formats"]] if spec.get("formats") else []):
+        try:
+            results += timed_scans(spark, jvm, paths, qs, group, spec["runs"], args.rows, engine, master,
+                                   spec["section"], log)
+        except JvmDied as e:
+            # one error row for the format, no per-query rows; run_worker adds the JVM's last
+            # words (the panic message) from the worker's stderr
+            log(f"{e}; the remaining queries of this worker are skipped")
+            results.append(dict(section=spec["section"], engine=engine, master=master, format=e.fmt,
+                                error=str(e), jvm_died=True))
+            emit()
+            sys.exit(3)
+        emit()
     emit()
     spark.stop()
 
@@ -247,7 +281,8 @@ def run_worker(args, spec: dict, log, python: str | None = None) -> list[dict]:
     out.unlink(missing_ok=True)
     cmd = [python, str(Path(__file__).resolve().parent.parent / "run_bench.py"), "--worker-spec", json.dumps(spec),
            "--json-out", str(out), "--rows", str(args.rows), "--data", args.data, "--driver-memory", args.driver_memory]
-    log(f"starting worker: {spec['engine']} {spec['section']} {spec['master']} formats={spec.get('formats')}")
+    log(f"starting worker: {spec['engine']} {spec['section']} {spec['master']} "
+        f"formats={spec.get('format_groups') or spec.get('formats')}")
     env = dict(os.environ)
     env["PYSPARK_PYTHON"] = python
     logf = Path(args.out) / f".worker-{spec['engine']}-{spec['section']}.log"
@@ -265,7 +300,11 @@ def run_worker(args, spec: dict, log, python: str | None = None) -> list[dict]:
         panic = next((i for i, x in enumerate(lines) if "panicked at" in x), None)
         if panic is not None:  # a Rust panic aborted the JVM: its first report says why
             tail = "\n".join(lines[panic:panic + 2]) + "\n...\n" + tail
-        fmts = spec.get("formats") or []
-        res.append(dict(section=spec["section"], engine=spec["engine"], master=spec["master"],
-                        format=fmts[0] if len(fmts) == 1 else None, error=f"worker exited {rc}; stderr tail:\n{tail}"))
+        dead = next((r for r in res if r.get("jvm_died")), None)
+        if dead:
+            dead["error"] = f"{dead['error']} (worker exited {rc}); stderr tail:\n{tail}"
+        else:
+            fmts = spec.get("formats") or []
+            res.append(dict(section=spec["section"], engine=spec["engine"], master=spec["master"],
+                            format=fmts[0] if len(fmts) == 1 else None, error=f"worker exited {rc}; stderr tail:\n{tail}"))
     return res
