@@ -248,3 +248,26 @@ def test_filter_pushdown_option_is_checked(spark, dataset):
     _, path, _ = dataset
     with pytest.raises(Exception, match="filter_pushdown"):
         spark.read.format("lance").option("filter_pushdown", "maybe").load(path).count()
+
+
+def test_filter_columns_in_other_data_files(spark, tmp_path):
+    """A fragment's columns may sit in several data files (add_columns), or in none (a column
+    added as all-null metadata): the filter reads its columns from whichever file holds them."""
+    path = str(tmp_path / "multi.lance")
+    base = pa.table({"id": pa.array(np.arange(2000, dtype=np.int64)), "s": pa.array([f"v{i % 13}" for i in range(2000)])})
+    lance.write_dataset(base, path, data_storage_version="2.2", max_rows_per_file=700)
+    ds = lance.dataset(path)
+    ds.add_columns({"twice": "id * 2"})
+    ds.add_columns(pa.schema([pa.field("later", pa.int32())]))
+    ds = lance.dataset(path)
+    assert any(len(f.data_files()) > 1 for f in ds.get_fragments())
+    for where in ["twice >= 1000 AND twice < 1100", "s = 'v3' AND twice < 600", "later IS NULL AND id < 10",
+                  "later = 1", "later IS NOT NULL OR id = 5"]:
+        got, q = ids(spark, path, where)
+        want, _ = ids(spark, path, where, pushdown=False)
+        assert got == want, where
+        assert "Filter " not in plan_of(q), (where, plan_of(q))
+    # Projection from one file, filter from another.
+    df = spark.read.format("lance").load(path).where("twice % 7 = 0").select("s", "id")
+    want = ds.to_table(columns=["s", "id"], filter="twice % 7 = 0").to_pylist()
+    assert sorted((r.id, r.s) for r in df.collect()) == sorted((r["id"], r["s"]) for r in want)
