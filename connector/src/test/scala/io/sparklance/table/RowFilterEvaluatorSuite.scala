@@ -75,25 +75,11 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     case _ if nulls(f.columns.head)(i) => None
     case Compare(c, op, v) =>
       val cmp = Integer.signum(compare(c, i, v))
-      Some(op match {
-        case CompareOp.Eq => cmp == 0
-        case CompareOp.NotEq => cmp != 0
-        case CompareOp.Lt => cmp < 0
-        case CompareOp.LtEq => cmp <= 0
-        case CompareOp.Gt => cmp > 0
-        case CompareOp.GtEq => cmp >= 0
-      })
+      Some(holds(op, cmp))
     case Remainder(c, d, op, v) =>
       val x = if (c == "i16") i16(i).toLong else u32(i) & 0xffffffffL
       val cmp = java.lang.Long.compare(x % d, v)
-      Some(op match {
-        case CompareOp.Eq => cmp == 0
-        case CompareOp.NotEq => cmp != 0
-        case CompareOp.Lt => cmp < 0
-        case CompareOp.LtEq => cmp <= 0
-        case CompareOp.Gt => cmp > 0
-        case CompareOp.GtEq => cmp >= 0
-      })
+      Some(holds(op, cmp))
     case In(c, vs, neg) => Some(vs.exists(v => compare(c, i, v) == 0) != neg)
     case StringMatch(c, kind, p, neg) =>
       val s = UTF8String.fromString(str(i)); val pat = UTF8String.fromBytes(p)
@@ -102,6 +88,15 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
         case MatchKind.EndsWith => s.endsWith(pat)
         case MatchKind.Contains => s.contains(pat)
       }) != neg)
+  }
+
+  private def holds(op: CompareOp, cmp: Int): Boolean = op match {
+    case CompareOp.Eq => cmp == 0
+    case CompareOp.NotEq => cmp != 0
+    case CompareOp.Lt => cmp < 0
+    case CompareOp.LtEq => cmp <= 0
+    case CompareOp.Gt => cmp > 0
+    case CompareOp.GtEq => cmp >= 0
   }
 
   private def compare(c: String, i: Int, v: FilterValue): Int = (c, v) match {
