@@ -46,6 +46,24 @@ private[structural] final class LeafColumnReader(
   }
 
   /**
+   * Skips the next `n` rows: inside the open page the page decoder skips (a mini-block page
+   * jumps to the chunk holding the target row); past it, the pages in between are never
+   * opened and the next `read` opens the page holding the new position, from that row.
+   */
+  def skip(n: Int): Unit = {
+    val k = n.toLong * perRow
+    if (decoder != null && k < left) {
+      guarded(decoder.skip(k.toInt))
+      left -= k
+    } else {
+      decoder = null
+      left = 0
+    }
+    pos += k
+    columnRef.check(pos <= endRow, s"skipped to row $pos, past the end of the scan at $endRow")
+  }
+
+  /**
    * Decoders validate sizes before their loops; this is the net under them. Whatever a
    * corrupt page still manages to trip (an index past an array, an impossible allocation, a
    * protobuf that parsed into nonsense) surfaces as a corrupt-file error naming the page,

@@ -6,9 +6,9 @@ import io.sparklance.format._
 import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
 
 /**
- * Sequential reader of one (possibly nested) field of a 2.0 file. `seek` positions it once
- * before the first `next`; `next(n)` then returns the following `n` rows, crossing page
- * boundaries as needed.
+ * Sequential reader of one (possibly nested) field of a 2.0 file. `seek` positions it before
+ * the first `next`, and again forward to skip rows; `next(n)` then returns the following `n`
+ * rows, crossing page boundaries as needed.
  */
 sealed abstract class FieldReader {
   def seek(row: Long): Unit
@@ -166,7 +166,7 @@ final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: V
     val p = pages.pageOf(row)
     pos = 0
     if (p < pages.numPages) {
-      load(p)
+      if (p != pageIdx || ends == null) load(p)
       pos = (row - pages.starts(p)).toInt
       items.seek(itemsBefore(p) + (if (pos == 0) 0L else ends(pos - 1)))
     } else {

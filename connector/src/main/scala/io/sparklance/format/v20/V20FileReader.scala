@@ -32,7 +32,7 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
       case _ =>
     }
     readers.foreach(_.seek(startRow))
-    new V20FileReader.Scan(readers, endRow - startRow, path)
+    new V20FileReader.Scan(readers, startRow, endRow, path)
   }
 
   private def build(field: LanceField): FieldReader = columnOf.get(field.id) match {
@@ -60,6 +60,21 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
       }
   }
 
+  /**
+   * The columns of the field trees down through structs, whose children have one value per
+   * row; not into lists or fixed-size lists of structs, whose pages count items. A struct's
+   * own column (empty `SimpleStruct` pages) comes along with zero bytes.
+   */
+  def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] = {
+    val out = Seq.newBuilder[ColumnPageSpans]
+    def walk(f: LanceField): Unit = {
+      columnOf.get(f.id).foreach(col => out += container.pageSpans(col))
+      if (f.logicalType == LogicalType.Struct && BlobColumn.version(f).isEmpty) f.children.foreach(walk)
+    }
+    fields.foreach(walk)
+    out.result()
+  }
+
   /** Positions of the requested children among the packed struct's children in the file's own schema. */
   private def packedPositions(field: LanceField): Array[Int] = {
     val all = container.descriptor.getSchema.getFieldsList.asScala.filter(_.getParentId == field.id).map(_.getId).toIndexedSeq
@@ -75,14 +90,16 @@ object V20FileReader {
     LanceField(-1, -1, name, LogicalType.UInt64, nullable = false, Map.empty, Nil) -> (ValueShape.Fixed(8, bool = false): ValueShape)
   })
 
-  final class Scan(readers: Array[FieldReader], numRows: Long, path: String) extends FileScan {
-    private var remaining = numRows
-    def next(n: Int): Array[ColumnArray] = {
-      if (n < 0 || n > remaining)
-        throw new IllegalArgumentException(s"asked for $n rows but only $remaining remain in the scan of $path")
-      remaining -= n
-      readers.map(_.next(n))
+  final class Scan(readers: Array[FieldReader], startRow: Long, endRow: Long, path: String) extends FileScan {
+    private var row = startRow
+    private def advance(n: Int): Unit = {
+      if (n < 0 || n > endRow - row)
+        throw new IllegalArgumentException(s"asked for $n rows but only ${endRow - row} remain in the scan of $path")
+      row += n
     }
+    def next(n: Int): Array[ColumnArray] = { advance(n); readers.map(_.next(n)) }
+    /** Repositions every reader: pages wholly skipped are never read, a page entered midway is read from there. */
+    override def skip(n: Int): Unit = { advance(n); if (n > 0) readers.foreach(_.seek(row)) }
     def close(): Unit = ()
   }
 
