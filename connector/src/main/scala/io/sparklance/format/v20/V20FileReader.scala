@@ -13,7 +13,11 @@ import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
  * column holding its children), a list is an offsets column followed by its item's column, a
  * fixed-size list of a primitive is a single column.
  */
-final class V20FileReader(val container: FileContainer, fileFields: FileFields) extends LanceFileReader {
+final class V20FileReader(
+    val container: FileContainer,
+    fileFields: FileFields,
+    /** Batches of wide fixed-width values at least this large are read alone (see [[LeafFieldReader]]). */
+    batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes) extends LanceFileReader {
   def path: String = container.path
 
   /** Dataset field id -> column index, from DataFile.fields / column_indices (tombstones skipped). */
@@ -55,7 +59,7 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
                 new LeafFieldReader(pages, s, oneBased, packedPositions(field))
               else new StructFieldReader(field.children.map(build).toArray)
             case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item), itemShape)
-            case shape => new LeafFieldReader(pages, shape, oneBased)
+            case shape => new LeafFieldReader(pages, shape, oneBased, batchWindowMinBytes = batchWindowMinBytes)
           }
       }
   }
