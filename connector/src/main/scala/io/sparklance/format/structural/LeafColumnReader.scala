@@ -52,6 +52,8 @@ private[structural] final class LeafColumnReader(
    */
   def skip(n: Int): Unit = {
     val k = n.toLong * perRow
+    if (n < 0 || pos + k > endRow)
+      throw new IllegalArgumentException(s"asked to skip $n rows of column $column of ${container.path} but only ${(endRow - pos) / perRow} remain")
     if (decoder != null && k < left) {
       guarded(decoder.skip(k.toInt))
       left -= k
@@ -60,7 +62,6 @@ private[structural] final class LeafColumnReader(
       left = 0
     }
     pos += k
-    columnRef.check(pos <= endRow, s"skipped to row $pos, past the end of the scan at $endRow")
   }
 
   /**
