@@ -37,6 +37,27 @@ final class FileContainer private (
     c
   }
 
+  /** Row spans and buffer bytes of column `index`'s pages, from its metadata alone. */
+  def pageSpans(index: Int): ColumnPageSpans = {
+    val meta = column(index)
+    val n = meta.getPagesCount
+    val starts = new Array[Long](n + 1)
+    val bytes = new Array[Long](n)
+    var p = 0
+    while (p < n) {
+      val page = meta.getPages(p)
+      val len = page.getLength
+      if (len < 0) throw LanceErrors.corruptFile(path, s"column $index page $p declares $len rows")
+      starts(p + 1) = starts(p) + len
+      var b = 0L
+      var k = 0
+      while (k < page.getBufferSizesCount) { b += page.getBufferSizes(k); k += 1 }
+      bytes(p) = b
+      p += 1
+    }
+    ColumnPageSpans(index, starts, bytes)
+  }
+
   def globalBuffer(index: Int): Array[Byte] = {
     if (index >= globalBuffers.length)
       throw LanceErrors.corruptFile(path, s"global buffer $index requested but the file has ${globalBuffers.length}")

@@ -19,8 +19,20 @@ trait FileScan extends AutoCloseable {
    */
   def next(n: Int): Array[ColumnArray]
 
-  /** Advances past the next `n` rows without returning them (readers override this to avoid decoding). */
+  /** Advances past the next `n` rows without returning them; the default decodes and drops. */
   def skip(n: Int): Unit = next(n)
+}
+
+/**
+ * The pages of one column, for planning splits: page p holds rows `[rowStarts(p),
+ * rowStarts(p + 1))` of the file and occupies `bytes(p)` bytes (its buffers). `column` is the
+ * column index, or -1 when the pages are row groups shared by every column (legacy files).
+ */
+final case class ColumnPageSpans(column: Int, rowStarts: Array[Long], bytes: Array[Long]) {
+  def numPages: Int = bytes.length
+  def totalBytes: Long = bytes.sum
+  /** Mean bytes of a page; what decoding one page twice costs. */
+  def meanPageBytes: Double = if (numPages == 0) 0.0 else totalBytes.toDouble / numPages
 }
 
 /**
@@ -36,6 +48,14 @@ trait LanceFileReader extends AutoCloseable {
    * as all nulls.
    */
   def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan
+
+  /**
+   * The pages of the columns holding `fields` whose pages count rows of the file (read from
+   * the column metadata already in memory, no page is read). Columns whose pages count
+   * something else (2.0 list items; 2.1/2.2 leaves under a fixed-size list of structs, whose
+   * pages count items) are left out, as are fields this file does not hold.
+   */
+  def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans]
 }
 
 object LanceFileReader {
@@ -86,6 +106,8 @@ object LanceFileReader {
     lazy val numRows: Long = container.numRows
     def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan =
       structural.StructuralFileReader.scan(container, fields, fileFields, minor, startRow, endRow)
+    def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] =
+      structural.StructuralFileReader.pageSpans(container, fields, fileFields)
     def close(): Unit = container.input.close()
   }
 }

@@ -49,7 +49,7 @@ class LanceScan(
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 
   override def planInputPartitions(): Array[InputPartition] =
-    SplitPlanner.plan(table.io, fragments, table.options.splitSizeBytes, LanceTables.openCostBytes).toArray
+    SplitPlanner.plan(table.io, fragments, table.options.splitSizeBytes, LanceTables.openCostBytes, fields).toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)

@@ -53,9 +53,27 @@ final class LegacyFileReader private (input: RandomAccessInput, val layout: Lega
           }
         }
       }
+      /** Rows are addressed directly in every batch: skipping reads nothing. */
+      override def skip(n: Int): Unit = {
+        if (n < 0 || row + n > endRow)
+          throw new IllegalArgumentException(s"asked to skip $n rows but only ${endRow - row} remain in the scan of $path")
+        row += n
+      }
       def close(): Unit = ()
     }
   }
+
+  /**
+   * Legacy files cut every field at the same batch boundaries: one span list stands for all
+   * columns. The page table records value counts, not sizes, so `bytes` holds each batch's row
+   * count; with a single candidate only the boundaries matter.
+   */
+  def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] =
+    if (!fields.exists(f => present.contains(f.id) || f.children.nonEmpty)) Nil
+    else {
+      val starts = layout.batchOffsets.clone()
+      Seq(ColumnPageSpans(-1, starts, Array.tabulate(layout.numBatches)(b => starts(b + 1) - starts(b))))
+    }
 
   /** The batch holding `row` (the last batch when row == numRows). */
   private def batchOf(row: Long): Int = {

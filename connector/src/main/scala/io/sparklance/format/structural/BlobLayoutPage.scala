@@ -34,6 +34,8 @@ private[structural] final class BlobLayoutPage(
   private val inner: PageDecoder = PageDecoders.openLayout(blob.getInnerLayout, io, rows, minor, innerLayers,
     innerBatch.values, false, from, until, ref)
 
+  def skip(k: Int): Unit = inner.skip(k)
+
   def read(k: Int, out: LeafBatch): Unit = {
     innerBatch.reset()
     inner.read(k, innerBatch)

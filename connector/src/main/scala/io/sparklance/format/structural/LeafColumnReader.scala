@@ -46,6 +46,25 @@ private[structural] final class LeafColumnReader(
   }
 
   /**
+   * Skips the next `n` rows: inside the open page the page decoder skips (a mini-block page
+   * jumps to the chunk holding the target row); past it, the pages in between are never
+   * opened and the next `read` opens the page holding the new position, from that row.
+   */
+  def skip(n: Int): Unit = {
+    val k = n.toLong * perRow
+    if (n < 0 || pos + k > endRow)
+      throw new IllegalArgumentException(s"asked to skip $n rows of column $column of ${container.path} but only ${(endRow - pos) / perRow} remain")
+    if (decoder != null && k < left) {
+      guarded(decoder.skip(k.toInt))
+      left -= k
+    } else {
+      decoder = null
+      left = 0
+    }
+    pos += k
+  }
+
+  /**
    * Decoders validate sizes before their loops; this is the net under them. Whatever a
    * corrupt page still manages to trip (an index past an array, an impossible allocation, a
    * protobuf that parsed into nonsense) surfaces as a corrupt-file error naming the page,

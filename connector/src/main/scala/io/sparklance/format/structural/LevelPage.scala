@@ -15,6 +15,8 @@ private[structural] final class Chunk(val rep: Array[Short], val defs: Array[Sho
 private[structural] abstract class PageDecoder {
   /** Appends the next `k` rows of this page to `out`. */
   def read(k: Int, out: LeafBatch): Unit
+  /** Moves past the next `k` rows, fewer than the page has left. */
+  def skip(k: Int): Unit
 }
 
 /**
@@ -99,4 +101,5 @@ private[structural] abstract class LevelPage(val layers: Layers, val defMap: Arr
   }
 
   def read(k: Int, out: LeafBatch): Unit = walk(k, out)
+  def skip(k: Int): Unit = walk(k, null)
 }

@@ -115,6 +115,30 @@ private[structural] final class MiniBlockPage(
     if (lastChunk < firstChunk) null
     else io.range(1, chunkStart(firstChunk), chunkStart(lastChunk + 1) - chunkStart(firstChunk))
   private var nextIdx = firstChunk
+  /** Page row the cursor stands on. */
+  private var rowPos = rowFrom
+
+  override def read(k: Int, out: LeafBatch): Unit = { walk(k, out); rowPos += k }
+
+  /**
+   * Skips within the current chunk by walking its levels; a target row in a later chunk is
+   * reached by decoding that chunk alone (found from value counts, or from the repetition
+   * index under lists), never the chunks in between.
+   */
+  override def skip(k: Int): Unit = {
+    val target = rowPos + k
+    val c =
+      if (numChunks == 0 || k == 0) -1
+      else if (layers.maxRep == 0) chunkOfItem(target)
+      else if (rowStarts != null) chunkOfRow(target)
+      else -1
+    if (c > nextIdx - 1 && c <= lastChunk) {
+      val chunk = decodeChunk(c)
+      nextIdx = c + 1
+      position(chunk, c, target)
+    } else walk(k, null)
+    rowPos = target
+  }
 
   protected def nextChunkContinuesRow: Boolean =
     nextIdx <= lastChunk && (trailer == null || trailer(nextIdx - 1))
@@ -124,7 +148,7 @@ private[structural] final class MiniBlockPage(
     val i = nextIdx
     val c = decodeChunk(i)
     nextIdx += 1
-    if (i == firstChunk) position(c, i)
+    if (i == firstChunk) position(c, i, rowFrom)
     c
   }
 
@@ -201,10 +225,10 @@ private[structural] final class MiniBlockPage(
     }
   }
 
-  /** Moves the first chunk's cursor to the first requested row. */
-  private def position(c: Chunk, i: Int): Unit = {
+  /** Makes chunk `c` (number `i`, the first one holding `row`) current, its cursor on `row`. */
+  private def position(c: Chunk, i: Int, row: Long): Unit = {
     if (layers.maxRep == 0) {
-      val skip = (rowFrom - itemStart(i)).toInt
+      val skip = (row - itemStart(i)).toInt
       cur = c; skipLevelsNoRep(c, skip)
     } else if (rowStarts != null) {
       // Skip the preamble (the end of a row begun in an earlier chunk), then whole rows.
@@ -214,11 +238,11 @@ private[structural] final class MiniBlockPage(
       }
       c.pos = p; c.item = it
       cur = c
-      val rows = rowFrom - rowStarts(i)
+      val rows = row - rowStarts(i)
       if (rows > 0) walk(rows.toInt, null)
     } else {
       cur = c
-      if (rowFrom > 0) walk(rowFrom.toInt, null)
+      if (row > 0) walk(row.toInt, null)
     }
   }
 

@@ -36,6 +36,26 @@ object StructuralFileReader {
     new StructuralScan(container.path, plans.toArray, planner.leaves.toArray)
   }
 
+  /**
+   * The leaf (or packed struct, or blob) columns of the field trees. Pages of leaves under
+   * lists count top-level rows too (a row's items never straddle pages); leaves under a
+   * fixed-size list of structs count its items, so they are left out.
+   */
+  def pageSpans(container: FileContainer, fields: Seq[LanceField], fileFields: FileFields): Seq[ColumnPageSpans] = {
+    val columns = columnMap(fileFields, container)
+    val out = Seq.newBuilder[ColumnPageSpans]
+    def walk(f: LanceField): Unit = columns.get(f.id) match {
+      case Some(col) => out += container.pageSpans(col)
+      case None =>
+        f.logicalType match {
+          case _: LogicalType.FixedSizeList =>
+          case _ => f.children.foreach(walk)
+        }
+    }
+    fields.foreach(walk)
+    out.result()
+  }
+
   /** Field id -> column index, from DataFile.fields / column_indices (-2 tombstones, -1 packed children skipped). */
   private def columnMap(ff: FileFields, c: FileContainer): Map[Int, Int] = {
     val out = scala.collection.mutable.HashMap[Int, Int]()
@@ -165,6 +185,12 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
       i += 1
     }
     plans.map(p => build(p, 0, n))
+  }
+
+  /** Each leaf skips on its own; nothing is assembled. */
+  override def skip(n: Int): Unit = {
+    var i = 0
+    while (i < leaves.length) { leaves(i).reader.skip(n); i += 1 }
   }
 
   private def corrupt(f: LanceField, why: String) = LanceErrors.corruptFile(path, s"field '${f.name}' (id ${f.id}): $why")

@@ -1,7 +1,7 @@
 package io.sparklance.format.v20
 
 import io.sparklance.format._
-import io.sparklance.proto.EncodingsV20Protos.{ArrayEncoding, Nullable}
+import io.sparklance.proto.EncodingsV20Protos.{ArrayEncoding, Buffer, Nullable}
 import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
 
 /**
@@ -98,6 +98,20 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
           case ValueShape.Fixed(w, bool) if !(bool && enc.getFlat.getBitsPerValue == 1) =>
             val data = FlatDecoder.window(enc.getFlat, n, from, until, w, bufs, ctx)
             if (data == null) null else new FixedWidthArray(until - from, null, w, data)
+          case ValueShape.FixedList(dim, ValueShape.Fixed(w, false)) if enc.getFlat.getBitsPerValue == 8L * w * dim =>
+            // A vector stored as one wide value per row: its bytes are the items' bytes.
+            val data = FlatDecoder.window(enc.getFlat, n, from, until, Math.multiplyExact(w, dim), bufs, ctx)
+            if (data == null) null
+            else new FixedSizeListArray(until - from, null, dim, new FixedWidthArray(Math.multiplyExact(until - from, dim), null, w, data))
+          case _ => null
+        }
+      case ArrayEncodingCase.FIXED_SIZE_LIST =>
+        val fsl = enc.getFixedSizeList
+        shape match {
+          case ValueShape.FixedList(dim, item) =>
+            ctx.check(fsl.getDimension == dim, s"FixedSizeList dimension ${fsl.getDimension} but the field has $dim")
+            val items = decodeWindow(fsl.getItems, Math.multiplyExact(n, dim), from * dim, Math.multiplyExact(until, dim), item)
+            if (items == null) null else new FixedSizeListArray(until - from, null, dim, items)
           case _ => null
         }
       case ArrayEncodingCase.DICTIONARY =>
@@ -206,5 +220,30 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
       case 8 => java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
     }
     out
+  }
+}
+
+object ArrayDecoder {
+  /**
+   * Whether [[decodeWindow]] reads exactly a window's bytes and nothing else for `enc`: a tree
+   * of uncompressed page-buffer Flats under Nullable and FixedSizeList nodes. (Dictionary and
+   * binary windows work too, but decode a dictionary or read offsets on every call.)
+   */
+  def windowReadsOnlyWindow(enc: ArrayEncoding): Boolean = enc.getArrayEncodingCase match {
+    case ArrayEncodingCase.FLAT =>
+      val f = enc.getFlat
+      f.hasBuffer && f.getBuffer.getBufferType == Buffer.BufferType.page &&
+        !(f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")
+    case ArrayEncodingCase.FIXED_SIZE_LIST => windowReadsOnlyWindow(enc.getFixedSizeList.getItems)
+    case ArrayEncodingCase.NULLABLE =>
+      val nb = enc.getNullable
+      nb.getNullabilityCase match {
+        case Nullable.NullabilityCase.NO_NULLS => windowReadsOnlyWindow(nb.getNoNulls.getValues)
+        case Nullable.NullabilityCase.ALL_NULLS => true
+        case Nullable.NullabilityCase.SOME_NULLS =>
+          windowReadsOnlyWindow(nb.getSomeNulls.getValidity) && windowReadsOnlyWindow(nb.getSomeNulls.getValues)
+        case _ => false
+      }
+    case _ => false
   }
 }

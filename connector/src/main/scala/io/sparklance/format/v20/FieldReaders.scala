@@ -6,9 +6,9 @@ import io.sparklance.format._
 import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
 
 /**
- * Sequential reader of one (possibly nested) field of a 2.0 file. `seek` positions it once
- * before the first `next`; `next(n)` then returns the following `n` rows, crossing page
- * boundaries as needed.
+ * Sequential reader of one (possibly nested) field of a 2.0 file. `seek` positions it before
+ * the first `next`, and again forward to skip rows; `next(n)` then returns the following `n`
+ * rows, crossing page boundaries as needed.
  */
 sealed abstract class FieldReader {
   def seek(row: Long): Unit
@@ -25,12 +25,17 @@ final class MissingFieldReader extends FieldReader {
  * A leaf column (primitive, string, fixed-size list, packed struct). Decodes one page at a
  * time and keeps it while the scan moves through it; a batch inside one page is a slice of
  * it (the page itself when the batch is exactly the page), a batch across pages a concatenation.
+ *
+ * Wide fixed-width values (vectors) in uncompressed pages are read batch by batch instead: each
+ * batch reads exactly its rows' bytes into the array it returns, so a row's bytes are copied
+ * once, by the read, before the Spark layer's bulk copy, and no page-sized array is allocated.
  */
 final class LeafFieldReader(
     pages: ColumnPages,
     shape: ValueShape,
     oneBasedDictionary: Boolean,
-    packedChildPositions: Array[Int] = null) extends FieldReader {
+    packedChildPositions: Array[Int] = null,
+    batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes) extends FieldReader {
   private var pageIdx = 0
   private var page: ColumnArray = null
   /** Row of the current page that `page(0)` holds: `page` may be a window of the page's rows. */
@@ -41,6 +46,16 @@ final class LeafFieldReader(
 
   /** Tells the reader that no row at or after `end` will be asked for. */
   def limitTo(end: Long): Unit = limit = end
+
+  /** Bytes of one row when every row has the same size (fixed width, fixed-size lists of it), else 0. */
+  private val rowBytes: Long = {
+    def of(s: ValueShape): Long = s match {
+      case ValueShape.Fixed(w, false) => w.toLong
+      case ValueShape.FixedList(d, inner) => d.toLong * of(inner)
+      case _ => 0L
+    }
+    of(shape)
+  }
 
   def seek(row: Long): Unit = {
     val p = pages.pageOf(row)
@@ -56,7 +71,7 @@ final class LeafFieldReader(
     while (remaining > 0) {
       if (pageIdx >= pages.numPages)
         throw pages.ctx(pageIdx).corrupt(s"column has only ${pages.numRows} rows, fewer than the rows asked for")
-      if (page == null) load(pageIdx)
+      if (page == null) load(pageIdx, remaining)
       val avail = pageOff + page.length - pos
       if (avail == 0) {
         if (pos >= pages.pageLength(pageIdx)) { pageIdx += 1; pos = 0 }
@@ -80,10 +95,17 @@ final class LeafFieldReader(
     if (parts == null) single else ColumnArrays.concat(parts.toSeq)
   }
 
-  /** Decodes page p from row `pos` on: only up to `limit` when its encoding can read part of a page, else whole. */
-  private def load(p: Int): Unit = {
+  /**
+   * Decodes page p from row `pos` on: only up to `limit` when its encoding can read part of a
+   * page, else whole; only the `want` rows of the current batch when the batch's bytes are many
+   * and the encoding reads a window's bytes alone.
+   */
+  private def load(p: Int, want: Int): Unit = {
     val len = pages.pageLength(p)
-    val until = math.max(0L, math.min(len.toLong, limit - pages.starts(p))).toInt
+    val toLimit = math.max(0L, math.min(len.toLong, limit - pages.starts(p))).toInt
+    val batchOnly = rowBytes > 0 && want.toLong * rowBytes >= batchWindowMinBytes &&
+      pos + want < toLimit && ArrayDecoder.windowReadsOnlyWindow(pages.encoding(p))
+    val until = if (batchOnly) pos + want else toLimit
     if (shape.isInstanceOf[ValueShape.Struct] || len == 0 || until <= pos || (pos == 0 && until == len)) {
       page = decodePage(p); pageOff = 0
     } else {
@@ -110,6 +132,14 @@ final class LeafFieldReader(
     ctx.check(out.length == len, s"page decoded to ${out.length} rows but declares $len")
     out
   }
+}
+
+private[v20] object LeafFieldReader {
+  /**
+   * A batch of at least this many bytes is read on its own rather than from a decoded page:
+   * below it, one read per batch costs more (requests to object stores) than the copy saved.
+   */
+  val BatchWindowMinBytes: Long = 256L * 1024
 }
 
 /**
@@ -166,7 +196,7 @@ final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: V
     val p = pages.pageOf(row)
     pos = 0
     if (p < pages.numPages) {
-      load(p)
+      if (p != pageIdx || ends == null) load(p)
       pos = (row - pages.starts(p)).toInt
       items.seek(itemsBefore(p) + (if (pos == 0) 0L else ends(pos - 1)))
     } else {

@@ -13,7 +13,11 @@ import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
  * column holding its children), a list is an offsets column followed by its item's column, a
  * fixed-size list of a primitive is a single column.
  */
-final class V20FileReader(val container: FileContainer, fileFields: FileFields) extends LanceFileReader {
+final class V20FileReader(
+    val container: FileContainer,
+    fileFields: FileFields,
+    /** Batches of wide fixed-width values at least this large are read alone (see [[LeafFieldReader]]). */
+    batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes) extends LanceFileReader {
   def path: String = container.path
 
   /** Dataset field id -> column index, from DataFile.fields / column_indices (tombstones skipped). */
@@ -32,7 +36,7 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
       case _ =>
     }
     readers.foreach(_.seek(startRow))
-    new V20FileReader.Scan(readers, endRow - startRow, path)
+    new V20FileReader.Scan(readers, startRow, endRow, path)
   }
 
   private def build(field: LanceField): FieldReader = columnOf.get(field.id) match {
@@ -55,9 +59,24 @@ final class V20FileReader(val container: FileContainer, fileFields: FileFields) 
                 new LeafFieldReader(pages, s, oneBased, packedPositions(field))
               else new StructFieldReader(field.children.map(build).toArray)
             case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item), itemShape)
-            case shape => new LeafFieldReader(pages, shape, oneBased)
+            case shape => new LeafFieldReader(pages, shape, oneBased, batchWindowMinBytes = batchWindowMinBytes)
           }
       }
+  }
+
+  /**
+   * The columns of the field trees down through structs, whose children have one value per
+   * row; not into lists or fixed-size lists of structs, whose pages count items. A struct's
+   * own column (empty `SimpleStruct` pages) comes along with zero bytes.
+   */
+  def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] = {
+    val out = Seq.newBuilder[ColumnPageSpans]
+    def walk(f: LanceField): Unit = {
+      columnOf.get(f.id).foreach(col => out += container.pageSpans(col))
+      if (f.logicalType == LogicalType.Struct && BlobColumn.version(f).isEmpty) f.children.foreach(walk)
+    }
+    fields.foreach(walk)
+    out.result()
   }
 
   /** Positions of the requested children among the packed struct's children in the file's own schema. */
@@ -75,14 +94,16 @@ object V20FileReader {
     LanceField(-1, -1, name, LogicalType.UInt64, nullable = false, Map.empty, Nil) -> (ValueShape.Fixed(8, bool = false): ValueShape)
   })
 
-  final class Scan(readers: Array[FieldReader], numRows: Long, path: String) extends FileScan {
-    private var remaining = numRows
-    def next(n: Int): Array[ColumnArray] = {
-      if (n < 0 || n > remaining)
-        throw new IllegalArgumentException(s"asked for $n rows but only $remaining remain in the scan of $path")
-      remaining -= n
-      readers.map(_.next(n))
+  final class Scan(readers: Array[FieldReader], startRow: Long, endRow: Long, path: String) extends FileScan {
+    private var row = startRow
+    private def advance(n: Int): Unit = {
+      if (n < 0 || n > endRow - row)
+        throw new IllegalArgumentException(s"asked for $n rows but only ${endRow - row} remain in the scan of $path")
+      row += n
     }
+    def next(n: Int): Array[ColumnArray] = { advance(n); readers.map(_.next(n)) }
+    /** Repositions every reader: pages wholly skipped are never read, a page entered midway is read from there. */
+    override def skip(n: Int): Unit = { advance(n); if (n > 0) readers.foreach(_.seek(row)) }
     def close(): Unit = ()
   }
 
