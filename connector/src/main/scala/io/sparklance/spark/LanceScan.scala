@@ -49,7 +49,9 @@ class LanceScan(
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 
   override def planInputPartitions(): Array[InputPartition] =
-    SplitPlanner.plan(table.io, fragments, table.options.splitSizeBytes, LanceTables.openCostBytes, fields).toArray
+    // The filter's columns are read too (alone, for a pushed count): their pages are split points.
+    SplitPlanner.plan(table.io, fragments, table.options.splitSizeBytes, LanceTables.openCostBytes,
+      fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name))).toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
