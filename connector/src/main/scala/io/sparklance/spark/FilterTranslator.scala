@@ -57,35 +57,31 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
       case ">" => CompareOp.Gt
       case _ => CompareOp.GtEq
     }
-    def build(colIdx: Int, litIdx: Int, o: CompareOp) =
+    def build(colIdx: Int, litIdx: Int, o: CompareOp): Option[RowFilter] =
       remainder(p, colIdx, litIdx, o).orElse(for {
         (name, dt, domain) <- column(p, colIdx)
         v <- literal(p.children()(litIdx), dt, domain)
-      } yield {
-        val cmp = RowFilter.Compare(name, o, v)
-        // `null <=> lit` is FALSE, not UNKNOWN, so its negation keeps null rows: spell the
-        // null test out for NOT to see.
-        if (p.name() == "<=>") RowFilter.And(RowFilter.IsNull(name, negated = true), cmp) else cmp
-      })
-    build(0, 1, op).orElse(build(1, 0, flip(op)))
+      } yield RowFilter.Compare(name, o, v))
+    val cmp = build(0, 1, op).orElse(build(1, 0, flip(op)))
+    // `null <=> lit` is FALSE, not UNKNOWN (for a column and for a remainder of one alike), so
+    // its negation keeps null rows: spell the null test out for NOT to see.
+    if (p.name() == "<=>") cmp.map(c => RowFilter.And(RowFilter.IsNull(c.columns.head, negated = true), c)) else cmp
   }
 
   /**
    * `col % k <op> lit` on an integer column (Spark translates `%` only under ANSI mode, where
-   * both operands and the result have the column's type). A null remainder (null column) is
-   * UNKNOWN like any comparison, so `<=>` gets the same null test as above.
+   * both operands and the result have the column's type).
    */
   private def remainder(p: Predicate, exprIdx: Int, litIdx: Int, op: CompareOp): Option[RowFilter] =
     p.children()(exprIdx) match {
       case e: GeneralScalarExpression if e.name() == "%" && e.children().length == 2 =>
-        val rem = for {
+        for {
           (name, dt, domain) <- columnRef(e.children()(0))
           if Set[DataType](ByteType, ShortType, IntegerType, LongType).contains(dt)
           FilterValue.LongValue(divisor) <- literal(e.children()(1), dt, domain)
           if divisor != 0
           FilterValue.LongValue(v) <- literal(p.children()(litIdx), dt, domain)
-        } yield (name, RowFilter.Remainder(name, divisor, op, v))
-        rem.map { case (name, r) => if (p.name() == "<=>") RowFilter.And(RowFilter.IsNull(name, negated = true), r) else r }
+        } yield RowFilter.Remainder(name, divisor, op, v)
       case _ => None
     }
 

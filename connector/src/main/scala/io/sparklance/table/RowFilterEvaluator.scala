@@ -59,6 +59,28 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
       throw new IllegalArgumentException(s"filter column '$c' (${f.logicalType.text}) cannot be evaluated by the reader"))
   }.toMap
 
+  /**
+   * The literal sets of the filter's IN leaves, sorted once for binary search (longs; doubles
+   * normalized; strings as unsigned bytes). Keyed by node identity: equal leaves may appear
+   * more than once, each maps to its own (equal) set.
+   */
+  private val inSets: java.util.IdentityHashMap[In, AnyRef] = {
+    val m = new java.util.IdentityHashMap[In, AnyRef]()
+    def visit(f: RowFilter): Unit = f match {
+      case And(l, r) => visit(l); visit(r)
+      case Or(l, r) => visit(l); visit(r)
+      case in @ In(c, values, _) => m.put(in, domains(c) match {
+        case _: FilterDomain.Integral => values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted
+        case _: FilterDomain.Floating => values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
+        case FilterDomain.Utf8Bytes =>
+          values.map { case BytesValue(x) => x; case o => bad(c, o) }.sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
+      })
+      case _ =>
+    }
+    visit(filter)
+    m
+  }
+
   private val longBuffers = scala.collection.mutable.HashMap[String, Array[Long]]()
   private val doubleBuffers = scala.collection.mutable.HashMap[String, Array[Double]]()
 
@@ -124,20 +146,21 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
         case d => throw new IllegalArgumentException(s"remainder filter on column '$c' ($d)")
       }
       andNotNull(b.arrays(c), acc)
-    case In(c, values, negated) =>
+    case in @ In(c, _, negated) =>
+      val prepared = inSets.get(in)
       domains(c) match {
         case d: FilterDomain.Integral =>
-          val set = values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted
+          val set = prepared.asInstanceOf[Array[Long]]
           val vs = b.longsOf(c, d)
           var i = 0
           while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, vs(i)) >= 0) != negated; i += 1 }
         case d: FilterDomain.Floating =>
-          val set = values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
+          val set = prepared.asInstanceOf[Array[Double]]
           val vs = b.doublesOf(c, d)
           var i = 0
           while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1 }
         case FilterDomain.Utf8Bytes =>
-          val set = values.map { case BytesValue(x) => x; case o => bad(c, o) }.sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
+          val set = prepared.asInstanceOf[Array[Array[Byte]]]
           andInBytes(b.arrays(c).asInstanceOf[VarBinaryArray], set, negated, acc, b.n)
       }
       andNotNull(b.arrays(c), acc)
