@@ -27,6 +27,17 @@ final class FixedWidthArray(val length: Int, val nulls: Array[Boolean], val byte
 final class VarBinaryArray(val length: Int, val nulls: Array[Boolean], val offsets: Array[Int], val data: Array[Byte])
   extends ColumnArray
 
+/**
+ * Strings or binary kept as dictionary ids, as pylance stores low-cardinality columns: value i
+ * is entry `indices(i)` of `dictionary`. Decoders produce it only for top-level columns whose
+ * rows of the batch all come from dictionary pages; the Spark layer hands the ids to Spark
+ * (which decodes lazily), the filter evaluator tests each entry once. Every index, null rows'
+ * too, lies in `[0, dictionary.size)`, so a consumer never needs a range check per row.
+ * Consumers that want plain bytes call [[ColumnArrays.materialize]].
+ */
+final class DictionaryArray(val length: Int, val nulls: Array[Boolean], val indices: Array[Int], val dictionary: StringDictionary)
+  extends ColumnArray
+
 /** Lists, large lists and maps (a map is a list of `entries` structs): items of row i are child `[offsets(i), offsets(i+1))`. */
 final class ListArray(val length: Int, val nulls: Array[Boolean], val offsets: Array[Int], val child: ColumnArray)
   extends ColumnArray

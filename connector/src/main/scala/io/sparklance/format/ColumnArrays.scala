@@ -37,6 +37,11 @@ object ColumnArrays {
           pos += len; offsets(i + 1) = pos; i += 1
         }
         new VarBinaryArray(n, nulls, offsets, data)
+      case a: DictionaryArray =>
+        val ids = new Array[Int](n)
+        var i = 0
+        while (i < n) { ids(i) = a.indices(rowIndices(i)); i += 1 }
+        new DictionaryArray(n, nulls, ids, a.dictionary)
       case a: FixedSizeListArray =>
         val d = a.dimension
         val childIdx = new Array[Int](n * d)
@@ -84,6 +89,8 @@ object ColumnArrays {
         var i = 0
         while (i <= len) { offsets(i) = a.offsets(from + i) - base; i += 1 }
         new VarBinaryArray(len, nulls, offsets, java.util.Arrays.copyOfRange(a.data, base, a.offsets(from + len)))
+      case a: DictionaryArray =>
+        new DictionaryArray(len, nulls, java.util.Arrays.copyOfRange(a.indices, from, from + len), a.dictionary)
       case a: FixedSizeListArray =>
         new FixedSizeListArray(len, nulls, a.dimension, slice(a.child, from * a.dimension, len * a.dimension))
       case a: ListArray =>
@@ -103,6 +110,13 @@ object ColumnArrays {
    */
   def concat(parts: Seq[ColumnArray]): ColumnArray = {
     if (parts.size == 1) return parts.head
+    if (parts.exists(_.isInstanceOf[DictionaryArray])) {
+      if (parts.forall(_.isInstanceOf[DictionaryArray])) {
+        val merged = concatDictionaries(parts.map(_.asInstanceOf[DictionaryArray]))
+        if (merged != null) return merged
+      }
+      return concat(parts.map(materialize))
+    }
     val n = checkedSize(parts.iterator.map(_.length.toLong).sum)
     val nulls: Array[Boolean] =
       if (parts.forall(_.nulls == null)) null
@@ -164,10 +178,69 @@ object ColumnArrays {
     }
   }
 
+  /**
+   * Dictionary parts as one dictionary array: ids remapped into the concatenation of their
+   * distinct dictionaries (by identity; consecutive batches of one page share theirs). Null
+   * when that dictionary would hold more entries than the rows it serves, where plain bytes
+   * are cheaper.
+   */
+  private def concatDictionaries(parts: Seq[DictionaryArray]): DictionaryArray = {
+    val n = checkedSize(parts.iterator.map(_.length.toLong).sum)
+    val distinct = scala.collection.mutable.ArrayBuffer[StringDictionary]()
+    parts.foreach(p => if (!distinct.exists(_ eq p.dictionary)) distinct += p.dictionary)
+    if (distinct.size > 1 && distinct.iterator.map(_.size.toLong).sum > n) return null
+    val (dict, bases) = StringDictionary.concat(distinct.toSeq)
+    val ids = new Array[Int](n)
+    val nulls: Array[Boolean] = if (parts.forall(_.nulls == null)) null else new Array[Boolean](n)
+    var pos = 0
+    parts.foreach { p =>
+      val base = bases(distinct.indexWhere(_ eq p.dictionary))
+      var i = 0
+      if (base == 0) System.arraycopy(p.indices, 0, ids, pos, p.length)
+      else while (i < p.length) { ids(pos + i) = p.indices(i) + base; i += 1 }
+      if (p.nulls != null) System.arraycopy(p.nulls, 0, nulls, pos, p.length)
+      pos += p.length
+    }
+    new DictionaryArray(n, nulls, ids, dict)
+  }
+
+  /** `a` with its dictionary ids resolved to bytes; any other array as it is. */
+  def materialize(a: ColumnArray): ColumnArray = a match {
+    case d: DictionaryArray => materialize(d)
+    case other => other
+  }
+
+  /** The plain bytes of a dictionary array (null rows empty). */
+  def materialize(a: DictionaryArray): VarBinaryArray = {
+    val n = a.length
+    val ids = a.indices
+    val dv = a.dictionary.values
+    val doff = dv.offsets
+    val nl = a.nulls
+    var total = 0L
+    var i = 0
+    while (i < n) { if (nl == null || !nl(i)) { val k = ids(i); total += doff(k + 1) - doff(k) }; i += 1 }
+    val data = new Array[Byte](checkedSize(total))
+    val offsets = new Array[Int](n + 1)
+    var pos = 0
+    i = 0
+    while (i < n) {
+      if (nl == null || !nl(i)) {
+        val k = ids(i); val s = doff(k); val len = doff(k + 1) - s
+        System.arraycopy(dv.data, s, data, pos, len)
+        pos += len
+      }
+      offsets(i + 1) = pos
+      i += 1
+    }
+    new VarBinaryArray(n, nl, offsets, data)
+  }
+
   /** The same values with a different null mask (no copy of the values). */
   def withNulls(array: ColumnArray, nulls: Array[Boolean]): ColumnArray = array match {
     case a: FixedWidthArray => new FixedWidthArray(a.length, nulls, a.byteWidth, a.data)
     case a: VarBinaryArray => new VarBinaryArray(a.length, nulls, a.offsets, a.data)
+    case a: DictionaryArray => new DictionaryArray(a.length, nulls, a.indices, a.dictionary)
     case a: FixedSizeListArray => new FixedSizeListArray(a.length, nulls, a.dimension, a.child)
     case a: ListArray => new ListArray(a.length, nulls, a.offsets, a.child)
     case a: StructArray => new StructArray(a.length, nulls, a.children)

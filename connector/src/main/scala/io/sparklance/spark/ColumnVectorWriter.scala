@@ -28,6 +28,8 @@ object ColumnVectorWriter {
 
   def write(v: WritableColumnVector, field: LanceField, a: ColumnArray): Unit = {
     val n = a.length
+    // A dictionary left by the vector's previous batch would shadow the values written now.
+    DictionaryVectors.clear(v)
     a match {
       case _: NullArray => v.putNulls(0, n); return
       case _ =>
@@ -76,6 +78,7 @@ object ColumnVectorWriter {
         val base = v.arrayData().appendBytes(total, b.data, start) - start
         var i = 0
         while (i < n) { v.putArray(i, base + b.offsets(i), b.offsets(i + 1) - b.offsets(i)); i += 1 }
+      case (_: StringType | BinaryType, d: DictionaryArray) => DictionaryVectors.write(v, d)
       case (dt, f: FixedWidthArray) => writeFixed(v, dt, field, f)
       case (dt, other) =>
         throw new IllegalStateException(s"column '${field.name}' (${field.logicalType.text}) decoded as " +

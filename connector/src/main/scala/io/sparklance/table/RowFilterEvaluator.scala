@@ -132,7 +132,7 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
         case (d: FilterDomain.Integral, LongValue(lit)) => andCompareLongs(b.longsOf(c, d), lit, op, acc, b.n)
         case (d: FilterDomain.Floating, DoubleValue(lit)) => andCompareDoubles(b.doublesOf(c, d), lit, op, acc, b.n)
         case (FilterDomain.Utf8Bytes, BytesValue(lit)) =>
-          andCompareBytes(b.arrays(c).asInstanceOf[VarBinaryArray], lit, acceptMask(op), acc, b.n)
+          andBytes(b.arrays(c), acc, b.n)((v, out, m) => andCompareBytes(v, lit, acceptMask(op), out, m))
         case (d, _) => throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' ($d)")
       }
       andNotNull(b.arrays(c), acc)
@@ -161,11 +161,11 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
           while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1 }
         case FilterDomain.Utf8Bytes =>
           val set = prepared.asInstanceOf[Array[Array[Byte]]]
-          andInBytes(b.arrays(c).asInstanceOf[VarBinaryArray], set, negated, acc, b.n)
+          andBytes(b.arrays(c), acc, b.n)((v, out, m) => andInBytes(v, set, negated, out, m))
       }
       andNotNull(b.arrays(c), acc)
     case StringMatch(c, kind, p, negated) =>
-      andMatchBytes(b.arrays(c).asInstanceOf[VarBinaryArray], kind, p, negated, acc, b.n)
+      andBytes(b.arrays(c), acc, b.n)((v, out, m) => andMatchBytes(v, kind, p, negated, out, m))
       andNotNull(b.arrays(c), acc)
   }
 
@@ -271,6 +271,26 @@ object RowFilterEvaluator {
   /** Unsigned lexicographic order of `a[from, from+len)` against all of `b`: Spark's binary string order. */
   private[table] def compareUnsigned(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int =
     Integer.signum(java.util.Arrays.compareUnsigned(a, from, from + len, b, 0, b.length))
+
+  /**
+   * Runs the string test `test(values, out, count)`, which ANDs its verdict for each value into
+   * `out`, over column `a`: straight on plain bytes; on a dictionary column once per entry, then
+   * per row by id, when the dictionary is no larger than the batch (else on its bytes).
+   */
+  private def andBytes(a: ColumnArray, acc: Array[Boolean], n: Int)(test: (VarBinaryArray, Array[Boolean], Int) => Unit): Unit =
+    a match {
+      case v: VarBinaryArray => test(v, acc, n)
+      case d: DictionaryArray if d.dictionary.size <= n =>
+        val m = d.dictionary.size
+        val hit = new Array[Boolean](m)
+        java.util.Arrays.fill(hit, true)
+        test(d.dictionary.values, hit, m)
+        val ids = d.indices
+        var i = 0
+        while (i < n) { acc(i) &= hit(ids(i)); i += 1 }
+      case d: DictionaryArray => test(ColumnArrays.materialize(d), acc, n)
+      case other => throw new IllegalStateException(s"a string filter column decoded as ${other.getClass.getSimpleName}")
+    }
 
   private def andCompareBytes(a: VarBinaryArray, lit: Array[Byte], mask: Int, out: Array[Boolean], n: Int): Unit = {
     val off = a.offsets; val d = a.data

@@ -147,6 +147,32 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     }
   }
 
+  /**
+   * `s` as dictionary ids: entries repeated (a batch across pages concatenates dictionaries),
+   * null rows on arbitrary ids, and `padding` unused entries (beyond the batch's rows, the
+   * evaluator tests rows rather than entries).
+   */
+  private def dictionaryS(padding: Int): DictionaryArray = {
+    val entries = (strings ++ strings.reverse ++ Array.tabulate(padding)(k => s"unused-$k")).map(_.getBytes(UTF_8))
+    val dict = new StringDictionary(new VarBinaryArray(entries.length, null, entries.scanLeft(0)(_ + _.length), entries.flatten))
+    val ids = Array.tabulate(n) { i =>
+      if (nulls("s")(i)) rng.nextInt(entries.length)
+      else { val k = strings.indexOf(str(i)); if (rng.nextBoolean()) k else 2 * strings.length - 1 - k }
+    }
+    new DictionaryArray(n, nulls("s"), ids, dict)
+  }
+
+  for (padding <- Seq(0, 2 * n)) {
+    test(s"a dictionary-encoded string column keeps the same rows (${if (padding == 0) "per entry" else "per row"})") {
+      val dictArrays = arrays.updated("s", dictionaryS(padding))
+      (0 until 300).foreach { k =>
+        val f = randomFilter(0)
+        val got = new RowFilterEvaluator(f, fields).evaluate(dictArrays, n)
+        (0 until n).foreach(i => assert(got(i) == reference(f, i).contains(true), s"case $k row $i: $f"))
+      }
+    }
+  }
+
   test("NOT is pushed to the leaves with three-valued logic") {
     val f = RowFilter.not(And(Compare("i16", CompareOp.Lt, LongValue(0)), IsNull("s", negated = true)))
     assert(f == Or(Compare("i16", CompareOp.GtEq, LongValue(0)), IsNull("s", negated = false)))

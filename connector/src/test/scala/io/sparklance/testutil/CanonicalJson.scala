@@ -43,6 +43,7 @@ object CanonicalJson {
         val arr = nf.arrayNode()
         (i * l.dimension until (i + 1) * l.dimension).foreach(j => arr.add(value(item, l.child, j)))
         arr
+      case (_, d: DictionaryArray) => leafBytes(field.logicalType, d.dictionary.entries(d.indices(i)))
       case (_, b: VarBinaryArray) =>
         val bytes = java.util.Arrays.copyOfRange(b.data, b.offsets(i), b.offsets(i + 1))
         leafBytes(field.logicalType, bytes)

@@ -142,7 +142,7 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
           } else if (f.children.nonEmpty) {
             throw LanceErrors.unsupported(s"Column '${f.name}' (id ${f.id}) of ${container.path} is a " +
               s"${f.logicalType.text} stored as one column")
-          } else (ValuesBuilder.forType(f.logicalType, f.name), null)
+          } else (ValuesBuilder.forType(f.logicalType, f.name, keepDictionary = path.isEmpty), null)
         val batch = new LeafBatch(layers, builder)
         val reader = try new LeafColumnReader(container, col, f.name, f.id, layers, batch,
           f.logicalType == LogicalType.Bool, minor, startRow, endRow) catch {

@@ -39,12 +39,16 @@ private[structural] object ValuesBuilder {
     else forType(f.logicalType, f.name)
   }
 
-  def forType(t: LogicalType, name: String): ValuesBuilder = t match {
+  /**
+   * `keepDictionary`: strings and binary from dictionary pages come out as [[DictionaryArray]]s
+   * (for top-level columns, which the Spark layer can hand over as dictionary vectors).
+   */
+  def forType(t: LogicalType, name: String, keepDictionary: Boolean = false): ValuesBuilder = t match {
     case LogicalType.FixedSizeList(item, dim) => new FslBuilder(dim, forType(item, name))
-    case LogicalType.Dictionary(value, _, _) => forType(value, name)
+    case LogicalType.Dictionary(value, _, _) => forType(value, name, keepDictionary)
     case _ =>
       val w = byteWidth(t)
-      if (w > 0) new FixedBuilder(w) else new VarBuilder
+      if (w > 0) new FixedBuilder(w) else new VarBuilder(keepDictionary)
   }
 
   /** Bytes per value of fixed-width types; 0 for variable-width ones. */
@@ -109,11 +113,26 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
   def reset(): Unit = n = 0
 }
 
-private[structural] final class VarBuilder extends ValuesBuilder {
+/**
+ * Strings and binary. With `keepDictionary` a batch starts out collecting dictionary ids
+ * ([[DictionaryCollector]]); the first chunk that is not dictionary-encoded turns the ids
+ * collected so far into bytes and the rest of the batch is copied as bytes.
+ */
+private[structural] final class VarBuilder(keepDictionary: Boolean = false) extends ValuesBuilder {
   private var offsets = new Array[Int](1025)
   private var data = new Array[Byte](8192)
   private var n = 0
-  def size: Int = n
+  private val collector = if (keepDictionary) new DictionaryCollector else null
+  private var collecting = keepDictionary
+  def size: Int = if (collecting) collector.size else n
+
+  /** Leaves dictionary mode for this batch: what was collected becomes bytes. */
+  private def spill(): Unit = {
+    collecting = false
+    val k = collector.size
+    if (k > 0) append(collector.asValues, 0, k)
+    collector.reset()
+  }
   private def ensureValues(more: Int): Unit =
     if (n + more + 1 > offsets.length) offsets = java.util.Arrays.copyOf(offsets, math.max(n + more + 1, offsets.length * 2))
   private def ensureBytes(more: Long): Unit = {
@@ -121,7 +140,17 @@ private[structural] final class VarBuilder extends ValuesBuilder {
     if (need > Int.MaxValue - 16) throw new IllegalStateException("more than 2 GiB of strings in one batch")
     if (need > data.length) data = java.util.Arrays.copyOf(data, math.max(need, math.min(Int.MaxValue - 16L, data.length * 2L)).toInt)
   }
-  def append(v: Values, from: Int, until: Int): Unit = v match {
+  def append(v: Values, from: Int, until: Int): Unit = {
+    if (collecting) v match {
+      case d: DictValues if d.dictionary.isInstanceOf[VarValues] =>
+        collector.append(d, d.dictionary.asInstanceOf[VarValues], from, until); return
+      case c: ConstantValues if c.scalar == null => collector.appendPlaceholders(until - from); return
+      case _ => spill()
+    }
+    appendPlain(v, from, until)
+  }
+
+  private def appendPlain(v: Values, from: Int, until: Int): Unit = v match {
     case d: DictValues if d.dictionary.isInstanceOf[VarValues] =>
       val dict = d.dictionary.asInstanceOf[VarValues]
       val k = until - from; ensureValues(k)
@@ -158,13 +187,20 @@ private[structural] final class VarBuilder extends ValuesBuilder {
     case _ => mismatch(v)
   }
   def appendNulls(k: Int): Unit = {
+    if (collecting) { collector.appendPlaceholders(k); return }
     ensureValues(k); val o = offsets(n); var i = 1
     while (i <= k) { offsets(n + i) = o; i += 1 }
     n += k
   }
-  def result(nulls: Array[Boolean]): ColumnArray =
+  def result(nulls: Array[Boolean]): ColumnArray = {
+    if (collecting) {
+      val d = collector.result(nulls)
+      if (d != null) return d
+      spill()
+    }
     new VarBinaryArray(n, nulls, java.util.Arrays.copyOf(offsets, n + 1), java.util.Arrays.copyOf(data, offsets(n)))
-  def reset(): Unit = n = 0
+  }
+  def reset(): Unit = { n = 0; collecting = keepDictionary; if (collector != null) collector.reset() }
 }
 
 private[structural] final class FslBuilder(val dim: Int, val child: ValuesBuilder) extends ValuesBuilder {

@@ -11,8 +11,13 @@ import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
  * `oneBasedDictionary`: a plain string field that the writer chose to dictionary-encode
  * stores 1-based u8 indices with 0 = null; a field whose logical type is itself a dictionary
  * keeps Arrow's 0-based indices.
+ *
+ * `keepStringDictionary`: a dictionary page of strings or binary decodes to a
+ * [[DictionaryArray]] (ids plus the page's entries) instead of gathered bytes; only for
+ * top-level columns, whose arrays the Spark layer can hand over as dictionary vectors.
  */
-final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary: Boolean) {
+final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary: Boolean,
+    val keepStringDictionary: Boolean = false) {
 
   def decode(enc: ArrayEncoding, n: Int, shape: ValueShape): ColumnArray = ctx.guard {
     enc.getArrayEncodingCase match {

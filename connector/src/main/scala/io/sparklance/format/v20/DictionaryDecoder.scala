@@ -5,8 +5,8 @@ import io.sparklance.proto.EncodingsV20Protos.Dictionary
 
 /**
  * 2.0 `Dictionary{indices, items, num_dictionary_items}`, both page buffers. Decodes the items
- * once per page, then gathers them by index into plain values (the connector never exposes
- * dictionaries). Indices are 1-based with 0 = null when the writer chose the encoding for a
+ * once per page, then gathers them by index into plain values, or, for string pages of a
+ * decoder that keeps dictionaries, hands out the ids with the entries. Indices are 1-based with 0 = null when the writer chose the encoding for a
  * plain field, and Arrow's own 0-based indices for a dictionary-typed field.
  */
 object DictionaryDecoder {
@@ -16,7 +16,7 @@ object DictionaryDecoder {
     ctx.check(numItems >= 0, s"negative dictionary size $numItems")
     val items = dec.decode(d.getItems, numItems, shape)
     val (raw, indexNulls) = dec.unsignedLongs(d.getIndices, n, "dictionary indices")
-    gather(raw, indexNulls, n, numItems, items, oneBased, ctx)
+    gather(raw, indexNulls, n, numItems, items, oneBased, dec.keepStringDictionary, ctx)
   }
 
   /** Rows `[from, until)` of a page of `n` rows, reading only their indices; null when their encoding does not allow it. */
@@ -27,12 +27,13 @@ object DictionaryDecoder {
     dec.unsignedLongsWindow(d.getIndices, n, from, until, "dictionary indices") match {
       case null => null
       case (raw, indexNulls) =>
-        gather(raw, indexNulls, until - from, numItems, dec.decode(d.getItems, numItems, shape), oneBased, ctx)
+        gather(raw, indexNulls, until - from, numItems, dec.decode(d.getItems, numItems, shape), oneBased,
+          dec.keepStringDictionary, ctx)
     }
   }
 
   private def gather(raw: Array[Long], indexNulls: Array[Boolean], n: Int, numItems: Int, items: ColumnArray,
-      oneBased: Boolean, ctx: PageContext): ColumnArray = {
+      oneBased: Boolean, keep: Boolean, ctx: PageContext): ColumnArray = {
     // Resolve to 0-based item positions, -1 for null, checking the range once here.
     val idx = new Array[Int](n)
     var anyNull = false
@@ -52,6 +53,12 @@ object DictionaryDecoder {
     }
     val nulls = if (anyNull) { val a = new Array[Boolean](n); i = 0; while (i < n) { a(i) = idx(i) < 0; i += 1 }; a } else null
     items match {
+      case v: VarBinaryArray if keep && numItems > 0 =>
+        // Null rows (-1) point at entry 0; their nulls flag says they are null. Null entries
+        // are only ever reached by null rows, so the dictionary itself has no nulls.
+        i = 0
+        while (i < n) { if (idx(i) < 0) idx(i) = 0; i += 1 }
+        new DictionaryArray(n, nulls, idx, new StringDictionary(new VarBinaryArray(v.length, null, v.offsets, v.data)))
       case v: VarBinaryArray => gatherVar(v, idx, nulls)
       case f: FixedWidthArray => gatherFixed(f, idx, nulls)
       case other => throw ctx.corrupt(s"dictionary items decoded as ${other.getClass.getSimpleName}")

@@ -29,13 +29,17 @@ final class MissingFieldReader extends FieldReader {
  * Wide fixed-width values (vectors) in uncompressed pages are read batch by batch instead: each
  * batch reads exactly its rows' bytes into the array it returns, so a row's bytes are copied
  * once, by the read, before the Spark layer's bulk copy, and no page-sized array is allocated.
+ *
+ * `keepStringDictionary` (top-level string and binary columns): dictionary pages decode to
+ * [[DictionaryArray]]s, which batches slice and concatenate without resolving the ids.
  */
 final class LeafFieldReader(
     pages: ColumnPages,
     shape: ValueShape,
     oneBasedDictionary: Boolean,
     packedChildPositions: Array[Int] = null,
-    batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes) extends FieldReader {
+    batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes,
+    keepStringDictionary: Boolean = false) extends FieldReader {
   private var pageIdx = 0
   private var page: ColumnArray = null
   /** Row of the current page that `page(0)` holds: `page` may be a window of the page's rows. */
@@ -110,7 +114,7 @@ final class LeafFieldReader(
       page = decodePage(p); pageOff = 0
     } else {
       val ctx = pages.ctx(p)
-      val dec = new ArrayDecoder(ctx, pages.buffers(p), oneBasedDictionary)
+      val dec = new ArrayDecoder(ctx, pages.buffers(p), oneBasedDictionary, keepStringDictionary)
       val w = dec.decodeWindow(pages.encoding(p), len, pos, until, shape)
       if (w == null) { page = decodePage(p); pageOff = 0 }
       else {
@@ -124,7 +128,7 @@ final class LeafFieldReader(
     val ctx = pages.ctx(p)
     val len = pages.pageLength(p)
     val enc = pages.encoding(p)
-    val dec = new ArrayDecoder(ctx, pages.buffers(p), oneBasedDictionary)
+    val dec = new ArrayDecoder(ctx, pages.buffers(p), oneBasedDictionary, keepStringDictionary)
     val out = shape match {
       case s: ValueShape.Struct => PackedStructDecoder.decode(enc, len, s, packedChildPositions, pages.buffers(p), ctx)
       case _ => dec.decode(enc, len, shape)

@@ -28,7 +28,7 @@ final class V20FileReader(
   def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan = {
     if (startRow < 0 || endRow < startRow || endRow > numRows)
       throw new IllegalArgumentException(s"row range [$startRow, $endRow) is outside the $numRows rows of $path")
-    val readers = fields.map(build).toArray
+    val readers = fields.map(build(_, topLevel = true)).toArray
     readers.foreach {
       case l: LeafFieldReader => l.limitTo(endRow)
       case st: StructFieldReader => st.limitTo(endRow)
@@ -39,7 +39,7 @@ final class V20FileReader(
     new V20FileReader.Scan(readers, startRow, endRow, path)
   }
 
-  private def build(field: LanceField): FieldReader = columnOf.get(field.id) match {
+  private def build(field: LanceField, topLevel: Boolean): FieldReader = columnOf.get(field.id) match {
     case None => new MissingFieldReader
     case Some(col) =>
       val ctx = PageContext(path, field.name, field.id, col, 0)
@@ -57,9 +57,12 @@ final class V20FileReader(
             case s: ValueShape.Struct =>
               if (pages.numPages > 0 && pages.encoding(0).getArrayEncodingCase == ArrayEncodingCase.PACKED_STRUCT)
                 new LeafFieldReader(pages, s, oneBased, packedPositions(field))
-              else new StructFieldReader(field.children.map(build).toArray)
-            case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item), itemShape)
-            case shape => new LeafFieldReader(pages, shape, oneBased, batchWindowMinBytes = batchWindowMinBytes)
+              else new StructFieldReader(field.children.map(build(_, topLevel = false)).toArray)
+            case ValueShape.VarList(item, itemShape) => new ListFieldReader(pages, build(item, topLevel = false), itemShape)
+            case shape =>
+              // Top-level strings keep dictionary pages as ids; nested ones are materialised.
+              new LeafFieldReader(pages, shape, oneBased, batchWindowMinBytes = batchWindowMinBytes,
+                keepStringDictionary = topLevel && shape == ValueShape.Var)
           }
       }
   }

@@ -115,6 +115,10 @@ object FixtureSupport {
         var k = i * dim
         while (k < (i + 1) * dim) { arr.add(toJson(f.child, itemField, k)); k += 1 }
         arr
+      case (d: DictionaryArray, _) =>
+        val e = d.dictionary.values; val k = d.indices(i)
+        toJson(new VarBinaryArray(1, null, Array(0, e.offsets(k + 1) - e.offsets(k)),
+          java.util.Arrays.copyOfRange(e.data, e.offsets(k), e.offsets(k + 1))), field, 0)
       case (v: VarBinaryArray, t) =>
         val bytes = java.util.Arrays.copyOfRange(v.data, v.offsets(i), v.offsets(i + 1))
         val text = t match {
