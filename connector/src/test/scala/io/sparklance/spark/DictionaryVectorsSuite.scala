@@ -7,6 +7,7 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format._
+import io.sparklance.testutil.StringArrays._
 
 /**
  * Dictionary arrays written into Spark vectors: Spark reads the right value for every row, and
@@ -14,27 +15,6 @@ import io.sparklance.format._
  */
 class DictionaryVectorsSuite extends AnyFunSuite {
   private def field(t: LogicalType) = LanceField(1, -1, "s", t, nullable = true, Map.empty, Nil)
-
-  private def dict(entries: String*): StringDictionary = {
-    val bytes = entries.map(_.getBytes(UTF_8))
-    new StringDictionary(new VarBinaryArray(bytes.size, null, bytes.scanLeft(0)(_ + _.length).toArray, bytes.flatten.toArray))
-  }
-
-  private def dictArray(d: StringDictionary, ids: Int*): DictionaryArray = {
-    val nulls = ids.map(_ < 0).toArray
-    new DictionaryArray(ids.size, if (nulls.contains(true)) nulls else null, ids.map(math.max(_, 0)).toArray, d)
-  }
-
-  private def plain(values: Option[String]*): VarBinaryArray = {
-    val bytes = values.map(_.getOrElse("").getBytes(UTF_8))
-    val nulls = values.map(_.isEmpty).toArray
-    new VarBinaryArray(values.size, if (nulls.contains(true)) nulls else null, bytes.scanLeft(0)(_ + _.length).toArray, bytes.flatten.toArray)
-  }
-
-  private def expected(a: ColumnArray): Seq[Option[String]] = {
-    val v = ColumnArrays.materialize(a).asInstanceOf[VarBinaryArray]
-    (0 until v.length).map(i => if (v.isNull(i)) None else Some(new String(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i), UTF_8)))
-  }
 
   private def read(v: OnHeapColumnVector, n: Int, dt: DataType): Seq[Option[String]] = (0 until n).map { i =>
     if (v.isNullAt(i)) None
@@ -55,7 +35,7 @@ class DictionaryVectorsSuite extends AnyFunSuite {
         v.reset()
         ColumnVectorWriter.write(v, field(lt), a)
         assert(v.hasDictionary == a.isInstanceOf[DictionaryArray])
-        assert(read(v, a.length, dt) == expected(a))
+        assert(read(v, a.length, dt) == strings(a))
       }
       v.close()
     }
