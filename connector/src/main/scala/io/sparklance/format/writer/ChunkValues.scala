@@ -35,6 +35,22 @@ private[writer] final class FlatChunks(data: Array[Byte], width: Int, bool: Bool
   def encoding: CompressiveEncoding = Encodings.flat(if (bool) 1 else width * 8)
 }
 
+/**
+ * Packed struct rows (see [[PackedStructs]]): stored flat, `PackedStruct{bits_per_value: child
+ * widths, values: Flat(row bits)}`; pylance never compresses them further.
+ */
+private[writer] final class PackedStructChunks(data: Array[Byte], widths: Array[Int], val count: Int) extends ChunkValues {
+  private val flat = new FlatChunks(data, widths.sum, bool = false, count)
+  def numBuffers = 1
+  def bytes(from: Int, k: Int): Long = flat.bytes(from, k)
+  def buffers(from: Int, k: Int): Seq[ByteBuf] = flat.buffers(from, k)
+  def encoding: CompressiveEncoding = {
+    val b = PackedStruct.newBuilder().setValues(flat.encoding)
+    widths.foreach(w => b.addBitsPerValue(w.toLong * 8))
+    CompressiveEncoding.newBuilder().setPackedStruct(b).build()
+  }
+}
+
 /** Fastlanes `InlineBitpacking`: one 1024-value block per chunk, each with its own width. */
 private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
   def numBuffers = 1

@@ -97,7 +97,7 @@ final class LanceFileWriter(
     val size = container.finish(FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build())
     val ids =
       if (version.structural) leafPaths.flatten.map(_.leaf.id).toArray
-      else fields.flatMap(_.preOrder).map(_.id).toArray
+      else fields.flatMap(PackedStructs.columnFields).map(_.id).toArray
     WrittenFile(ids, ids.indices.toArray, rows, size, version)
   }
 

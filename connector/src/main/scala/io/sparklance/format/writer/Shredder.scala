@@ -30,7 +30,12 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
   }
   /** A blob column is one leaf whose input values are its bytes, whatever its Lance type (v2 is a struct). */
   val isBlob: Boolean = io.sparklance.format.blob.BlobColumn.isBlob(leaf)
-  val shape: ValueShape = if (isBlob) ValueShape.Var else ValueShape.ofType(leaf.logicalType, leaf)
+  /** A packed struct is one leaf whose values are its rows packed into fixed-width bytes. */
+  val isPacked: Boolean = PackedStructs.isPacked(leaf)
+  val shape: ValueShape =
+    if (isBlob) ValueShape.Var
+    else if (isPacked) ValueShape.Fixed(PackedStructs.rowWidth(leaf), bool = false)
+    else ValueShape.ofType(leaf.logicalType, leaf)
 }
 
 private[writer] object LeafPath {
@@ -39,10 +44,14 @@ private[writer] object LeafPath {
     case _ => false
   }
 
-  /** Every leaf of `f`, pre-order, with its path. A blob column is a leaf (one column of descriptors). */
+  /**
+   * Every leaf of `f`, pre-order, with its path. A blob column is a leaf (one column of
+   * descriptors), and so is a packed struct (one column of packed rows).
+   */
   def leaves(f: LanceField): Seq[LeafPath] = {
     def go(prefix: Vector[LanceField], g: LanceField): Seq[LeafPath] =
-      if (g.children.isEmpty || io.sparklance.format.blob.BlobColumn.isBlob(g)) Seq(new LeafPath((prefix :+ g).toArray))
+      if (g.children.isEmpty || io.sparklance.format.blob.BlobColumn.isBlob(g) || PackedStructs.isPacked(g))
+        Seq(new LeafPath((prefix :+ g).toArray))
       else g.children.flatMap(c => go(prefix :+ g, c))
     go(Vector.empty, f)
   }

@@ -29,13 +29,16 @@ private[writer] final class StructuralLeafWriter(
   private var rows = 0L
   private var numLevels = 0
   private var firstRow = 0L
+  /** Child byte widths when the leaf is a packed struct, else null. */
+  private val packedWidths = if (lp.isPacked) PackedStructs.childWidths(lp.leaf, version) else null
 
   def append(top: io.sparklance.format.ColumnArray): Unit = {
     val s = Shredder.shred(lp, top)
+    val leafValues = if (packedWidths == null) s.values else PackedStructs.pack(lp.leaf, packedWidths, s.values)
     if (rep != null) rep.addAll(s.rep, 0, s.numLevels)
     if (defs != null) defs.addAll(s.defs, 0, s.numLevels)
     numLevels += s.numLevels
-    values.append(s.values, s.visibleIdx, s.numVisible)
+    values.append(leafValues, s.visibleIdx, s.numVisible)
     rows += top.length
     if (values.bytes + 4L * numLevels >= pageBudgetBytes) flush()
   }
@@ -46,6 +49,7 @@ private[writer] final class StructuralLeafWriter(
     val levels = PageLevels(lp, if (defs == null) null else defs.array, numLevels)
     val valid = countValid()
     if (values.count == 0 || valid == 0) AllNullPageEncoder.write(this, levels)
+    else if (packedWidths != null) writePacked(levels)
     else if (!(large && ConstantPageEncoder.tryWrite(this, levels))) writeValues(levels)
     firstRow += rows
     rows = 0; numLevels = 0
@@ -68,6 +72,13 @@ private[writer] final class StructuralLeafWriter(
       case v: VarValuesBuf => ValueCompressors.fullZip(v, lp.leaf.logicalType, params)
       case _ => null
     })
+  }
+
+  /** A packed struct page: always mini-block `PackedStruct(Flat)`, as pylance writes it (never constant or dictionary). */
+  private def writePacked(levels: PageLevels): Unit = {
+    val f = values.asInstanceOf[FixedValuesBuf]
+    if (!MiniBlockEncoder.write(this, levels, new PackedStructChunks(f.data.array, packedWidths, f.count), null))
+      throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': a page of this packed struct does not fit Lance mini-block chunks")
   }
 
   private def miniBlockValues: ChunkValues = values match {

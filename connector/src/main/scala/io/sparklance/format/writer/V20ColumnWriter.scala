@@ -18,7 +18,7 @@ private[writer] abstract class V20ColumnWriter {
 }
 
 private[writer] object V20ColumnWriter {
-  def columnsOf(f: LanceField): Int = f.preOrder.size
+  def columnsOf(f: LanceField): Int = PackedStructs.columnFields(f).size
   def numColumns(fields: Seq[LanceField]): Int = fields.map(columnsOf).sum
 
   def apply(f: LanceField, col: Int, c: ContainerWriter, budget: Long): V20ColumnWriter = f.logicalType match {
@@ -26,6 +26,7 @@ private[writer] object V20ColumnWriter {
       if (io.sparklance.format.blob.BlobColumn.version(f).contains(io.sparklance.format.blob.BlobColumn.V2))
         throw LanceErrors.unsupported(s"Column '${f.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later")
       new V20BlobWriter(f, col, c, budget)
+    case LogicalType.Struct if PackedStructs.isPacked(f) => new V20PackedStructWriter(f, col, c, budget)
     case LogicalType.Struct =>
       var next = col + 1
       val kids = f.children.map { k => val w = apply(k, next, c, budget); next += columnsOf(k); w }

@@ -118,6 +118,7 @@ object LanceBatchWrite {
     checkVersionSupports(fields, version)
     // Bad lance-encoding:* metadata fails here, on the driver, not in every task.
     _root_.io.sparklance.format.writer.FieldEncodings.validate(fields)
+    _root_.io.sparklance.format.writer.PackedStructs.validate(fields, version)
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
     val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts, new SerializableConf(hadoop), DataFileNames.newToken())
     new LanceBatchWrite(plan, io, existing, op, opts)

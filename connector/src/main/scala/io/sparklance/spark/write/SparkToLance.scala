@@ -81,7 +81,8 @@ object SparkToLance {
   val EncodingKeys: Seq[String] = Seq(
     "lance-encoding:compression", "lance-encoding:compression-level", "lance-encoding:structural-encoding",
     "lance-encoding:dict-divisor", "lance-encoding:dict-size-ratio", "lance-encoding:dict-values-compression",
-    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss") ++
+    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss",
+    "lance-encoding:packed") ++
     BlobThresholds.Keys
 
   private def utf8(s: String): Array[Byte] = s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
