@@ -58,18 +58,19 @@ private[structural] final class DictionaryCollector {
    */
   def result(nulls: Array[Boolean]): DictionaryArray = {
     if (dicts.isEmpty || entries == 0 || (dicts.size > 1 && entries > n)) return null
-    val dict = if (dicts.size == 1) dicts.head else StringDictionary.concat(dicts.toSeq)._1
-    new DictionaryArray(n, nulls, java.util.Arrays.copyOf(ids, n), dict)
+    new DictionaryArray(n, nulls, java.util.Arrays.copyOf(ids, n), merged)
   }
 
   /** What was collected, as values a plain builder can append: dictionary lookups, or null slots. */
   def asValues: Values =
     if (dicts.isEmpty || entries == 0) new ConstantValues(n, null)
     else {
-      val dict = if (dicts.size == 1) dicts.head else StringDictionary.concat(dicts.toSeq)._1
-      val v = dict.values
+      val v = merged.values
       new DictValues(n, java.util.Arrays.copyOf(ids, n), new VarValues(v.length, v.offsets, 0, v.data))
     }
+
+  /** The batch's dictionaries as one, in the order `bases` numbers them (concat keeps that order). */
+  private def merged: StringDictionary = StringDictionary.concat(dicts.toSeq)._1
 
   def reset(): Unit = { n = 0; sources.clear(); dicts.clear(); bases.clear(); entries = 0 }
 

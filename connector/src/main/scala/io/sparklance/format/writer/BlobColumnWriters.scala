@@ -206,14 +206,11 @@ private[writer] final class V1DescriptorChunks(data: Array[Byte], val count: Int
  * `ColumnEncoding{blob: Blob{inner: ColumnEncoding{values}}}` that tells readers so.
  */
 private[writer] final class V20BlobWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long) extends V20ColumnWriter {
-  import io.sparklance.proto.{EncodingsV20Protos => V20}
-
-  private val desc = new ByteBuf(4096)
-  private var rows = 0
-  private var firstRow = 0L
+  private val pages = new V20PackedPages(col, c, budget, Seq(8, 8))
 
   def append(a: ColumnArray): Unit = {
     val n = a.length
+    val desc = pages.buf
     desc.ensure(16 * n)
     a match {
       case v: VarBinaryArray =>
@@ -229,23 +226,11 @@ private[writer] final class V20BlobWriter(f: LanceField, col: Int, c: ContainerW
       case _: NullArray => var i = 0; while (i < n) { desc.u64(1L); desc.u64(0L); i += 1 }
       case other => throw new IllegalArgumentException(s"blob column '${f.name}' takes binary values, got ${other.getClass.getSimpleName}")
     }
-    rows += n
-    if (desc.size >= budget) flush()
-  }
-
-  private def flush(): Unit = {
-    if (rows == 0) return
-    val child = V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 0))
-    val enc = V20.ArrayEncoding.newBuilder().setPackedStruct(
-      V20.PackedStruct.newBuilder().addInner(child).addInner(child).setBuffer(V20ColumnWriter.buffer(0))).build()
-    c.addPage(col, Seq(desc), rows, firstRow, enc)
-    firstRow += rows
-    rows = 0
-    desc.clear()
+    pages.added(n)
   }
 
   def finish(): Unit = {
-    flush()
+    pages.flush()
     c.setColumnEncoding(col, V20BlobWriter.ColumnEncoding)
   }
 }

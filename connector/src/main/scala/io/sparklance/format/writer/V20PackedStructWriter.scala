@@ -13,38 +13,51 @@ import io.sparklance.proto.EncodingsV20Protos._
 private[writer] final class V20PackedStructWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long)
   extends V20ColumnWriter {
   private val widths = PackedStructs.childWidths(f, FileVersion.V2_0)
-  private val rowBytes = widths.sum
-  private val data = new ByteBuf(4096)
-  private var rows = 0
-  private var firstRow = 0L
-
-  private val encoding: ArrayEncoding = {
-    val b = PackedStruct.newBuilder().setBuffer(V20ColumnWriter.buffer(0))
-    widths.foreach(w => b.addInner(V20ColumnWriter.noNulls(V20ColumnWriter.flat(w * 8, 0))))
-    ArrayEncoding.newBuilder().setPackedStruct(b).build()
-  }
+  private val pages = new V20PackedPages(col, c, budget, widths)
 
   def append(a: ColumnArray): Unit = {
     if (a.hasNulls && a.nulls.exists(identity))
       throw LanceErrors.unsupported(
         s"Column '${f.name}' holds null structs, which Lance file version 2.0 cannot store; write with data_storage_version 2.1 or later")
     val packed = PackedStructs.pack(f, widths, a)
-    data.bytes(packed.data, 0, packed.length * rowBytes)
-    rows += packed.length
-    if (data.size.toLong >= budget) flush()
-  }
-
-  private def flush(): Unit = if (rows > 0) {
-    val b = new ByteBuf(data.size + 8)
-    b.bytes(data.array, 0, data.size)
-    c.addPage(col, Seq(b), rows, firstRow, encoding)
-    firstRow += rows
-    rows = 0
-    data.clear()
+    pages.buf.bytes(packed.data, 0, packed.length * widths.sum)
+    pages.added(packed.length)
   }
 
   def finish(): Unit = {
-    flush()
-    if (firstRow == 0) c.addPage(col, Seq(new ByteBuf(8)), 0, 0, encoding)
+    pages.flush()
+    if (pages.rowsWritten == 0) c.addPage(col, Seq(new ByteBuf(8)), 0, 0, pages.encoding)
+  }
+}
+
+/**
+ * The pages of a 2.0 column whose rows are packed side by side (children of `widths` bytes):
+ * rows accumulate in `buf` and go out as one `PackedStruct{inner: [Nullable(NoNull(Flat))],
+ * buffer: page 0}` page per `budget` bytes. Packed structs and blob v1 descriptors (position,
+ * size) are both written this way.
+ */
+private[writer] final class V20PackedPages(col: Int, c: ContainerWriter, budget: Long, widths: Seq[Int]) {
+  val buf = new ByteBuf(4096)
+  private var rows = 0
+  private var firstRow = 0L
+
+  val encoding: ArrayEncoding = {
+    val b = PackedStruct.newBuilder().setBuffer(V20ColumnWriter.buffer(0))
+    widths.foreach(w => b.addInner(V20ColumnWriter.noNulls(V20ColumnWriter.flat(w * 8, 0))))
+    ArrayEncoding.newBuilder().setPackedStruct(b).build()
+  }
+
+  /** Rows of the pages already written. */
+  def rowsWritten: Long = firstRow
+
+  /** Counts `n` rows just put into `buf`; writes the page once it reaches the budget. */
+  def added(n: Int): Unit = { rows += n; if (buf.size.toLong >= budget) flush() }
+
+  /** Writes the rows collected so far as a page (the container copies `buf` out at once). */
+  def flush(): Unit = if (rows > 0) {
+    c.addPage(col, Seq(buf), rows, firstRow, encoding)
+    firstRow += rows
+    rows = 0
+    buf.clear()
   }
 }
