@@ -1,0 +1,88 @@
+package io.sparklance
+
+/**
+ * Every error the connector raises on purpose. One place, so messages stay consistent:
+ * each names the path, version, column or option it is about, and says what to do.
+ * No Spark types here: the format and table layers raise these too.
+ */
+class LanceException(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
+
+/** The path, version or tag asked for does not exist. */
+final class LanceNotFoundException(message: String) extends LanceException(message)
+
+/** A file is not what the format says it must be (truncated, bad magic, undecodable). */
+final class LanceCorruptFileException(message: String, cause: Throwable = null)
+  extends LanceException(message, cause)
+
+/** Valid data this version of the connector cannot handle yet (feature flag, encoding, type). */
+final class LanceUnsupportedException(message: String) extends LanceException(message)
+
+/** Another writer changed the dataset in a way this write cannot be reconciled with. */
+final class LanceConcurrentModificationException(message: String) extends LanceException(message)
+
+/** A DataFrame does not fit the dataset it is written to. */
+final class LanceSchemaMismatchException(message: String) extends LanceException(message)
+
+/** A user-supplied option has a bad value. */
+final class LanceInvalidOptionException(message: String) extends LanceException(message)
+
+object LanceErrors {
+  def pathNotFound(path: String): LanceNotFoundException =
+    new LanceNotFoundException(s"Lance dataset path does not exist: $path")
+
+  def notADataset(path: String, why: String): LanceNotFoundException =
+    new LanceNotFoundException(s"Not a Lance dataset: $path ($why)")
+
+  def versionNotFound(path: String, version: Long, available: Seq[Long]): LanceNotFoundException =
+    new LanceNotFoundException(
+      s"Version $version of Lance dataset $path does not exist; available versions: ${summarize(available)}")
+
+  def tagNotFound(path: String, tag: String, available: Seq[String]): LanceNotFoundException =
+    new LanceNotFoundException(
+      s"Tag '$tag' of Lance dataset $path does not exist; available tags: " +
+        (if (available.isEmpty) "(none)" else available.sorted.mkString(", ")))
+
+  def noVersionAsOf(path: String, asOf: String, earliest: String): LanceNotFoundException =
+    new LanceNotFoundException(
+      s"Lance dataset $path has no version as of $asOf; its earliest version was committed at $earliest")
+
+  def corruptFile(file: String, why: String, cause: Throwable = null): LanceCorruptFileException =
+    new LanceCorruptFileException(s"Corrupt or truncated Lance file $file: $why", cause)
+
+  def unsupportedFeatureFlags(path: String, version: Long, kind: String, flags: Seq[String]): LanceUnsupportedException =
+    new LanceUnsupportedException(
+      s"Lance dataset $path version $version uses unsupported $kind feature(s): ${flags.mkString(", ")}. " +
+        "It was written by a newer Lance; this connector cannot read it safely.")
+
+  def unsupportedType(column: String, logicalType: String, why: String): LanceUnsupportedException =
+    new LanceUnsupportedException(s"Column '$column' has Lance type '$logicalType' which is not supported: $why")
+
+  /** A page of a column does not decode: names the file, the field (name and id), the column and the page. */
+  def corruptPage(file: String, field: String, fieldId: Int, column: Int, page: Int, why: String, cause: Throwable = null): LanceCorruptFileException =
+    new LanceCorruptFileException(
+      s"Corrupt or truncated Lance file $file: field '$field' (id $fieldId), column $column, page $page: $why", cause)
+
+  def badLogicalType(logicalType: String, why: String): LanceCorruptFileException =
+    new LanceCorruptFileException(s"Cannot parse Lance logical type '$logicalType': $why")
+
+  def unsupported(what: String): LanceUnsupportedException = new LanceUnsupportedException(what)
+
+  def invalidOption(name: String, value: String, why: String): LanceInvalidOptionException =
+    new LanceInvalidOptionException(s"Invalid value '$value' for option '$name': $why")
+
+  def concurrentModification(path: String, readVersion: Long, why: String): LanceConcurrentModificationException =
+    new LanceConcurrentModificationException(
+      s"Concurrent modification of Lance dataset $path: this write started from version $readVersion, but $why. " +
+        "Nothing was committed; re-run the write against the new version.")
+
+  def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
+    new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why")
+
+  def datasetExists(path: String): LanceException =
+    new LanceException(s"""Lance dataset $path already exists; use mode("append") or mode("overwrite")""")
+
+  private def summarize(vs: Seq[Long]): String =
+    if (vs.isEmpty) "(none)"
+    else if (vs.size <= 12) vs.sorted.mkString(", ")
+    else { val s = vs.sorted; s"${s.head}..${s.last} (${s.size} versions)" }
+}

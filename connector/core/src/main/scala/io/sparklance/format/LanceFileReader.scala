@@ -1,0 +1,113 @@
+package io.sparklance.format
+
+import io.sparklance.LanceErrors
+import io.sparklance.storage.FileIO
+
+/**
+ * Which columns of one data file hold which dataset fields: `DataFile.fields` and
+ * `DataFile.column_indices` from the manifest. A field id of -2 is a tombstone (a dropped
+ * column still present in the file) and is skipped. An empty `columnIndices` means the
+ * columns follow `fieldIds` in order (older writers).
+ */
+final case class FileFields(fieldIds: Array[Int], columnIndices: Array[Int])
+
+/** Sequential decoding of some fields over a row range of one file. */
+trait FileScan extends AutoCloseable {
+  /**
+   * Decodes the next `n` rows of every requested field, in request order. Callers never ask
+   * past the end of the range they opened.
+   */
+  def next(n: Int): Array[ColumnArray]
+
+  /** Advances past the next `n` rows without returning them; the default decodes and drops. */
+  def skip(n: Int): Unit = next(n)
+}
+
+/**
+ * The pages of one column, for planning splits: page p holds rows `[rowStarts(p),
+ * rowStarts(p + 1))` of the file and occupies `bytes(p)` bytes (its buffers). `column` is the
+ * column index, or -1 when the pages are row groups shared by every column (legacy files).
+ */
+final case class ColumnPageSpans(column: Int, rowStarts: Array[Long], bytes: Array[Long]) {
+  def numPages: Int = bytes.length
+  def totalBytes: Long = bytes.sum
+  /** Mean bytes of a page; what decoding one page twice costs. */
+  def meanPageBytes: Double = if (numPages == 0) 0.0 else totalBytes.toDouble / numPages
+}
+
+/**
+ * One Lance data file, of any supported version. Opening reads only the tail (footer,
+ * offset tables, column metadata); scans then read only the pages of requested columns.
+ */
+trait LanceFileReader extends AutoCloseable {
+  def path: String
+  def numRows: Long
+  /**
+   * Rows `[startRow, endRow)` of `fields`. Each field is a dataset field, possibly pruned to
+   * a subset of its children. A field (or child) whose id this file does not hold decodes
+   * as all nulls.
+   */
+  def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan
+
+  /**
+   * The pages of the columns holding `fields` whose pages count rows of the file (read from
+   * the column metadata already in memory, no page is read). Columns whose pages count
+   * something else (2.0 list items; 2.1/2.2 leaves under a fixed-size list of structs, whose
+   * pages count items) are left out, as are fields this file does not hold.
+   */
+  def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans]
+}
+
+object LanceFileReader {
+  /**
+   * Opens `path`, written as file version `major.minor` according to the manifest
+   * (`DataFile.file_major_version/file_minor_version`; (0,0) when an old manifest recorded
+   * none). The footer's own version decides the reader and is checked against it:
+   *   - footer 0.0..0.2: legacy (0.1) file; the manifest must say 0.x below 0.3;
+   *   - footer 0.3 (standard 2.0 writer) or 2.0: the manifest must say 2.0 (or 0.3);
+   *   - footer 2.1 / 2.2: structural reader; the manifest must say the same;
+   *   - anything else (2.3 "next", unknown): unsupported.
+   * Reads only the file's tail (one 64 KiB read for most files).
+   */
+  def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields): LanceFileReader = {
+    val input = io.open(path)
+    try {
+      val size = input.length
+      if (size < 8) throw LanceErrors.corruptFile(path, s"file is only $size bytes, too short for a Lance footer")
+      val tail = input.read(size - math.min(size, FileContainer.TailBytes.toLong), math.min(size, FileContainer.TailBytes.toLong).toInt)
+      val (fMajor, fMinor) = FileFooter.version(tail, path)
+      val manifestLegacy = major == 0 && minor < 3
+      val manifest20 = (major == 0 && minor == 3) || (major == 2 && minor == 0)
+      def mismatch() = LanceErrors.corruptFile(path,
+        s"the manifest records file version $major.$minor but the file's footer says $fMajor.$fMinor")
+      (fMajor, fMinor) match {
+        case (0, m) if m <= 2 =>
+          if (!manifestLegacy) throw mismatch()
+          legacy.LegacyFileReader.open(input, tail, fields)
+        case (0, 3) | (2, 0) =>
+          if (!manifest20) throw mismatch()
+          new v20.V20FileReader(FileContainer.open(input, tail), fields)
+        case (2, m) if m == 1 || m == 2 =>
+          if (major != 2 || minor != m) throw mismatch()
+          new StructuralFile(FileContainer.open(input, tail), fields, m)
+        case _ =>
+          throw LanceErrors.unsupported(
+            s"Lance file $path has an unstable or unknown Lance file version $fMajor.$fMinor " +
+              "(supported: 0.1 legacy, 2.0, 2.1, 2.2); rewrite the dataset with a stable data_storage_version")
+      }
+    } catch {
+      case e: Throwable => input.close(); throw e
+    }
+  }
+
+  /** 2.1 / 2.2 files: the container is read here, the pages by the structural reader. */
+  private final class StructuralFile(container: FileContainer, fileFields: FileFields, minor: Int) extends LanceFileReader {
+    def path: String = container.path
+    lazy val numRows: Long = container.numRows
+    def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan =
+      structural.StructuralFileReader.scan(container, fields, fileFields, minor, startRow, endRow)
+    def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] =
+      structural.StructuralFileReader.pageSpans(container, fields, fileFields)
+    def close(): Unit = container.input.close()
+  }
+}

@@ -1,0 +1,47 @@
+package io.sparklance.storage
+
+/** One entry of a directory listing. `name` is the last path component. */
+final case class FileEntry(path: String, name: String, size: Long, isDirectory: Boolean, modificationTime: Long)
+
+/**
+ * The storage the format and table layers see: whole-file and ranged reads, listings,
+ * and the one atomic primitive a Lance commit needs (create-if-absent).
+ *
+ * Paths are absolute URIs or absolute local paths as strings. Implementations must be
+ * serializable: they travel to executors inside input partitions.
+ */
+trait FileIO extends Serializable {
+  def exists(path: String): Boolean
+  def isDirectory(path: String): Boolean
+  /** Entries directly under `dir`; empty when `dir` does not exist. */
+  def list(dir: String): Seq[FileEntry]
+  def size(path: String): Long
+  def readFully(path: String): Array[Byte]
+  /** Exactly `length` bytes at `offset`, or an error naming the file when it is shorter. */
+  def readRange(path: String, offset: Long, length: Int): Array[Byte]
+  /** A handle for many ranged reads of one file. */
+  def open(path: String): RandomAccessInput
+  /** Writes `bytes` to `path` only if nothing is there; false when it already exists. */
+  def createIfAbsent(path: String, bytes: Array[Byte]): Boolean
+  /** Writes `bytes`, replacing whatever is at `path` (for files nobody else names, e.g. fresh data files). */
+  def write(path: String, bytes: Array[Byte]): Unit
+  def delete(path: String): Boolean
+}
+
+/** Ranged reads of one open file. */
+trait RandomAccessInput extends AutoCloseable {
+  def path: String
+  def length: Long
+  def read(offset: Long, length: Int): Array[Byte]
+  /** Reads `length` bytes at `offset` into `dst` starting at `dstOffset`. */
+  def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, length: Int): Unit
+}
+
+object Paths {
+  /** Joins a dataset root and a relative child without doubling slashes. */
+  def join(parent: String, child: String): String =
+    if (parent.endsWith("/")) parent + child else parent + "/" + child
+
+  def stripTrailingSlash(p: String): String =
+    if (p.length > 1 && p.endsWith("/")) stripTrailingSlash(p.dropRight(1)) else p
+}

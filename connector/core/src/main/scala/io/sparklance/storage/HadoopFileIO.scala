@@ -1,0 +1,132 @@
+package io.sparklance.storage
+
+import java.io.{EOFException, FileNotFoundException, IOException, ObjectInputStream, ObjectOutputStream}
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FSDataInputStream, FileAlreadyExistsException, FileSystem, Path}
+
+import io.sparklance.LanceErrors
+
+/**
+ * FileIO over Hadoop's FileSystem API, so `file:`, `hdfs:` and `s3a:` paths work with the
+ * user's Hadoop configuration. The configuration is serialized by hand because Hadoop's
+ * Configuration is Writable, not Serializable.
+ */
+final class HadoopFileIO(@transient private var conf: Configuration) extends FileIO {
+
+  private def fs(p: Path): FileSystem = p.getFileSystem(conf)
+
+  /** Where files are written: the local file system's raw form, so no `.crc` side files appear
+   *  next to manifests and hints (pylance never writes them, and readers ignore them). */
+  private def writeFs(p: Path): FileSystem = HadoopFileIO.withoutChecksums(fs(p))
+
+  override def exists(path: String): Boolean = { val p = new Path(path); fs(p).exists(p) }
+
+  override def isDirectory(path: String): Boolean = {
+    val p = new Path(path)
+    try fs(p).getFileStatus(p).isDirectory catch { case _: FileNotFoundException => false }
+  }
+
+  override def list(dir: String): Seq[FileEntry] = {
+    val p = new Path(dir)
+    val statuses = try fs(p).listStatus(p) catch { case _: FileNotFoundException => Array.empty[org.apache.hadoop.fs.FileStatus] }
+    statuses.toSeq.map { s =>
+      FileEntry(s.getPath.toString, s.getPath.getName, s.getLen, s.isDirectory, s.getModificationTime)
+    }
+  }
+
+  override def size(path: String): Long = { val p = new Path(path); fs(p).getFileStatus(p).getLen }
+
+  override def readFully(path: String): Array[Byte] = {
+    val in = open(path)
+    try {
+      if (in.length > Int.MaxValue - 16) throw new IOException(s"File too large to read whole: $path")
+      in.read(0, in.length.toInt)
+    } finally in.close()
+  }
+
+  override def readRange(path: String, offset: Long, length: Int): Array[Byte] = {
+    val in = open(path)
+    try in.read(offset, length) finally in.close()
+  }
+
+  override def open(path: String): RandomAccessInput = {
+    val p = new Path(path)
+    val f = fs(p)
+    val len = f.getFileStatus(p).getLen
+    new HadoopInput(path, f.open(p), len)
+  }
+
+  override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = {
+    // Write a private temporary file, then move it into place with a primitive that never
+    // replaces an existing file, so exactly one of several racing writers wins:
+    // on local disks a hard link (link(2) fails with EEXIST; Hadoop's local rename would
+    // silently overwrite), elsewhere Hadoop's rename, which fails on HDFS when the target exists.
+    val target = new Path(path)
+    val f = writeFs(target)
+    if (f.exists(target)) return false
+    val tmp = new Path(target.getParent, s".tmp-${target.getName}-${java.util.UUID.randomUUID()}")
+    val out = f.create(tmp, false)
+    try out.write(bytes) finally out.close()
+    try {
+      if (f.getUri.getScheme == "file") {
+        try { java.nio.file.Files.createLink(localFile(f, target), localFile(f, tmp)); true }
+        catch { case _: java.nio.file.FileAlreadyExistsException => false }
+      } else {
+        try f.rename(tmp, target) catch { case _: FileAlreadyExistsException => false }
+      }
+    } finally {
+      if (f.exists(tmp)) f.delete(tmp, false)
+    }
+  }
+
+  private def localFile(f: FileSystem, p: Path): java.nio.file.Path =
+    java.nio.file.Paths.get(f.makeQualified(p).toUri)
+
+  override def write(path: String, bytes: Array[Byte]): Unit = {
+    val p = new Path(path)
+    val out = writeFs(p).create(p, true)
+    try out.write(bytes) finally out.close()
+  }
+
+  override def delete(path: String): Boolean = { val p = new Path(path); fs(p).delete(p, false) }
+
+  private def writeObject(out: ObjectOutputStream): Unit = {
+    out.defaultWriteObject()
+    conf.write(out)
+  }
+
+  private def readObject(in: ObjectInputStream): Unit = {
+    in.defaultReadObject()
+    conf = new Configuration(false)
+    conf.readFields(in)
+  }
+}
+
+object HadoopFileIO {
+  def local(): HadoopFileIO = new HadoopFileIO(new Configuration())
+
+  /** The raw file system under Hadoop's checksumming local one; any other file system as is. */
+  def withoutChecksums(f: FileSystem): FileSystem = f match {
+    case c: org.apache.hadoop.fs.LocalFileSystem => c.getRawFileSystem
+    case other => other
+  }
+}
+
+private final class HadoopInput(val path: String, in: FSDataInputStream, val length: Long) extends RandomAccessInput {
+  override def read(offset: Long, len: Int): Array[Byte] = {
+    val buf = new Array[Byte](len)
+    readInto(offset, buf, 0, len)
+    buf
+  }
+
+  override def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, len: Int): Unit = {
+    if (offset < 0 || len < 0 || offset + len > length)
+      throw LanceErrors.corruptFile(path,
+        s"read of $len bytes at offset $offset is outside the file (size $length bytes)")
+    try in.readFully(offset, dst, dstOffset, len)
+    catch { case e: EOFException => throw LanceErrors.corruptFile(path, s"unexpected end of file reading $len bytes at $offset", e) }
+  }
+
+  override def close(): Unit = in.close()
+}

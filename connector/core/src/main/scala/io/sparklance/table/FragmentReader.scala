@@ -1,0 +1,246 @@
+package io.sparklance.table
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.LanceErrors
+import io.sparklance.format._
+import io.sparklance.format.blob.BlobColumn
+import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.proto.TableProtos
+
+/** Where one data file of a fragment lives and what it holds; a plain, serializable copy of `DataFile`. */
+final case class DataFileRef(
+    path: String, fieldIds: Array[Int], columnIndices: Array[Int], major: Int, minor: Int, sizeBytes: Long,
+    /** `DataFile.base_id`: the manifest base path the file lives under, if not the dataset's own. */
+    baseId: Option[Int] = None) {
+  def fileFields: FileFields = FileFields(fieldIds, columnIndices)
+  def holds(id: Int): Boolean = fieldIds.contains(id)
+}
+
+/** What a reader needs to know about one fragment, detached from the manifest protobuf. */
+final case class FragmentRef(
+    id: Long,
+    /** As recorded; see [[RowCounts.physicalRows]] for when it can be trusted. */
+    physicalRows: Long,
+    /** Manifests without a writer version (Lance before 0.8) could record wrong row counts. */
+    physicalRowsTrusted: Boolean,
+    files: Seq[DataFileRef],
+    deletionPath: Option[String],
+    deletionIsBitmap: Boolean,
+    numDeletedRows: Long,
+    /** Where blob descriptors that name no data file point (managed and external blobs). */
+    blobRoots: BlobRoots = BlobRoots.None)
+
+object FragmentRef {
+  def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
+    val dataDir = Paths.join(root, "data")
+    FragmentRef(
+      id = f.getId,
+      physicalRows = f.getPhysicalRows,
+      physicalRowsTrusted = snapshot.manifest.hasWriterVersion,
+      files = f.getFilesList.asScala.toSeq.map { df =>
+        DataFileRef(
+          path = Paths.join(BasePaths.dataDir(snapshot, dataDir, df), df.getPath),
+          fieldIds = df.getFieldsList.asScala.map(_.intValue).toArray,
+          columnIndices = df.getColumnIndicesList.asScala.map(_.intValue).toArray,
+          major = df.getFileMajorVersion,
+          minor = df.getFileMinorVersion,
+          sizeBytes = df.getFileSizeBytes,
+          baseId = if (df.hasBaseId) Some(df.getBaseId) else None)
+      },
+      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(BasePaths.root(snapshot, root, f.getDeletionFile), f.getId, f.getDeletionFile)) else None,
+      deletionIsBitmap = f.hasDeletionFile &&
+        f.getDeletionFile.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP,
+      numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L,
+      blobRoots = BlobRoots(snapshot))
+  }
+}
+
+/**
+ * Reads rows `[startRow, endRow)` (physical offsets) of one fragment: opens the data files
+ * that hold the requested fields, scans them in lockstep, merges their columns, and drops
+ * deleted rows. Columns no data file holds (added after this fragment was written) read as
+ * nulls. When several files hold the same field, the first one in the manifest wins, and
+ * struct children are merged across files, as pylance does.
+ *
+ * With a pushed filter, the filter's columns are decoded first and evaluated; a batch where no
+ * row passes skips the other columns instead of decoding them, and the rows that fail are
+ * dropped like deleted ones.
+ *
+ * Blob columns decode to descriptors; the bytes of the rows kept are then read by [[BlobBytes]].
+ */
+final class FragmentReader(
+    io: FileIO,
+    fragment: FragmentRef,
+    fields: Seq[LanceField],
+    deletions: DeletionVector,
+    startRow: Long,
+    endRow: Long,
+    filter: FragmentReader.Filter = null) extends AutoCloseable {
+
+  /**
+   * One data file's scans. With a filter, `first` decodes the filter's columns and `rest` the
+   * other projected columns, so `rest` can skip batches where no row passes; without one,
+   * `first` is empty and `rest` decodes everything.
+   */
+  private case class FilePart(reader: LanceFileReader, first: Option[(FileScan, Seq[LanceField])], rest: Option[(FileScan, Seq[LanceField])])
+
+  private val filterColumns: Set[String] = if (filter == null) Set.empty else filter.evaluator.columns
+  private val firstFields: Seq[LanceField] = if (filter == null) Nil else filter.fields
+  private val restFields: Seq[LanceField] = fields.filterNot(f => filterColumns.contains(f.name))
+
+  private val parts: Seq[FilePart] = {
+    val opened = Seq.newBuilder[FilePart]
+    try {
+      fragment.files.foreach { df =>
+        val first = firstFields.flatMap(restrictTo(_, df))
+        val rest = restFields.flatMap(restrictTo(_, df))
+        if (first.nonEmpty || rest.nonEmpty) {
+          val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
+          opened += FilePart(reader,
+            if (first.isEmpty) None else Some(reader.scan(first, startRow, endRow) -> first),
+            if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest))
+        }
+      }
+      opened.result()
+    } catch {
+      case e: Throwable => opened.result().foreach(p => closeQuietly(p.reader)); throw e
+    }
+  }
+
+  private val blobs: BlobBytes = if (fields.exists(BlobColumn.containsBlob)) {
+    fields.foreach(checkBlobPlacement(_, inList = false))
+    new BlobBytes(io, fragment)
+  } else null
+
+  private var position = startRow
+
+  def remaining: Long = endRow - position
+
+  /**
+   * The next `n` physical rows, minus deleted ones and those the filter rejects: one array per
+   * requested field, plus the number of rows kept. When no row is kept the arrays are absent
+   * (an empty array) and the other columns were skipped, not decoded.
+   */
+  def next(n: Int): (Array[ColumnArray], Int) = {
+    val firstDecoded = decode(n, _.first)
+    val passed: Array[Boolean] = if (filter == null) null else {
+      val byName = firstFields.map(f => f.name -> assemble(f, firstDecoded, n)).toMap
+      filter.evaluator.evaluate(byName, n)
+    }
+    val keep = keptRows(position, n, passed)
+    position += n
+    val kept = if (keep == null) n else keep.length
+    if (kept == 0) {
+      parts.foreach(_.rest.foreach(_._1.skip(n)))
+      return (Array.empty, 0)
+    }
+    val restDecoded = decode(n, _.rest)
+    val out = fields.map { f =>
+      val arr = assemble(f, if (filterColumns.contains(f.name)) firstDecoded else restDecoded, n)
+      val taken = if (keep == null) arr else ColumnArrays.take(arr, keep)
+      if (blobs != null && BlobColumn.containsBlob(f)) blobs.materialize(f, taken) else taken
+    }
+    (out.toArray, kept)
+  }
+
+  private def decode(n: Int, which: FilePart => Option[(FileScan, Seq[LanceField])]): Seq[scala.collection.Map[Int, ColumnArray]] =
+    parts.flatMap(p => which(p)).map { case (scan, held) =>
+      val byId = scala.collection.mutable.HashMap[Int, ColumnArray]()
+      held.zip(scan.next(n)).foreach { case (f, a) => index(f, a, byId) }
+      byId
+    }
+
+  /**
+   * Row indices within the batch that survive deletion and the filter (`passed`, null when
+   * there is no filter), or null when every row survives.
+   */
+  private def keptRows(start: Long, n: Int, passed: Array[Boolean]): Array[Int] = {
+    val anyDeleted = deletions.cardinality != 0 && deletions.deleted.rangeCardinality(start, start + n) != 0
+    if (!anyDeleted && passed == null) return null
+    if (!anyDeleted) {
+      // Selective filters leave most batches empty: count before building the index list.
+      var c = 0; var j = 0
+      while (j < n) { if (passed(j)) c += 1; j += 1 }
+      if (c == 0) return FragmentReader.NoRows
+      if (c == n) return null
+    }
+    val s = start.toInt
+    val kept = new Array[Int](n)
+    var k = 0
+    var i = 0
+    while (i < n) {
+      if ((passed == null || passed(i)) && !(anyDeleted && deletions.deleted.contains(s + i))) { kept(k) = i; k += 1 }
+      i += 1
+    }
+    if (k == n) null else java.util.Arrays.copyOf(kept, k)
+  }
+
+  /** Records `a` and, through structs, its children under their field ids. */
+  private def index(f: LanceField, a: ColumnArray, into: scala.collection.mutable.HashMap[Int, ColumnArray]): Unit = {
+    into(f.id) = a
+    a match {
+      case s: StructArray if !BlobColumn.isBlob(f) => f.children.zip(s.children).foreach { case (c, ca) => index(c, ca, into) }
+      case _ =>
+    }
+  }
+
+  /** Combines the per-file reads of `f`: the first file holding it wins; struct children merge. */
+  private def assemble(f: LanceField, decoded: Seq[scala.collection.Map[Int, ColumnArray]], n: Int): ColumnArray = {
+    val found = decoded.flatMap(_.get(f.id))
+    if (found.size <= 1 || f.logicalType != LogicalType.Struct || BlobColumn.isBlob(f)) found.headOption.getOrElse(new NullArray(n))
+    else {
+      val structs = found.collect { case s: StructArray => s }
+      // A struct row is null only when every file holding the struct says so.
+      val nulls = if (structs.exists(_.nulls == null)) null else Array.tabulate(n)(i => structs.forall(_.isNull(i)))
+      new StructArray(n, nulls, f.children.map(assemble(_, decoded, n)).toArray)
+    }
+  }
+
+  /** `f` pruned to the ids data file `df` holds, or None when it holds none of them. */
+  private def restrictTo(f: LanceField, df: DataFileRef): Option[LanceField] = {
+    // A blob column is one column, whatever logical children (blob v2 `data`, `uri`) it lists.
+    if (f.children.isEmpty || BlobColumn.isBlob(f)) { if (df.holds(f.id)) Some(f) else None }
+    else {
+      val kids = f.children.flatMap(restrictTo(_, df))
+      if (kids.isEmpty && !df.holds(f.id)) None
+      // A packed struct (`lance-encoding:packed`) is one column under the struct's own id; the
+      // manifest lists none of its children, yet that column holds them all.
+      else if (f.logicalType == LogicalType.Struct && kids.isEmpty) Some(f)
+      else if (f.logicalType == LogicalType.Struct) Some(f.copy(children = kids))
+      else Some(f) // lists and maps come whole from one file
+    }
+  }
+
+  /** Blob columns may sit in structs, not in lists: their descriptors address rows, not list items. */
+  private def checkBlobPlacement(f: LanceField, inList: Boolean): Unit =
+    if (BlobColumn.isBlob(f)) {
+      if (inList) throw LanceErrors.unsupported(
+        s"Blob column '${f.name}' (id ${f.id}) is inside a list; reading blobs inside lists is not supported")
+    } else {
+      val list = f.logicalType match {
+        case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => true
+        case _ => false
+      }
+      f.children.foreach(checkBlobPlacement(_, inList || list))
+    }
+
+  override def close(): Unit = {
+    parts.foreach { p =>
+      p.first.foreach(x => closeQuietly(x._1)); p.rest.foreach(x => closeQuietly(x._1)); closeQuietly(p.reader)
+    }
+    if (blobs != null) blobs.close()
+  }
+
+  private def closeQuietly(c: AutoCloseable): Unit = try c.close() catch { case _: Exception => }
+}
+
+object FragmentReader {
+  private val NoRows = new Array[Int](0)
+
+  /**
+   * A pushed predicate: its evaluator and the (top-level, primitive) fields it reads, which
+   * need not be among the projected fields.
+   */
+  final case class Filter(evaluator: RowFilterEvaluator, fields: Seq[LanceField])
+}

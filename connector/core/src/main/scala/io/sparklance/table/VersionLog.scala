@@ -1,0 +1,41 @@
+package io.sparklance.table
+
+import io.sparklance.LanceErrors
+import io.sparklance.storage.{FileIO, Paths}
+
+/** One committed version: its number and where its manifest lives. */
+final case class VersionFile(version: Long, naming: ManifestNaming, path: String)
+
+/**
+ * The versions of a dataset, found by listing `_versions/`. The listing is the only source
+ * of truth: `_latest.manifest` (obsolete) and `latest_version_hint.json` (a hint that may be
+ * stale) are never trusted.
+ */
+final class VersionLog(io: FileIO, val root: String) {
+  val versionsDir: String = Paths.join(root, "_versions")
+
+  /** All versions, oldest first. */
+  def list(): IndexedSeq[VersionFile] = {
+    val found = io.list(versionsDir).filterNot(_.isDirectory).flatMap { e =>
+      ManifestNaming.parse(e.name).map { case (v, naming) => VersionFile(v, naming, e.path) }
+    }
+    found.sortBy(_.version).toIndexedSeq
+  }
+
+  /** The naming scheme in use; V2 for a dataset with no versions yet (Lance's default). */
+  def naming(files: Seq[VersionFile]): ManifestNaming = {
+    val schemes = files.map(_.naming).distinct
+    if (schemes.size > 1)
+      throw LanceErrors.corruptFile(versionsDir, "manifests use both V1 and V2 naming in one dataset")
+    schemes.headOption.getOrElse(ManifestNaming.V2)
+  }
+
+  def latest(): Option[VersionFile] = list().lastOption
+
+  def find(version: Long): VersionFile = {
+    val all = list()
+    all.find(_.version == version).getOrElse(throw LanceErrors.versionNotFound(root, version, all.map(_.version)))
+  }
+
+  def manifestPath(version: Long, naming: ManifestNaming): String = Paths.join(versionsDir, naming.fileName(version))
+}

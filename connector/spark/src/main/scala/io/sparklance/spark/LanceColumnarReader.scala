@@ -1,0 +1,97 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableColumnVector}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
+
+import io.sparklance.format.{ColumnArray, LanceField}
+import io.sparklance.storage.FileIO
+import io.sparklance.table.{DeletionVector, FragmentReader, RowFilter, RowFilterEvaluator}
+
+/**
+ * Reads one partition's fragment slices into reused on-heap column vectors, `batchSize`
+ * physical rows at a time (fewer when rows are deleted or filtered out). One vector class
+ * for every column keeps Spark's generated accessors monomorphic.
+ *
+ * With `countRows` the partition yields a single row: the number of rows that pass the
+ * filter (a pushed partial COUNT(*)); only the filter's columns are decoded.
+ */
+class LanceColumnarReader(
+    io: FileIO,
+    partition: LanceInputPartition,
+    fields: Seq[LanceField],
+    schema: StructType,
+    batchSize: Int,
+    filter: Option[LanceColumnarReader.FilterSpec] = None,
+    countRows: Boolean = false) extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
+
+  private val vectors: Array[WritableColumnVector] =
+    OnHeapColumnVector.allocateColumns(if (countRows) 1 else batchSize, schema).map(v => v: WritableColumnVector)
+  private val batch = new ColumnarBatch(vectors.map(v => v: ColumnVector))
+  private var sliceIndex = 0
+  private var reader: FragmentReader = _
+  private var counted = false
+
+  /** One evaluator per partition: it keeps reusable buffers, so it is never shared between tasks. */
+  private val fragmentFilter: FragmentReader.Filter = filter.map { spec =>
+    FragmentReader.Filter(new RowFilterEvaluator(spec.filter, spec.fields.map(f => f.name -> f).toMap), spec.fields)
+  }.orNull
+
+  override def next(): Boolean =
+    if (countRows) {
+      if (counted) false
+      else {
+        var total = 0L
+        while (nextSlice()) total += nextKept()
+        counted = true
+        vectors(0).reset()
+        vectors(0).putLong(0, total)
+        batch.setNumRows(1)
+        true
+      }
+    } else {
+      while (nextSlice()) {
+        val (arrays, kept) = read()
+        if (kept > 0) {
+          var i = 0
+          while (i < vectors.length) {
+            vectors(i).reset()
+            ColumnVectorWriter.write(vectors(i), fields(i), arrays(i))
+            i += 1
+          }
+          batch.setNumRows(kept)
+          return true
+        }
+      }
+      false
+    }
+
+  /** True while rows remain: opens the next slice when the current one is done. */
+  private def nextSlice(): Boolean = {
+    while (reader == null || reader.remaining == 0) {
+      if (reader != null) { reader.close(); reader = null }
+      if (sliceIndex >= partition.slices.length) return false
+      val s = partition.slices(sliceIndex)
+      sliceIndex += 1
+      reader = new FragmentReader(io, s.fragment, fields, DeletionVector.read(io, s.fragment), s.start, s.end, fragmentFilter)
+    }
+    true
+  }
+
+  private def read(): (Array[ColumnArray], Int) =
+    reader.next(math.min(batchSize.toLong, reader.remaining).toInt)
+
+  private def nextKept(): Int = read()._2
+
+  override def get(): ColumnarBatch = batch
+
+  override def close(): Unit = {
+    if (reader != null) reader.close()
+    batch.close()
+  }
+}
+
+object LanceColumnarReader {
+  /** A pushed filter and the top-level fields it reads; travels to executors with the reader factory. */
+  final case class FilterSpec(filter: RowFilter, fields: Seq[LanceField])
+}

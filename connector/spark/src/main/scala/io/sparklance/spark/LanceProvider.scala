@@ -1,0 +1,95 @@
+package io.sparklance.spark
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
+import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability, TableProvider}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.LanceErrors
+import io.sparklance.storage.Paths
+import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource}
+
+/**
+ * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
+ * call to, once it has checked that this jar was built for the running Spark line.
+ *
+ * `spark.read.format("lance")` and `df.write.format("lance")`. For reads the schema comes
+ * from the dataset's manifest. Session confs `spark.datasource.lance.<option>` act as
+ * defaults for reader options.
+ *
+ * Writes: Spark 4 gives a plain TableProvider no way to honour error-if-exists or ignore,
+ * so the tables returned here are read-only and Spark hands every save to
+ * [[CreatableRelationProvider.createRelation]], which settles the save mode like Parquet does
+ * (error if the dataset exists, do nothing, append, overwrite) and then runs the write as a
+ * DataSource V2 batch write ([[LanceWriteSource]]: commit coordinator, one atomic commit).
+ */
+class LanceProvider extends TableProvider with CreatableRelationProvider {
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = LanceTables.load(session, options).schema()
+
+  /** True so that saving to a path with no dataset yet does not infer (and fail on) its schema. */
+  override def supportsExternalMetadata(): Boolean = true
+
+  override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
+    val options = new CaseInsensitiveStringMap(properties)
+    val path = options.get("path")
+    if (path != null && !LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
+    else LanceTables.load(session, options)
+  }
+
+  override def createRelation(
+      sqlContext: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame): BaseRelation = {
+    val options = new CaseInsensitiveStringMap(parameters.asJava)
+    val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(
+      throw LanceErrors.invalidOption("path", "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
+    val exists = LanceProvider.datasetExists(sqlContext.sparkSession, options)
+    def run(sparkMode: String, create: Option[String]): Unit = {
+      val w = data.write.format(classOf[LanceWriteSource].getName).mode(sparkMode)
+        .options(parameters.filter { case (k, _) => !k.equalsIgnoreCase("path") })
+      create.foreach(c => w.option(LanceWriteOptions.CreateMode, c))
+      w.save(path)
+    }
+    mode match {
+      case SaveMode.ErrorIfExists =>
+        if (exists) throw LanceErrors.datasetExists(Paths.stripTrailingSlash(path))
+        run("overwrite", Some("errorifexists"))
+      case SaveMode.Ignore => if (!exists) run("overwrite", Some("ignore"))
+      case SaveMode.Append => run("append", None)
+      case SaveMode.Overwrite => run("overwrite", None)
+    }
+    val s = data.schema
+    new BaseRelation {
+      override def sqlContext: SQLContext = sqlContext0
+      override def schema: StructType = s
+      private def sqlContext0 = sqlContext
+    }
+  }
+
+  private def session: SparkSession = SparkSession.active
+}
+
+object LanceProvider {
+  /** A Lance dataset is there: a `_versions/` directory holding at least one manifest. */
+  def datasetExists(spark: SparkSession, options: CaseInsensitiveStringMap): Boolean = {
+    val io = LanceTables.fileIO(spark, options)
+    val versions = Paths.join(Paths.stripTrailingSlash(options.get("path")), "_versions")
+    io.isDirectory(versions) && io.list(versions).exists(e => e.name.endsWith(".manifest") && !e.name.startsWith("."))
+  }
+}
+
+/** A path with no dataset yet, as seen by a save or a read with a user-given schema: reading it fails. */
+class LanceMissingTable(path: String, schema0: StructType) extends Table with SupportsRead {
+  override def name(): String = s"lance.`$path`"
+  override def schema(): StructType = schema0
+  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = throw LanceErrors.pathNotFound(path)
+}

@@ -1,0 +1,321 @@
+package io.sparklance.spark.write
+
+import java.io.{ObjectInputStream, ObjectOutputStream}
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TableProvider}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.write._
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.LanceErrors
+import io.sparklance.format.LanceField
+import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
+import io.sparklance.format.writer._
+import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.spark.LanceTables
+import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
+import io.sparklance.table.commit._
+
+/**
+ * The write side as a DataSource V2 table provider. `df.write.format("lance")` reaches it
+ * through [[io.sparklance.spark.LanceDataSource]]'s save-mode bridge, which settles
+ * error-if-exists and ignore first and then writes here in append or overwrite (truncate) mode.
+ */
+class LanceWriteSource extends TableProvider {
+  override def supportsExternalMetadata(): Boolean = true
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = new StructType()
+  override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
+    new LanceWriteTable(schema, new CaseInsensitiveStringMap(properties))
+}
+
+/** A dataset path as a write target (it may not exist yet). */
+class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) extends Table with SupportsWrite {
+  override def name(): String = s"lance.`${options.get("path")}`"
+  override def schema(): StructType = schema0
+  override def capabilities(): util.Set[TableCapability] =
+    util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new WriteBuilder with SupportsTruncate {
+    private var overwrite = false
+    override def truncate(): WriteBuilder = { overwrite = true; this }
+    override def build(): Write = new Write {
+      override def toBatch: BatchWrite = LanceBatchWrite.plan(info, overwrite)
+      override def description(): String = s"LanceWrite(${options.get("path")}, ${if (overwrite) "overwrite" else "append"})"
+    }
+  }
+}
+
+/** Hadoop configuration for executors (Configuration is Writable, not Serializable). */
+final class SerializableConf(@transient var value: Configuration) extends Serializable {
+  private def writeObject(out: ObjectOutputStream): Unit = { out.defaultWriteObject(); value.write(out) }
+  private def readObject(in: ObjectInputStream): Unit = { in.defaultReadObject(); value = new Configuration(false); value.readFields(in) }
+}
+
+/** What one task wrote: its data files, in order. */
+final case class LanceTaskCommit(files: Seq[NewDataFile]) extends WriterCommitMessage
+
+/** Everything a task needs to write its files. */
+final case class TaskPlan(
+    root: String,
+    fields: Seq[LanceField],
+    sparkTypes: Seq[org.apache.spark.sql.types.DataType],
+    ordinals: Seq[Int],
+    version: FileVersion,
+    options: LanceWriteOptions,
+    conf: SerializableConf,
+    /** Carried in every data file name of this job (see [[DataFileNames]]). */
+    jobToken: String)
+
+object LanceBatchWrite {
+  /** Decides, on the driver and before any file is written, what this write will commit. */
+  def plan(info: LogicalWriteInfo, truncate: Boolean): LanceBatchWrite = {
+    val opts = LanceWriteOptions.parse(info.options())
+    val spark = SparkSession.active
+    val hadoop = spark.sessionState.newHadoopConfWithOptions(info.options().asCaseSensitiveMap().asScala.toMap)
+    val io = new HadoopFileIO(hadoop)
+    val root = Paths.stripTrailingSlash(opts.path)
+    val existing: Option[Snapshot] =
+      if (io.isDirectory(Paths.join(root, "_versions")) && io.list(Paths.join(root, "_versions")).exists(_.name.endsWith(".manifest")))
+        Some(LanceDataset.open(io, root).open(VersionSpec.Latest))
+      else None
+    val schema = info.schema()
+    if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
+    val (op, fields, ordinals, version) = existing match {
+      case Some(s) if !truncate =>
+        val version = FileVersion.ofDataset(s.dataStorageVersion, root)
+        opts.dataStorageVersion.filter(_ != version).foreach { v =>
+          throw LanceErrors.invalidOption(LanceWriteOptions.DataStorageVersion, v.name,
+            s"the dataset at $root stores version ${version.name}; appends keep the dataset's version")
+        }
+        val matched = SparkToLance.matchForAppend(root, s.schema, schema)
+        // Managed blobs (objects under _blobs/, flag 16384) are allocated and referenced by a
+        // protocol this writer does not implement; appending other kinds there would mix the two.
+        if (s.schema.metadata.contains(ManagedBlobsKey) && s.schema.fields.exists(BlobColumn.containsBlob))
+          throw LanceErrors.unsupported(s"Cannot append to Lance dataset $root: its blob columns are managed " +
+            s"(schema metadata $ManagedBlobsKey), which this connector does not write")
+        val probe = WriteOperation.Append(Nil)
+        Committer.checkWritable(s, probe)
+        (probe, matched.map(_._1), matched.map(_._2), version)
+      case _ =>
+        val version = opts.dataStorageVersion
+          .orElse(existing.map(s => FileVersion.ofDataset(s.dataStorageVersion, root)))
+          .getOrElse(FileVersion.Default)
+        val fields = SparkToLance.fields(schema, version)
+        existing.foreach(s => Committer.checkWritable(s, WriteOperation.Overwrite(Nil, Nil, Map.empty, None, mustCreate = false)))
+        // Creating (append to an empty path included) never replaces a dataset that appears meanwhile.
+        val op = WriteOperation.Overwrite(Nil, fields, Map.empty, opts.dataStorageVersion,
+          mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate))
+        (op, fields, fields.indices, version)
+    }
+    checkVersionSupports(fields, version)
+    // Bad lance-encoding:* metadata fails here, on the driver, not in every task.
+    _root_.io.sparklance.format.writer.FieldEncodings.validate(fields)
+    _root_.io.sparklance.format.writer.PackedStructs.validate(fields, version)
+    val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
+    val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts, new SerializableConf(hadoop), DataFileNames.newToken())
+    new LanceBatchWrite(plan, io, existing, op, opts)
+  }
+
+  val ManagedBlobsKey = "lance.blob.managed"
+
+  private def isList(t: _root_.io.sparklance.format.LogicalType): Boolean = {
+    import _root_.io.sparklance.format.LogicalType._
+    t match {
+      case List | LargeList | Map | _: ListOfStruct | _: FixedSizeList => true
+      case _ => false
+    }
+  }
+
+  /** Maps need 2.2; blob v1 is written below 2.2 and v2 from 2.2 on: refuse others up front rather than after the data is written. */
+  private def checkVersionSupports(fields: Seq[LanceField], v: FileVersion): Unit = {
+    def blobUnderList(f: LanceField, inList: Boolean): Option[LanceField] =
+      if (inList && BlobColumn.isBlob(f)) Some(f)
+      else f.children.iterator.flatMap(c => blobUnderList(c, inList || isList(f.logicalType))).toSeq.headOption
+    fields.flatMap(blobUnderList(_, inList = false)).headOption.foreach { f =>
+      throw LanceErrors.unsupportedType(f.name, "blob", "blob columns inside lists cannot be written (pylance's take_blobs cannot address them)")
+    }
+    fields.flatMap(_.preOrder).foreach { f =>
+      BlobColumn.version(f) match {
+        case Some(BlobColumn.V2) if v.minor < 2 =>
+          throw LanceErrors.unsupportedType(f.name, "blob v2", s"lance.blob.v2 columns need data_storage_version 2.2 (this write uses ${v.name})")
+        case Some(BlobColumn.V1) if v.minor >= 2 =>
+          throw LanceErrors.unsupportedType(f.name, "blob v1", s"a ${v.name} dataset with a blob v1 column (written by an older Lance) " +
+            "cannot be appended to; Lance 2.2 writes blob v2")
+        case _ =>
+      }
+    }
+    fields.flatMap(_.preOrder).find(_.logicalType == io.sparklance.format.LogicalType.Map).foreach { f =>
+      if (v != FileVersion.V2_2)
+        throw LanceErrors.unsupportedType(f.name, "map", s"maps need data_storage_version 2.2 (this write uses ${v.name})")
+    }
+  }
+}
+
+class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: WriteOperation, opts: LanceWriteOptions)
+  extends BatchWrite {
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new LanceDataWriterFactory(plan)
+  override def useCommitCoordinator(): Boolean = true
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = {
+    val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
+    val frags = files.map(NewFragment(_))
+    val finalOp = op match {
+      case _: WriteOperation.Append => WriteOperation.Append(frags)
+      case o: WriteOperation.Overwrite => o.copy(fragments = frags)
+    }
+    try Committer.commit(io, plan.root, base, finalOp,
+      CommitOptions(maxRetries = opts.commitRetries, enableStableRowIds = opts.enableStableRowIds))
+    catch {
+      case e: Throwable =>
+        LanceDataWriter.deleteQuietly(io, plan.root, files)
+        sweep()
+        throw e
+    }
+  }
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit = {
+    val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
+    LanceDataWriter.deleteQuietly(io, plan.root, files)
+    // Tasks killed when the job failed may still be closing files they never reported:
+    // sweep this job's files (found by its token) a few times while they wind down.
+    var i = 0
+    while (i < 4) { sweep(); try Thread.sleep(250) catch { case _: InterruptedException => }; i += 1 }
+    sweep()
+  }
+
+  /** Deletes every data file carrying this job's token; none is referenced, since the job committed nothing. */
+  private def sweep(): Unit = {
+    val dir = Paths.join(plan.root, "data")
+    try io.list(dir).foreach { e =>
+      if (!e.isDirectory && DataFileNames.ofJob(e.name, plan.jobToken)) try io.delete(e.path) catch { case _: Exception => }
+      // A blob sidecar directory is named after its data file, without ".lance".
+      if (e.isDirectory && DataFileNames.ofJob(e.name + ".lance", plan.jobToken)) LanceDataWriter.deleteSidecars(io, e.path + ".lance")
+    }
+    catch { case _: Exception => }
+  }
+}
+
+class LanceDataWriterFactory(plan: TaskPlan) extends DataWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new LanceDataWriter(plan)
+}
+
+/**
+ * Writes one task's rows: batches of rows become column arrays, data files roll over at
+ * `max_rows_per_file` / `max_bytes_per_file`, and the file list goes back to the driver.
+ * On abort (or a failure) the task's files are deleted.
+ */
+class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
+  private val BatchRows = 4096
+  private val BatchBytes = 8L * 1024 * 1024
+  private val dataDir = Paths.join(plan.root, "data")
+  private val batcher = new RowBatcher(plan.fields, plan.sparkTypes, plan.ordinals)
+  private val done = scala.collection.mutable.ArrayBuffer[NewDataFile]()
+  private var current: LanceFileWriter = _
+  private var currentName: String = _
+  private var currentRows = 0L
+
+  /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
+  private val checkEvery = if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
+
+  override def write(row: InternalRow): Unit = {
+    batcher.add(row)
+    if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
+  }
+
+  private def flushBatch(): Unit = {
+    if (batcher.rows == 0) return
+    var arrays = batcher.build()
+    var offset = 0
+    val n = arrays(0).length
+    while (offset < n) {
+      if (current == null) open()
+      val room = (plan.options.maxRowsPerFile - currentRows).min(Int.MaxValue).toInt
+      val take = math.min(room, n - offset)
+      val part = if (offset == 0 && take == n) arrays else arrays.map(a => io.sparklance.format.ColumnArrays.slice(a, offset, take))
+      current.write(part)
+      currentRows += take
+      offset += take
+      if (currentRows >= plan.options.maxRowsPerFile || current.bytesWritten >= plan.options.maxBytesPerFile) closeFile()
+    }
+    arrays = null
+  }
+
+  private def open(): Unit = {
+    currentName = DataFileNames.next(plan.jobToken)
+    val p = new Path(Paths.join(dataDir, currentName))
+    val out = LanceDataWriter.rawFs(p, plan.conf.value).create(p, false)
+    val dataFile = p.toString
+    val sidecars = new BlobSidecars {
+      def create(blobId: Int): OutputSink = {
+        val sp = new Path(BlobPaths.sidecar(dataFile, blobId))
+        new StreamSink(LanceDataWriter.rawFs(sp, plan.conf.value).create(sp, false))
+      }
+    }
+    current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version, plan.options.fileWriterOptions, sidecars)
+    currentRows = 0
+  }
+
+  private def closeFile(): Unit = {
+    val w = current
+    current = null
+    val written = try w.finish() finally w.close()
+    done += NewDataFile(currentName, written.fieldIds, written.columnIndices, plan.version.major, plan.version.minor,
+      written.sizeBytes, written.numRows)
+  }
+
+  override def commit(): WriterCommitMessage = {
+    flushBatch()
+    if (current != null) closeFile()
+    LanceTaskCommit(done.toList)
+  }
+
+  override def abort(): Unit = {
+    // A killed task is interrupted; clear the flag so the cleanup's file operations still run.
+    val interrupted = Thread.interrupted()
+    try {
+      val io = new HadoopFileIO(plan.conf.value)
+      if (current != null) {
+        try current.close() catch { case _: Exception => }
+        done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0)
+        current = null
+      }
+      LanceDataWriter.deleteQuietly(io, plan.root, done.toSeq)
+      done.clear()
+    } finally if (interrupted) Thread.currentThread().interrupt()
+  }
+
+  override def close(): Unit = if (current != null) { try current.close() catch { case _: Exception => }; current = null }
+}
+
+object LanceDataWriter {
+  /** The file system for data files; on local disks the raw one, so no `.crc` side files appear next to them. */
+  def rawFs(p: Path, conf: Configuration): org.apache.hadoop.fs.FileSystem =
+    _root_.io.sparklance.storage.HadoopFileIO.withoutChecksums(p.getFileSystem(conf))
+
+  def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
+    files.foreach { f =>
+      val path = Paths.join(Paths.join(root, "data"), f.path)
+      try io.delete(path) catch { case _: Exception => }
+      deleteSidecars(io, path)
+    }
+
+  /** Deletes the blob sidecar directory of data file `dataFilePath` (`data/<name>/`), if any. */
+  def deleteSidecars(io: FileIO, dataFilePath: String): Unit = {
+    val dir = dataFilePath.stripSuffix(".lance")
+    try {
+      if (io.isDirectory(dir)) {
+        io.list(dir).foreach(e => try io.delete(e.path) catch { case _: Exception => })
+        io.delete(dir)
+      }
+    } catch { case _: Exception => }
+  }
+}

@@ -1,0 +1,199 @@
+package io.sparklance.spark.write
+
+import org.apache.spark.sql.types._
+
+import io.sparklance.{LanceErrors, LanceException}
+import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.format.blob.{BlobColumn, BlobThresholds}
+import io.sparklance.format.writer.FileVersion
+import io.sparklance.format.LogicalType._
+import io.sparklance.spark.SchemaConverter
+
+/**
+ * Spark schemas to Lance fields, for new datasets and overwrites. Ids are assigned
+ * depth-first, pre-order, as Lance does. A field carrying `lance:logical_type` metadata (what
+ * our reader puts on every column) keeps that Lance type when it fits the Spark type, so a
+ * read-then-write round trip keeps unsigned integers, half floats, nanosecond timestamps,
+ * large types and fixed-size-list vectors. The `lance-encoding:*` keys the writer honours
+ * (compression, structural encoding, dictionary limits; see `EncodingParams`) are copied
+ * from the Spark field metadata into the Lance field, as pylance takes them from Arrow
+ * field metadata.
+ */
+object SparkToLance {
+  /**
+   * Lance fields for `schema`, written as data storage `version`. A binary field whose metadata
+   * has `lance-encoding:blob` (not "false") is a blob column, as pylance 14.0.2 stores it: in
+   * 2.0/2.1 `large_binary` with that key (blob v1); in 2.2 promoted to blob v2, a struct with
+   * extension `lance.blob.v2` and children `data` (large_binary) and `uri` (string), the key
+   * dropped and the other `lance-encoding:*` keys (blob thresholds among them) kept.
+   */
+  def fields(schema: StructType, version: FileVersion = FileVersion.Default): Seq[LanceField] = {
+    var next = 0
+    def alloc(): Int = { val id = next; next += 1; id }
+    def field(name: String, dt: DataType, nullable: Boolean, md: Metadata, parent: Int): LanceField = {
+      val id = alloc()
+      if (isBlobRequest(md, name)) {
+        if (dt != BinaryType)
+          throw LanceErrors.unsupportedType(name, dt.simpleString, s"field metadata ${BlobColumn.BlobMetaKey} needs a binary column")
+        val md0 = encodingMetadata(md, name)
+        return if (version.minor < 2)
+          LanceField(id, parent, name, LargeBinary, nullable, md0 + (BlobColumn.BlobMetaKey -> utf8("true")), Nil)
+        else {
+          val data = LanceField(alloc(), id, "data", LargeBinary, nullable = true, Predef.Map.empty, Nil)
+          val uri = LanceField(alloc(), id, "uri", Utf8, nullable = true, Predef.Map.empty, Nil)
+          LanceField(id, parent, name, Struct, nullable,
+            md0 + (BlobColumn.ExtensionNameKey -> utf8(BlobColumn.V2ExtensionName)), Seq(data, uri))
+        }
+      }
+      val hinted = if (md != null && md.contains(SchemaConverter.LogicalTypeKey)) {
+        try Some(LogicalType.parse(md.getString(SchemaConverter.LogicalTypeKey))) catch { case _: LanceException => None }
+      } else None
+      dt match {
+        case st: StructType =>
+          LanceField(id, parent, name, Struct, nullable, encodingMetadata(md, name),
+            st.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, id)))
+        case at: ArrayType =>
+          hinted.collect { case t: FixedSizeList if fits(t, dt, name) => t } match {
+            case Some(t) => LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Nil)
+            case None =>
+              val large = hinted.exists(h => h == LargeList || h == ListOfStruct(true))
+              val t = at.elementType match {
+                case _: StructType => ListOfStruct(large)
+                case _ => if (large) LargeList else List
+              }
+              LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Seq(field("item", at.elementType, at.containsNull, null, id)))
+          }
+        case mt: MapType =>
+          val eid = alloc()
+          val entries = LanceField(eid, id, "entries", Struct, nullable = false, Predef.Map.empty, Seq(
+            field("key", mt.keyType, nullable = false, null, eid),
+            field("value", mt.valueType, mt.valueContainsNull, null, eid)))
+          LanceField(id, parent, name, LogicalType.Map, nullable, encodingMetadata(md, name), Seq(entries))
+        case _ =>
+          val t = hinted.filter(h => fits(h, dt, name)).getOrElse(default(name, dt))
+          LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Nil)
+      }
+    }
+    schema.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, -1))
+  }
+
+  /** Field metadata keys that steer how a column is encoded, copied to the Lance field. */
+  val EncodingKeys: Seq[String] = Seq(
+    "lance-encoding:compression", "lance-encoding:compression-level", "lance-encoding:structural-encoding",
+    "lance-encoding:dict-divisor", "lance-encoding:dict-size-ratio", "lance-encoding:dict-values-compression",
+    "lance-encoding:dict-values-compression-level", "lance-encoding:rle-threshold", "lance-encoding:bss",
+    "lance-encoding:packed") ++
+    BlobThresholds.Keys
+
+  private def utf8(s: String): Array[Byte] = s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+
+  /** Whether Spark field metadata asks for a blob column: `lance-encoding:blob` present and not false. */
+  def isBlobRequest(md: Metadata, column: String): Boolean =
+    md != null && md.contains(BlobColumn.BlobMetaKey) && {
+      val v = scala.util.Try(md.getString(BlobColumn.BlobMetaKey))
+        .orElse(scala.util.Try(md.getBoolean(BlobColumn.BlobMetaKey).toString))
+        .getOrElse(throw LanceErrors.unsupported(s"""Column '$column': field metadata ${BlobColumn.BlobMetaKey} must be "true" or "false""""))
+      !v.trim.equalsIgnoreCase("false")
+    }
+
+  /** The [[EncodingKeys]] present in `md`, as UTF-8 strings (numbers written as Spark prints them). */
+  def encodingMetadata(md: Metadata, column: String): Predef.Map[String, Array[Byte]] =
+    if (md == null) Predef.Map.empty
+    else EncodingKeys.filter(md.contains).map { k =>
+      val v = scala.util.Try(md.getString(k))
+        .orElse(scala.util.Try(md.getLong(k).toString))
+        .orElse(scala.util.Try(md.getDouble(k).toString))
+        .orElse(scala.util.Try(md.getBoolean(k).toString))
+        .getOrElse(throw LanceErrors.unsupported(s"Column '$column': field metadata $k must be a string or a number"))
+      k -> v.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+    }.toMap
+
+  /** Whether values of Lance type `t` read back as Spark type `dt` (so writing `dt` as `t` is lossless). */
+  private def fits(t: LogicalType, dt: DataType, column: String): Boolean = t match {
+    case _: Dictionary | Json | Null => false
+    case FixedSizeList(item, _) => item match {
+      case _: FixedSizeList => false
+      case i => dt match {
+        case ArrayType(e, _) => try SchemaConverter.leafType(column, i) == e catch { case _: LanceException => false }
+        case _ => false
+      }
+    }
+    case Struct | List | LargeList | LogicalType.Map | _: ListOfStruct => false
+    case other => try SchemaConverter.leafType(column, other) == dt catch { case _: LanceException => false }
+  }
+
+  /** The Lance type Spark's own Arrow conversion would pick. */
+  def default(column: String, dt: DataType): LogicalType = dt match {
+    case BooleanType => Bool
+    case ByteType => Int8
+    case ShortType => Int16
+    case IntegerType => Int32
+    case LongType => Int64
+    case FloatType => Float32
+    case DoubleType => Float64
+    case _: StringType | _: CharType | _: VarcharType => Utf8
+    case BinaryType => Binary
+    case DateType => Date32
+    case TimestampType => Timestamp(TimeUnit.Micro, Some("UTC"))
+    case TimestampNTZType => Timestamp(TimeUnit.Micro, None)
+    case d: DecimalType => LogicalType.Decimal(128, d.precision, d.scale)
+    case _: DayTimeIntervalType => Duration(TimeUnit.Micro)
+    case other => throw LanceErrors.unsupportedType(column, other.simpleString, "Lance has no type for this Spark type")
+  }
+
+  /**
+   * Checks that a DataFrame of `schema` can be appended to a dataset of `target` and returns,
+   * for each dataset field, the DataFrame column feeding it. Columns are matched by name
+   * (exactly, else ignoring case); every dataset column must be present, no other column may
+   * be, and each column's type must be the one the dataset's type reads as in Spark.
+   */
+  def matchForAppend(path: String, target: LanceSchema, schema: StructType): Seq[(LanceField, Int)] = {
+    val used = scala.collection.mutable.Set[Int]()
+    val out = target.fields.map { f =>
+      val idx = {
+        val exact = schema.fields.indexWhere(_.name == f.name)
+        if (exact >= 0) exact else schema.fields.indexWhere(_.name.equalsIgnoreCase(f.name))
+      }
+      if (idx < 0) throw LanceErrors.schemaMismatch(path, f.name, "of the dataset is missing from the DataFrame; " +
+        s"the DataFrame has ${schema.fieldNames.mkString(", ")}")
+      used += idx
+      checkType(path, f.name, f, schema.fields(idx).dataType)
+      (f, idx)
+    }
+    schema.fields.indices.filterNot(used).headOption.foreach { i =>
+      throw LanceErrors.schemaMismatch(path, schema.fields(i).name,
+        s"is not in the dataset, whose columns are ${target.fields.map(_.name).mkString(", ")} (adding columns is not supported)")
+    }
+    out
+  }
+
+  private def checkType(path: String, name: String, f: LanceField, dt: DataType): Unit = {
+    // Blob columns read (and are appended) as their bytes; the writer stores descriptors. A blob
+    // under a list has no row of its own to address, so neither pylance nor this writer takes it.
+    def blobUnderList(g: LanceField, inList: Boolean): Boolean =
+      (inList && BlobColumn.isBlob(g)) || g.children.exists(c => blobUnderList(c, inList || isList(g.logicalType)))
+    if (blobUnderList(f, inList = false))
+      throw LanceErrors.unsupported(s"Cannot write to Lance dataset $path: column '$name' holds a Lance blob column " +
+        "inside a list, which this connector cannot write")
+    val expected = try SchemaConverter.toSparkType(f) catch {
+      case e: LanceException => throw LanceErrors.schemaMismatch(path, name, s"has Lance type ${f.logicalType.text}, which cannot be written: ${e.getMessage}")
+    }
+    if (!sameIgnoringNullability(expected, dt))
+      throw LanceErrors.schemaMismatch(path, name,
+        s"has type ${dt.simpleString} in the DataFrame but ${expected.simpleString} (Lance ${f.logicalType.text}) in the dataset")
+  }
+
+  private def isList(t: LogicalType): Boolean = t match {
+    case List | LargeList | LogicalType.Map | _: ListOfStruct | _: FixedSizeList => true
+    case _ => false
+  }
+
+  private def sameIgnoringNullability(a: DataType, b: DataType): Boolean = (a, b) match {
+    case (x: StructType, y: StructType) =>
+      x.length == y.length && x.fields.zip(y.fields).forall { case (p, q) => p.name == q.name && sameIgnoringNullability(p.dataType, q.dataType) }
+    case (ArrayType(x, _), ArrayType(y, _)) => sameIgnoringNullability(x, y)
+    case (MapType(k1, v1, _), MapType(k2, v2, _)) => sameIgnoringNullability(k1, k2) && sameIgnoringNullability(v1, v2)
+    case (_: StringType, _: StringType) => true
+    case (x, y) => x == y
+  }
+}
