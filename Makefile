@@ -1,7 +1,9 @@
 # spark-lance: build, install and test everything from a fresh machine.
 #
-#   make demo   build the connector, install the Python package into .venv, run demo/demo.py
-#   make test   Scala tests (sbt connector/test) + pytest tests/ (after publish-m2)
+#   make demo         build the connector, install the Python package into .venv, run demo/demo.py
+#   make test         Scala tests and pytest on the default Spark line (newest 4.x)
+#   make test-matrix  Scala tests of every built line + a pytest subset on every pyspark line
+#   make wheel        dist/spark_lance-<version>-py3-none-any.whl carrying the jar of every line
 #
 # Needs only Java 17, Python 3 (with venv), curl and network access to Maven Central and PyPI.
 # Every step is a file target, so a second run with nothing changed does (almost) nothing.
@@ -17,34 +19,60 @@ PY      := $(VENV)/bin/python
 PIP     := $(PY) -m pip
 SBT     := SBT_OPTS="$${SBT_OPTS:--Xmx2g}" build/sbt
 
-VERSION := $(shell sed -n 's/^ThisBuild \/ version := "\(.*\)".*/\1/p' build.sbt)
-SCALA_BINARY := 2.13
-JAR_NAME := spark-lance_$(SCALA_BINARY)-$(VERSION).jar
-JAR      := connector/target/scala-$(SCALA_BINARY)/$(JAR_NAME)
-M2_DIR   := $(HOME)/.m2/repository/io/sparklance/spark-lance_$(SCALA_BINARY)/$(VERSION)
-M2_JAR   := $(M2_DIR)/$(JAR_NAME)
+VERSION := $(shell cat VERSION)
 
-# Everything the assembly jar is built from.
-JAR_SOURCES := build.sbt $(wildcard project/*.sbt project/*.properties project/repositories) \
-               $(shell find connector/src/main protos -type f 2>/dev/null)
-PY_SOURCES  := python/pyproject.toml python/README.md $(shell find python/spark_lance -name '*.py' -o -name py.typed)
+# ---- Spark lines ------------------------------------------------------------------------------
+# A built line is <spark line>_<scala binary>; its sbt project is spark<line without dots>_<scala
+# without dots> (build.sbt). The 4.0 build serves Spark 4.0-4.3.
+BUILT_LINES  := 3.5_2.12 3.5_2.13 4.0_2.13
+DEFAULT_LINE := 4.0_2.13
+# pyspark versions the matrix runs (pyspark 3.5 is built with Scala 2.12), and the default one.
+PYSPARK_LINES   := 3.5.9 4.0.1 4.1.4 4.2.1 4.3.0
+DEFAULT_PYSPARK := 4.3.0
+# What CI's matrix runs besides the default line (the rest: `make test-matrix`).
+CI_PYSPARK_LINES := 3.5.9 4.0.1
+CI_SCALA_LINES   := 3.5_2.12
+
+sbt_project = spark$(subst .,,$(1))
+line_scala  = $(word 2,$(subst _, ,$(1)))
+jar_name    = spark-lance-$(1)-$(VERSION).jar
+jar_path    = connector/target/$(call sbt_project,$(1))/scala-$(call line_scala,$(1))/$(call jar_name,$(1))
+m2_jar      = $(HOME)/.m2/repository/io/sparklance/spark-lance-$(1)/$(VERSION)/$(call jar_name,$(1))
+
+JARS    := $(foreach l,$(BUILT_LINES),$(call jar_path,$(l)))
+M2_JARS := $(foreach l,$(BUILT_LINES),$(call m2_jar,$(l)))
+JAR     := $(call jar_path,$(DEFAULT_LINE))
+WHEEL   := dist/spark_lance-$(VERSION)-py3-none-any.whl
+
+# Everything the jars are built from.
+JAR_SOURCES := build.sbt VERSION $(wildcard project/*.sbt project/*.scala project/*.properties) \
+               project/repositories $(shell find connector/core/src/main connector/spark/src/main \
+               protos -type f 2>/dev/null)
+PY_SOURCES  := python/pyproject.toml python/setup.py python/README.md \
+               $(shell find python/spark_lance -name '*.py' -o -name py.typed)
 
 DEPS_STAMP   := $(VENV)/.stamp-deps
 PYPKG_STAMP  := $(VENV)/.stamp-spark-lance
+JARS_STAMP   := connector/target/.stamp-jars
+M2_STAMP     := connector/target/.stamp-m2
 
-.PHONY: help venv jar python publish-m2 test test-scala test-python demo bench clean
+.PHONY: help venv jar jars wheel python publish-m2 test test-scala test-python test-matrix \
+        test-matrix-ci demo bench clean
 
 help:
-	@echo "make demo        build + install, then run demo/demo.py"
-	@echo "make test        Scala tests and pytest (builds, installs and publishes to ~/.m2 first)"
-	@echo "make venv        .venv with the pinned Python deps (python/requirements-dev.txt)"
-	@echo "make jar         $(JAR)"
-	@echo "make python      install the spark-lance Python package (with the jar) into .venv"
-	@echo "make publish-m2  publish the connector to ~/.m2 (for spark-submit --packages)"
-	@echo "make bench       benchmarks -> bench/results/latest.{md,json,png} (BENCH_ARGS='--rows 1000000 --only scan ...')"
-	@echo "make clean       remove build outputs and .venv"
+	@echo "make demo         build + install, then run demo/demo.py"
+	@echo "make test         Scala tests and pytest on the default line (builds, installs, publishes)"
+	@echo "make test-matrix  Scala tests of every built line, pytest subset on pyspark $(PYSPARK_LINES)"
+	@echo "make venv         .venv with the pinned Python deps (python/requirements-dev.txt)"
+	@echo "make jars         the connector jar of every line: $(BUILT_LINES)"
+	@echo "make wheel        $(WHEEL) (every line's jar inside)"
+	@echo "make python       install the wheel into .venv"
+	@echo "make publish-m2   publish every line to ~/.m2 (for spark-submit --packages)"
+	@echo "make bench        benchmarks -> bench/results/latest.{md,json,png} (BENCH_ARGS=..., LINE=4.0_2.13)"
+	@echo "make clean        remove build outputs and venvs"
 
-# ---- Python virtualenv with the pinned dependencies ------------------------------------------
+# ---- Python virtualenvs with the pinned dependencies ------------------------------------------
+# .venv runs the default pyspark; .venv-<pyspark> the same pins with another pyspark.
 venv: $(DEPS_STAMP)
 
 $(DEPS_STAMP): python/requirements-dev.txt
@@ -52,33 +80,55 @@ $(DEPS_STAMP): python/requirements-dev.txt
 	$(PIP) install --quiet -r python/requirements-dev.txt
 	touch $@
 
-# ---- The connector's self-contained assembly jar ----------------------------------------------
-jar: $(JAR)
+.venv-%/.stamp-deps: python/requirements-dev.txt
+	test -x .venv-$*/bin/python || $(PYTHON3) -m venv .venv-$*
+	sed 's/^pyspark==.*/pyspark==$*/' python/requirements-dev.txt > .venv-$*/requirements.txt
+	.venv-$*/bin/python -m pip install --quiet -r .venv-$*/requirements.txt
+	touch $@
 
-$(JAR): $(JAR_SOURCES)
-	$(SBT) connector/assembly < /dev/null
+# ---- The connector's self-contained jars, one per line ------------------------------------------
+jar: jars
+jars: $(JARS_STAMP)
+
+$(JARS_STAMP): $(JAR_SOURCES)
+	$(SBT) $(foreach l,$(BUILT_LINES),$(call sbt_project,$(l))/assembly) < /dev/null
+	for j in $(JARS); do test -f $$j; touch $$j; done
+	touch $@
+
+# ---- The wheel: the Python package with every line's jar ---------------------------------------
+wheel: $(WHEEL)
+
+$(WHEEL): $(JARS_STAMP) $(DEPS_STAMP) $(PY_SOURCES)
+	rm -rf python/build python/spark_lance/jars python/*.egg-info
+	mkdir -p python/spark_lance/jars dist
+	cp $(JARS) python/spark_lance/jars/
+	rm -f dist/spark_lance-*.whl
+	$(PIP) wheel --quiet --no-deps --no-build-isolation -w dist ./python
+	rm -rf python/build python/*.egg-info
 	test -f $@
-	touch $@   # sbt-assembly may keep an up-to-date jar as it is; make compares mtimes
 
-# ---- The Python package, installed (not editable) with the jar inside -------------------------
+# ---- The wheel installed into .venv ---------------------------------------------------------------
 python: $(PYPKG_STAMP)
 
-$(PYPKG_STAMP): $(JAR) $(DEPS_STAMP) $(PY_SOURCES)
-	rm -rf python/build python/spark_lance/jars python/*.egg-info
-	mkdir -p python/spark_lance/jars
-	cp $(JAR) python/spark_lance/jars/$(JAR_NAME)
-	$(PIP) install --quiet --no-deps --no-build-isolation --force-reinstall ./python
-	rm -rf python/build python/*.egg-info
+$(PYPKG_STAMP): $(WHEEL) $(DEPS_STAMP)
+	$(PIP) install --quiet --no-deps --force-reinstall $(WHEEL)
 	cd /tmp && $(CURDIR)/$(PY) -c 'import spark_lance, os; p = spark_lance.jar_path(); assert os.path.isfile(p) and "site-packages" in p, p; print("spark_lance", spark_lance.__version__, "->", p)'
 	touch $@
 
-# ---- Maven-style publication to ~/.m2 (what spark-submit --packages resolves) ------------------
-publish-m2: $(M2_JAR)
+.venv-%/.stamp-spark-lance: $(WHEEL) .venv-%/.stamp-deps
+	.venv-$*/bin/python -m pip install --quiet --no-deps --force-reinstall $(WHEEL)
+	touch $@
 
-$(M2_JAR): $(JAR)
-	rm -rf $(M2_DIR)   # sbt will not overwrite a published release version
-	$(SBT) connector/publishM2 < /dev/null
-	cmp $(JAR) $@
+# ---- Maven-style publication to ~/.m2 (what spark-submit --packages resolves) ------------------
+publish-m2: $(M2_STAMP)
+
+$(M2_STAMP): $(JARS_STAMP)
+	rm -rf $(foreach l,$(BUILT_LINES),$(dir $(call m2_jar,$(l))))  # sbt will not overwrite a release
+	$(SBT) $(foreach l,$(BUILT_LINES),$(call sbt_project,$(l))/publishM2) < /dev/null
+	for l in $(BUILT_LINES); do \
+	  cmp connector/target/spark$${l//./}/scala-$${l#*_}/spark-lance-$$l-$(VERSION).jar \
+	      $(HOME)/.m2/repository/io/sparklance/spark-lance-$$l/$(VERSION)/spark-lance-$$l-$(VERSION).jar; \
+	done
 	touch $@
 
 # ---- Tests -----------------------------------------------------------------------------------
@@ -91,19 +141,50 @@ test: python publish-m2
 	[ $$scala -eq 0 ] && [ $$py -eq 0 ]
 
 test-scala:
-	$(SBT) connector/test < /dev/null
+	$(SBT) core_213/test $(call sbt_project,$(DEFAULT_LINE))/test < /dev/null
 
 test-python: $(PYPKG_STAMP)
 	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+# The pytest subset each other pyspark line runs: reads against pylance, writes, the package.
+MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_pushdown.py \
+                tests/test_errors.py tests/write/test_write_types.py \
+                tests/write/test_write_modes.py tests/write/test_write_append.py \
+                tests/test_spark_lance.py
+
+# Scala tests of the given built lines, then the pytest subset on the given pyspark lines; every
+# part runs, the target fails if any failed.
+define run_matrix
+	@failed=""; \
+	for l in $(1); do \
+	  echo "==== Scala tests: Spark line $$l"; \
+	  core=core_$${l#*_}; core=$${core//./}; \
+	  $(SBT) $$core/test spark$${l//./}/test < /dev/null || failed="$$failed scala-$$l"; \
+	done; \
+	for v in $(2); do \
+	  echo "==== pytest subset: pyspark $$v"; \
+	  $(MAKE) --no-print-directory .venv-$$v/.stamp-spark-lance || { failed="$$failed venv-$$v"; continue; }; \
+	  .venv-$$v/bin/python -m pytest $(MATRIX_TESTS) $(PYTEST_ARGS) || failed="$$failed pytest-$$v"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "matrix FAILED:$$failed" >&2; exit 1; fi
+endef
+
+test-matrix: python publish-m2
+	$(call run_matrix,$(filter-out $(DEFAULT_LINE),$(BUILT_LINES)),$(filter-out $(DEFAULT_PYSPARK),$(PYSPARK_LINES)))
+
+test-matrix-ci: python publish-m2
+	$(call run_matrix,$(CI_SCALA_LINES),$(CI_PYSPARK_LINES))
 
 # ---- Demo and benchmarks -----------------------------------------------------------------------
 demo: python
 	$(PY) demo/demo.py
 
 # bench/run.sh makes its own bench/.venv (pyspark, pylance, matplotlib; bench/requirements.txt).
-bench: $(JAR)
-	bench/run.sh $(BENCH_ARGS)
+# LINE picks the built line whose jar is measured (default: the default line).
+LINE ?= $(DEFAULT_LINE)
+bench: $(JARS_STAMP)
+	LINE=$(LINE) bench/run.sh $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) python/build python/spark_lance/jars python/*.egg-info \
+	rm -rf $(VENV) .venv-* python/build python/spark_lance/jars python/*.egg-info dist \
 	       connector/target target project/target .pytest_cache

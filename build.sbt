@@ -115,8 +115,8 @@ def coreProject(scala: String): Project = {
       Compile / PB.targets := Seq(
         PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value / "protobuf"),
       PB.protocVersion := protobufVersion,
-      // Core's tests read fixtures and run pylance-made datasets; no Spark needed.
-      Test / libraryDependencies ++= coreProvided.map(_.withConfigurations(Some("test")))
+      // Hadoop's client API needs its shaded runtime to run (core's tests use local files).
+      libraryDependencies += "org.apache.hadoop" % "hadoop-client-runtime" % "3.3.4" % Test
     )
 }
 

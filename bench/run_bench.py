@@ -27,7 +27,8 @@ from benchlib.queries import queries  # noqa: E402
 from benchlib.spark_worker import run_worker, worker  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_JAR = HERE.parent / "connector" / "target" / "scala-2.13" / "spark-lance_2.13-0.1.0.jar"
+_VERSION = (HERE.parent / "VERSION").read_text().strip()
+DEFAULT_JAR = HERE.parent / "connector" / "target" / "spark40_213" / "scala-2.13" / f"spark-lance-4.0_2.13-{_VERSION}.jar"
 SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "report"]
 
 

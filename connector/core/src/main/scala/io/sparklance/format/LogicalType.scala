@@ -7,7 +7,7 @@ import io.sparklance.LanceErrors
  * (see PROTOCOL.md, "Logical types") is Lance's; this is its typed form. Nested types
  * (struct, list, map) carry no child types here: their children are separate fields.
  */
-sealed trait LogicalType {
+sealed trait LogicalType extends Serializable {
   /** The Lance string this type was parsed from; `LogicalType.parse(t.text) == t`. */
   def text: String
 }
@@ -42,7 +42,7 @@ object LogicalType {
   case object LargeList extends Simple("large_list")
   case object Map extends Simple("map")
 
-  sealed abstract class TimeUnit(val symbol: String, val perSecond: Long)
+  sealed abstract class TimeUnit(val symbol: String, val perSecond: Long) extends Serializable
   object TimeUnit {
     case object Second extends TimeUnit("s", 1L)
     case object Milli extends TimeUnit("ms", 1000L)

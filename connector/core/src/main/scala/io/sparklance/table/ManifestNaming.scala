@@ -8,7 +8,7 @@ package io.sparklance.table
  *    listing returns the newest version first.
  * The scheme is recognised from the name alone: V2 names are exactly 29 characters.
  */
-sealed abstract class ManifestNaming(val name: String) {
+sealed abstract class ManifestNaming(val name: String) extends Serializable {
   def fileName(version: Long): String
 }
 

@@ -78,7 +78,7 @@ object RowFilter {
   def all(fs: Seq[RowFilter]): RowFilter = fs.reduceOption(And(_, _)).getOrElse(Const(true))
 }
 
-sealed abstract class CompareOp(val symbol: String) {
+sealed abstract class CompareOp(val symbol: String) extends Serializable {
   def complement: CompareOp
 }
 

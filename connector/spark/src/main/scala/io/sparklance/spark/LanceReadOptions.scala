@@ -11,7 +11,7 @@ import io.sparklance.table.VersionSpec
 import io.sparklance.spark.OptionValues.{bool, positiveInt, positiveLong}
 
 /** What a metadata-table read returns instead of the dataset's rows. */
-sealed abstract class MetadataTable(val name: String)
+sealed abstract class MetadataTable(val name: String) extends Serializable
 object MetadataTable {
   case object Versions extends MetadataTable("versions")
   case object Tags extends MetadataTable("tags")

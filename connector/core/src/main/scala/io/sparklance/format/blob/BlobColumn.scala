@@ -26,7 +26,7 @@ object BlobColumn {
   val ExtensionNameKey = "ARROW:extension:name"
   val V2ExtensionName = "lance.blob.v2"
 
-  sealed abstract class Version(val number: Int)
+  sealed abstract class Version(val number: Int) extends Serializable
   case object V1 extends Version(1)
   case object V2 extends Version(2)
 

@@ -7,7 +7,7 @@ import io.sparklance.LanceErrors
  * agree: the manifest's `data_format.version`, each `DataFile`'s major/minor, and the file
  * footer (2.0 files carry footer 0.3, as the standard Lance writer does).
  */
-sealed abstract class FileVersion(val name: String, val major: Int, val minor: Int, val footerMajor: Int, val footerMinor: Int) {
+sealed abstract class FileVersion(val name: String, val major: Int, val minor: Int, val footerMajor: Int, val footerMinor: Int) extends Serializable {
   def structural: Boolean = minor >= 1
   override def toString: String = name
 }
