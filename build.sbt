@@ -115,6 +115,13 @@ def coreProject(scala: String): Project = {
       Compile / PB.targets := Seq(
         PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value / "protobuf"),
       PB.protocVersion := protobufVersion,
+      Compile / resourceGenerators += Def.task {
+        val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
+        IO.write(f, s"version=${version.value}\n")
+        Seq(f)
+      }.taskValue,
+      // Commits log through SLF4J, which every Spark line ships (3.5: 2.0.7).
+      libraryDependencies += "org.slf4j" % "slf4j-api" % "2.0.7" % Provided,
       // Hadoop's client API needs its shaded runtime to run (core's tests use local files).
       libraryDependencies += "org.apache.hadoop" % "hadoop-client-runtime" % "3.3.4" % Test
     )

@@ -43,7 +43,7 @@ final case class CommitOptions(
     writerVersion: String = CommitOptions.ConnectorVersion)
 
 object CommitOptions {
-  val ConnectorVersion: String = "0.1.0"
+  val ConnectorVersion: String = io.sparklance.ConnectorVersion.value
 }
 
 final case class CommitResult(version: Long, manifestPath: String, attempts: Int)
