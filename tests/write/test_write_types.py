@@ -37,8 +37,16 @@ from range(3000)
 VERSIONS = ["2.0", "2.1", "2.2"]
 
 
+def spark_saves_intervals(spark) -> bool:
+    """Spark 3.5's DataFrameWriter refuses interval columns for every source it saves through
+    CreatableRelationProvider (Parquet too); Spark 4 asks the source (we take every type)."""
+    return int(spark.version.split(".")[0]) >= 4
+
+
 def frame(spark, version):
     df = spark.sql(ALL_TYPES_SQL)
+    if not spark_saves_intervals(spark):
+        df = df.drop("dti")
     if version != "2.2":
         df = df.drop("m")  # maps need 2.2 (as in pylance)
     if version == "2.0":
@@ -83,6 +91,15 @@ def test_spark_reads_back_what_it_wrote(spark, tmp_path, version):
     back = spark.read.format("lance").load(path)
     maps = ["m"] if version == "2.2" else []
     assert sorted_map_rows(spark_rows(back), maps) == sorted_map_rows(spark_rows(df), maps)
+
+
+def test_interval_columns_on_spark_35_are_refused_by_spark(spark, tmp_path):
+    """On Spark 3.5 the refusal is Spark's own, before the connector sees the data."""
+    if spark_saves_intervals(spark):
+        pytest.skip("Spark 4 saves interval columns (covered by the tests above)")
+    df = spark.sql("select id, make_dt_interval(0, 0, 0, id) as dti from range(3)")
+    with pytest.raises(Exception, match="interval"):
+        df.write.format("lance").save(str(tmp_path / "ds"))
 
 
 def test_lance_types_survive_read_then_write(spark, tmp_path):
