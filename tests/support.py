@@ -259,3 +259,34 @@ def short_error(e: BaseException, limit: int = 400) -> str:
 
 def is_nan_canon(x) -> bool:
     return isinstance(x, tuple) and x[:1] == ("f",) and math.isnan(float(x[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# What differs between the Spark lines the suite runs on (3.5 and 4.x)
+# ---------------------------------------------------------------------------------------------
+
+def spark_major(spark) -> int:
+    return int(spark.version.split(".")[0])
+
+
+def spark_saves_intervals(spark) -> bool:
+    """Spark 3.5's DataFrameWriter refuses interval columns for every source it saves through
+    CreatableRelationProvider (Parquet too); Spark 4 asks the source, and we take every type."""
+    return spark_major(spark) >= 4
+
+
+def remainder_reaches_sources(spark) -> bool:
+    """Spark hands `a % k` to a data source only when it may translate Remainder: under ANSI
+    mode, the default from Spark 4.0 on (Spark 3.5 defaults to non-ANSI)."""
+    return spark.conf.get("spark.sql.ansi.enabled", "false").lower() == "true"
+
+
+def to_arrow(df) -> pa.Table:
+    """A DataFrame's rows as an Arrow table: `toArrow` from pyspark 4.0 on; pyspark 3.5 has
+    only the collection `toPandas` uses underneath."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    batches = df._collect_as_arrow()
+    return pa.Table.from_batches(batches) if batches else to_arrow_schema(df.schema).empty_table()

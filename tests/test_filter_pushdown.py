@@ -22,6 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from support import remainder_reaches_sources
+
 FORMATS = ["legacy", "2.0", "2.1", "2.2"]
 ROWS = 3000
 CASES = int(os.environ.get("SPARK_LANCE_FILTER_CASES", "40"))
@@ -93,12 +95,6 @@ def ids(spark, path, where, pushdown=True, batch_size=100):
 
 def plan_of(q) -> str:
     return q._jdf.queryExecution().executedPlan().toString()
-
-
-def remainder_reaches_sources(spark) -> bool:
-    """Spark hands `a % k` to a data source only when it may translate Remainder: under ANSI
-    mode, the default from Spark 4.0 on (Spark 3.5 defaults to non-ANSI)."""
-    return spark.conf.get("spark.sql.ansi.enabled", "false").lower() == "true"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import pytest
 from lance.file import LanceFileReader
 
 from property import check
+from support import remainder_reaches_sources, to_arrow
 
 ROWS = 12_000
 WINDOW_BYTES = 4 << 20  # FullZipPage.WindowBytes
@@ -60,7 +61,7 @@ def _differences(expected: pa.Table, df) -> list[str]:
     """Column by column, where Spark's rows (through Arrow: these columns hold ~25 MB, which
     Row-by-Row comparison takes minutes over) differ from pylance's. The data has no NaN, so
     Arrow's equality is value equality."""
-    got = df.toArrow()
+    got = to_arrow(df)
     if got.num_rows != expected.num_rows:
         return [f"row count differs: pylance {expected.num_rows}, Spark {got.num_rows}"]
     exp = pa.table([expected.column(n).cast(got.schema.field(n).type) for n in got.column_names], schema=got.schema)
@@ -97,7 +98,10 @@ def test_filtered_rows_skip_windows(spark, dataset, predicate):
     # there (whole windows never read) and read again where a row passes.
     df = _read(spark, dataset, batch_size=100).where(predicate)
     plan = df._jdf.queryExecution().executedPlan().toString()
-    assert "PushedFilters" in plan and "Filter " not in plan, plan
+    if "%" in predicate and not remainder_reaches_sources(spark):
+        assert "Filter " in plan, plan  # Spark 3.5 keeps `%` (see support.py)
+    else:
+        assert "PushedFilters" in plan and "Filter " not in plan, plan
     expected = dataset.to_table(filter=predicate)
     assert 0 < len(expected) < ROWS
     problems = _differences(expected, df)

@@ -3,6 +3,7 @@ import lance
 import pytest
 
 from helpers import lance_rows, sorted_map_rows, spark_rows
+from support import spark_saves_intervals
 
 # Every Spark type the connector writes, with nulls in every nullable position (top level,
 # struct fields, list items, map values, vector rows) and non-null rows too.
@@ -35,12 +36,6 @@ from range(3000)
 """
 
 VERSIONS = ["2.0", "2.1", "2.2"]
-
-
-def spark_saves_intervals(spark) -> bool:
-    """Spark 3.5's DataFrameWriter refuses interval columns for every source it saves through
-    CreatableRelationProvider (Parquet too); Spark 4 asks the source (we take every type)."""
-    return int(spark.version.split(".")[0]) >= 4
 
 
 def frame(spark, version):
