@@ -150,7 +150,7 @@ test-python: $(PYPKG_STAMP)
 MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_pushdown.py \
                 tests/test_errors.py tests/write/test_write_types.py \
                 tests/write/test_write_modes.py tests/write/test_write_append.py \
-                tests/test_spark_lance.py
+                tests/test_spark_lance.py tests/package
 
 # Scala tests of the given built lines, then the pytest subset on the given pyspark lines; every
 # part runs, the target fails if any failed.

@@ -47,8 +47,8 @@ public final class SparkLineCheck {
     return "This spark-lance jar (" + jar + ") is built for Spark " + String.join("/", lines)
         + " with Scala " + scala + ", but this is Spark " + sparkVersion + " with Scala "
         + scalaVersion + ". Use the jar built for it (io.sparklance:" + wanted + ":" + version
-        + "); `pip install spark-lance` carries every line and spark_lance.configure() picks"
-        + " the right one.";
+        + "); the spark_lance wheel (make wheel) carries every line's jar and"
+        + " spark_lance.configure() picks the one the installed pyspark needs.";
   }
 
   /** The artifact line that serves a running line: 4.x is served by the 4.0 build. */
