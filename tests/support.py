@@ -278,7 +278,8 @@ def spark_saves_intervals(spark) -> bool:
 def remainder_reaches_sources(spark) -> bool:
     """Spark hands `a % k` to a data source only when it may translate Remainder: under ANSI
     mode, the default from Spark 4.0 on (Spark 3.5 defaults to non-ANSI)."""
-    return spark.conf.get("spark.sql.ansi.enabled", "false").lower() == "true"
+    # No default argument: get(key, default) answers the default given when the key was never set.
+    return spark.conf.get("spark.sql.ansi.enabled").lower() == "true"
 
 
 def to_arrow(df) -> pa.Table:

@@ -14,7 +14,19 @@ import io.sparklance.LanceErrors
  */
 final class HadoopFileIO(@transient private var conf: Configuration) extends FileIO {
 
-  private def fs(p: Path): FileSystem = p.getFileSystem(conf)
+  /**
+   * The file system of `p`. A scheme whose file system class Hadoop knows by name but cannot
+   * load (Hadoop 3.5 maps `gs` to a class Spark does not ship) is the same situation as an
+   * unknown scheme, so it is reported as Hadoop reports that: UnsupportedFileSystemException.
+   */
+  private def fs(p: Path): FileSystem =
+    try p.getFileSystem(conf) catch {
+      case e: RuntimeException if e.getCause.isInstanceOf[ClassNotFoundException] =>
+        val u = new org.apache.hadoop.fs.UnsupportedFileSystemException(
+          s"No FileSystem for scheme '${p.toUri.getScheme}': ${e.getCause.getMessage}")
+        u.initCause(e)
+        throw u
+    }
 
   /** Where files are written: the local file system's raw form, so no `.crc` side files appear
    *  next to manifests and hints (pylance never writes them, and readers ignore them). */
