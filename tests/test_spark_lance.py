@@ -19,7 +19,7 @@ import pytest
 
 import spark_lance
 import support
-from spark_lance import _lines, _master
+from spark_lance import _lines, _master, _session
 
 DATA_SOURCE_SERVICE = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
 BUILD_PROPERTIES = "io/sparklance/build.properties"
@@ -334,6 +334,7 @@ class _Builder:
 
 def test_configure_appends_the_jar_to_given_settings(monkeypatch):
     monkeypatch.delenv(_master.GATEWAY_ENV_VAR, raising=False)
+    monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
     jar = spark_lance.jar_path()
     conf = {"spark.jars": "/opt/other.jar", "spark.driver.extraClassPath": "/opt/cp.jar"}
     b = _Builder()
@@ -346,8 +347,20 @@ def test_configure_appends_the_jar_to_given_settings(monkeypatch):
 
 def test_configure_on_a_fresh_builder(monkeypatch):
     monkeypatch.delenv(_master.GATEWAY_ENV_VAR, raising=False)
+    monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
     b = spark_lance.configure(_Builder())
     assert b.options == {"spark.jars": spark_lance.jar_path(), "spark.driver.extraClassPath": spark_lance.jar_path()}
+
+
+def test_configure_does_not_repeat_the_jar_a_running_jvm_reports_as_a_uri(monkeypatch):
+    """After a session, Spark reports spark.jars as file: URIs of the paths it was given."""
+    monkeypatch.delenv(_master.GATEWAY_ENV_VAR, raising=False)
+    jar = spark_lance.jar_path()
+    running = {"spark.jars": f"file:///opt/other.jar,{Path(jar).as_uri()}"}
+    monkeypatch.setattr(_session, "_jvm_defaults", lambda: running)
+    b = spark_lance.configure(_Builder())
+    assert b.options["spark.jars"] == running["spark.jars"]
+    assert b.options["spark.driver.extraClassPath"] == jar
 
 
 def test_configure_leaves_spark_submit_alone(monkeypatch):

@@ -23,12 +23,25 @@ JAR_SETTINGS = (("spark.jars", ","), ("spark.driver.extraClassPath", os.pathsep)
 DEFAULT_APP_NAME = "spark-lance"
 
 
+def _same_file_key(entry: str) -> str:
+    """What makes two entries name the same file: Spark reports ``spark.jars`` entries as
+    ``file:`` URIs (``file:///a/b.jar``) of the plain paths it was given (``/a/b.jar``)."""
+    entry = entry.strip()
+    if entry.startswith("file:"):
+        from urllib.parse import unquote, urlparse
+
+        entry = unquote(urlparse(entry).path)
+    return os.path.normpath(entry)
+
+
 def _append(existing: Optional[str], *items: Optional[str], sep: str) -> str:
-    parts = []
+    parts, seen = [], set()
     for value in (existing, *items):
         for p in (value or "").split(sep):
-            if p.strip() and p not in parts:
-                parts.append(p)
+            key = _same_file_key(p) if p.strip() else None
+            if key and key not in seen:
+                seen.add(key)
+                parts.append(p.strip())
     return sep.join(parts)
 
 
