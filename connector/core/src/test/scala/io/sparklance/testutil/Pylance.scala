@@ -36,7 +36,9 @@ object Pylance extends Assertions {
     val p = pb.start()
     val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
     val rc = p.waitFor()
-    if (rc != 0) fail(s"pylance ${args.mkString(" ")} failed ($rc): " + new String(Files.readAllBytes(err), "UTF-8"))
+    if (rc != 0)
+      fail(s"pylance ${args.mkString(" ")} failed ($rc): " +
+        new String(Files.readAllBytes(err), "UTF-8"))
     Fixtures.mapper.readTree(out)
   }
 }

@@ -9,7 +9,7 @@ import io.sparklance.storage.FileIO
  * plugs in here later.
  */
 trait CommitHandler extends Serializable {
-  /** Writes `bytes` at `path` unless something is there; false when another writer got there first. */
+  /** Writes `bytes` at `path` unless something is there; false when another writer was first. */
   def commit(path: String, bytes: Array[Byte]): Boolean
 }
 

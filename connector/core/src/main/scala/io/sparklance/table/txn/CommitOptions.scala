@@ -12,7 +12,7 @@ final case class CommitOptions(
     maxRetryTime: FiniteDuration = 30.seconds,
     initialBackoff: FiniteDuration = 50.millis,
     maxBackoff: FiniteDuration = 5.seconds,
-    /** For new datasets only: assign stable row ids (flag 2), as pylance's `enable_stable_row_ids`. */
+    /** New datasets only: assign stable row ids (flag 2), as pylance's `enable_stable_row_ids`. */
     enableStableRowIds: Boolean = false,
     writerLibrary: String = "spark-lance",
     writerVersion: String = io.sparklance.ConnectorVersion.value)

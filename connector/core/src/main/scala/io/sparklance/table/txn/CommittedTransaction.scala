@@ -23,19 +23,20 @@ final case class CommittedTransaction(version: Long, txn: Option[Transaction]) {
     txn.map(_.getOperationCase).getOrElse(OPERATION_NOT_SET)
 
   /** Fragments whose deletion vector or data a Delete or Update committed here changed. */
-  def updatedFragmentIds: Set[Long] = txn.map { t =>
-    t.getOperationCase match {
-      case DELETE => t.getDelete.getUpdatedFragmentsList.asScala.map(_.getId).toSet
-      case UPDATE => t.getUpdate.getUpdatedFragmentsList.asScala.map(_.getId).toSet
-      case _ => Set.empty[Long]
-    }
-  }.getOrElse(Set.empty)
+  def updatedFragmentIds: Set[Long] = deleteOrUpdate(
+    _.getUpdatedFragmentsList.asScala.map(_.getId), _.getUpdatedFragmentsList.asScala.map(_.getId))
 
   /** Fragments a Delete or Update committed here removed whole. */
-  def removedFragmentIds: Set[Long] = txn.map { t =>
+  def removedFragmentIds: Set[Long] = deleteOrUpdate(
+    _.getDeletedFragmentIdsList.asScala.map(_.longValue),
+    _.getRemovedFragmentIdsList.asScala.map(_.longValue))
+
+  private def deleteOrUpdate(
+      ofDelete: Transaction.Delete => Iterable[Long],
+      ofUpdate: Transaction.Update => Iterable[Long]): Set[Long] = txn.map { t =>
     t.getOperationCase match {
-      case DELETE => t.getDelete.getDeletedFragmentIdsList.asScala.map(_.longValue).toSet
-      case UPDATE => t.getUpdate.getRemovedFragmentIdsList.asScala.map(_.longValue).toSet
+      case DELETE => ofDelete(t.getDelete).toSet
+      case UPDATE => ofUpdate(t.getUpdate).toSet
       case _ => Set.empty[Long]
     }
   }.getOrElse(Set.empty)
@@ -43,8 +44,8 @@ final case class CommittedTransaction(version: Long, txn: Option[Transaction]) {
   /** Fragments a Rewrite committed here replaced (their rows now live elsewhere). */
   def rewrittenFragmentIds: Set[Long] = txn.filter(_.getOperationCase == REWRITE).map { t =>
     val r = t.getRewrite
-    (r.getOldFragmentsList.asScala ++ r.getGroupsList.asScala.flatMap(_.getOldFragmentsList.asScala))
-      .map(_.getId).toSet
+    val grouped = r.getGroupsList.asScala.flatMap(_.getOldFragmentsList.asScala)
+    (r.getOldFragmentsList.asScala ++ grouped).map(_.getId).toSet
   }.getOrElse(Set.empty)
 
   /** Fragments a DataReplacement committed here gave new data files. */

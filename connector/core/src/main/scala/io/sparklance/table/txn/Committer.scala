@@ -70,7 +70,8 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
       val elapsedMs = (System.nanoTime() - started) / 1000000L
       if (attempt > options.maxRetries || elapsedMs >= options.maxRetryTime.toMillis)
         throw LanceErrors.concurrentModification(root, readVersion,
-          s"gave up after $attempt attempts in $elapsedMs ms: other writers kept committing new versions")
+          s"gave up after $attempt attempts in $elapsedMs ms: other writers kept committing " +
+            "new versions")
       val wait = backoff(attempt)
       log.info("Version {} of {} was taken; retrying {} on version {} in {} ms (attempt {} of {})",
         Long.box(mb.version), root, op.name, Long.box(newest.version), Long.box(wait),

@@ -19,9 +19,11 @@ final class ConflictResolver(root: String) {
     committed.foreach { c =>
       val r = c.txn match {
         case None =>
-          Resolution.Incompatible("that version records no transaction, so the change cannot be checked")
+          Resolution.Incompatible(
+            "that version records no transaction, so the change cannot be checked")
         case Some(t) if t.getOperationCase == OperationCase.OPERATION_NOT_SET =>
-          Resolution.Incompatible("that version's transaction has an operation this connector does not know")
+          Resolution.Incompatible(
+            "that version's transaction has an operation this connector does not know")
         case Some(_) => op.checkAgainst(c)
       }
       r match {
@@ -29,12 +31,13 @@ final class ConflictResolver(root: String) {
           log.debug("{} read at version {} rebases over {} at version {} in {}",
             op.name, Long.box(readVersion), c.operationName, Long.box(c.version), root)
         case Resolution.Retryable(why) => throw conflict(op, readVersion, c, retryable = true, why)
-        case Resolution.Incompatible(why) => throw conflict(op, readVersion, c, retryable = false, why)
+        case Resolution.Incompatible(why) =>
+          throw conflict(op, readVersion, c, retryable = false, why)
       }
     }
 
-  private def conflict(op: Operation, readVersion: Long, c: CommittedTransaction, retryable: Boolean,
-      why: String): LanceConcurrentModificationException = {
+  private def conflict(op: Operation, readVersion: Long, c: CommittedTransaction,
+      retryable: Boolean, why: String): LanceConcurrentModificationException = {
     val kind = if (retryable) "retryable conflict" else "incompatible transaction"
     log.warn("Commit conflict ({}) in {}: {} read at version {} vs {} committed at version {}: {}",
       kind, root, op.name, Long.box(readVersion), c.operationName, Long.box(c.version), why)

@@ -40,7 +40,8 @@ final case class Delete(
       .setPredicate(predicate))
 
   override def applyTo(m: ManifestBuilder): Operation = {
-    val base = m.base.getOrElse(throw LanceErrors.unsupported(s"Cannot delete from ${m.root}: no dataset there"))
+    val base = m.base.getOrElse(
+      throw LanceErrors.unsupported(s"Cannot delete from ${m.root}: no dataset there"))
     val b = m.manifest
     val upd = Seq.newBuilder[TableProtos.DataFragment]
     val gone = Seq.newBuilder[Long]
@@ -58,9 +59,10 @@ final case class Delete(
           if (all.getLongCardinality == existing.getLongCardinality) Some(f)
           else if (all.getLongCardinality >= f.getPhysicalRows) { gone += f.getId; None }
           else {
-            val concurrent = f.hasDeletionFile && f.getDeletionFile.getReadVersion >= m.readVersion &&
-              base.version > m.readVersion
-            val file = DeletionFileWriter.write(m.fileIO, m.root, f.getId, base.version, all, concurrent)
+            val concurrent = base.version > m.readVersion && f.hasDeletionFile &&
+              f.getDeletionFile.getReadVersion >= m.readVersion
+            val file =
+              DeletionFileWriter.write(m.fileIO, m.root, f.getId, base.version, all, concurrent)
             val nf = f.toBuilder.setDeletionFile(file).build()
             upd += nf
             Some(nf)
@@ -77,12 +79,14 @@ final case class Delete(
     def touched(ids: Set[Long], what: String): Resolution = {
       val hit = ids.intersect(ours)
       if (hit.isEmpty) Resolution.Rebase
-      else Resolution.Retryable(s"the ${c.operationName} $what fragment(s) ${hit.toSeq.sorted.mkString(", ")} " +
-        "this Delete deletes from, so its row offsets no longer address the same rows")
+      else Resolution.Retryable(s"the ${c.operationName} $what fragment(s) " +
+        s"${hit.toSeq.sorted.mkString(", ")} this Delete deletes from, so its row offsets " +
+        "no longer address the same rows")
     }
     c.operationCase match {
       case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-        Resolution.Incompatible(s"the ${c.operationName} replaced the data this Delete was based on")
+        Resolution.Incompatible(
+          s"the ${c.operationName} replaced the data this Delete was based on")
       case MERGE => Resolution.Retryable(s"the ${c.operationName} rewrote every fragment's columns")
       // Deletion vectors of the same fragment are merged on rebase; rows a concurrent delete
       // already removed (even a whole fragment) stay removed, which is what pylance's

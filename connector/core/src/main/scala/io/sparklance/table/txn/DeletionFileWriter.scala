@@ -40,10 +40,12 @@ object DeletionFileWriter {
     val file = TableProtos.DeletionFile.newBuilder()
       .setFileType(kind).setReadVersion(readVersion).setId(random.nextLong()).setNumDeletedRows(n)
       .build()
-    val bytes = if (kind == TableProtos.DeletionFile.DeletionFileType.BITMAP) bitmap(deleted) else arrow(deleted)
+    val isBitmap = kind == TableProtos.DeletionFile.DeletionFileType.BITMAP
+    val bytes = if (isBitmap) bitmap(deleted) else arrow(deleted)
     val path = DeletionVector.path(root, fragmentId, file)
-    // A fresh random name: an existing file means a 1-in-2^64 collision, never something to replace.
-    if (!io.createIfAbsent(path, bytes)) throw new java.io.IOException(s"deletion file $path already exists")
+    // A fresh random name: an existing file is a 1-in-2^64 collision, never a file to replace.
+    if (!io.createIfAbsent(path, bytes))
+      throw new java.io.IOException(s"deletion file $path already exists")
     file
   }
 

@@ -8,5 +8,6 @@ import io.sparklance.storage.FileIO
  * a plain rename would silently replace a manifest another writer committed.
  */
 final class LocalCommitHandler(fileIO: FileIO) extends CommitHandler {
-  override def commit(path: String, bytes: Array[Byte]): Boolean = fileIO.createIfAbsent(path, bytes)
+  override def commit(path: String, bytes: Array[Byte]): Boolean =
+    fileIO.createIfAbsent(path, bytes)
 }

@@ -41,12 +41,13 @@ final class ManifestBuilder(
     case None => options.enableStableRowIds
   }
 
-  private var nextRowId: Long = if (usesRowIds) base.map(_.manifest.getNextRowId).getOrElse(0L) else 0L
+  private var nextRowId: Long =
+    if (usesRowIds) base.map(_.manifest.getNextRowId).getOrElse(0L) else 0L
 
   /** The highest fragment id ever used: ids are never reused, even after fragments are removed. */
   private val highWater: Long = base.map { s =>
     val m = s.manifest
-    val fromFragments = if (m.getFragmentsCount == 0) -1L else m.getFragmentsList.asScala.map(_.getId).max
+    val fromFragments = ManifestBuilder.maxId(m.getFragmentsList.asScala)
     math.max(if (m.hasMaxFragmentId) m.getMaxFragmentId & 0xffffffffL else -1L, fromFragments)
   }.getOrElse(-1L)
 
@@ -64,12 +65,15 @@ final class ManifestBuilder(
     nextFragmentId += 1
     if (usesRowIds) {
       val rows = f.rows
-      val seq = RowIdProtos.RowIdSequence.newBuilder().addSegments(range(nextRowId, nextRowId + rows)).build()
+      val seq = RowIdProtos.RowIdSequence.newBuilder()
+        .addSegments(range(nextRowId, nextRowId + rows)).build()
       p.setInlineRowIds(seq.toByteString)
       nextRowId += rows
       if (rows > 0) {
-        val run = RowIdProtos.RowDatasetVersionRun.newBuilder().setSpan(range(0, rows)).setVersion(version)
-        val versions = RowIdProtos.RowDatasetVersionSequence.newBuilder().addRuns(run).build().toByteString
+        val run = RowIdProtos.RowDatasetVersionRun.newBuilder()
+          .setSpan(range(0, rows)).setVersion(version)
+        val versions =
+          RowIdProtos.RowDatasetVersionSequence.newBuilder().addRuns(run).build().toByteString
         p.setInlineLastUpdatedAtVersions(versions).setInlineCreatedAtVersions(versions)
       }
     }
@@ -85,14 +89,14 @@ final class ManifestBuilder(
   /** Stamps the per-commit values; call once after the operation has applied itself. */
   def finish(txnFileName: String, op: Operation): TableProtos.Manifest.Builder = {
     val b = manifest
-    val fromFragments = if (b.getFragmentsCount == 0) -1L else b.getFragmentsList.asScala.map(_.getId).max
-    val maxId = math.max(highWater, fromFragments)
+    val maxId = math.max(highWater, ManifestBuilder.maxId(b.getFragmentsList.asScala))
     if (maxId >= 0) b.setMaxFragmentId(maxId.toInt)
     if (usesRowIds) b.setNextRowId(nextRowId)
     b.setVersion(version)
     b.setTransactionFile(txnFileName)
     val now = java.time.Instant.now()
-    b.setTimestamp(com.google.protobuf.Timestamp.newBuilder().setSeconds(now.getEpochSecond).setNanos(now.getNano))
+    b.setTimestamp(com.google.protobuf.Timestamp.newBuilder()
+      .setSeconds(now.getEpochSecond).setNanos(now.getNano))
     b.setWriterVersion(TableProtos.Manifest.WriterVersion.newBuilder()
       .setLibrary(options.writerLibrary).setVersion(options.writerVersion))
     setFlags(b)
@@ -111,7 +115,8 @@ final class ManifestBuilder(
     if (usesRowIds) both(FeatureFlags.StableRowIds)
     if (b.getConfigCount > 0) writer |= FeatureFlags.TableConfig
     if (b.getBasePathsCount > 0) both(FeatureFlags.BasePaths)
-    val versions = frags.flatMap(_.getFilesList.asScala.map(f => (f.getFileMajorVersion, f.getFileMinorVersion))).distinct
+    val versions = frags.flatMap(_.getFilesList.asScala)
+      .map(f => (f.getFileMajorVersion, f.getFileMinorVersion)).distinct
     if (versions.size > 1) both(FeatureFlags.MixedDataFileVersions)
     b.setReaderFeatureFlags(reader).setWriterFeatureFlags(writer)
   }
@@ -130,10 +135,15 @@ object ManifestBuilder {
   /** Field ids are never reused (pylance 14); operations that allocate none keep the rule. */
   val NonReusableFieldIds: Long = 1L << 15
 
+  /** The highest fragment id among `frags`, -1 when there are none. */
+  private def maxId(frags: Iterable[TableProtos.DataFragment]): Long =
+    if (frags.isEmpty) -1L else frags.map(_.getId).max
+
   /** Fails unless this connector can write a new version with `op` on top of `s`. */
   def checkWritable(s: Snapshot, op: Operation): Unit = {
     FeatureFlags.checkReadable(s.readerFeatureFlags, s.root, s.version)
-    val bad = FeatureFlags.unsupported(s.writerFeatureFlags, WriterSupported | op.extraWritableFlags)
+    val bad =
+      FeatureFlags.unsupported(s.writerFeatureFlags, WriterSupported | op.extraWritableFlags)
     if (bad.nonEmpty) throw LanceErrors.unsupportedFeatureFlags(s.root, s.version, "writer", bad)
   }
 }

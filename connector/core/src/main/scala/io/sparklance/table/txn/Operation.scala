@@ -24,10 +24,10 @@ trait Operation extends Serializable {
    */
   def applyTo(m: ManifestBuilder): Operation
 
-  /** What to do given the transaction `committed`, which another writer committed after our read version. */
+  /** What to do about `committed`, which another writer committed after our read version. */
   def checkAgainst(committed: CommittedTransaction): Resolution
 
-  /** Whether the index section of the read version carries over unchanged (Lance keeps it for data ops). */
+  /** Whether the read version's index section carries over as is (Lance keeps it for data ops). */
   def keepsIndices: Boolean
 
   /** Feature-flag bits this operation may leave set on top of `ManifestBuilder.WriterSupported`. */

@@ -40,8 +40,10 @@ final case class Overwrite(
     b.clearFields().addAllFields(SchemaProtos.toProto(fields).asJava)
     b.clearSchemaMetadata()
     schemaMetadata.foreach { case (k, v) => b.putSchemaMetadata(k, ByteString.copyFrom(v)) }
-    val dv = dataVersion.map(_.name).orElse(m.base.map(_.dataStorageVersion)).getOrElse(FileVersion.Default.name)
-    b.setDataFormat(TableProtos.Manifest.DataStorageFormat.newBuilder().setFileFormat("lance").setVersion(dv))
+    val dv = dataVersion.map(_.name).orElse(m.base.map(_.dataStorageVersion))
+      .getOrElse(FileVersion.Default.name)
+    b.setDataFormat(
+      TableProtos.Manifest.DataStorageFormat.newBuilder().setFileFormat("lance").setVersion(dv))
     this
   }
 
@@ -50,10 +52,11 @@ final case class Overwrite(
   // an overwrite of the same fragments is what a rebase does, so this rebases too.
   override def checkAgainst(c: CommittedTransaction): Resolution =
     if (mustCreate)
-      Resolution.Incompatible(s"another writer created the dataset (${c.operationName} at version " +
-        s"${c.version}) while this write was creating it")
+      Resolution.Incompatible(s"another writer created the dataset (${c.operationName} " +
+        s"at version ${c.version}) while this write was creating it")
     else c.operationCase match {
-      case UPDATE_MEM_WAL_STATE => Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
+      case UPDATE_MEM_WAL_STATE =>
+        Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
       case _ => Resolution.Rebase
     }
 

@@ -8,5 +8,6 @@ import io.sparklance.storage.FileIO
  * non-`file:` scheme). Not safe on object stores whose "rename" is copy-and-delete.
  */
 final class RenameCommitHandler(fileIO: FileIO) extends CommitHandler {
-  override def commit(path: String, bytes: Array[Byte]): Boolean = fileIO.createIfAbsent(path, bytes)
+  override def commit(path: String, bytes: Array[Byte]): Boolean =
+    fileIO.createIfAbsent(path, bytes)
 }

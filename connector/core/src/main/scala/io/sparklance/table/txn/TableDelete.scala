@@ -18,5 +18,6 @@ object TableDelete {
   /** Deletes from the latest version of the dataset at `root`. */
   def latest(fileIO: FileIO, root: String, rows: Map[Long, RoaringBitmap], predicate: String = "",
       options: CommitOptions = CommitOptions()): CommitResult =
-    apply(fileIO, LanceDataset.open(fileIO, root).open(VersionSpec.Latest), rows, predicate, options)
+    apply(fileIO, LanceDataset.open(fileIO, root).open(VersionSpec.Latest), rows, predicate,
+      options)
 }

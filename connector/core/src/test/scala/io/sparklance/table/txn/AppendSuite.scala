@@ -16,15 +16,18 @@ class AppendSuite extends AnyFunSuite {
   private val fileIO = HadoopFileIO.local()
 
   private def create(root: String, ids: Seq[Long]): CommitResult =
-    new Committer(fileIO, root).commit(None, Overwrite(Seq(fragment(root, ids)), fields, Map.empty, None, mustCreate = true))
+    new Committer(fileIO, root)
+      .commit(None, Overwrite(Seq(fragment(root, ids)), fields, Map.empty, None, mustCreate = true))
 
-  test("the transaction is written to _transactions and embedded in the manifest, as pylance 14 does") {
+  test("the transaction is in _transactions and embedded in the manifest, as pylance 14 does") {
     val root = newRoot()
     create(root, 0L until 3L)
-    val r = new Committer(fileIO, root).commit(Some(latest(fileIO, root)), Append(Seq(fragment(root, Seq(3L)))))
+    val r = new Committer(fileIO, root)
+      .commit(Some(latest(fileIO, root)), Append(Seq(fragment(root, Seq(3L)))))
     val s = latest(fileIO, root)
-    assert(s.manifest.getTransactionFile.startsWith("1-") && s.manifest.getTransactionFile.endsWith(".txn"))
-    val file = fileIO.readFully(Paths.join(Paths.join(root, "_transactions"), s.manifest.getTransactionFile))
+    val name = s.manifest.getTransactionFile
+    assert(name.startsWith("1-") && name.endsWith(".txn"))
+    val file = fileIO.readFully(Paths.join(Paths.join(root, "_transactions"), name))
     assert(s.manifest.hasTransactionSection)
     val section = ManifestFile.readSection(fileIO, s.manifestPath, s.manifest.getTransactionSection)
     assert(java.util.Arrays.equals(file, section))
@@ -50,8 +53,8 @@ class AppendSuite extends AnyFunSuite {
     val root = newRoot()
     create(root, 0L until 5L)
     val read = latest(fileIO, root)
-    new Committer(fileIO, root).commit(Some(read), Overwrite(Seq(fragment(root, Seq(9L))), fields, Map.empty, None,
-      mustCreate = false))
+    new Committer(fileIO, root).commit(Some(read),
+      Overwrite(Seq(fragment(root, Seq(9L))), fields, Map.empty, None, mustCreate = false))
     val e = intercept[LanceConcurrentModificationException] {
       new Committer(fileIO, root).commit(Some(read), Append(Seq(fragment(root, Seq(5L)))))
     }
@@ -60,7 +63,8 @@ class AppendSuite extends AnyFunSuite {
     val again = latest(fileIO, root)
     new Committer(fileIO, root).commit(Some(again), Append(Seq(fragment(root, Seq(1L)))))
     val bounded = intercept[LanceConcurrentModificationException] {
-      new Committer(fileIO, root, CommitOptions(maxRetries = 0)).commit(Some(again), Append(Seq(fragment(root, Seq(2L)))))
+      new Committer(fileIO, root, CommitOptions(maxRetries = 0))
+        .commit(Some(again), Append(Seq(fragment(root, Seq(2L)))))
     }
     assert(bounded.getMessage.contains("gave up after 1 attempts"))
   }

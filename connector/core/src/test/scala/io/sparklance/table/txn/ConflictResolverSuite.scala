@@ -34,7 +34,8 @@ class ConflictResolverSuite extends AnyFunSuite {
   private def deleteWhole(ids: Long*) = txn(_.setDelete(Transaction.Delete.newBuilder()
     .addAllDeletedFragmentIds(ids.map(Long.box).asJava)))
   private def rewrite(ids: Long*) = txn(_.setRewrite(Transaction.Rewrite.newBuilder()
-    .addGroups(Transaction.Rewrite.RewriteGroup.newBuilder().addAllOldFragments(ids.map(frag).asJava))))
+    .addGroups(Transaction.Rewrite.RewriteGroup.newBuilder()
+      .addAllOldFragments(ids.map(frag).asJava))))
   private def updateColumns(ids: Long*) = txn(_.setUpdate(Transaction.Update.newBuilder()
     .addAllUpdatedFragments(ids.map(frag).asJava).addFieldsModified(1)))
   private def updateMoving(removed: Long*) = txn(_.setUpdate(Transaction.Update.newBuilder()
@@ -46,7 +47,8 @@ class ConflictResolverSuite extends AnyFunSuite {
   private val ourDelete = Delete(Map(0L -> RoaringBitmap.bitmapOf(3)))
 
   private def passes(op: Operation, committed: Option[Transaction]*): Unit =
-    resolver.check(op, 1, committed.zipWithIndex.map { case (t, i) => CommittedTransaction(2 + i, t) })
+    resolver.check(op, 1,
+      committed.zipWithIndex.map { case (t, i) => CommittedTransaction(2 + i, t) })
 
   private def fails(op: Operation, committed: Option[Transaction]): String =
     intercept[LanceConcurrentModificationException](passes(op, committed)).getMessage
@@ -75,7 +77,8 @@ class ConflictResolverSuite extends AnyFunSuite {
   }
 
   test("a delete fails after an overwrite or restore (incompatible) and a merge (retryable)") {
-    assert(fails(ourDelete, overwrite).contains("this Delete conflicts with the Overwrite committed at version 2"))
+    assert(fails(ourDelete, overwrite)
+      .contains("this Delete conflicts with the Overwrite committed at version 2"))
     assert(fails(ourDelete, restore).contains("incompatible transaction"))
     assert(fails(ourDelete, merge).contains("retryable conflict"))
   }

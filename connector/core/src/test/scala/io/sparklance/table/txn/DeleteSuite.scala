@@ -30,12 +30,14 @@ class DeleteSuite extends AnyFunSuite {
     (ours, TempDirs.copyTree(ours, dir.resolve("theirs")))
   }
 
-  private def latest(p: Path): Snapshot = LanceDataset.open(fileIO, p.toString).open(VersionSpec.Latest)
+  private def latest(p: Path): Snapshot =
+    LanceDataset.open(fileIO, p.toString).open(VersionSpec.Latest)
 
   /** The row offsets pylance finds for `pred`, per fragment. */
   private def offsets(p: Path, pred: String): Map[Long, RoaringBitmap] =
     Pylance.run("offsets", p.toString, pred).fields().asScala.map { e =>
-      e.getKey.toLong -> RoaringBitmap.bitmapOf(e.getValue.elements().asScala.map(_.asInt).toSeq: _*)
+      val rows = e.getValue.elements().asScala.map(_.asInt).toSeq
+      e.getKey.toLong -> RoaringBitmap.bitmapOf(rows: _*)
     }.toMap
 
   private def assertSame(ours: JsonNode, theirs: JsonNode): Unit = {
@@ -75,8 +77,10 @@ class DeleteSuite extends AnyFunSuite {
 
   // pylance commits `kind` on the version we read; then our delete of `pred` commits. pylance's
   // own pair (a stale handle deleting `pred` after `kind`) on the twin decides what must happen.
-  for ((kind, pred) <- Seq(("append", "id = 2"), ("delete1", "id = 2"), ("delete1", "id = 1 or id = 60"),
-      ("delete1", "id = 60"), ("overwrite", "id = 2"))) {
+  private val pairs = Seq(("append", "id = 2"), ("delete1", "id = 2"),
+    ("delete1", "id = 1 or id = 60"), ("delete1", "id = 60"), ("overwrite", "id = 2"))
+
+  for ((kind, pred) <- pairs) {
     test(s"concurrent pylance $kind, then our delete of $pred: as pylance's own pair") {
       val (ours, theirs) = twins("2.2")
       val read = latest(ours)
@@ -87,10 +91,15 @@ class DeleteSuite extends AnyFunSuite {
         case "ok" =>
           val r = TableDelete(fileIO, read, rows, pred)
           assert(r.attempts == 2)
-          assertSame(Pylance.run("describe", ours.toString), Pylance.run("describe", theirs.toString))
+          assertSame(Pylance.run("describe", ours.toString),
+            Pylance.run("describe", theirs.toString))
         case "incompatible" =>
-          val e = intercept[LanceConcurrentModificationException](TableDelete(fileIO, read, rows, pred))
-          assert(e.getMessage.contains(s"this Delete conflicts with the Overwrite committed at version ${read.version + 1}"))
+          val e = intercept[LanceConcurrentModificationException] {
+            TableDelete(fileIO, read, rows, pred)
+          }
+          val next = read.version + 1
+          val expected = s"this Delete conflicts with the Overwrite committed at version $next"
+          assert(e.getMessage.contains(expected))
           assert(e.getMessage.contains(s"started from version ${read.version}"))
           assert(latest(ours).version == read.version + 1)
         case other => fail(s"pylance's own pair ended with $other: $expected")

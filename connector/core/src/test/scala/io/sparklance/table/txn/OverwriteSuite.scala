@@ -15,10 +15,11 @@ class OverwriteSuite extends AnyFunSuite {
   private def overwrite(ids: Seq[Long], root: String, mustCreate: Boolean = false) =
     Overwrite(Seq(fragment(root, ids)), fields, Map.empty, None, mustCreate)
 
-  test("an overwrite replaces deleted rows and clears the deletion flag; ids restart, max_fragment_id stays") {
+  test("an overwrite replaces deleted rows, clears the deletion flag, keeps max_fragment_id") {
     val root = newRoot()
     new Committer(fileIO, root).commit(None, overwrite(0L until 4L, root, mustCreate = true))
-    new Committer(fileIO, root).commit(Some(latest(fileIO, root)), Append(Seq(fragment(root, Seq(4L)))))
+    new Committer(fileIO, root)
+      .commit(Some(latest(fileIO, root)), Append(Seq(fragment(root, Seq(4L)))))
     TableDelete.latest(fileIO, root, Map(0L -> RoaringBitmap.bitmapOf(0)))
     assert((latest(fileIO, root).readerFeatureFlags & FeatureFlags.DeletionFiles) != 0)
     new Committer(fileIO, root).commit(Some(latest(fileIO, root)), overwrite(Seq(7L), root))
