@@ -68,25 +68,39 @@ object ManifestFile {
   }
 
   /** Frames `manifest` verbatim (section positions untouched, no sections written). */
-  def encode(manifest: TableProtos.Manifest): Array[Byte] = frame(manifest.toByteArray, None)
+  def encode(manifest: TableProtos.Manifest): Array[Byte] = frame(manifest.toByteArray, Nil)
 
   /**
    * Frames a manifest as a complete manifest file: the index section first (u32 length +
    * `IndexSection` bytes, kept verbatim) when there is one, with `index_section` set to its
    * position, then the message and footer.
    */
-  def encode(manifest: TableProtos.Manifest.Builder, indexSection: Option[Array[Byte]]): Array[Byte] = {
+  def encode(manifest: TableProtos.Manifest.Builder, indexSection: Option[Array[Byte]]): Array[Byte] =
+    encode(manifest, indexSection, None)
+
+  /**
+   * As above, plus the transaction embedded after the index section (`transaction_section`,
+   * a u32-length-prefixed `Transaction`), which pylance 14 writes beside the `.txn` file.
+   */
+  def encode(
+      manifest: TableProtos.Manifest.Builder,
+      indexSection: Option[Array[Byte]],
+      transaction: Option[Array[Byte]]): Array[Byte] = {
     indexSection match {
       case Some(_) => manifest.setIndexSection(0L)
       case None => manifest.clearIndexSection()
     }
-    frame(manifest.build().toByteArray, indexSection)
+    transaction match {
+      case Some(_) => manifest.setTransactionSection(indexSection.map(_.length + 4L).getOrElse(0L))
+      case None => manifest.clearTransactionSection()
+    }
+    frame(manifest.build().toByteArray, indexSection.toSeq ++ transaction.toSeq)
   }
 
-  private def frame(body: Array[Byte], indexSection: Option[Array[Byte]]): Array[Byte] = {
-    val sections = indexSection.map(_.length + 4).getOrElse(0)
-    val buf = ByteBuffer.allocate(sections + 4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
-    indexSection.foreach { s => buf.putInt(s.length); buf.put(s) }
+  private def frame(body: Array[Byte], sections: Seq[Array[Byte]]): Array[Byte] = {
+    val before = sections.map(_.length + 4).sum
+    val buf = ByteBuffer.allocate(before + 4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
+    sections.foreach { s => buf.putInt(s.length); buf.put(s) }
     val pos = buf.position().toLong
     buf.putInt(body.length)
     buf.put(body)

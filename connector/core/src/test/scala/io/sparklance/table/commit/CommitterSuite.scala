@@ -1,7 +1,5 @@
 package io.sparklance.table.commit
 
-import java.io.FileOutputStream
-
 import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
@@ -12,7 +10,8 @@ import io.sparklance.format.writer._
 import io.sparklance.storage.{HadoopFileIO, Paths}
 import io.sparklance.proto.{RowIdProtos, TableProtos}
 import io.sparklance.table._
-import io.sparklance.testutil.TempDirs
+import io.sparklance.table.txn.CommitResult
+import io.sparklance.testutil.TinyDatasets
 
 /**
  * The commit protocol against our own reader: versions, fragment ids, row ids, flags, the
@@ -21,36 +20,19 @@ import io.sparklance.testutil.TempDirs
  */
 class CommitterSuite extends AnyFunSuite {
   private val io = HadoopFileIO.local()
-  private val fields = Seq(LanceField(0, -1, "id", LogicalType.Int64, nullable = false, Map.empty, Nil))
+  private val fields = TinyDatasets.fields
 
-  private def newRoot(): String = TempDirs.create("lance-commit-").resolve("ds").toString
+  private def newRoot(): String = TinyDatasets.newRoot()
 
-  /** Writes a data file of `ids` and returns it as a fragment to commit. */
-  private def fragment(root: String, ids: Seq[Long], version: FileVersion = FileVersion.V2_2): NewFragment = {
-    val name = DataFileNames.next()
-    val dir = new java.io.File(Paths.join(root, "data")); dir.mkdirs()
-    val w = new LanceFileWriter(new StreamSink(new FileOutputStream(new java.io.File(dir, name))), fields, version)
-    val data = new Array[Byte](8 * ids.size)
-    ids.zipWithIndex.foreach { case (v, i) => codec.LittleEndian.putI64(data, 8 * i, v) }
-    w.write(Array(new FixedWidthArray(ids.size, null, 8, data)))
-    val f = try w.finish() finally w.close()
-    NewFragment(NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor, f.sizeBytes, f.numRows))
-  }
+  private def fragment(root: String, ids: Seq[Long], version: FileVersion = FileVersion.V2_2): NewFragment =
+    TinyDatasets.fragment(root, ids, version)
 
   private def create(root: String, frags: Seq[NewFragment], opts: CommitOptions = CommitOptions()): CommitResult =
     Committer.commit(io, root, None, WriteOperation.Overwrite(frags, fields, Map.empty, None, mustCreate = true), opts)
 
-  private def latest(root: String): Snapshot = LanceDataset.open(io, root).open(VersionSpec.Latest)
+  private def latest(root: String): Snapshot = TinyDatasets.latest(io, root)
 
-  private def ids(s: Snapshot): Seq[Long] = s.fragments.flatMap { fr =>
-    val ref = FragmentRef(s.root, s, fr)
-    val r = new FragmentReader(io, ref, s.schema.fields, DeletionVector.read(io, ref), 0, ref.physicalRows)
-    try {
-      val (arrays, n) = r.next(ref.physicalRows.toInt)
-      val a = arrays(0).asInstanceOf[FixedWidthArray]
-      (0 until n).map(i => codec.LittleEndian.i64(a.data, 8 * i))
-    } finally r.close()
-  }
+  private def ids(s: Snapshot): Seq[Long] = TinyDatasets.ids(io, s)
 
   test("create, append and overwrite make linear versions with the right fragments") {
     val root = newRoot()

@@ -22,7 +22,8 @@ import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
 import io.sparklance.spark.LanceTables
 import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
-import io.sparklance.table.commit._
+import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
+import io.sparklance.table.txn
 
 /**
  * The write side as a DataSource V2 table provider. `df.write.format("lance")` reaches it
@@ -101,17 +102,17 @@ object LanceBatchWrite {
         if (s.schema.metadata.contains(ManagedBlobsKey) && s.schema.fields.exists(BlobColumn.containsBlob))
           throw LanceErrors.unsupported(s"Cannot append to Lance dataset $root: its blob columns are managed " +
             s"(schema metadata $ManagedBlobsKey), which this connector does not write")
-        val probe = WriteOperation.Append(Nil)
-        Committer.checkWritable(s, probe)
+        val probe = txn.Append(Nil)
+        txn.ManifestBuilder.checkWritable(s, probe)
         (probe, matched.map(_._1), matched.map(_._2), version)
       case _ =>
         val version = opts.dataStorageVersion
           .orElse(existing.map(s => FileVersion.ofDataset(s.dataStorageVersion, root)))
           .getOrElse(FileVersion.Default)
         val fields = SparkToLance.fields(schema, version)
-        existing.foreach(s => Committer.checkWritable(s, WriteOperation.Overwrite(Nil, Nil, Map.empty, None, mustCreate = false)))
+        existing.foreach(s => txn.ManifestBuilder.checkWritable(s, txn.Overwrite(Nil, Nil, Map.empty, None, mustCreate = false)))
         // Creating (append to an empty path included) never replaces a dataset that appears meanwhile.
-        val op = WriteOperation.Overwrite(Nil, fields, Map.empty, opts.dataStorageVersion,
+        val op = txn.Overwrite(Nil, fields, Map.empty, opts.dataStorageVersion,
           mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate))
         (op, fields, fields.indices, version)
     }
@@ -159,7 +160,7 @@ object LanceBatchWrite {
   }
 }
 
-class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: WriteOperation, opts: LanceWriteOptions)
+class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: txn.Operation, opts: LanceWriteOptions)
   extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new LanceDataWriterFactory(plan)
@@ -169,11 +170,12 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: Wr
     val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
     val frags = files.map(NewFragment(_))
     val finalOp = op match {
-      case _: WriteOperation.Append => WriteOperation.Append(frags)
-      case o: WriteOperation.Overwrite => o.copy(fragments = frags)
+      case o: txn.Overwrite => o.copy(fragments = frags)
+      case _ => txn.Append(frags)
     }
-    try Committer.commit(io, plan.root, base, finalOp,
-      CommitOptions(maxRetries = opts.commitRetries, enableStableRowIds = opts.enableStableRowIds))
+    // commitRetries counts attempts, the first one included.
+    val commitOpts = txn.CommitOptions(maxRetries = opts.commitRetries - 1, enableStableRowIds = opts.enableStableRowIds)
+    try new txn.Committer(io, plan.root, commitOpts).commit(base, finalOp)
     catch {
       case e: Throwable =>
         LanceDataWriter.deleteQuietly(io, plan.root, files)

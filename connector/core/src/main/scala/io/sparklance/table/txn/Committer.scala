@@ -1,0 +1,98 @@
+package io.sparklance.table.txn
+
+import java.util.UUID
+
+import org.slf4j.LoggerFactory
+
+import io.sparklance.LanceErrors
+import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.proto.TransactionProtos.Transaction
+import io.sparklance.table.{LanceDataset, ManifestFile, Snapshot, VersionLog, VersionSpec}
+import io.sparklance.table.commit.CommitPauses
+
+final case class CommitResult(version: Long, manifestPath: String, attempts: Int)
+
+/**
+ * Commits one operation the way Lance does:
+ *  1. Build the next manifest from the base version (the operation applies itself; a Delete
+ *     writes its deletion files here).
+ *  2. Write the transaction to `_transactions/{read_version}-{uuid}.txn` and embed it in the
+ *     manifest's transaction section, as pylance 14 does.
+ *  3. Put the manifest at the next version's path through the commit handler.
+ *  4. If another writer took that version, read the transactions committed since the read
+ *     version; the resolver rebases or fails; on rebase wait (exponential backoff with full
+ *     jitter, bounded by count and time) and build again on the newest version.
+ * The recorded read version stays the one the operation read, as pylance keeps it.
+ * Nothing here deletes data files; the caller removes its files when the commit fails.
+ */
+final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = CommitOptions()) {
+  private val log = LoggerFactory.getLogger(classOf[Committer])
+  private val root = Paths.stripTrailingSlash(root0)
+  private val versions = new VersionLog(fileIO, root)
+  private val handler = CommitHandler.forRoot(fileIO, root)
+  private val resolver = new ConflictResolver(root)
+  private val txnLog = new TransactionLog(fileIO, root)
+  private val random = new java.util.Random()
+
+  /** Commits `op`, read at `read` (None when creating the dataset). */
+  def commit(read: Option[Snapshot], op: Operation): CommitResult = {
+    val readVersion = read.map(_.version).getOrElse(0L)
+    val started = System.nanoTime()
+    var base = read
+    var attempt = 1
+    while (true) {
+      base.foreach(ManifestBuilder.checkWritable(_, op))
+      val uuid = UUID.randomUUID().toString
+      val txnName = TransactionLog.fileName(readVersion, uuid)
+      val mb = new ManifestBuilder(fileIO, root, readVersion, base, options)
+      val recorded = op.applyTo(mb)
+      val txn = Transaction.newBuilder().setReadVersion(readVersion).setUuid(uuid)
+      recorded.writeTo(txn)
+      val txnBytes = txn.build().toByteArray
+      CommitPauses.at("before-transaction")
+      fileIO.createIfAbsent(Paths.join(Paths.join(root, TransactionLog.Dir), txnName), txnBytes)
+      val manifest = mb.finish(txnName, recorded)
+      val bytes = ManifestFile.encode(manifest, mb.indexSection(op.keepsIndices), Some(txnBytes))
+      val naming = base.map(_.naming).getOrElse(io.sparklance.table.ManifestNaming.V2)
+      val path = versions.manifestPath(mb.version, naming)
+      CommitPauses.at("before-manifest")
+      if (handler.commit(path, bytes)) {
+        CommitPauses.at("after-manifest")
+        writeHint(mb.version)
+        log.info("Committed {} as version {} of {} (read version {}, attempt {})",
+          op.name, Long.box(mb.version), root, Long.box(readVersion), Int.box(attempt))
+        return CommitResult(mb.version, path, attempt)
+      }
+      // Another writer committed this version: check everything committed since our base.
+      val latest = LanceDataset.open(fileIO, root)
+      val newest = latest.open(VersionSpec.Latest)
+      resolver.check(op, readVersion, txnLog.between(mb.version - 1, newest.version))
+      val elapsedMs = (System.nanoTime() - started) / 1000000L
+      if (attempt > options.maxRetries || elapsedMs >= options.maxRetryTime.toMillis)
+        throw LanceErrors.concurrentModification(root, readVersion,
+          s"gave up after $attempt attempts in $elapsedMs ms: other writers kept committing " +
+            "new versions")
+      val wait = backoff(attempt)
+      log.info("Version {} of {} was taken; retrying {} on version {} in {} ms (attempt {} of {})",
+        Long.box(mb.version), root, op.name, Long.box(newest.version), Long.box(wait),
+        Int.box(attempt + 1), Int.box(options.maxRetries + 1))
+      if (wait > 0) Thread.sleep(wait)
+      base = Some(newest)
+      attempt += 1
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** Full jitter: uniform in [0, min(max, initial * 2^(attempt-1))]. */
+  private def backoff(attempt: Int): Long = {
+    val cap = math.min(options.maxBackoff.toMillis,
+      options.initialBackoff.toMillis * (1L << math.min(attempt - 1, 20)))
+    if (cap <= 0) 0L else (random.nextDouble() * cap).toLong
+  }
+
+  /** `_versions/latest_version_hint.json`, as pylance 14 writes it: a hint only. */
+  private def writeHint(version: Long): Unit =
+    try fileIO.write(Paths.join(versions.versionsDir, "latest_version_hint.json"),
+      s"""{"version":$version}""".getBytes("UTF-8"))
+    catch { case e: Exception => log.debug(s"Could not update the version hint of $root", e) }
+}

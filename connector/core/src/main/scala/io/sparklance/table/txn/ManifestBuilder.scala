@@ -1,0 +1,149 @@
+package io.sparklance.table.txn
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.LanceErrors
+import io.sparklance.storage.FileIO
+import io.sparklance.proto.{RowIdProtos, TableProtos}
+import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
+import io.sparklance.table.commit.NewFragment
+
+/**
+ * The next manifest while an operation shapes it. It starts as a copy of the read version's
+ * manifest (unknown fields kept) with the per-version values cleared; the operation changes
+ * fragments and schema through it; `finish` stamps what every commit sets (version,
+ * transaction file, timestamp, writer, `max_fragment_id`, `next_row_id`, feature flags).
+ *
+ * @param readVersion the version the transaction read (0 when creating the dataset)
+ * @param base the version the transaction builds on: its read version, or after a rebase the
+ *             newer version it is rebased onto; None when creating the dataset.
+ */
+final class ManifestBuilder(
+    val fileIO: FileIO,
+    val root: String,
+    val readVersion: Long,
+    val base: Option[Snapshot],
+    val options: CommitOptions) {
+
+  val version: Long = base.map(_.version).getOrElse(0L) + 1
+
+  val manifest: TableProtos.Manifest.Builder = base match {
+    case Some(s) =>
+      // Positions into the previous manifest file, and per-version values, do not carry over.
+      s.manifest.toBuilder.clearIndexSection().clearTransactionSection()
+        .clearTransactionSectionDeprecated().clearTag().clearVersionAuxData()
+    case None => TableProtos.Manifest.newBuilder()
+  }
+
+  /** Stable row ids (flag 2) are a property of the dataset, chosen when it is created. */
+  val usesRowIds: Boolean = base match {
+    case Some(s) => (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+    case None => options.enableStableRowIds
+  }
+
+  private var nextRowId: Long =
+    if (usesRowIds) base.map(_.manifest.getNextRowId).getOrElse(0L) else 0L
+
+  /** The highest fragment id ever used: ids are never reused, even after fragments are removed. */
+  private val highWater: Long = base.map { s =>
+    val m = s.manifest
+    val fromFragments = ManifestBuilder.maxId(m.getFragmentsList.asScala)
+    math.max(if (m.hasMaxFragmentId) m.getMaxFragmentId & 0xffffffffL else -1L, fromFragments)
+  }.getOrElse(-1L)
+
+  private var nextFragmentId: Long = highWater + 1
+
+  /** Overwrite numbers its fragments from 0 again, as Lance does (`max_fragment_id` is kept). */
+  def restartFragmentIds(): Unit = nextFragmentId = 0L
+
+  /**
+   * Fragments for new rows: ids from `max_fragment_id + 1`, and with stable row ids a fresh
+   * id range plus created/last-updated version runs at this version (as pylance 14 writes).
+   */
+  def newFragments(frags: Seq[NewFragment]): Seq[TableProtos.DataFragment] = frags.map { f =>
+    val p = f.toProto(nextFragmentId).toBuilder
+    nextFragmentId += 1
+    if (usesRowIds) {
+      val rows = f.rows
+      val seq = RowIdProtos.RowIdSequence.newBuilder()
+        .addSegments(range(nextRowId, nextRowId + rows)).build()
+      p.setInlineRowIds(seq.toByteString)
+      nextRowId += rows
+      if (rows > 0) {
+        val run = RowIdProtos.RowDatasetVersionRun.newBuilder()
+          .setSpan(range(0, rows)).setVersion(version)
+        val versions =
+          RowIdProtos.RowDatasetVersionSequence.newBuilder().addRuns(run).build().toByteString
+        p.setInlineLastUpdatedAtVersions(versions).setInlineCreatedAtVersions(versions)
+      }
+    }
+    p.build()
+  }
+
+  /** The index section to carry into the next manifest, verbatim. */
+  def indexSection(keep: Boolean): Option[Array[Byte]] =
+    if (!keep) None
+    else base.filter(_.manifest.hasIndexSection)
+      .map(s => ManifestFile.readSection(fileIO, s.manifestPath, s.manifest.getIndexSection))
+
+  /** Stamps the per-commit values; call once after the operation has applied itself. */
+  def finish(txnFileName: String, op: Operation): TableProtos.Manifest.Builder = {
+    val b = manifest
+    val maxId = math.max(highWater, ManifestBuilder.maxId(b.getFragmentsList.asScala))
+    if (maxId >= 0) b.setMaxFragmentId(maxId.toInt)
+    if (usesRowIds) b.setNextRowId(nextRowId)
+    b.setVersion(version)
+    b.setTransactionFile(txnFileName)
+    val now = java.time.Instant.now()
+    b.setTimestamp(com.google.protobuf.Timestamp.newBuilder()
+      .setSeconds(now.getEpochSecond).setNanos(now.getNano))
+    b.setWriterVersion(TableProtos.Manifest.WriterVersion.newBuilder()
+      .setLibrary(options.writerLibrary).setVersion(options.writerVersion))
+    setFlags(b)
+    b
+  }
+
+  /** Recomputes the data-dependent flags as Lance does and keeps the sticky ones. */
+  private def setFlags(b: TableProtos.Manifest.Builder): Unit = {
+    val sticky = FeatureFlags.CoveredIndexMetadata | FeatureFlags.FragmentReuseIndexTransitions |
+      ManifestBuilder.NonReusableFieldIds
+    var reader = base.map(_.readerFeatureFlags & sticky).getOrElse(0L)
+    var writer = base.map(_.writerFeatureFlags & sticky).getOrElse(0L)
+    val frags = b.getFragmentsList.asScala
+    def both(flag: Long): Unit = { reader |= flag; writer |= flag }
+    if (frags.exists(_.hasDeletionFile)) both(FeatureFlags.DeletionFiles)
+    if (usesRowIds) both(FeatureFlags.StableRowIds)
+    if (b.getConfigCount > 0) writer |= FeatureFlags.TableConfig
+    if (b.getBasePathsCount > 0) both(FeatureFlags.BasePaths)
+    val versions = frags.flatMap(_.getFilesList.asScala)
+      .map(f => (f.getFileMajorVersion, f.getFileMinorVersion)).distinct
+    if (versions.size > 1) both(FeatureFlags.MixedDataFileVersions)
+    b.setReaderFeatureFlags(reader).setWriterFeatureFlags(writer)
+  }
+
+  private def range(start: Long, end: Long): RowIdProtos.U64Segment =
+    RowIdProtos.U64Segment.newBuilder()
+      .setRange(RowIdProtos.U64Segment.Range.newBuilder().setStart(start).setEnd(end)).build()
+}
+
+object ManifestBuilder {
+  /** Writer flags this connector keeps correct when it commits. */
+  val WriterSupported: Long = FeatureFlags.DeletionFiles | FeatureFlags.StableRowIds |
+    FeatureFlags.UseV2Format | FeatureFlags.TableConfig | FeatureFlags.BasePaths |
+    FeatureFlags.CoveredIndexMetadata | FeatureFlags.MixedDataFileVersions |
+    FeatureFlags.FragmentReuseIndexTransitions
+  /** Field ids are never reused (pylance 14); operations that allocate none keep the rule. */
+  val NonReusableFieldIds: Long = 1L << 15
+
+  /** The highest fragment id among `frags`, -1 when there are none. */
+  private def maxId(frags: Iterable[TableProtos.DataFragment]): Long =
+    if (frags.isEmpty) -1L else frags.map(_.getId).max
+
+  /** Fails unless this connector can write a new version with `op` on top of `s`. */
+  def checkWritable(s: Snapshot, op: Operation): Unit = {
+    FeatureFlags.checkReadable(s.readerFeatureFlags, s.root, s.version)
+    val bad =
+      FeatureFlags.unsupported(s.writerFeatureFlags, WriterSupported | op.extraWritableFlags)
+    if (bad.nonEmpty) throw LanceErrors.unsupportedFeatureFlags(s.root, s.version, "writer", bad)
+  }
+}

@@ -1,0 +1,64 @@
+package io.sparklance.table.txn
+
+import scala.jdk.CollectionConverters._
+
+import com.google.protobuf.ByteString
+
+import io.sparklance.format.LanceField
+import io.sparklance.format.writer.{FileVersion, SchemaProtos}
+import io.sparklance.proto.{TableProtos, TransactionProtos}
+import io.sparklance.table.commit.NewFragment
+
+/**
+ * Lance `Overwrite`: a new version with only these fragments and this schema. On a path with
+ * no dataset it creates one; `mustCreate` makes it fail if a dataset appeared meanwhile
+ * (Spark's error-if-exists and ignore modes).
+ */
+final case class Overwrite(
+    fragments: Seq[NewFragment],
+    fields: Seq[LanceField],
+    schemaMetadata: Map[String, Array[Byte]],
+    dataVersion: Option[FileVersion],
+    mustCreate: Boolean) extends Operation {
+  import TransactionProtos.Transaction.OperationCase._
+
+  override def name: String = "Overwrite"
+
+  override def writeTo(t: TransactionProtos.Transaction.Builder): Unit = {
+    val ow = TransactionProtos.Transaction.Overwrite.newBuilder()
+      .addAllFragments(fragments.map(_.toProto(0)).asJava)
+      .addAllSchema(SchemaProtos.toProto(fields).asJava)
+    schemaMetadata.foreach { case (k, v) => ow.putSchemaMetadata(k, ByteString.copyFrom(v)) }
+    t.setOverwrite(ow)
+  }
+
+  override def applyTo(m: ManifestBuilder): Operation = {
+    val b = m.manifest
+    m.restartFragmentIds()
+    b.clearFragments()
+    m.newFragments(fragments).foreach(b.addFragments)
+    b.clearFields().addAllFields(SchemaProtos.toProto(fields).asJava)
+    b.clearSchemaMetadata()
+    schemaMetadata.foreach { case (k, v) => b.putSchemaMetadata(k, ByteString.copyFrom(v)) }
+    val dv = dataVersion.map(_.name).orElse(m.base.map(_.dataStorageVersion))
+      .getOrElse(FileVersion.Default.name)
+    b.setDataFormat(
+      TableProtos.Manifest.DataStorageFormat.newBuilder().setFileFormat("lance").setVersion(dv))
+    this
+  }
+
+  // An overwrite does not depend on what it read, so it lands on top of any data change.
+  // pylance calls Overwrite vs Overwrite retryable and its write_dataset re-runs; re-running
+  // an overwrite of the same fragments is what a rebase does, so this rebases too.
+  override def checkAgainst(c: CommittedTransaction): Resolution =
+    if (mustCreate)
+      Resolution.Incompatible(s"another writer created the dataset (${c.operationName} " +
+        s"at version ${c.version}) while this write was creating it")
+    else c.operationCase match {
+      case UPDATE_MEM_WAL_STATE =>
+        Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
+      case _ => Resolution.Rebase
+    }
+
+  override def keepsIndices: Boolean = false
+}
