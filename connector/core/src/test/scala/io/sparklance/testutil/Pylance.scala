@@ -41,4 +41,47 @@ object Pylance extends Assertions {
         new String(Files.readAllBytes(err), "UTF-8"))
     Fixtures.mapper.readTree(out)
   }
+
+  private type Server = (Process, java.io.BufferedWriter, java.io.BufferedReader)
+  private lazy val resources: Path =
+    Fixtures.repoRoot.resolve("connector/core/src/test/resources/pylance")
+  private var server: Option[Server] = None
+
+  /**
+   * Calls `fn(args...)` of the Python module `module` (a file in test resources' `pylance/`)
+   * in one pylance co-process kept for the whole test JVM, and returns its JSON result.
+   * Arguments are sent as JSON (strings, numbers, booleans, Seqs and Maps of them).
+   */
+  def call(module: String, fn: String, args: Any*): JsonNode = synchronized {
+    require()
+    val (_, in, out) = server.filter(_._1.isAlive).getOrElse(start())
+    val req = Fixtures.mapper.createObjectNode()
+    req.put("module", module).put("fn", fn)
+    req.set[JsonNode]("args", Fixtures.mapper.valueToTree[JsonNode](toJava(args)))
+    in.write(Fixtures.mapper.writeValueAsString(req)); in.newLine(); in.flush()
+    val line = out.readLine()
+    if (line == null) { server = None; fail(s"pylance co-process died during $module.$fn") }
+    val reply = Fixtures.mapper.readTree(line)
+    if (reply.has("error"))
+      fail(s"pylance $module.$fn(${args.mkString(", ")}) failed:\n" + reply.get("error").asText())
+    reply.get("value")
+  }
+
+  private def start(): Server = {
+    val pb = new ProcessBuilder(python.toString, resources.resolve("server.py").toString)
+    pb.redirectError(ProcessBuilder.Redirect.INHERIT)
+    val p = pb.start()
+    val s = (p,
+      new java.io.BufferedWriter(new java.io.OutputStreamWriter(p.getOutputStream, "UTF-8")),
+      new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream, "UTF-8")))
+    server = Some(s)
+    s
+  }
+
+  private def toJava(v: Any): Any = v match {
+    case m: Map[_, _] => m.map { case (k, x) => k.toString -> toJava(x) }.asJava
+    case s: Iterable[_] => s.map(toJava).toSeq.asJava
+    case a: Array[_] => a.toSeq.map(toJava).asJava
+    case other => other
+  }
 }
