@@ -17,8 +17,14 @@ final class LanceCorruptFileException(message: String, cause: Throwable = null)
 /** Valid data this version of the connector cannot handle yet (feature flag, encoding, type). */
 final class LanceUnsupportedException(message: String) extends LanceException(message)
 
-/** Another writer changed the dataset in a way this write cannot be reconciled with. */
-final class LanceConcurrentModificationException(message: String) extends LanceException(message)
+/**
+ * Another writer changed the dataset in a way this write cannot be reconciled with.
+ * `retryable` is pylance's distinction: a retryable conflict goes away when the operation is
+ * re-run against the newer version (pylance's `delete`/`update` re-run it themselves); an
+ * incompatible one (an overwrite or restore replaced the data read) does not.
+ */
+final class LanceConcurrentModificationException(message: String, val retryable: Boolean = false)
+  extends LanceException(message)
 
 /** A DataFrame does not fit the dataset it is written to. */
 final class LanceSchemaMismatchException(message: String) extends LanceException(message)
@@ -70,10 +76,12 @@ object LanceErrors {
   def invalidOption(name: String, value: String, why: String): LanceInvalidOptionException =
     new LanceInvalidOptionException(s"Invalid value '$value' for option '$name': $why")
 
-  def concurrentModification(path: String, readVersion: Long, why: String): LanceConcurrentModificationException =
+  def concurrentModification(path: String, readVersion: Long, why: String,
+      retryable: Boolean = false): LanceConcurrentModificationException =
     new LanceConcurrentModificationException(
-      s"Concurrent modification of Lance dataset $path: this write started from version $readVersion, but $why. " +
-        "Nothing was committed; re-run the write against the new version.")
+      s"Concurrent modification of Lance dataset $path: this write started from version " +
+        s"$readVersion, but $why. Nothing was committed; re-run the write against the new " +
+        "version.", retryable)
 
   def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
     new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why")

@@ -83,6 +83,34 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
     throw new IllegalStateException("unreachable")
   }
 
+  /**
+   * Builds an operation from the version `read` and commits it; when that ends in a
+   * retryable conflict (another writer changed rows this operation reads), builds it again
+   * from the newest version and commits that, as pylance's `delete`, `update` and
+   * `merge_insert` re-run themselves (`execute_with_retry`), within the same time bound as
+   * the commit retries. Incompatible conflicts are not retried.
+   */
+  def execute(read: Snapshot)(build: Snapshot => Operation): CommitResult = {
+    val started = System.nanoTime()
+    var snapshot = read
+    var runs = 1
+    while (true) {
+      try return commit(Some(snapshot), build(snapshot))
+      catch {
+        case e: io.sparklance.LanceConcurrentModificationException if e.retryable =>
+          val elapsedMs = (System.nanoTime() - started) / 1000000L
+          if (runs > options.maxRetries || elapsedMs >= options.maxRetryTime.toMillis) throw e
+          val newest = LanceDataset.open(fileIO, root).open(VersionSpec.Latest)
+          log.info("Re-running an operation read at version {} of {} on version {} after a " +
+            "retryable conflict (run {}): {}", Long.box(snapshot.version), root,
+            Long.box(newest.version), Int.box(runs + 1), e.getMessage)
+          snapshot = newest
+          runs += 1
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
   /** Full jitter: uniform in [0, min(max, initial * 2^(attempt-1))]. */
   private def backoff(attempt: Int): Long = {
     val cap = math.min(options.maxBackoff.toMillis,

@@ -43,6 +43,6 @@ final class ConflictResolver(root: String) {
       kind, root, op.name, Long.box(readVersion), c.operationName, Long.box(c.version), why)
     LanceErrors.concurrentModification(root, readVersion,
       s"this ${op.name} conflicts with the ${c.operationName} committed at version ${c.version} " +
-        s"($kind: $why)")
+        s"($kind: $why)", retryable)
   }
 }

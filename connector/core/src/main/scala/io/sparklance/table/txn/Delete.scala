@@ -4,10 +4,8 @@ import scala.jdk.CollectionConverters._
 
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.LanceErrors
 import io.sparklance.proto.TableProtos
 import io.sparklance.proto.TransactionProtos.Transaction
-import io.sparklance.table.{DeletionVector, FragmentRef}
 
 /**
  * Lance `Delete`: marks rows deleted. `rows` holds, per fragment id, the row offsets this
@@ -40,37 +38,8 @@ final case class Delete(
       .setPredicate(predicate))
 
   override def applyTo(m: ManifestBuilder): Operation = {
-    val base = m.base.getOrElse(
-      throw LanceErrors.unsupported(s"Cannot delete from ${m.root}: no dataset there"))
-    val b = m.manifest
-    val upd = Seq.newBuilder[TableProtos.DataFragment]
-    val gone = Seq.newBuilder[Long]
-    val kept = base.fragments.flatMap { f =>
-      rows.get(f.getId).filterNot(_.isEmpty) match {
-        case None => Some(f)
-        case Some(ours) =>
-          val ref = FragmentRef(m.root, base, f)
-          if ((ours.last() & 0xffffffffL) >= f.getPhysicalRows)
-            throw LanceErrors.invalidOption("rows", (ours.last() & 0xffffffffL).toString,
-              s"fragment ${f.getId} of ${m.root} has ${f.getPhysicalRows} rows")
-          val existing = DeletionVector.read(m.fileIO, ref).deleted
-          val all = RoaringBitmap.or(existing, ours)
-          // Rows a concurrent delete already removed: nothing to write, as pylance's re-run finds.
-          if (all.getLongCardinality == existing.getLongCardinality) Some(f)
-          else if (all.getLongCardinality >= f.getPhysicalRows) { gone += f.getId; None }
-          else {
-            val concurrent = base.version > m.readVersion && f.hasDeletionFile &&
-              f.getDeletionFile.getReadVersion >= m.readVersion
-            val file =
-              DeletionFileWriter.write(m.fileIO, m.root, f.getId, base.version, all, concurrent)
-            val nf = f.toBuilder.setDeletionFile(file).build()
-            upd += nf
-            Some(nf)
-          }
-      }
-    }
-    b.clearFragments().addAllFragments(kept.asJava)
-    copy(updated = upd.result(), removed = gone.result())
+    val d = FragmentDeletions(m, rows, "Delete", failOnOverlap = false)
+    copy(updated = d.updated, removed = d.removed)
   }
 
   /** pylance's resolver for a Delete whose affected rows are known (`conflict_resolver.rs`). */

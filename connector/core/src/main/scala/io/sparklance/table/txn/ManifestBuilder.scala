@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.LanceErrors
 import io.sparklance.storage.FileIO
 import io.sparklance.proto.{RowIdProtos, TableProtos}
-import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
+import io.sparklance.table.{FeatureFlags, ManifestFile, RowIdSequences, Snapshot}
 import io.sparklance.table.commit.NewFragment
 
 /**
@@ -79,6 +79,45 @@ final class ManifestBuilder(
     }
     p.build()
   }
+
+  /**
+   * Fragments holding rows an Update rewrote (and rows it inserted): as [[newFragments]],
+   * except that with stable row ids a moved row keeps its row id and its created-at version
+   * (looked up in the base version), rows past the carried ids get fresh ids, and every row's
+   * last-updated version is this one — what pylance 14's Update writes. `sources` are the
+   * fragments the moved rows came from.
+   */
+  def rewrittenFragments(rows: Seq[NewRows], sources: Set[Long])
+      : Seq[TableProtos.DataFragment] =
+    if (!usesRowIds) newFragments(rows.map(_.fragment))
+    else {
+      lazy val created: Map[Long, Long] =
+        base.toSeq.flatMap(_.fragments).filter(f => sources(f.getId)).flatMap { f =>
+        RowIdSequences.rowIds(f).toSeq.flatMap { ids =>
+          val vs = RowIdSequences.versions(
+            f.getInlineCreatedAtVersions, ids.length, 1L)
+          ids.iterator.zip(vs.iterator)
+        }
+      }.toMap
+      rows.map { r =>
+        val n = r.fragment.rows
+        val kept = r.keptRowIds
+        require(kept.length <= n, s"${kept.length} row ids for $n rows")
+        val ids = kept ++ Array.tabulate((n - kept.length).toInt)(i => nextRowId + i)
+        nextRowId += n - kept.length
+        val createdAt = Array.tabulate(ids.length) { i =>
+          if (i < kept.length) created.getOrElse(ids(i), 1L) else version
+        }
+        val p = r.fragment.toProto(nextFragmentId).toBuilder
+        nextFragmentId += 1
+        p.setInlineRowIds(RowIdSequences.encode(ids).toByteString)
+        if (n > 0)
+          p.setInlineCreatedAtVersions(RowIdSequences.encodeVersions(createdAt))
+            .setInlineLastUpdatedAtVersions(
+              RowIdSequences.encodeVersions(Array.fill(n.toInt)(version)))
+        p.build()
+      }
+    }
 
   /** The index section to carry into the next manifest, verbatim. */
   def indexSection(keep: Boolean): Option[Array[Byte]] =

@@ -1,0 +1,94 @@
+package io.sparklance.table.txn
+
+import scala.jdk.CollectionConverters._
+
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.proto.{TableProtos, TransactionProtos}
+import io.sparklance.table.RowIdSequences
+
+/**
+ * Lance `Update` in pylance's REWRITE_ROWS mode (what `ds.update` and `merge_insert` write):
+ * the rows it changes are deleted from their fragments (`rows`: row offsets per fragment,
+ * merged into the deletion vectors as a Delete does) and written again, with their new
+ * values, into new fragments (`newRows`), followed by any rows it inserts.
+ *
+ * `updatedFields` are the ids of the fields whose values changed (pylance records them as
+ * `fields_for_preserving_frag_bitmap`); `fields_modified` stays empty, as pylance leaves it
+ * in this mode. With stable row ids the moved rows keep their ids and created-at versions.
+ *
+ * Rebasing (pylance's `check_update_txn`): over transactions that touch none of the
+ * fragments it changes it commits on the newer version; when a concurrent Delete or Update
+ * changed one of them, it rebases only if that one changed deletion vectors alone and no row
+ * of ours, else it is a retryable conflict: re-running the update on the newer version (what
+ * pylance's `update` does, see [[Committer.execute]]) reads the other writer's values.
+ *
+ * `updated`, `removed` and `written` are what one attempt wrote; the transaction records them.
+ */
+final case class Update(
+    rows: Map[Long, RoaringBitmap],
+    newRows: Seq[NewRows],
+    updatedFields: Seq[Int],
+    updated: Seq[TableProtos.DataFragment] = Nil,
+    removed: Seq[Long] = Nil) extends Operation {
+  import TransactionProtos.Transaction
+  import Transaction.OperationCase._
+
+  override def name: String = "Update"
+
+  /** New fragments with rows (an update that matched nothing writes none, as pylance's). */
+  private def written: Seq[NewRows] = newRows.filter(_.fragment.rows > 0)
+
+  /** Fragments this update deletes rows from. */
+  private def touched: Set[Long] = rows.filter(!_._2.isEmpty).keySet
+
+  override def writeTo(t: Transaction.Builder): Unit = {
+    val u = Transaction.Update.newBuilder()
+      .addAllRemovedFragmentIds(removed.map(Long.box).asJava)
+      .addAllUpdatedFragments(updated.asJava)
+      .addAllFieldsForPreservingFragBitmap(updatedFields.map(Int.box).asJava)
+      .setUpdateMode(Transaction.UpdateMode.REWRITE_ROWS)
+    // As pylance records them: ids assigned at commit, the carried row ids only.
+    written.foreach { r =>
+      val p = r.fragment.toProto(0).toBuilder
+      if (r.keptRowIds.nonEmpty)
+        p.setInlineRowIds(RowIdSequences.encode(r.keptRowIds).toByteString)
+      u.addNewFragments(p)
+    }
+    t.setUpdate(u)
+  }
+
+  override def applyTo(m: ManifestBuilder): Operation = {
+    val d = FragmentDeletions(m, rows, name, failOnOverlap = true)
+    m.rewrittenFragments(written, touched).foreach(m.manifest.addFragments)
+    copy(updated = d.updated, removed = d.removed)
+  }
+
+  override def checkAgainst(c: CommittedTransaction): Resolution = {
+    def overlap(ids: Set[Long], what: String): Resolution = {
+      val hit = ids.intersect(touched)
+      if (hit.isEmpty) Resolution.Rebase
+      else Resolution.Retryable(s"the ${c.operationName} $what fragment(s) " +
+        s"${hit.toSeq.sorted.mkString(", ")} this Update changes rows of")
+    }
+    c.operationCase match {
+      case OVERWRITE | RESTORE =>
+        Resolution.Incompatible(s"the ${c.operationName} replaced the data this Update read")
+      case MERGE => Resolution.Retryable(s"the ${c.operationName} rewrote every fragment's columns")
+      case REWRITE => overlap(c.rewrittenFragmentIds, "rewrote")
+      case DATA_REPLACEMENT => overlap(c.replacedFragmentIds, "replaced the data files of")
+      // Deletion vectors only: rebased in applyTo, which fails on a row both changed.
+      case DELETE | UPDATE =>
+        val removedHit = overlap(c.removedFragmentIds, "removed")
+        if (removedHit != Resolution.Rebase) removedHit
+        else if (c.operationCase == UPDATE && c.txn.get.getUpdate.getFieldsModifiedCount > 0)
+          overlap(c.updatedFragmentIds, "rewrote columns of")
+        else Resolution.Rebase
+      case _ => Resolution.Rebase
+    }
+  }
+
+  override def keepsIndices: Boolean = true
+
+  override def extraWritableFlags: Long = ManifestBuilder.NonReusableFieldIds
+}
