@@ -22,13 +22,17 @@ def make(path, version, stable):
 
 
 def matched(path, version, pred):
-    """The rows `pred` matches at `version`, in scan order: fragment, offset, row id, values."""
+    """The rows `pred` matches at `version`, in scan order: fragment, offset, row id and the
+    values of every column."""
     ds = lance.dataset(path, version=version)
-    t = ds.to_table(columns=["id", "n", "v"], filter=pred, with_row_address=True,
-                    with_row_id=True)
-    return [{"fragment": a >> 32, "offset": a & 0xFFFFFFFF, "rowid": r, "id": i, "n": n, "v": v}
-            for a, r, i, n, v in zip(*(t.column(c).to_pylist()
-                                       for c in ["_rowaddr", "_rowid", "id", "n", "v"]))]
+    names = [f.name for f in ds.schema]
+    t = ds.to_table(columns=names, filter=pred, with_row_address=True, with_row_id=True)
+    out = []
+    for r in t.to_pylist():
+        a = r.pop("_rowaddr")
+        out.append({"fragment": a >> 32, "offset": a & 0xFFFFFFFF, "rowid": r.pop("_rowid"),
+                    "values": r})
+    return out
 
 
 def update(path, pred, add):

@@ -53,9 +53,6 @@ final class ManifestBuilder(
 
   private var nextFragmentId: Long = highWater + 1
 
-  /** Overwrite numbers its fragments from 0 again, as Lance does (`max_fragment_id` is kept). */
-  def restartFragmentIds(): Unit = nextFragmentId = 0L
-
   /**
    * Fragments for new rows: ids from `max_fragment_id + 1`, and with stable row ids a fresh
    * id range plus created/last-updated version runs at this version (as pylance 14 writes).

@@ -34,7 +34,6 @@ final case class Overwrite(
 
   override def applyTo(m: ManifestBuilder): Operation = {
     val b = m.manifest
-    m.restartFragmentIds()
     b.clearFragments()
     m.newFragments(fragments).foreach(b.addFragments)
     b.clearFields().addAllFields(SchemaProtos.toProto(fields).asJava)
@@ -47,9 +46,9 @@ final case class Overwrite(
     this
   }
 
-  // An overwrite does not depend on what it read, so it lands on top of any data change.
-  // pylance calls Overwrite vs Overwrite retryable and its write_dataset re-runs; re-running
-  // an overwrite of the same fragments is what a rebase does, so this rebases too.
+  // An overwrite does not depend on what it read, so it lands on top of any data change;
+  // two overwrites racing are a retryable conflict in pylance 14 (observed), which a caller
+  // resolves by committing the same overwrite again on the newer version (Committer.execute).
   override def checkAgainst(c: CommittedTransaction): Resolution =
     if (mustCreate)
       Resolution.Incompatible(s"another writer created the dataset (${c.operationName} " +
@@ -57,6 +56,8 @@ final case class Overwrite(
     else c.operationCase match {
       case UPDATE_MEM_WAL_STATE =>
         Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
+      case OVERWRITE =>
+        Resolution.Retryable(s"the ${c.operationName} replaced the dataset first")
       case _ => Resolution.Rebase
     }
 

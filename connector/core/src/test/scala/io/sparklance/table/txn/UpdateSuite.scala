@@ -2,15 +2,12 @@ package io.sparklance.table.txn
 
 import java.nio.file.Path
 
-import scala.jdk.CollectionConverters._
-
 import com.fasterxml.jackson.databind.JsonNode
-import org.roaringbitmap.RoaringBitmap
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.storage.HadoopFileIO
 import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
-import io.sparklance.testutil.{Pylance, RowFiles, TempDirs}
+import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
  * Our Update against pylance's `ds.update(n = n + k)` of the same rows: on twin copies of a
@@ -32,25 +29,8 @@ class UpdateSuite extends AnyFunSuite {
   private def latest(p: Path): Snapshot =
     LanceDataset.open(fileIO, p.toString).open(VersionSpec.Latest)
 
-  /**
-   * Our `update n = n + add where pred`, built from what pylance matches at the version read:
-   * the matched rows are deleted where they are and written again, in scan order, to one new
-   * fragment; with stable row ids they keep their ids.
-   */
-  private def update(s: Snapshot, pred: String, add: Long): Operation = {
-    val hits = Pylance.call("update_ops", "matched", s.root, s.version, pred).elements().asScala
-      .toSeq
-    val rows = hits.groupBy(_.get("fragment").asLong).map { case (f, hs) =>
-      f -> RoaringBitmap.bitmapOf(hs.map(_.get("offset").asInt): _*)
-    }
-    val moved = hits.map(h => RowFiles.Row(h.get("id").asLong, h.get("n").asLong + add,
-      h.get("v").asText))
-    val stable = (s.readerFeatureFlags & 2L) != 0
-    val kept = if (stable) hits.map(_.get("rowid").asLong).toArray else Array.emptyLongArray
-    val n = s.schema.fields.find(_.name == "n").get.id
-    val written = if (moved.isEmpty) Nil else Seq(NewRows(RowFiles.fragment(s, moved), kept))
-    Update(rows, written, Seq(n))
-  }
+  private def update(s: Snapshot, pred: String, add: Long): Operation =
+    OurOps.update(s, pred, add)
 
   private def ourUpdate(p: Path, pred: String, add: Long): CommitResult =
     new Committer(fileIO, p.toString).execute(latest(p))(update(_, pred, add))

@@ -1,0 +1,111 @@
+package io.sparklance.table.txn
+
+import java.nio.file.Path
+
+import scala.collection.mutable
+
+import com.fasterxml.jackson.databind.JsonNode
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.sparklance.LanceConcurrentModificationException
+import io.sparklance.storage.HadoopFileIO
+import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
+import io.sparklance.testutil.{Pylance, TempDirs}
+
+/**
+ * The transaction matrix: for every pair (A by us, B by pylance), both started from the same
+ * read version and committed B then A, the outcome (commit, retryable conflict, incompatible
+ * transaction) and the resulting table must equal what pylance gives for the same pair done
+ * by pylance alone (a handle opened at the read version doing A after B). After every
+ * committed pair pylance validates the table and keeps appending, deleting and updating.
+ *
+ * A is one of the operations this connector commits; B is any operation pylance 14 commits.
+ * The outcomes, including the pairs pylance itself refuses, are printed as a table at the end.
+ */
+class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private val fileIO = HadoopFileIO.local()
+
+  /** Our operations: how each is built from a snapshot, and whether it re-runs on conflict. */
+  private case class Ours(build: Snapshot => Operation, reRuns: Boolean)
+
+  private val ours: Seq[(String, Ours)] = Seq(
+    "append" -> Ours(OurOps.append(_, 200, 5, 1), reRuns = false),
+    "delete" -> Ours(OurOps.delete(_, "id = 2"), reRuns = true),
+    "update" -> Ours(OurOps.update(_, "id = 4", 1), reRuns = true),
+    "overwrite" -> Ours(OurOps.overwrite(_, 400, 3), reRuns = false))
+
+  private val theirs = Seq("append", "delete", "update", "overwrite", "create_index", "compact",
+    "restore", "update_config", "add_columns", "drop_columns")
+
+  private val outcomes = mutable.LinkedHashMap.empty[(String, String), String]
+
+  private def latest(p: Path): Snapshot =
+    LanceDataset.open(fileIO, p.toString).open(VersionSpec.Latest)
+
+  private def describe(p: Path): JsonNode = Pylance.call("txn_matrix", "describe", p.toString)
+
+  private def assertSame(what: String, ours: JsonNode, theirs: JsonNode): Unit = {
+    assert(theirs.get("valid").asBoolean(), s"$what: pylance's own table: ${theirs.get("valid")}")
+    val it = theirs.fieldNames()
+    while (it.hasNext) {
+      val k = it.next()
+      assert(ours.get(k) == theirs.get(k), s"$what: $k differs")
+    }
+  }
+
+  private def commit(path: Path, read: Snapshot, op: Ours): String = {
+    val c = new Committer(fileIO, path.toString)
+    try {
+      if (op.reRuns) c.execute(read)(op.build) else c.commit(Some(read), op.build(read))
+      "ok"
+    } catch {
+      case e: LanceConcurrentModificationException =>
+        if (e.retryable) "retryable" else "incompatible"
+      case _: io.sparklance.LanceException => "error"
+    }
+  }
+
+  for (stable <- Seq(false, true); b <- theirs; (a, op) <- ours) {
+    val ids = if (stable) " (stable row ids)" else ""
+    test(s"pylance $b, then our $a from the same version$ids: as pylance alone") {
+      val dir = TempDirs.create("lance-matrix-")
+      val mine = dir.resolve("ours")
+      Pylance.call("txn_matrix", "make", mine.toString, "2.2", stable)
+      val ref = TempDirs.copyTree(mine, dir.resolve("theirs"))
+      val read = latest(mine)
+      Pylance.call("txn_matrix", "prepare", ref.toString, a, "second")
+      Seq(mine, ref).foreach(p => Pylance.call("txn_matrix", "run", p.toString, b, "first"))
+      val before = describe(mine)
+      val expected = Pylance.call("txn_matrix", "run_stale", ref.toString, a, "second",
+        read.version)
+      val want = expected.get("outcome").asText()
+      val got = commit(mine, read, op)
+      outcomes((s"$a$ids", b)) = if (got == want) want else s"$want (ours: $got)"
+      assert(got == want, s"pylance alone: $expected")
+      if (want == "ok") {
+        assertSame("result", describe(mine), describe(ref))
+        assertSame("after pylance continues",
+          Pylance.call("txn_matrix", "keep_going", mine.toString),
+          Pylance.call("txn_matrix", "keep_going", ref.toString))
+      } else {
+        assertSame("nothing committed", describe(mine), before)
+      }
+    }
+  }
+
+  override def afterAll(): Unit = {
+    if (outcomes.nonEmpty) {
+      val rows = outcomes.keys.map(_._1).toSeq.distinct
+      val sb = new StringBuilder("Transaction matrix (ours after pylance's, from one version):\n")
+      sb.append(("ours \\ pylance" +: theirs).mkString("| ", " | ", " |\n"))
+      rows.foreach { r =>
+        sb.append((r +: theirs.map(t => outcomes.getOrElse((r, t), "-"))).mkString("| ", " | ",
+          " |\n"))
+      }
+      info(sb.toString)
+      println(sb.toString)
+    }
+    super.afterAll()
+  }
+}
