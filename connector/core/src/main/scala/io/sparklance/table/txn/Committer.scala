@@ -90,21 +90,25 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
    * `merge_insert` re-run themselves (`execute_with_retry`), within the same time bound as
    * the commit retries. Incompatible conflicts are not retried.
    */
-  def execute(read: Snapshot)(build: Snapshot => Operation): CommitResult = {
+  def execute(read: Snapshot)(build: Snapshot => Operation): CommitResult =
+    executeFrom(Some(read))(s => build(s.get))
+
+  /** As [[execute]], from no dataset yet (`read` None: the operation creates it). */
+  def executeFrom(read: Option[Snapshot])(build: Option[Snapshot] => Operation): CommitResult = {
     val started = System.nanoTime()
     var snapshot = read
     var runs = 1
     while (true) {
-      try return commit(Some(snapshot), build(snapshot))
+      try return commit(snapshot, build(snapshot))
       catch {
         case e: io.sparklance.LanceConcurrentModificationException if e.retryable =>
           val elapsedMs = (System.nanoTime() - started) / 1000000L
           if (runs > options.maxRetries || elapsedMs >= options.maxRetryTime.toMillis) throw e
           val newest = LanceDataset.open(fileIO, root).open(VersionSpec.Latest)
           log.info("Re-running an operation read at version {} of {} on version {} after a " +
-            "retryable conflict (run {}): {}", Long.box(snapshot.version), root,
-            Long.box(newest.version), Int.box(runs + 1), e.getMessage)
-          snapshot = newest
+            "retryable conflict (run {}): {}", Long.box(snapshot.map(_.version).getOrElse(0L)),
+            root, Long.box(newest.version), Int.box(runs + 1), e.getMessage)
+          snapshot = Some(newest)
           runs += 1
       }
     }

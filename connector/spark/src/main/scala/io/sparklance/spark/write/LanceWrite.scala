@@ -175,7 +175,13 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: tx
     }
     // commitRetries counts attempts, the first one included.
     val commitOpts = txn.CommitOptions(maxRetries = opts.commitRetries - 1, enableStableRowIds = opts.enableStableRowIds)
-    try new txn.Committer(io, plan.root, commitOpts).commit(base, finalOp)
+    val committer = new txn.Committer(io, plan.root, commitOpts)
+    try finalOp match {
+      // A racing overwrite is a retryable conflict (pylance 14); the same files committed
+      // again on the newer version are what re-running the overwrite would commit.
+      case o: txn.Overwrite if !o.mustCreate => committer.executeFrom(base)(_ => finalOp)
+      case _ => committer.commit(base, finalOp)
+    }
     catch {
       case e: Throwable =>
         LanceDataWriter.deleteQuietly(io, plan.root, files)

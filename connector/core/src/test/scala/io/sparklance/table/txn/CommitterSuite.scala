@@ -1,4 +1,4 @@
-package io.sparklance.table.commit
+package io.sparklance.table.txn
 
 import scala.jdk.CollectionConverters._
 
@@ -10,7 +10,7 @@ import io.sparklance.format.writer._
 import io.sparklance.storage.{HadoopFileIO, Paths}
 import io.sparklance.proto.{RowIdProtos, TableProtos}
 import io.sparklance.table._
-import io.sparklance.table.txn.CommitResult
+import io.sparklance.table.commit.NewFragment
 import io.sparklance.testutil.TinyDatasets
 
 /**
@@ -28,7 +28,7 @@ class CommitterSuite extends AnyFunSuite {
     TinyDatasets.fragment(root, ids, version)
 
   private def create(root: String, frags: Seq[NewFragment], opts: CommitOptions = CommitOptions()): CommitResult =
-    Committer.commit(io, root, None, WriteOperation.Overwrite(frags, fields, Map.empty, None, mustCreate = true), opts)
+    new Committer(io, root, opts).commit(None, Overwrite(frags, fields, Map.empty, None, mustCreate = true))
 
   private def latest(root: String): Snapshot = TinyDatasets.latest(io, root)
 
@@ -44,18 +44,18 @@ class CommitterSuite extends AnyFunSuite {
     assert(v1.naming == ManifestNaming.V2)
     assert(new java.io.File(Paths.join(Paths.join(root, "_transactions"), v1.manifest.getTransactionFile)).exists())
 
-    Committer.commit(io, root, Some(v1), WriteOperation.Append(Seq(fragment(root, 10L until 15L), fragment(root, 15L until 20L))), CommitOptions())
+    new Committer(io, root).commit(Some(v1), Append(Seq(fragment(root, 10L until 15L), fragment(root, 15L until 20L))))
     val v2 = latest(root)
     assert(v2.version == 2)
     assert(v2.fragments.map(_.getId) == Seq(0L, 1L, 2L))
     assert(v2.manifest.getMaxFragmentId == 2)
     assert(ids(v2) == (0L until 20L))
 
-    Committer.commit(io, root, Some(v2), WriteOperation.Overwrite(Seq(fragment(root, Seq(99L))), fields, Map.empty, None, mustCreate = false), CommitOptions())
+    new Committer(io, root).commit(Some(v2), Overwrite(Seq(fragment(root, Seq(99L))), fields, Map.empty, None, mustCreate = false))
     val v3 = latest(root)
     assert(ids(v3) == Seq(99L))
-    assert(v3.fragments.map(_.getId) == Seq(0L))
-    assert(v3.manifest.getMaxFragmentId == 2) // the high-water mark is kept
+    assert(v3.fragments.map(_.getId) == Seq(3L)) // ids are never reused (pylance 14)
+    assert(v3.manifest.getMaxFragmentId == 3)
     assert(ids(LanceDataset.open(io, root).open(VersionSpec.Number(2))) == (0L until 20L))
   }
 
@@ -64,8 +64,8 @@ class CommitterSuite extends AnyFunSuite {
     create(root, Seq(fragment(root, 0L until 5L)))
     val base = latest(root)
     // Writer A commits version 2 while writer B still works from version 1.
-    Committer.commit(io, root, Some(base), WriteOperation.Append(Seq(fragment(root, 5L until 7L))), CommitOptions())
-    val r = Committer.commit(io, root, Some(base), WriteOperation.Append(Seq(fragment(root, 7L until 9L))), CommitOptions())
+    new Committer(io, root).commit(Some(base), Append(Seq(fragment(root, 5L until 7L))))
+    val r = new Committer(io, root).commit(Some(base), Append(Seq(fragment(root, 7L until 9L))))
     assert(r.version == 3 && r.attempts == 2)
     val s = latest(root)
     assert(ids(s).sorted == (0L until 9L))
@@ -76,9 +76,9 @@ class CommitterSuite extends AnyFunSuite {
     val root = newRoot()
     create(root, Seq(fragment(root, 0L until 5L)))
     val base = latest(root)
-    Committer.commit(io, root, Some(base), WriteOperation.Overwrite(Seq(fragment(root, Seq(42L))), fields, Map.empty, None, mustCreate = false), CommitOptions())
+    new Committer(io, root).commit(Some(base), Overwrite(Seq(fragment(root, Seq(42L))), fields, Map.empty, None, mustCreate = false))
     val e = intercept[LanceConcurrentModificationException] {
-      Committer.commit(io, root, Some(base), WriteOperation.Append(Seq(fragment(root, 5L until 7L))), CommitOptions())
+      new Committer(io, root).commit(Some(base), Append(Seq(fragment(root, 5L until 7L))))
     }
     assert(e.getMessage.contains("overwrite") && e.getMessage.contains("version 1"))
     assert(latest(root).version == 2 && ids(latest(root)) == Seq(42L))
@@ -88,14 +88,20 @@ class CommitterSuite extends AnyFunSuite {
     val root = newRoot()
     create(root, Seq(fragment(root, Seq(1L))))
     intercept[LanceConcurrentModificationException](create(root, Seq(fragment(root, Seq(2L)))))
-    Committer.commit(io, root, None, WriteOperation.Overwrite(Seq(fragment(root, Seq(3L))), fields, Map.empty, None, mustCreate = false), CommitOptions())
+    val replace = Overwrite(Seq(fragment(root, Seq(3L))), fields, Map.empty, None,
+      mustCreate = false)
+    // Two overwrites racing: a retryable conflict, which re-running the overwrite resolves.
+    assert(intercept[LanceConcurrentModificationException] {
+      new Committer(io, root).commit(None, replace)
+    }.retryable)
+    new Committer(io, root).executeFrom(None)(_ => replace)
     assert(latest(root).version == 2 && ids(latest(root)) == Seq(3L))
   }
 
   test("stable row ids: sequences and next_row_id continue across appends") {
     val root = newRoot()
     create(root, Seq(fragment(root, 0L until 4L)), CommitOptions(enableStableRowIds = true))
-    Committer.commit(io, root, Some(latest(root)), WriteOperation.Append(Seq(fragment(root, 4L until 10L))), CommitOptions())
+    new Committer(io, root).commit(Some(latest(root)), Append(Seq(fragment(root, 4L until 10L))))
     val s = latest(root)
     assert((s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0 && (s.writerFeatureFlags & FeatureFlags.StableRowIds) != 0)
     assert(s.manifest.getNextRowId == 10)
@@ -118,13 +124,13 @@ class CommitterSuite extends AnyFunSuite {
     val bytes = ManifestFile.encode(patched, Some(section))
     io.write(v1.manifestPath, bytes)
     val v1b = latest(root)
-    Committer.commit(io, root, Some(v1b), WriteOperation.Append(Seq(fragment(root, Seq(3L)))), CommitOptions())
+    new Committer(io, root).commit(Some(v1b), Append(Seq(fragment(root, Seq(3L)))))
     val v2 = latest(root)
     assert(v2.manifest.hasIndexSection)
     val carried = TableProtos.IndexSection.parseFrom(ManifestFile.readSection(io, v2.manifestPath, v2.manifest.getIndexSection))
     assert(carried.getIndicesList.asScala.map(_.getName) == Seq("id_idx"))
     assert(v2.manifest.getUnknownFields.hasField(99))
-    Committer.commit(io, root, Some(v2), WriteOperation.Overwrite(Seq(fragment(root, Seq(9L))), fields, Map.empty, None, mustCreate = false), CommitOptions())
+    new Committer(io, root).commit(Some(v2), Overwrite(Seq(fragment(root, Seq(9L))), fields, Map.empty, None, mustCreate = false))
     assert(!latest(root).manifest.hasIndexSection)
   }
 
@@ -135,7 +141,7 @@ class CommitterSuite extends AnyFunSuite {
     val patched = v1.manifest.toBuilder.setWriterFeatureFlags(1L << 40)
     io.write(v1.manifestPath, ManifestFile.encode(patched, None))
     val e = intercept[LanceUnsupportedException] {
-      Committer.commit(io, root, Some(latest(root)), WriteOperation.Append(Nil), CommitOptions())
+      new Committer(io, root).commit(Some(latest(root)), Append(Nil))
     }
     assert(e.getMessage.contains("writer"))
     assert(latest(root).version == 1)
@@ -144,7 +150,7 @@ class CommitterSuite extends AnyFunSuite {
   test("appending files of another version marks the dataset as mixed-version") {
     val root = newRoot()
     create(root, Seq(fragment(root, Seq(1L), FileVersion.V2_1)))
-    Committer.commit(io, root, Some(latest(root)), WriteOperation.Append(Seq(fragment(root, Seq(2L), FileVersion.V2_2))), CommitOptions())
+    new Committer(io, root).commit(Some(latest(root)), Append(Seq(fragment(root, Seq(2L), FileVersion.V2_2))))
     val s = latest(root)
     assert((s.readerFeatureFlags & FeatureFlags.MixedDataFileVersions) != 0)
     assert(ids(s) == Seq(1L, 2L))
