@@ -21,7 +21,6 @@ import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
 import io.sparklance.spark.LanceTables
-import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
 
@@ -83,84 +82,31 @@ object LanceBatchWrite {
     val hadoop = spark.sessionState.newHadoopConfWithOptions(info.options().asCaseSensitiveMap().asScala.toMap)
     val io = new HadoopFileIO(hadoop)
     val root = Paths.stripTrailingSlash(opts.path)
-    val existing: Option[Snapshot] =
-      if (io.isDirectory(Paths.join(root, "_versions")) && io.list(Paths.join(root, "_versions")).exists(_.name.endsWith(".manifest")))
-        Some(LanceDataset.open(io, root).open(VersionSpec.Latest))
-      else None
+    val existing = txn.WritePlan.existing(io, root)
     val schema = info.schema()
     if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
-    val (op, fields, ordinals, version) = existing match {
+    val (write, ordinals) = existing match {
       case Some(s) if !truncate =>
-        val version = FileVersion.ofDataset(s.dataStorageVersion, root)
-        opts.dataStorageVersion.filter(_ != version).foreach { v =>
-          throw LanceErrors.invalidOption(LanceWriteOptions.DataStorageVersion, v.name,
-            s"the dataset at $root stores version ${version.name}; appends keep the dataset's version")
-        }
         val matched = SparkToLance.matchForAppend(root, s.schema, schema)
-        // Managed blobs (objects under _blobs/, flag 16384) are allocated and referenced by a
-        // protocol this writer does not implement; appending other kinds there would mix the two.
-        if (s.schema.metadata.contains(ManagedBlobsKey) && s.schema.fields.exists(BlobColumn.containsBlob))
-          throw LanceErrors.unsupported(s"Cannot append to Lance dataset $root: its blob columns are managed " +
-            s"(schema metadata $ManagedBlobsKey), which this connector does not write")
-        val probe = txn.Append(Nil)
-        txn.ManifestBuilder.checkWritable(s, probe)
-        (probe, matched.map(_._1), matched.map(_._2), version)
+        (txn.WritePlan.append(s, opts.dataStorageVersion, matched.map(_._1)), matched.map(_._2))
       case _ =>
-        val version = opts.dataStorageVersion
-          .orElse(existing.map(s => FileVersion.ofDataset(s.dataStorageVersion, root)))
-          .getOrElse(FileVersion.Default)
+        val version = txn.WritePlan.replaceVersion(root, existing, opts.dataStorageVersion)
         val fields = SparkToLance.fields(schema, version)
-        existing.foreach(s => txn.ManifestBuilder.checkWritable(s, txn.Overwrite(Nil, Nil, Map.empty, None, mustCreate = false)))
-        // Creating (append to an empty path included) never replaces a dataset that appears meanwhile.
-        val op = txn.Overwrite(Nil, fields, Map.empty, opts.dataStorageVersion,
-          mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate))
-        (op, fields, fields.indices, version)
+        // Creating (append to an empty path included) never replaces a dataset that appears
+        // meanwhile.
+        val mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate)
+        (txn.WritePlan.replace(root, existing, fields, opts.dataStorageVersion, mustCreate),
+          fields.indices)
     }
-    checkVersionSupports(fields, version)
-    // Bad lance-encoding:* metadata fails here, on the driver, not in every task.
-    _root_.io.sparklance.format.writer.FieldEncodings.validate(fields)
-    _root_.io.sparklance.format.writer.PackedStructs.validate(fields, version)
+    val fields = write.fields
+    val version = write.fileVersion
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
     val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts, new SerializableConf(hadoop), DataFileNames.newToken())
-    new LanceBatchWrite(plan, io, existing, op, opts)
-  }
-
-  val ManagedBlobsKey = "lance.blob.managed"
-
-  private def isList(t: _root_.io.sparklance.format.LogicalType): Boolean = {
-    import _root_.io.sparklance.format.LogicalType._
-    t match {
-      case List | LargeList | Map | _: ListOfStruct | _: FixedSizeList => true
-      case _ => false
-    }
-  }
-
-  /** Maps need 2.2; blob v1 is written below 2.2 and v2 from 2.2 on: refuse others up front rather than after the data is written. */
-  private def checkVersionSupports(fields: Seq[LanceField], v: FileVersion): Unit = {
-    def blobUnderList(f: LanceField, inList: Boolean): Option[LanceField] =
-      if (inList && BlobColumn.isBlob(f)) Some(f)
-      else f.children.iterator.flatMap(c => blobUnderList(c, inList || isList(f.logicalType))).toSeq.headOption
-    fields.flatMap(blobUnderList(_, inList = false)).headOption.foreach { f =>
-      throw LanceErrors.unsupportedType(f.name, "blob", "blob columns inside lists cannot be written (pylance's take_blobs cannot address them)")
-    }
-    fields.flatMap(_.preOrder).foreach { f =>
-      BlobColumn.version(f) match {
-        case Some(BlobColumn.V2) if v.minor < 2 =>
-          throw LanceErrors.unsupportedType(f.name, "blob v2", s"lance.blob.v2 columns need data_storage_version 2.2 (this write uses ${v.name})")
-        case Some(BlobColumn.V1) if v.minor >= 2 =>
-          throw LanceErrors.unsupportedType(f.name, "blob v1", s"a ${v.name} dataset with a blob v1 column (written by an older Lance) " +
-            "cannot be appended to; Lance 2.2 writes blob v2")
-        case _ =>
-      }
-    }
-    fields.flatMap(_.preOrder).find(_.logicalType == io.sparklance.format.LogicalType.Map).foreach { f =>
-      if (v != FileVersion.V2_2)
-        throw LanceErrors.unsupportedType(f.name, "map", s"maps need data_storage_version 2.2 (this write uses ${v.name})")
-    }
+    new LanceBatchWrite(plan, io, write, opts)
   }
 }
 
-class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: txn.Operation, opts: LanceWriteOptions)
+class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: LanceWriteOptions)
   extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new LanceDataWriterFactory(plan)
@@ -169,19 +115,10 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, base: Option[Snapshot], op: tx
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
     val frags = files.map(NewFragment(_))
-    val finalOp = op match {
-      case o: txn.Overwrite => o.copy(fragments = frags)
-      case _ => txn.Append(frags)
-    }
     // commitRetries counts attempts, the first one included.
-    val commitOpts = txn.CommitOptions(maxRetries = opts.commitRetries - 1, enableStableRowIds = opts.enableStableRowIds)
-    val committer = new txn.Committer(io, plan.root, commitOpts)
-    try finalOp match {
-      // A racing overwrite is a retryable conflict (pylance 14); the same files committed
-      // again on the newer version are what re-running the overwrite would commit.
-      case o: txn.Overwrite if !o.mustCreate => committer.executeFrom(base)(_ => finalOp)
-      case _ => committer.commit(base, finalOp)
-    }
+    val commitOpts = txn.CommitOptions(maxRetries = opts.commitRetries - 1,
+      enableStableRowIds = opts.enableStableRowIds)
+    try write.commit(io, frags, commitOpts)
     catch {
       case e: Throwable =>
         LanceDataWriter.deleteQuietly(io, plan.root, files)

@@ -1,0 +1,148 @@
+package io.sparklance.table.txn
+
+import io.sparklance.LanceErrors
+import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.format.blob.BlobColumn
+import io.sparklance.format.writer.{FieldEncodings, FileVersion, PackedStructs}
+import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
+import io.sparklance.table.commit.NewFragment
+
+/**
+ * What a write of new rows will commit, decided before any data file is written, by the
+ * rules pylance's `write_dataset` applies: an append keeps the dataset's file version and
+ * schema and refuses datasets this connector cannot write (writer flags, managed blobs); a
+ * create or overwrite picks the file version (requested, else the dataset's, else the
+ * default) and must be able to write every column in it. The caller (the Spark layer) only
+ * matches its schema to `fields` and hands back the fragments it wrote.
+ *
+ * @param base      the version the write read (None: no dataset yet)
+ * @param template  the operation, without fragments
+ * @param fields    the Lance fields the data files hold, in file column order
+ */
+final case class WritePlan(
+    root: String,
+    base: Option[Snapshot],
+    template: Operation,
+    fields: Seq[LanceField],
+    fileVersion: FileVersion) {
+
+  /** The operation that commits `frags`. */
+  def operation(frags: Seq[NewFragment]): Operation = template match {
+    case o: Overwrite => o.copy(fragments = frags)
+    case _ => Append(frags)
+  }
+
+  /**
+   * Commits `frags`. An overwrite racing another overwrite is a retryable conflict in
+   * pylance 14; committing the same files again on the newer version is what re-running the
+   * overwrite gives, so a plain overwrite does that (a create does not: it must fail).
+   */
+  def commit(fileIO: FileIO, frags: Seq[NewFragment], options: CommitOptions): CommitResult = {
+    val committer = new Committer(fileIO, root, options)
+    operation(frags) match {
+      case o: Overwrite if !o.mustCreate => committer.executeFrom(base)(_ => o)
+      case op => committer.commit(base, op)
+    }
+  }
+}
+
+object WritePlan {
+  /** Schema metadata marking blob columns whose bytes Lance manages under `_blobs/`. */
+  val ManagedBlobsKey = "lance.blob.managed"
+
+  /** The latest version of the dataset at `root`, None when there is none yet. */
+  def existing(fileIO: FileIO, root: String): Option[Snapshot] = {
+    val versions = Paths.join(root, "_versions")
+    if (fileIO.isDirectory(versions) && fileIO.list(versions).exists(_.name.endsWith(".manifest")))
+      Some(LanceDataset.open(fileIO, root).open(VersionSpec.Latest))
+    else None
+  }
+
+  /** Appending to `s` rows whose columns are the dataset fields `fields`. */
+  def append(s: Snapshot, requested: Option[FileVersion], fields: Seq[LanceField]): WritePlan = {
+    val root = Paths.stripTrailingSlash(s.root)
+    val version = FileVersion.ofDataset(s.dataStorageVersion, root)
+    requested.filter(_ != version).foreach { v =>
+      throw LanceErrors.invalidOption("data_storage_version", v.name,
+        s"the dataset at $root stores version ${version.name}; appends keep the dataset's version")
+    }
+    // Managed blobs (objects under _blobs/, flag 16384) are allocated and referenced by a
+    // protocol this writer does not implement; appending other kinds there would mix the two.
+    val managed = s.schema.metadata.contains(ManagedBlobsKey)
+    if (managed && s.schema.fields.exists(BlobColumn.containsBlob))
+      throw LanceErrors.unsupported(s"Cannot append to Lance dataset $root: its blob columns are " +
+        s"managed (schema metadata $ManagedBlobsKey), which this connector does not write")
+    val op = Append(Nil)
+    ManifestBuilder.checkWritable(s, op)
+    validated(WritePlan(root, Some(s), op, fields, version))
+  }
+
+  /**
+   * Creating the dataset, or replacing it (`existing`), with rows of `fields`. `mustCreate`
+   * makes the commit fail if a dataset appears meanwhile (Spark's error-if-exists, ignore,
+   * and appends to an empty path).
+   */
+  def replace(root0: String, existing: Option[Snapshot], fields: Seq[LanceField],
+      requested: Option[FileVersion], mustCreate: Boolean): WritePlan = {
+    val root = Paths.stripTrailingSlash(root0)
+    val version = replaceVersion(root, existing, requested)
+    val op = Overwrite(Nil, fields, Map.empty, requested, mustCreate)
+    existing.foreach(ManifestBuilder.checkWritable(_, op))
+    validated(WritePlan(root, existing, op, fields, version))
+  }
+
+  /** The file version a create or overwrite writes: requested, the dataset's, or the default. */
+  def replaceVersion(root: String, existing: Option[Snapshot], requested: Option[FileVersion])
+      : FileVersion = requested
+    .orElse(existing.map(s => FileVersion.ofDataset(s.dataStorageVersion, root)))
+    .getOrElse(FileVersion.Default)
+
+  private def validated(p: WritePlan): WritePlan = {
+    checkVersionSupports(p.fields, p.fileVersion)
+    // Bad lance-encoding:* metadata fails here, on the driver, not in every task.
+    FieldEncodings.validate(p.fields)
+    PackedStructs.validate(p.fields, p.fileVersion)
+    p
+  }
+
+  private def isList(t: LogicalType): Boolean = {
+    import LogicalType._
+    t match {
+      case List | LargeList | Map | _: ListOfStruct | _: FixedSizeList => true
+      case _ => false
+    }
+  }
+
+  /**
+   * Maps need 2.2; blob v1 is written below 2.2 and v2 from 2.2 on: refused up front rather
+   * than after the data is written.
+   */
+  private def checkVersionSupports(fields: Seq[LanceField], v: FileVersion): Unit = {
+    def blobUnderList(f: LanceField, inList: Boolean): Option[LanceField] =
+      if (inList && BlobColumn.isBlob(f)) Some(f)
+      else f.children.iterator
+        .flatMap(c => blobUnderList(c, inList || isList(f.logicalType))).toSeq.headOption
+    fields.flatMap(blobUnderList(_, inList = false)).headOption.foreach { f =>
+      throw LanceErrors.unsupportedType(f.name, "blob",
+        "blob columns inside lists cannot be written (pylance's take_blobs cannot address them)")
+    }
+    fields.flatMap(_.preOrder).foreach { f =>
+      BlobColumn.version(f) match {
+        case Some(BlobColumn.V2) if v.minor < 2 =>
+          throw LanceErrors.unsupportedType(f.name, "blob v2",
+            s"lance.blob.v2 columns need data_storage_version 2.2 (this write uses ${v.name})")
+        case Some(BlobColumn.V1) if v.minor >= 2 =>
+          throw LanceErrors.unsupportedType(f.name, "blob v1", s"a ${v.name} dataset with a " +
+            "blob v1 column (written by an older Lance) cannot be appended to; Lance 2.2 " +
+            "writes blob v2")
+        case _ =>
+      }
+    }
+    fields.flatMap(_.preOrder).find(_.logicalType == LogicalType.Map).foreach { f =>
+      if (v != FileVersion.V2_2)
+        throw LanceErrors.unsupportedType(f.name, "map",
+          s"maps need data_storage_version 2.2 (this write uses ${v.name})")
+    }
+  }
+}
