@@ -91,9 +91,11 @@ class ConflictResolverSuite extends AnyFunSuite {
     passes(ourDelete, updateColumns(1), updateMoving(1))
   }
 
-  test("an overwrite rebases over anything; a create fails once a dataset exists") {
+  test("an overwrite rebases over data changes, not another overwrite; a create fails") {
     val ow = Overwrite(Nil, Nil, Map.empty, None, mustCreate = false)
-    passes(ow, append, overwrite, delete(0), restore, merge)
+    passes(ow, append, delete(0), restore, merge)
+    val again = fails(ow, overwrite)
+    assert(again.contains("retryable conflict") && again.contains("replaced the dataset"), again)
     val m = fails(ow.copy(mustCreate = true), overwrite)
     assert(m.contains("created the dataset") && m.contains("this Overwrite conflicts"), m)
   }
