@@ -108,3 +108,22 @@ def test_only_lance_files_are_written(spark, tmp_path):
     names = [f for _, _, files in os.walk(path) for f in files]
     assert not [f for f in names if f.startswith(".") or f.endswith(".crc")], names
     assert lance.dataset(path).count_rows() == 5
+
+
+@pytest.mark.parametrize("mode", ["errorifexists", "append", "overwrite"])
+def test_commit_message_is_recorded_as_pylance_records_it(spark, tmp_path, mode):
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    if mode != "errorifexists":
+        rows(spark, 3).write.format("lance").save(ours)
+        lance.write_dataset(lance.dataset(ours).to_table(), theirs)
+    message = f"nightly {mode} of the ids"
+    rows(spark, 5, 3).write.format("lance").mode(mode).option("commit_message", message).save(ours)
+    pylance_mode = "create" if mode == "errorifexists" else mode
+    lance.write_dataset(lance.dataset(ours).to_table(), theirs, mode=pylance_mode,
+                        commit_message=message)
+    mine, ref = lance.dataset(ours), lance.dataset(theirs)
+    assert mine.version == ref.version
+    assert (mine.read_transaction(mine.version).transaction_properties
+            == ref.read_transaction(ref.version).transaction_properties)
+    assert type(mine.read_transaction(mine.version).operation) is type(
+        ref.read_transaction(ref.version).operation)

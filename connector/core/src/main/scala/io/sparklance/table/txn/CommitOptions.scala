@@ -15,4 +15,19 @@ final case class CommitOptions(
     /** New datasets only: assign stable row ids (flag 2), as pylance's `enable_stable_row_ids`. */
     enableStableRowIds: Boolean = false,
     writerLibrary: String = "spark-lance",
-    writerVersion: String = io.sparklance.ConnectorVersion.value)
+    writerVersion: String = io.sparklance.ConnectorVersion.value,
+    /**
+     * Recorded in the transaction's `transaction_properties`, as pylance's
+     * `transaction_properties`; a commit message goes under [[CommitOptions.CommitMessageKey]].
+     */
+    transactionProperties: Map[String, String] = Map.empty) {
+
+  /** These options with `message` as the commit message (pylance's `commit_message`). */
+  def withCommitMessage(message: String): CommitOptions =
+    copy(transactionProperties = transactionProperties + (CommitOptions.CommitMessageKey -> message))
+}
+
+object CommitOptions {
+  /** The reserved property pylance stores `commit_message` under. */
+  val CommitMessageKey = "__lance_commit_message"
+}

@@ -2,6 +2,8 @@ package io.sparklance.table.txn
 
 import java.util.UUID
 
+import scala.jdk.CollectionConverters._
+
 import org.slf4j.LoggerFactory
 
 import io.sparklance.LanceErrors
@@ -47,6 +49,7 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
       val mb = new ManifestBuilder(fileIO, root, readVersion, base, options)
       val recorded = op.applyTo(mb)
       val txn = Transaction.newBuilder().setReadVersion(readVersion).setUuid(uuid)
+        .putAllTransactionProperties(options.transactionProperties.asJava)
       recorded.writeTo(txn)
       val txnBytes = txn.build().toByteArray
       CommitPauses.at("before-transaction")

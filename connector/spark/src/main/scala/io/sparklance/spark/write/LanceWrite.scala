@@ -116,8 +116,9 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
     val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
     val frags = files.map(NewFragment(_))
     // commitRetries counts attempts, the first one included.
-    val commitOpts = txn.CommitOptions(maxRetries = opts.commitRetries - 1,
+    val plain = txn.CommitOptions(maxRetries = opts.commitRetries - 1,
       enableStableRowIds = opts.enableStableRowIds)
+    val commitOpts = opts.commitMessage.fold(plain)(plain.withCommitMessage)
     try write.commit(io, frags, commitOpts)
     catch {
       case e: Throwable =>

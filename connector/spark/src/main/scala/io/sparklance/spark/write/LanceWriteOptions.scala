@@ -20,6 +20,8 @@ import io.sparklance.spark.OptionValues.{bool, positiveLong}
  *  - `max_page_bytes` (default 8 MiB): values a column buffers before writing a page; bounds
  *    a task's memory (about this much per column) whatever the file size.
  *  - `commit_retries` (default 20): how often a commit is retried over concurrent appends.
+ *  - `commit_message`: recorded with the commit, as pylance's `commit_message` (pylance shows
+ *    it in `read_transaction(v).transaction_properties`).
  */
 final case class LanceWriteOptions(
     path: String,
@@ -29,6 +31,7 @@ final case class LanceWriteOptions(
     enableStableRowIds: Boolean,
     maxPageBytes: Long,
     commitRetries: Int,
+    commitMessage: Option[String],
     createMode: Option[String]) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 }
@@ -41,6 +44,7 @@ object LanceWriteOptions {
   val EnableStableRowIds = "enable_stable_row_ids"
   val MaxPageBytes = "max_page_bytes"
   val CommitRetries = "commit_retries"
+  val CommitMessage = "commit_message"
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
   val CreateMode = "__lance_create_mode"
 
@@ -58,6 +62,7 @@ object LanceWriteOptions {
       enableStableRowIds = bool(options, EnableStableRowIds, default = false),
       maxPageBytes = positiveLong(options, MaxPageBytes, FileWriterOptions.DefaultPageBudget),
       commitRetries = positiveLong(options, CommitRetries, 20).min(1000).toInt,
+      commitMessage = Option(options.get(CommitMessage)),
       createMode = Option(options.get(CreateMode)))
   }
 }
