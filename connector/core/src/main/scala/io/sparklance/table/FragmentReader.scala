@@ -29,7 +29,9 @@ final case class FragmentRef(
     deletionIsBitmap: Boolean,
     numDeletedRows: Long,
     /** Where blob descriptors that name no data file point (managed and external blobs). */
-    blobRoots: BlobRoots = BlobRoots.None)
+    blobRoots: BlobRoots = BlobRoots.None,
+    /** Row ids and row versions, attached when a scan returns them (see FragmentLineage). */
+    lineage: Option[FragmentLineage] = None)
 
 object FragmentRef {
   def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
@@ -117,6 +119,20 @@ final class FragmentReader(
 
   def remaining: Long = endRow - position
 
+  private var lastStart = startRow
+  private var lastKeep: Array[Int] = null
+
+  /**
+   * The physical offsets within the fragment of the rows the last [[next]] kept, in order,
+   * written to `into` (which holds at least that many): what row addresses and row ids are
+   * made of.
+   */
+  def keptOffsets(into: Array[Long], kept: Int): Unit = {
+    var i = 0
+    if (lastKeep == null) while (i < kept) { into(i) = lastStart + i; i += 1 }
+    else while (i < kept) { into(i) = lastStart + lastKeep(i); i += 1 }
+  }
+
   /**
    * The next `n` physical rows, minus deleted ones and those the filter rejects: one array per
    * requested field, plus the number of rows kept. When no row is kept the arrays are absent
@@ -129,6 +145,8 @@ final class FragmentReader(
       filter.evaluator.evaluate(byName, n)
     }
     val keep = keptRows(position, n, passed)
+    lastStart = position
+    lastKeep = keep
     position += n
     val kept = if (keep == null) n else keep.length
     if (kept == 0) {

@@ -118,18 +118,30 @@ object RowIdSequences {
 
   /**
    * The version of every physical row of a fragment from a run-length version sequence
-   * (`inline_created_at_versions` / `inline_last_updated_at_versions`); rows no run covers
-   * get `default` (pylance's value for fragments written before version tracking: 1).
+   * (`inline_created_at_versions` / `inline_last_updated_at_versions`). Runs apply in order,
+   * each to as many rows as its span holds (Lance's `RowDatasetVersionSequence::versions`):
+   * a compaction concatenates the runs of the old fragments, spans and all, so a span is a
+   * length, not a set of offsets. Rows no run reaches get `default` (pylance's value for
+   * fragments written before version tracking: 1).
    */
   def versions(bytes: ByteString, rows: Int, default: Long): Array[Long] = {
     val out = Array.fill(rows)(default)
     if (bytes != null && !bytes.isEmpty) {
+      var at = 0
       RowIdProtos.RowDatasetVersionSequence.parseFrom(bytes).getRunsList.asScala.foreach { r =>
-        values(r.getSpan).foreach(o => if (o >= 0 && o < rows) out(o.toInt) = r.getVersion)
+        val n = spanLength(r.getSpan)
+        var i = 0L
+        while (i < n && at < rows) { out(at) = r.getVersion; at += 1; i += 1 }
       }
     }
     out
   }
+
+  /** How many values a segment stands for. */
+  def spanLength(seg: RowIdProtos.U64Segment): Long =
+    if (seg.getSegmentCase == RowIdProtos.U64Segment.SegmentCase.RANGE)
+      seg.getRange.getEnd - seg.getRange.getStart
+    else RowIdSequences.values(seg).length.toLong
 
   /** Run-length encodes per-row versions (offsets 0..n-1) as pylance does: one run per change. */
   def encodeVersions(vs: Array[Long]): ByteString = {

@@ -23,7 +23,8 @@ class LanceColumnarReader(
     schema: StructType,
     batchSize: Int,
     filter: Option[LanceColumnarReader.FilterSpec] = None,
-    countRows: Boolean = false) extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
+    countRows: Boolean = false,
+    metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata) extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
 
   private val vectors: Array[WritableColumnVector] =
     OnHeapColumnVector.allocateColumns(if (countRows) 1 else batchSize, schema).map(v => v: WritableColumnVector)
@@ -31,6 +32,15 @@ class LanceColumnarReader(
   private var sliceIndex = 0
   private var reader: FragmentReader = _
   private var counted = false
+
+  /** Output position of each data field (the others hold metadata columns). */
+  private val dataPositions: Array[Int] = {
+    val meta = metadata.columns.map(_._1).toSet
+    schema.fields.indices.filterNot(meta.contains).toArray
+  }
+  private val wanted: Set[LanceMetadataColumns.Column] = metadata.columns.map(_._2).toSet
+  private val offsets: Array[Long] = if (metadata.columns.isEmpty) null else new Array[Long](batchSize)
+  private var values: LanceMetadataColumns.FragmentValues = _
 
   /** One evaluator per partition: it keeps reusable buffers, so it is never shared between tasks. */
   private val fragmentFilter: FragmentReader.Filter = filter.map { spec =>
@@ -54,11 +64,13 @@ class LanceColumnarReader(
         val (arrays, kept) = read()
         if (kept > 0) {
           var i = 0
-          while (i < vectors.length) {
-            vectors(i).reset()
-            ColumnVectorWriter.write(vectors(i), fields(i), arrays(i))
+          while (i < dataPositions.length) {
+            val v = vectors(dataPositions(i))
+            v.reset()
+            ColumnVectorWriter.write(v, fields(i), arrays(i))
             i += 1
           }
+          if (offsets != null) writeMetadata(kept)
           batch.setNumRows(kept)
           return true
         }
@@ -74,8 +86,37 @@ class LanceColumnarReader(
       val s = partition.slices(sliceIndex)
       sliceIndex += 1
       reader = new FragmentReader(io, s.fragment, fields, DeletionVector.read(io, s.fragment), s.start, s.end, fragmentFilter)
+      if (offsets != null && (values == null || values.id != s.fragment.id))
+        values = new LanceMetadataColumns.FragmentValues(s.fragment, wanted)
     }
     true
+  }
+
+  /** Fills the metadata columns for the `kept` rows of the last batch. */
+  private def writeMetadata(kept: Int): Unit = {
+    import LanceMetadataColumns._
+    reader.keptOffsets(offsets, kept)
+    val frag = values.id
+    metadata.columns.foreach { case (pos, column) =>
+      val v = vectors(pos)
+      v.reset()
+      var i = 0
+      column match {
+        case FragId => while (i < kept) { v.putInt(i, frag.toInt); i += 1 }
+        case RowAddr => while (i < kept) { v.putLong(i, (frag << 32) | offsets(i)); i += 1 }
+        case RowId =>
+          val ids = values.rowIds
+          if (ids == null) while (i < kept) { v.putLong(i, (frag << 32) | offsets(i)); i += 1 }
+          else while (i < kept) { v.putLong(i, ids(offsets(i).toInt)); i += 1 }
+        case CreatedAt =>
+          val vs = values.created
+          while (i < kept) { v.putLong(i, vs(offsets(i).toInt)); i += 1 }
+        case UpdatedAt =>
+          val vs = values.updated
+          while (i < kept) { v.putLong(i, vs(offsets(i).toInt)); i += 1 }
+        case other => throw new IllegalStateException(s"unknown metadata column $other")
+      }
+    }
   }
 
   private def read(): (Array[ColumnArray], Int) =
@@ -94,4 +135,9 @@ class LanceColumnarReader(
 object LanceColumnarReader {
   /** A pushed filter and the top-level fields it reads; travels to executors with the reader factory. */
   final case class FilterSpec(filter: RowFilter, fields: Seq[LanceField])
+
+  /** Metadata columns to fill, by output position. */
+  final case class MetadataSpec(columns: Seq[(Int, LanceMetadataColumns.Column)])
+
+  val NoMetadata: MetadataSpec = MetadataSpec(Nil)
 }

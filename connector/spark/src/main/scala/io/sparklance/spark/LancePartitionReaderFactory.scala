@@ -16,12 +16,15 @@ class LancePartitionReaderFactory(
     schema: StructType,
     batchSize: Int,
     filter: Option[LanceColumnarReader.FilterSpec],
-    countRows: Boolean) extends PartitionReaderFactory {
+    countRows: Boolean,
+    metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata)
+  extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema, batchSize, filter, countRows)
+    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema, batchSize, filter, countRows,
+      metadata)
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     throw new UnsupportedOperationException("Lance scans are columnar only")

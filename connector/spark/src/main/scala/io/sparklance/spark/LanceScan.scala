@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{FragmentRef, RowFilter}
+import io.sparklance.table.{FragmentLineage, FragmentRef, RowFilter}
 
 /**
  * A columnar scan of one dataset version. The version (and so the fragment list) was fixed
@@ -23,10 +23,19 @@ class LanceScan(
     pushed: Array[Predicate],
     countRows: Boolean) extends Scan with Batch with SupportsReportStatistics {
 
+  /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
+  private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
+    if (countRows) Nil
+    else required.fields.toSeq.zipWithIndex.flatMap { case (sf, i) =>
+      if (table.snapshot.schema.field(sf.name).isDefined) None
+      else LanceMetadataColumns.byName(sf.name).map(i -> _)
+    }
+
   /** The requested columns as Lance fields, pruned to the nested children Spark asked for. */
   private val fields: Seq[LanceField] =
     if (countRows) Nil
-    else required.fields.toSeq.map { sf =>
+    else required.fields.toSeq.zipWithIndex.filterNot(c => metadata.exists(_._1 == c._2))
+      .map(_._1).map { sf =>
       val f = table.snapshot.schema.field(sf.name).getOrElse(
         throw new IllegalStateException(s"Spark asked for column '${sf.name}', which ${table.name()} lacks"))
       SchemaConverter.prune(f, sf.dataType)
@@ -37,7 +46,10 @@ class LanceScan(
     table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
-  private lazy val fragments: Seq[FragmentRef] = table.snapshot.fragments.map(FragmentRef(table.snapshot.root, table.snapshot, _))
+  private lazy val fragments: Seq[FragmentRef] = table.snapshot.fragments.map { f =>
+    val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
+    if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
+  }
 
   override def readSchema(): StructType = required
   override def description(): String = {
@@ -56,7 +68,8 @@ class LanceScan(
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
     new LancePartitionReaderFactory(io, fields, required, table.options.batchSize,
-      filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows)
+      filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
+      LanceColumnarReader.MetadataSpec(metadata))
   }
 
   override def estimateStatistics(): Statistics = new Statistics {
