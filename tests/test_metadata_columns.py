@@ -78,3 +78,21 @@ def test_metadata_columns_with_filters_and_sql(spark, evolved):
     assert n == lance.dataset(evolved).count_rows()
     # A plain select * does not return metadata columns.
     assert "_rowid" not in df.columns
+
+
+@pytest.mark.parametrize("where", [
+    "_fragid = 1", "_fragid in (0, 2)", "_fragid >= 2", "_fragid < 1 or _fragid > 3",
+    "_rowaddr >= 8589934592 and _rowaddr < 12884901888", "_rowaddr = 4294967298",
+    "_rowaddr > -1 and id < 25", "_fragid <> 1"])
+def test_predicates_on_fragment_and_address_prune_fragments_exactly(spark, evolved, where):
+    df = spark.read.format("lance").load(evolved).where(where)
+    got = sorted(tuple(r) for r in df.select("id", "_rowaddr", "_fragid").collect())
+    t = lance.dataset(evolved).to_table(columns=["id"], with_row_address=True)
+    rows = [(i, a, a >> 32) for i, a in zip(t.column("id").to_pylist(),
+                                            t.column("_rowaddr").to_pylist())]
+    keep = spark.createDataFrame(rows, "id long, _rowaddr long, _fragid int").where(where)
+    assert got == sorted(tuple(r) for r in keep.collect())
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    total = len(lance.dataset(evolved).get_fragments())
+    if where in ("_fragid = 1", "_rowaddr = 4294967298"):
+        assert f"Fragments: 1 of {total}" in plan, plan

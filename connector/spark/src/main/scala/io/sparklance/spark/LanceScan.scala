@@ -21,7 +21,9 @@ class LanceScan(
     required: StructType,
     filter: Option[RowFilter],
     pushed: Array[Predicate],
-    countRows: Boolean) extends Scan with Batch with SupportsReportStatistics {
+    countRows: Boolean,
+    fragmentTest: Option[Long => Boolean] = None) extends Scan with Batch
+  with SupportsReportStatistics {
 
   /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
   private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
@@ -46,7 +48,8 @@ class LanceScan(
     table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
-  private lazy val fragments: Seq[FragmentRef] = table.snapshot.fragments.map { f =>
+  private lazy val fragments: Seq[FragmentRef] = table.snapshot.fragments
+      .filter(f => fragmentTest.forall(_(f.getId))).map { f =>
     val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
     if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
   }
@@ -55,7 +58,9 @@ class LanceScan(
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
-    s"LanceScan ${table.name()} [$what]$filters"
+    val pruned = if (fragmentTest.isEmpty) ""
+      else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
+    s"LanceScan ${table.name()} [$what]$filters$pruned"
   }
   override def toBatch: Batch = this
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED

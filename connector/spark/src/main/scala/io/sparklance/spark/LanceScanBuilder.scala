@@ -26,7 +26,16 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
-  override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] =
+  private var fragmentTest: Option[Long => Boolean] = None
+
+  override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
+    // Predicates on _fragid/_rowaddr pick fragments; Spark still evaluates them.
+    fragmentTest = predicates.flatMap(FragmentPruning.of).reduceOption((a, b) =>
+      (id: Long) => a(id) && b(id))
+    pushRowFilters(predicates)
+  }
+
+  private def pushRowFilters(predicates: Array[Predicate]): Array[Predicate] =
     if (!table.options.filterPushdown) predicates
     else {
       val translator = new FilterTranslator(table.snapshot.schema, table.schema())
@@ -55,6 +64,7 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
 
   override def build(): Scan =
     if (countOnly && filter.isEmpty) new LanceCountScan(table)
-    else if (countOnly) new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true)
-    else new LanceScan(table, required, filter, pushed, countRows = false)
+    else if (countOnly)
+      new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest)
+    else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest)
 }
