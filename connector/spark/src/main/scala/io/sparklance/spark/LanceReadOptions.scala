@@ -25,9 +25,11 @@ object MetadataTable {
  *
  *  - `path` (required): the dataset directory, any Hadoop file system URI.
  *  - `version`: a version number, or a tag name (as pylance's `version=` accepts both).
+ *    `versionAsOf` (Delta's and Iceberg's name) is the same, for version numbers.
  *  - `tag`: a tag name.
  *  - `timestamp`: read the newest version committed at or before this time; any form
  *    Spark's CAST(... AS TIMESTAMP) accepts, in the session time zone unless it names one.
+ *    `timestampAsOf` is the same.
  *  - `metadata_table`: `versions` or `tags` to read the dataset's history instead of rows.
  *  - `batch_size`: rows per columnar batch (default 4096).
  *  - `split_size`: target bytes of data per Spark partition (default
@@ -48,6 +50,8 @@ object LanceReadOptions {
   val Version = "version"
   val Tag = "tag"
   val Timestamp = "timestamp"
+  val VersionAsOf = "versionAsOf"
+  val TimestampAsOf = "timestampAsOf"
   val MetadataTableKey = "metadata_table"
   val BatchSize = "batch_size"
   val SplitSize = "split_size"
@@ -69,7 +73,8 @@ object LanceReadOptions {
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {
-    val set = Seq(Version, Tag, Timestamp).filter(k => options.containsKey(k))
+    val set = Seq(Version, VersionAsOf, Tag, Timestamp, TimestampAsOf)
+      .filter(k => options.containsKey(k))
     if (set.size > 1)
       throw LanceErrors.invalidOption(set.mkString("/"), set.map(options.get).mkString("/"),
         s"set only one of options ${set.mkString(", ")}")
@@ -83,14 +88,22 @@ object LanceReadOptions {
           VersionSpec.Number(n)
         } else if (v.isEmpty) throw LanceErrors.invalidOption(Version, v, "expected a version number or a tag name")
         else VersionSpec.TagName(v)
+      case Some(VersionAsOf) =>
+        val v = options.get(VersionAsOf).trim
+        val n = try v.toLong catch {
+          case _: NumberFormatException =>
+            throw LanceErrors.invalidOption(VersionAsOf, v, "expected a version number")
+        }
+        if (n < 1) throw LanceErrors.invalidOption(VersionAsOf, v, "versions start at 1")
+        VersionSpec.Number(n)
       case Some(Tag) =>
         val t = options.get(Tag).trim
         if (t.isEmpty) throw LanceErrors.invalidOption(Tag, t, "expected a tag name")
         VersionSpec.TagName(t)
-      case Some(_) =>
-        val raw = options.get(Timestamp).trim
+      case Some(key) =>
+        val raw = options.get(key).trim
         val micros = DateTimeUtils.stringToTimestamp(UTF8String.fromString(raw), zone).getOrElse(
-          throw LanceErrors.invalidOption(Timestamp, raw, "not a timestamp, e.g. '2025-06-01 12:00:00' or '2025-06-01T12:00:00Z'"))
+          throw LanceErrors.invalidOption(key, raw, "not a timestamp, e.g. '2025-06-01 12:00:00' or '2025-06-01T12:00:00Z'"))
         VersionSpec.AsOf(micros)
     }
   }

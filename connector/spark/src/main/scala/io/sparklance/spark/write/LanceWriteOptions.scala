@@ -48,7 +48,23 @@ object LanceWriteOptions {
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
   val CreateMode = "__lance_create_mode"
 
+  /**
+   * Options other formats honour that would change what a write does here if ignored:
+   * refused, never silently dropped (an overwrite with `replaceWhere` must not replace the
+   * whole dataset).
+   */
+  val Unsupported: Map[String, String] = Map(
+    "replaceWhere" -> ("an overwrite of the rows matching a predicate is not supported yet; " +
+      "delete those rows and append instead"),
+    "partitionOverwriteMode" -> ("Lance datasets have no partitions; an overwrite replaces " +
+      "the whole dataset"),
+    "mergeSchema" -> "appends must match the dataset's schema; add columns first")
+
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
+    Unsupported.foreach { case (k, why) =>
+      Option(options.get(k)).filterNot(v => k == "mergeSchema" && v.trim.equalsIgnoreCase("false"))
+        .foreach(v => throw LanceErrors.invalidOption(k, v, why))
+    }
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
     LanceWriteOptions(
