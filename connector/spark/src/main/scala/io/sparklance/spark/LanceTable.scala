@@ -2,27 +2,71 @@ package io.sparklance.spark
 
 import java.util
 
-import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead,
-  Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2,
+  SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.FileIO
-import io.sparklance.table.Snapshot
+import io.sparklance.spark.write.LanceWriteBuilder
+import io.sparklance.table.{RowFilter, Snapshot}
+import io.sparklance.table.txn.TableDelete
 
-/** One version of a Lance dataset, fixed when the table is loaded. */
-class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadOptions)
-  extends Table with SupportsRead with SupportsMetadataColumns {
+/**
+ * A Lance dataset as a Spark table: reads one version, fixed when the table is loaded;
+ * writes (append, overwrite) and deletes commit new versions on top of the latest one.
+ *
+ * A table for `spark.read.format("lance")` is not `writable`: Spark then hands
+ * `df.write.format("lance")` saves to the save-mode bridge (LanceProvider), which honours
+ * every save mode; catalog tables are writable (INSERT, DELETE).
+ *
+ * @param tableOptions the options the table was loaded with (path, storage settings): the
+ *                     defaults of its writes.
+ */
+class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadOptions,
+    tableOptions: Map[String, String] = Map.empty, writable: Boolean = false)
+  extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
+  with SupportsDeleteV2 {
 
   private lazy val sparkSchema = SchemaConverter.toSpark(snapshot.schema)
 
   override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
   override def schema(): StructType = sparkSchema
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
+  override def capabilities(): util.Set[TableCapability] =
+    if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)
+    else util.EnumSet.of(
+      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)
 
   /** `_rowid`, `_rowaddr`, `_fragid` and the row version columns (see LanceMetadataColumns). */
   override def metadataColumns(): Array[MetadataColumn] = LanceMetadataColumns.of(schema())
 
   override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this)
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new LanceWriteBuilder(info, tableOptions + ("path" -> snapshot.root))
+
+  private def translate(predicates: Array[Predicate]): Option[RowFilter] = {
+    val t = new FilterTranslator(snapshot.schema, schema())
+    val all = predicates.toSeq.map(t.translate)
+    if (all.forall(_.isDefined)) Some(RowFilter.all(all.map(_.get))) else None
+  }
+
+  /** Deletes whose condition the reader can evaluate exactly (see FilterTranslator). */
+  override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
+    translate(predicates).isDefined
+
+  /**
+   * Marks the matching rows of the latest version deleted: deletion files, or whole
+   * fragments dropped; data files are never rewritten. A concurrent writer's change to the
+   * same fragments makes it match again on the newer version, as pylance's `delete` does.
+   */
+  override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    val filter = translate(predicates).getOrElse(throw new IllegalArgumentException(
+      s"Cannot delete from ${snapshot.root} where ${predicates.mkString(" AND ")}"))
+    TableDelete.where(io, snapshot.root, filter,
+      if (predicates.isEmpty) "true" else predicates.map(_.toString).mkString(" AND "))
+  }
 }

@@ -43,13 +43,27 @@ class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) ex
   override def capabilities(): util.Set[TableCapability] =
     util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
 
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new WriteBuilder with SupportsTruncate {
-    private var overwrite = false
-    override def truncate(): WriteBuilder = { overwrite = true; this }
-    override def build(): Write = new Write {
-      override def toBatch: BatchWrite = LanceBatchWrite.plan(info, overwrite)
-      override def description(): String = s"LanceWrite(${options.get("path")}, ${if (overwrite) "overwrite" else "append"})"
-    }
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new LanceWriteBuilder(info, options.asCaseSensitiveMap().asScala.toMap)
+}
+
+/**
+ * Appends, or replaces the dataset when Spark truncates first (overwrite, INSERT OVERWRITE).
+ * `tableOptions` (the table's path and storage options) are the defaults the write's own
+ * options override.
+ */
+class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String])
+  extends WriteBuilder with SupportsTruncate {
+  private var overwrite = false
+  private lazy val options = new CaseInsensitiveStringMap(
+    (tableOptions ++ info.options().asCaseSensitiveMap().asScala).asJava)
+
+  override def truncate(): WriteBuilder = { overwrite = true; this }
+
+  override def build(): Write = new Write {
+    override def toBatch: BatchWrite = LanceBatchWrite.plan(options, info.schema(), overwrite)
+    override def description(): String =
+      s"LanceWrite(${options.get("path")}, ${if (overwrite) "overwrite" else "append"})"
   }
 }
 
@@ -76,14 +90,14 @@ final case class TaskPlan(
 
 object LanceBatchWrite {
   /** Decides, on the driver and before any file is written, what this write will commit. */
-  def plan(info: LogicalWriteInfo, truncate: Boolean): LanceBatchWrite = {
-    val opts = LanceWriteOptions.parse(info.options())
+  def plan(options: CaseInsensitiveStringMap, schema: StructType, truncate: Boolean)
+      : LanceBatchWrite = {
+    val opts = LanceWriteOptions.parse(options)
     val spark = SparkSession.active
-    val hadoop = spark.sessionState.newHadoopConfWithOptions(info.options().asCaseSensitiveMap().asScala.toMap)
+    val hadoop = spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
     val io = new HadoopFileIO(hadoop)
     val root = Paths.stripTrailingSlash(opts.path)
     val existing = txn.WritePlan.existing(io, root)
-    val schema = info.schema()
     if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
     val (write, ordinals) = existing match {
       case Some(s) if !truncate =>

@@ -1,0 +1,175 @@
+package io.sparklance.spark
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException,
+  TableAlreadyExistsException}
+import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
+import io.sparklance.format.writer.FileVersion
+import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
+import io.sparklance.table.{LanceDataset, VersionSpec}
+import io.sparklance.table.txn.{CommitOptions, WritePlan}
+
+/**
+ * Lance datasets as Spark SQL tables: `spark.sql.catalog.<name> = io.sparklance.spark.LanceCatalog`.
+ *
+ *  - Path identifiers: ``SELECT * FROM lance.`/data/events.lance` `` (any Hadoop URI) reads,
+ *    inserts into, deletes from and time-travels the dataset at that path.
+ *  - With option `root` (any Hadoop file system URI), a table `t` of the root namespace is the
+ *    dataset `<root>/t.lance`, as pylance's directory namespace lays out root tables (its
+ *    directory-listing mode): `CREATE TABLE`, `SHOW TABLES`, `DROP TABLE` (which deletes the
+ *    dataset, as the namespace's `drop_table` does). Nested namespaces, which pylance keeps
+ *    in a `__manifest` table, are not read yet.
+ *
+ * Other catalog options (`fs.*`, ...) are storage settings for every table; table options
+ * (`OPTIONS (...)`) add write options such as `data_storage_version`.
+ */
+class LanceCatalog extends TableCatalog {
+  private var catalogName: String = _
+  private var options: Map[String, String] = Map.empty
+  private var root: Option[String] = None
+
+  override def initialize(name: String, opts: CaseInsensitiveStringMap): Unit = {
+    catalogName = name
+    options = opts.asCaseSensitiveMap().asScala.toMap
+    root = Option(opts.get("root")).filter(_.nonEmpty).map(Paths.stripTrailingSlash)
+  }
+
+  override def name(): String = catalogName
+
+  private def spark: SparkSession = SparkSession.active
+
+  private def fileIO: FileIO = new HadoopFileIO(
+    spark.sessionState.newHadoopConfWithOptions(options - "root"))
+
+  /** A dataset path given as the table name: absolute, or a URI with a scheme. */
+  private def isPath(ident: Identifier): Boolean =
+    ident.namespace().isEmpty &&
+      (ident.name().startsWith("/") || ident.name().matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*"))
+
+  /** Where the dataset of `ident` is. */
+  private def location(ident: Identifier): String =
+    if (isPath(ident)) Paths.stripTrailingSlash(ident.name())
+    else {
+      val r = root.getOrElse(throw new NoSuchTableException(ident))
+      if (ident.namespace().nonEmpty) throw new NoSuchNamespaceException(ident.namespace())
+      Paths.join(r, ident.name() + LanceCatalog.Suffix)
+    }
+
+  private def exists(path: String): Boolean = WritePlan.existing(fileIO, path).isDefined
+
+  private def load(ident: Identifier, version: VersionSpec): Table = {
+    val path = location(ident)
+    if (!exists(path)) throw new NoSuchTableException(ident)
+    val tableOptions = (options - "root") + ("path" -> path)
+    val conf = spark.sessionState.conf
+    val read = LanceReadOptions.parse(new CaseInsensitiveStringMap(tableOptions.asJava),
+      java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
+    val io = fileIO
+    new LanceTable(LanceDataset.open(io, path).open(version), io, read, tableOptions,
+      writable = true)
+  }
+
+  override def loadTable(ident: Identifier): Table = load(ident, VersionSpec.Latest)
+
+  /** `VERSION AS OF n` (a version number, or a tag name as pylance's `version=` takes). */
+  override def loadTable(ident: Identifier, version: String): Table = {
+    val v = version.trim
+    load(ident, if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
+      else VersionSpec.TagName(v))
+  }
+
+  /** `TIMESTAMP AS OF t`: the newest version committed at or before `t` (microseconds). */
+  override def loadTable(ident: Identifier, timestampMicros: Long): Table =
+    load(ident, VersionSpec.AsOf(timestampMicros))
+
+  override def tableExists(ident: Identifier): Boolean =
+    try exists(location(ident)) catch { case _: NoSuchTableException | _: NoSuchNamespaceException => false }
+
+  override def listTables(namespace: Array[String]): Array[Identifier] = {
+    if (namespace.nonEmpty) throw new NoSuchNamespaceException(namespace)
+    root.toSeq.flatMap { r =>
+      val io = fileIO
+      if (!io.isDirectory(r)) Nil
+      else io.list(r).filter(e => e.isDirectory && e.name.endsWith(LanceCatalog.Suffix))
+        .filter(e => exists(e.path))
+        .map(e => Identifier.of(Array.empty[String], e.name.stripSuffix(LanceCatalog.Suffix)))
+    }.sortBy(_.name()).toArray
+  }
+
+  /**
+   * Creates an empty dataset (version 1, no fragments, as pylance writes an empty table)
+   * with the table's schema. Partitioning is refused: Lance datasets have none.
+   */
+  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): Table = {
+    if (partitions.nonEmpty)
+      throw LanceErrors.unsupported(s"Cannot create ${ident}: Lance tables are not partitioned " +
+        s"(PARTITIONED BY ${partitions.mkString(", ")})")
+    val props = properties.asScala.toMap
+    props.get(TableCatalog.PROP_LOCATION).foreach { l =>
+      throw LanceErrors.unsupported(s"Cannot create $ident at LOCATION '$l': in catalog " +
+        s"$catalogName a table's location is its identifier (a path, or <root>/<name>.lance)")
+    }
+    val path = location(ident)
+    if (exists(path)) throw new TableAlreadyExistsException(ident)
+    val writeOptions = props.collect {
+      case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
+        k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
+    }
+    val version = writeOptions.get(LanceWriteOptions.DataStorageVersion).map { v =>
+      FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
+        LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
+    }
+    val fields = SparkToLance.fields(schema, version.getOrElse(FileVersion.Default))
+    val stable = writeOptions.get(LanceWriteOptions.EnableStableRowIds)
+      .exists(_.trim.equalsIgnoreCase("true"))
+    val io = fileIO
+    try WritePlan.replace(path, None, fields, version, mustCreate = true)
+      .commit(io, Nil, CommitOptions(enableStableRowIds = stable))
+    catch {
+      case _: LanceConcurrentModificationException =>
+        throw new TableAlreadyExistsException(ident)
+    }
+    loadTable(ident)
+  }
+
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    throw LanceErrors.unsupported(s"ALTER TABLE $ident is not supported yet")
+
+  /**
+   * Drops a table of the root namespace and deletes its dataset, as pylance's directory
+   * namespace `drop_table` does. A path identifier names data outside any namespace: it is
+   * never deleted by DROP TABLE.
+   */
+  override def dropTable(ident: Identifier): Boolean = {
+    if (isPath(ident))
+      throw LanceErrors.unsupported(s"DROP TABLE of the path $ident would delete the dataset " +
+        "there; delete the directory itself if that is meant")
+    val path = try location(ident) catch { case _: NoSuchTableException => return false }
+    if (!exists(path)) false
+    else { LanceCatalog.deleteTree(fileIO, path); true }
+  }
+
+  override def renameTable(from: Identifier, to: Identifier): Unit =
+    throw LanceErrors.unsupported(s"Renaming $from to $to is not supported yet")
+}
+
+object LanceCatalog {
+  /** The directory suffix of root-namespace tables in pylance's directory namespace. */
+  val Suffix = ".lance"
+
+  private[spark] def deleteTree(io: FileIO, path: String): Unit = {
+    if (io.isDirectory(path)) io.list(path).foreach(e => deleteTree(io, e.path))
+    io.delete(path)
+  }
+}

@@ -1,0 +1,147 @@
+"""io.sparklance.spark.LanceCatalog: Lance datasets as SQL tables, by path identifier and in
+a root directory laid out as pylance's directory namespace lays out root tables. Every
+expected value is pylance's: what it reads from the tables we changed, and what its own
+delete does on a twin."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import lance
+import pyarrow as pa
+import pytest
+from lance.namespace import DirectoryNamespace
+
+_names = itertools.count()
+
+
+def catalog(spark, root=None):
+    """A fresh catalog name (catalogs are cached by name), optionally with a root."""
+    name = f"lc{next(_names)}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
+    if root is not None:
+        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
+    return name
+
+
+def table(start, n):
+    ids = list(range(start, start + n))
+    return pa.table({"id": pa.array(ids, pa.int64()), "s": [f"r{i}" for i in ids]})
+
+
+def rows_of(ds_or_table):
+    t = ds_or_table.to_table() if hasattr(ds_or_table, "to_table") else ds_or_table
+    return sorted(zip(t["id"].to_pylist(), t["s"].to_pylist()))
+
+
+def spark_rows(spark, sql):
+    return sorted(tuple(r) for r in spark.sql(sql).collect())
+
+
+@pytest.fixture
+def twins(tmp_path):
+    """Two identical datasets pylance wrote: 3 fragments of 20 rows."""
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in (ours, theirs):
+        lance.write_dataset(table(0, 20), p)
+        lance.write_dataset(table(20, 20), p, mode="append")
+        lance.write_dataset(table(40, 20), p, mode="append")
+    return ours, theirs
+
+
+def test_path_identifier_reads_inserts_and_overwrites(spark, twins):
+    ours, _ = twins
+    c = catalog(spark)
+    assert spark_rows(spark, f"select id, s from {c}.`{ours}`") == rows_of(lance.dataset(ours))
+    spark.sql(f"insert into {c}.`{ours}` values (100, 'x'), (101, 'y')")
+    ds = lance.dataset(ours)
+    assert type(ds.read_transaction(ds.version).operation).__name__ == "Append"
+    assert (100, "x") in rows_of(ds) and ds.count_rows() == 62
+    spark.sql(f"insert overwrite {c}.`{ours}` values (7, 'z')")
+    ds = lance.dataset(ours)
+    assert rows_of(ds) == [(7, "z")]
+    assert type(ds.read_transaction(ds.version).operation).__name__ == "Overwrite"
+    ds.validate()
+
+
+@pytest.mark.parametrize("where", ["id % 3 = 0", "id >= 20 and id < 40", "s = 'r5'",
+                                   "id < 0", "id >= 0"])
+def test_delete_from_path_identifier_as_pylance_delete(spark, twins, where):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"delete from {c}.`{ours}` where {where}")
+    lance.dataset(theirs).delete(where)
+    a, b = lance.dataset(ours), lance.dataset(theirs)
+    a.validate()
+    assert a.version == b.version
+    assert rows_of(a) == rows_of(b)
+
+    def frags(ds):
+        return [(f.metadata.id, f.metadata.physical_rows,
+                 None if f.metadata.deletion_file is None
+                 else (f.metadata.deletion_file.file_type,
+                       f.metadata.deletion_file.num_deleted_rows))
+                for f in ds.get_fragments()]
+    assert frags(a) == frags(b)
+    assert type(a.read_transaction(a.version).operation).__name__ == "Delete"
+    # pylance keeps deleting and appending on our result.
+    for ds_path in (ours, theirs):
+        lance.dataset(ds_path).delete("id = 44")
+        lance.write_dataset(table(200, 3), ds_path, mode="append")
+    assert rows_of(lance.dataset(ours)) == rows_of(lance.dataset(theirs))
+
+
+def test_delete_with_a_condition_the_reader_cannot_evaluate_is_refused(spark, twins):
+    ours, _ = twins
+    c = catalog(spark)
+    before = lance.dataset(ours).version
+    with pytest.raises(Exception):
+        spark.sql(f"delete from {c}.`{ours}` where id in (select id from {c}.`{ours}` "
+                  "where id < 3)")
+    assert lance.dataset(ours).version == before
+
+
+def test_time_travel_in_sql(spark, twins):
+    ours, _ = twins
+    c = catalog(spark)
+    lance.dataset(ours).delete("id < 10")
+    for v in (1, 2, 3):
+        got = spark_rows(spark, f"select id, s from {c}.`{ours}` version as of {v}")
+        assert got == rows_of(lance.dataset(ours, version=v))
+    lance.dataset(ours).tags.create("before_delete", 3)
+    got = spark_rows(spark, f"select id, s from {c}.`{ours}` version as of 'before_delete'")
+    assert got == rows_of(lance.dataset(ours, version=3))
+
+
+def test_root_tables_are_pylance_directory_namespace_tables(spark, tmp_path):
+    root = tmp_path / "warehouse"
+    root.mkdir()
+    lance.write_dataset(table(0, 4), str(root / "made_by_pylance.lance"))
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.events (id bigint, s string) using lance")
+    ds = lance.dataset(str(root / "events.lance"))
+    assert ds.count_rows() == 0 and ds.schema.names == ["id", "s"]
+    spark.sql(f"insert into {c}.events values (1, 'a'), (2, 'b')")
+    assert rows_of(lance.dataset(str(root / "events.lance"))) == [(1, "a"), (2, "b")]
+    shown = sorted(r[1] for r in spark.sql(f"show tables in {c}").collect())
+    assert shown == ["events", "made_by_pylance"]
+    listed = DirectoryNamespace(root=str(root)).list_tables(
+        __import__("lance_namespace").ListTablesRequest(id=[])).tables
+    assert sorted(listed) == shown
+    assert spark_rows(spark, f"select id, s from {c}.made_by_pylance") == rows_of(table(0, 4))
+    with pytest.raises(Exception, match="already exists|ALREADY_EXISTS"):
+        spark.sql(f"create table {c}.events (id bigint) using lance")
+    spark.sql(f"drop table {c}.events")
+    assert not (root / "events.lance").exists()
+    assert sorted(r[1] for r in spark.sql(f"show tables in {c}").collect()) == ["made_by_pylance"]
+
+
+def test_partitioned_and_located_tables_are_refused(spark, tmp_path):
+    c = catalog(spark, tmp_path)
+    with pytest.raises(Exception, match="not partitioned"):
+        spark.sql(f"create table {c}.p (id bigint, d int) using lance partitioned by (d)")
+    with pytest.raises(Exception, match="LOCATION"):
+        spark.sql(f"create table {c}.q (id bigint) using lance location '{tmp_path}/q'")
+    assert not list(tmp_path.iterdir())
+    shutil.rmtree(tmp_path, ignore_errors=True)
