@@ -3,15 +3,17 @@ package io.sparklance.spark
 import java.util
 
 import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2,
-  SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability}
+  SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table,
+  TableCapability}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder,
+  RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.FileIO
-import io.sparklance.spark.write.LanceWriteBuilder
+import io.sparklance.spark.write.{LanceDeltaOperation, LanceWriteBuilder}
 import io.sparklance.table.{RowFilter, Snapshot}
 import io.sparklance.table.txn.TableDelete
 
@@ -29,7 +31,7 @@ import io.sparklance.table.txn.TableDelete
 class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadOptions,
     tableOptions: Map[String, String] = Map.empty, writable: Boolean = false)
   extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
-  with SupportsDeleteV2 {
+  with SupportsDeleteV2 with SupportsRowLevelOperations {
 
   private lazy val sparkSchema = SchemaConverter.toSpark(snapshot.schema)
 
@@ -47,6 +49,12 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new LanceWriteBuilder(info, tableOptions + ("path" -> snapshot.root))
+
+  /** UPDATE, MERGE INTO and DELETEs with conditions the reader cannot evaluate. */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
+    new RowLevelOperationBuilder {
+      override def build() = new LanceDeltaOperation(LanceTable.this, info.command(), tableOptions)
+    }
 
   private def translate(predicates: Array[Predicate]): Option[RowFilter] = {
     val t = new FilterTranslator(snapshot.schema, schema())

@@ -1,0 +1,114 @@
+package io.sparklance.spark.write
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write._
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.spark.{LanceMetadataColumns, LanceScanBuilder, LanceTable}
+import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.table.FeatureFlags
+import io.sparklance.table.commit.{DataFileNames, NewFragment}
+import io.sparklance.table.txn
+
+/**
+ * DELETE, UPDATE and MERGE INTO on a Lance table, merge-on-read (Spark's delta-based
+ * row-level operations): Spark scans the table version with `_rowaddr` (the row id Spark
+ * keys changes by) and `_rowid` (kept by rewritten rows), and hands each task the rows to
+ * delete, update or insert ([[LanceDeltaWriter]]); the driver commits one Lance transaction:
+ * a Delete when rows were only removed, else an Update (removed rows through deletion
+ * files, rewritten and inserted rows in new fragments), as pylance's delete, update and
+ * merge_insert commit them. Concurrent changes to the same fragments conflict as pylance's
+ * rules say; the statement then fails and can be re-run.
+ */
+class LanceDeltaOperation(table: LanceTable, cmd: RowLevelOperation.Command,
+    tableOptions: Map[String, String]) extends SupportsDelta {
+
+  override def command(): RowLevelOperation.Command = cmd
+
+  override def description(): String = s"Lance ${cmd.name()} on ${table.snapshot.root}"
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new LanceScanBuilder(table)
+
+  override def rowId(): Array[NamedReference] =
+    Array(Expressions.column(LanceMetadataColumns.RowAddr.name))
+
+  override def requiredMetadataAttributes(): Array[NamedReference] =
+    Array(Expressions.column(LanceMetadataColumns.RowId.name))
+
+  override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder =
+    new DeltaWriteBuilder {
+      override def build(): DeltaWrite = new DeltaWrite {
+        override def toBatch: DeltaBatchWrite = LanceDeltaBatchWrite.plan(table, cmd, tableOptions)
+        override def description(): String = LanceDeltaOperation.this.description()
+      }
+    }
+}
+
+object LanceDeltaBatchWrite {
+  def plan(table: LanceTable, cmd: RowLevelOperation.Command,
+      tableOptions: Map[String, String]): LanceDeltaBatchWrite = {
+    val s = table.snapshot
+    val options = LanceWriteOptions.parse(new CaseInsensitiveStringMap(
+      (tableOptions + ("path" -> s.root)).asJava))
+    val write = txn.WritePlan.append(s, None, s.schema.fields)
+    val hadoop = SparkSession.active.sessionState.newHadoopConfWithOptions(tableOptions)
+    val sparkTypes = table.schema().fields.toSeq.map(_.dataType)
+    val plan = TaskPlan(Paths.stripTrailingSlash(s.root), write.fields, sparkTypes,
+      write.fields.indices, write.fileVersion, options, new SerializableConf(hadoop),
+      DataFileNames.newToken())
+    new LanceDeltaBatchWrite(table, cmd, plan, new HadoopFileIO(hadoop))
+  }
+}
+
+class LanceDeltaBatchWrite(table: LanceTable, cmd: RowLevelOperation.Command, plan: TaskPlan,
+    io: FileIO) extends DeltaBatchWrite {
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
+    new LanceDeltaWriterFactory(plan)
+
+  override def useCommitCoordinator(): Boolean = true
+
+  private def reports(messages: Array[WriterCommitMessage]): Seq[LanceDeltaTaskCommit] =
+    messages.toSeq.collect { case m: LanceDeltaTaskCommit => m }
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = {
+    val all = reports(messages)
+    val removed = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
+    all.flatMap(_.removed).foreach { case (f, bytes) =>
+      removed.getOrElseUpdate(f, new RoaringBitmap()).or(LanceDeltaWriter.bitmap(bytes))
+    }
+    val rewritten = all.flatMap(_.rewritten)
+    val inserted = all.flatMap(_.inserted)
+    val files = rewritten.map(_._1) ++ inserted
+    val op =
+      if (files.isEmpty && cmd == RowLevelOperation.Command.DELETE)
+        txn.Delete(removed.toMap, s"${cmd.name()} from Spark")
+      else {
+        val stable = (table.snapshot.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+        val rows = rewritten.map { case (f, ids) =>
+          txn.NewRows(NewFragment(f), if (stable) ids else Array.emptyLongArray)
+        } ++ inserted.map(f => txn.NewRows(NewFragment(f)))
+        // Which columns an UPDATE or MERGE assigned is not known here: all are recorded,
+        // as pylance's merge_insert records them.
+        txn.Update(removed.toMap, rows, table.snapshot.schema.fields.map(_.id))
+      }
+    try new txn.Committer(io, plan.root).commit(Some(table.snapshot), op)
+    catch {
+      case e: Throwable =>
+        LanceDataWriter.deleteQuietly(io, plan.root, files)
+        throw e
+    }
+  }
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit = {
+    val all = reports(messages)
+    LanceDataWriter.deleteQuietly(io, plan.root,
+      all.flatMap(_.rewritten.map(_._1)) ++ all.flatMap(_.inserted))
+  }
+}
