@@ -145,3 +145,20 @@ def test_partitioned_and_located_tables_are_refused(spark, tmp_path):
         spark.sql(f"create table {c}.q (id bigint) using lance location '{tmp_path}/q'")
     assert not list(tmp_path.iterdir())
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_ctas_and_write_to(spark, tmp_path):
+    root = tmp_path / "wh"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.made using lance as select id, cast(id as string) as s "
+              "from range(5)")
+    assert rows_of(lance.dataset(str(root / "made.lance"))) == [(i, str(i)) for i in range(5)]
+    df = spark.range(3).selectExpr("id * 10 as id", "'w' as s")
+    df.writeTo(f"{c}.written").create()
+    assert rows_of(lance.dataset(str(root / "written.lance"))) == [(0, "w"), (10, "w"), (20, "w")]
+    df.writeTo(f"{c}.written").append()
+    assert lance.dataset(str(root / "written.lance")).count_rows() == 6
+    spark.range(2).selectExpr("id", "'o' as s").writeTo(f"{c}.written").overwrite(
+        __import__("pyspark.sql.functions", fromlist=["lit"]).lit(True))
+    assert rows_of(lance.dataset(str(root / "written.lance"))) == [(0, "o"), (1, "o")]
