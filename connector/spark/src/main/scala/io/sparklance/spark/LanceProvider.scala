@@ -39,7 +39,9 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
     val options = new CaseInsensitiveStringMap(properties)
     val path = options.get("path")
-    if (path != null && !LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
+    // The session catalog checks a new table's schema here, with no path for managed tables.
+    if (path == null) new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
+    else if (!LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
     else LanceTables.load(session, options)
   }
 

@@ -2,6 +2,8 @@ package io.sparklance.spark
 
 import java.util
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2,
   SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table,
   TableCapability}
@@ -27,9 +29,12 @@ import io.sparklance.table.txn.TableDelete
  *
  * @param tableOptions the options the table was loaded with (path, storage settings): the
  *                     defaults of its writes.
+ * @param tableProperties what a catalog records of the table (location, provider, external),
+ *                        shown by DESCRIBE.
  */
 class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadOptions,
-    tableOptions: Map[String, String] = Map.empty, writable: Boolean = false)
+    tableOptions: Map[String, String] = Map.empty, writable: Boolean = false,
+    tableProperties: Map[String, String] = Map.empty)
   extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
   with SupportsDeleteV2 with SupportsRowLevelOperations {
 
@@ -37,6 +42,12 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
 
   override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
   override def schema(): StructType = sparkSchema
+
+  override def properties(): java.util.Map[String, String] = {
+    val base = Map(org.apache.spark.sql.connector.catalog.TableCatalog.PROP_PROVIDER -> "lance",
+      org.apache.spark.sql.connector.catalog.TableCatalog.PROP_LOCATION -> snapshot.root)
+    (base ++ tableProperties).asJava
+  }
   override def capabilities(): util.Set[TableCapability] =
     if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)
     else util.EnumSet.of(

@@ -1,0 +1,88 @@
+"""io.sparklance.spark.LanceSessionCatalog as spark_catalog: Lance tables in Spark's built-in
+catalog (managed tables under the warehouse directory, dropped with their data; external
+tables at a LOCATION, kept on DROP), other providers untouched, and lance.`path`."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import lance
+import pyarrow as pa
+import pytest
+
+_names = itertools.count()
+_run = __import__("uuid").uuid4().hex[:8]
+
+
+@pytest.fixture
+def session(spark, tmp_path):
+    s = spark.newSession()
+    s.conf.set("spark.sql.catalog.spark_catalog", "io.sparklance.spark.LanceSessionCatalog")
+    return s
+
+
+def name():
+    return f"lst_{_run}_{next(_names)}"
+
+
+def rows(path):
+    t = lance.dataset(str(path)).to_table()
+    return sorted(zip(*(t[c].to_pylist() for c in t.column_names)))
+
+
+def test_managed_table_lives_and_dies_with_its_dataset(session):
+    t = name()
+    session.sql(f"create table {t} (id bigint, s string) using lance")
+    location = session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
+        .collect()[0][1]
+    path = location.replace("file:", "")
+    assert lance.dataset(path).count_rows() == 0
+    session.sql(f"insert into {t} values (1, 'a'), (2, 'b')")
+    assert rows(path) == [(1, "a"), (2, "b")]
+    assert sorted(tuple(r) for r in session.sql(f"select * from {t}").collect()) == rows(path)
+    session.sql(f"update {t} set s = 'z' where id = 2")
+    assert rows(path) == [(1, "a"), (2, "z")]
+    session.sql(f"delete from {t} where id = 1")
+    assert rows(path) == [(2, "z")]
+    kind = session.sql(f"describe table extended {t}").where("col_name = 'Type'").collect()[0][1]
+    assert kind == "MANAGED"
+    session.sql(f"drop table {t}")
+    assert not os.path.exists(path)
+
+
+def test_external_table_over_a_pylance_dataset_is_kept_on_drop(session, tmp_path):
+    path = str(tmp_path / "ext")
+    lance.write_dataset(pa.table({"id": pa.array([5, 6], pa.int64())}), path)
+    t = name()
+    session.sql(f"create table {t} using lance location '{path}'")
+    assert [r[0] for r in session.sql(f"select id from {t} order by id").collect()] == [5, 6]
+    kind = session.sql(f"describe table extended {t}").where("col_name = 'Type'").collect()[0][1]
+    assert kind == "EXTERNAL"
+    session.sql(f"insert into {t} values (7)")
+    assert rows(path) == [(5,), (6,), (7,)]
+    session.sql(f"drop table {t}")
+    assert rows(path) == [(5,), (6,), (7,)]
+
+
+def test_ctas_time_travel_and_path_identifiers(session, tmp_path):
+    t = name()
+    session.sql(f"create table {t} using lance as select id, id * 2 as d from range(4)")
+    location = session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
+        .collect()[0][1].replace("file:", "")
+    ctas = lance.dataset(location).version
+    session.sql(f"insert into {t} values (10, 20)")
+    assert session.sql(f"select count(*) from {t} version as of {ctas}").collect()[0][0] == 4
+    assert session.sql(f"select count(*) from lance.`{location}`").collect()[0][0] == 5
+    session.sql(f"drop table {t}")
+
+
+def test_other_providers_are_untouched(session):
+    t = name()
+    session.sql(f"create table {t} (id bigint) using parquet")
+    session.sql(f"insert into {t} values (1)")
+    assert session.sql(f"select * from {t}").collect()[0][0] == 1
+    provider = session.sql(f"describe table extended {t}").where("col_name = 'Provider'") \
+        .collect()[0][1]
+    assert provider == "parquet"
+    session.sql(f"drop table {t}")
