@@ -92,16 +92,6 @@ def test_delete_from_path_identifier_as_pylance_delete(spark, twins, where):
     assert rows_of(lance.dataset(ours)) == rows_of(lance.dataset(theirs))
 
 
-def test_delete_with_a_condition_the_reader_cannot_evaluate_is_refused(spark, twins):
-    ours, _ = twins
-    c = catalog(spark)
-    before = lance.dataset(ours).version
-    with pytest.raises(Exception):
-        spark.sql(f"delete from {c}.`{ours}` where id in (select id from {c}.`{ours}` "
-                  "where id < 3)")
-    assert lance.dataset(ours).version == before
-
-
 def test_time_travel_in_sql(spark, twins):
     ours, _ = twins
     c = catalog(spark)
@@ -162,3 +152,21 @@ def test_ctas_and_write_to(spark, tmp_path):
     spark.range(2).selectExpr("id", "'o' as s").writeTo(f"{c}.written").overwrite(
         __import__("pyspark.sql.functions", fromlist=["lit"]).lit(True))
     assert rows_of(lance.dataset(str(root / "written.lance"))) == [(0, "o"), (1, "o")]
+
+
+def test_ctas_and_rtas_commit_one_version_with_the_data(spark, tmp_path):
+    root = tmp_path / "wh2"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.t using lance as select id, 's' as s from range(3)")
+    ds = lance.dataset(str(root / "t.lance"))
+    assert ds.version == 1 and rows_of(ds) == [(0, "s"), (1, "s"), (2, "s")]
+    assert type(ds.read_transaction(1).operation).__name__ == "Overwrite"
+    spark.sql(f"replace table {c}.t using lance as select id, 'r' as s from range(2)")
+    ds = lance.dataset(str(root / "t.lance"))
+    assert ds.version == 2 and rows_of(ds) == [(0, "r"), (1, "r")]
+    spark.sql(f"create or replace table {c}.u using lance as select 1L as id, 'x' as s")
+    assert rows_of(lance.dataset(str(root / "u.lance"))) == [(1, "x")]
+    with pytest.raises(Exception, match="already exists|ALREADY_EXISTS"):
+        spark.sql(f"create table {c}.t using lance as select 5L as id, 'y' as s")
+    assert lance.dataset(str(root / "t.lance")).version == 2

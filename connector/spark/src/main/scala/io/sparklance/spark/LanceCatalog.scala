@@ -7,7 +7,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException,
   TableAlreadyExistsException}
-import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.{Identifier, StagedTable, StagingTableCatalog, Table,
+  TableCatalog, TableChange}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -31,9 +32,11 @@ import io.sparklance.table.txn.{CommitOptions, WritePlan}
  *    in a `__manifest` table, are not read yet.
  *
  * Other catalog options (`fs.*`, ...) are storage settings for every table; table options
- * (`OPTIONS (...)`) add write options such as `data_storage_version`.
+ * (`OPTIONS (...)`) add write options such as `data_storage_version`. CREATE/REPLACE TABLE
+ * ... AS SELECT and `writeTo(...).create()/replace()` commit one version holding the data,
+ * as pylance's `write_dataset` does.
  */
-class LanceCatalog extends TableCatalog {
+class LanceCatalog extends StagingTableCatalog {
   private var catalogName: String = _
   private var options: Map[String, String] = Map.empty
   private var root: Option[String] = None
@@ -112,14 +115,8 @@ class LanceCatalog extends TableCatalog {
    */
   override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
-    if (partitions.nonEmpty)
-      throw LanceErrors.unsupported(s"Cannot create ${ident}: Lance tables are not partitioned " +
-        s"(PARTITIONED BY ${partitions.mkString(", ")})")
+    checkCreatable(ident, partitions, properties)
     val props = properties.asScala.toMap
-    props.get(TableCatalog.PROP_LOCATION).foreach { l =>
-      throw LanceErrors.unsupported(s"Cannot create $ident at LOCATION '$l': in catalog " +
-        s"$catalogName a table's location is its identifier (a path, or <root>/<name>.lance)")
-    }
     val path = location(ident)
     if (exists(path)) throw new TableAlreadyExistsException(ident)
     val writeOptions = props.collect {
@@ -141,6 +138,50 @@ class LanceCatalog extends TableCatalog {
         throw new TableAlreadyExistsException(ident)
     }
     loadTable(ident)
+  }
+
+  private def checkCreatable(ident: Identifier, partitions: Array[Transform],
+      properties: util.Map[String, String]): Unit = {
+    if (partitions.nonEmpty)
+      throw LanceErrors.unsupported(s"Cannot create ${ident}: Lance tables are not partitioned " +
+        s"(PARTITIONED BY ${partitions.mkString(", ")})")
+    Option(properties.get(TableCatalog.PROP_LOCATION)).foreach { l =>
+      throw LanceErrors.unsupported(s"Cannot create $ident at LOCATION '$l': in catalog " +
+        s"$catalogName a table's location is its identifier (a path, or <root>/<name>.lance)")
+    }
+  }
+
+  /** A table the statement's write creates or replaces, in one commit. */
+  private def staged(ident: Identifier, schema: StructType, properties: util.Map[String, String],
+      replace: Boolean): StagedTable = {
+    val path = location(ident)
+    val writeOptions = (options - "root") ++ properties.asScala.collect {
+      case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
+        k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
+    } + ("path" -> path)
+    new LanceStagedTable(s"$catalogName.${ident}", path, schema,
+      if (replace) writeOptions else writeOptions + (LanceWriteOptions.CreateMode -> "errorifexists"),
+      replace)
+  }
+
+  override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = {
+    checkCreatable(ident, partitions, properties)
+    if (exists(location(ident))) throw new TableAlreadyExistsException(ident)
+    staged(ident, schema, properties, replace = false)
+  }
+
+  override def stageReplace(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = {
+    checkCreatable(ident, partitions, properties)
+    if (!exists(location(ident))) throw new NoSuchTableException(ident)
+    staged(ident, schema, properties, replace = true)
+  }
+
+  override def stageCreateOrReplace(ident: Identifier, schema: StructType,
+      partitions: Array[Transform], properties: util.Map[String, String]): StagedTable = {
+    checkCreatable(ident, partitions, properties)
+    staged(ident, schema, properties, replace = true)
   }
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table =

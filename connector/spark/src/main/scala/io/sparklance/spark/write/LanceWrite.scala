@@ -48,13 +48,14 @@ class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) ex
 }
 
 /**
- * Appends, or replaces the dataset when Spark truncates first (overwrite, INSERT OVERWRITE).
+ * Appends, or replaces the dataset when Spark truncates first (overwrite, INSERT OVERWRITE)
+ * or the table is staged to be replaced (`replace`: REPLACE TABLE ... AS SELECT).
  * `tableOptions` (the table's path and storage options) are the defaults the write's own
  * options override.
  */
-class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String])
-  extends WriteBuilder with SupportsTruncate {
-  private var overwrite = false
+class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String],
+    replace: Boolean = false) extends WriteBuilder with SupportsTruncate {
+  private var overwrite = replace
   private lazy val options = new CaseInsensitiveStringMap(
     (tableOptions ++ info.options().asCaseSensitiveMap().asScala).asJava)
 
