@@ -7,8 +7,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException,
   TableAlreadyExistsException}
-import org.apache.spark.sql.connector.catalog.{Identifier, StagedTable, StagingTableCatalog, Table,
-  TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.{Identifier, NamespaceChange, StagedTable,
+  StagingTableCatalog, SupportsNamespaces, Table, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -18,6 +18,7 @@ import io.sparklance.format.writer.FileVersion
 import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
 import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
 import io.sparklance.table.{LanceDataset, VersionSpec}
+import io.sparklance.table.namespace.DirectoryNamespace
 import io.sparklance.table.txn.{CommitOptions, WritePlan}
 
 /**
@@ -25,18 +26,18 @@ import io.sparklance.table.txn.{CommitOptions, WritePlan}
  *
  *  - Path identifiers: ``SELECT * FROM lance.`/data/events.lance` `` (any Hadoop URI) reads,
  *    inserts into, deletes from and time-travels the dataset at that path.
- *  - With option `root` (any Hadoop file system URI), a table `t` of the root namespace is the
- *    dataset `<root>/t.lance`, as pylance's directory namespace lays out root tables (its
- *    directory-listing mode): `CREATE TABLE`, `SHOW TABLES`, `DROP TABLE` (which deletes the
- *    dataset, as the namespace's `drop_table` does). Nested namespaces, which pylance keeps
- *    in a `__manifest` table, are not read yet.
+ *  - With option `root` (any Hadoop file system URI), the catalog is pylance's directory
+ *    namespace at that root ([[DirectoryNamespace]]): namespaces and tables recorded in its
+ *    `__manifest` table, plus `<root>/<name>.lance` datasets in the root namespace.
+ *    CREATE/DROP NAMESPACE, CREATE/SHOW/DROP TABLE (DROP deletes the dataset, as the
+ *    namespace's `drop_table` does); what either side creates, the other lists and opens.
  *
  * Other catalog options (`fs.*`, ...) are storage settings for every table; table options
  * (`OPTIONS (...)`) add write options such as `data_storage_version`. CREATE/REPLACE TABLE
  * ... AS SELECT and `writeTo(...).create()/replace()` commit one version holding the data,
  * as pylance's `write_dataset` does.
  */
-class LanceCatalog extends StagingTableCatalog {
+class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
   private var catalogName: String = _
   private var options: Map[String, String] = Map.empty
   private var root: Option[String] = None
@@ -59,13 +60,21 @@ class LanceCatalog extends StagingTableCatalog {
     ident.namespace().isEmpty &&
       (ident.name().startsWith("/") || ident.name().matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*"))
 
-  /** Where the dataset of `ident` is. */
+  private def namespace: DirectoryNamespace = new DirectoryNamespace(fileIO,
+    root.getOrElse(throw LanceErrors.invalidOption("root", "", s"catalog $catalogName has " +
+      "no root directory; name tables by path: " + catalogName + ".`/path/to/dataset`")))
+
+  private def id(ident: Identifier): Seq[String] = ident.namespace().toSeq :+ ident.name()
+
+  /** Where the dataset of an existing table `ident` is. */
   private def location(ident: Identifier): String =
     if (isPath(ident)) Paths.stripTrailingSlash(ident.name())
     else {
-      val r = root.getOrElse(throw new NoSuchTableException(ident))
-      if (ident.namespace().nonEmpty) throw new NoSuchNamespaceException(ident.namespace())
-      Paths.join(r, ident.name() + LanceCatalog.Suffix)
+      if (root.isEmpty) throw new NoSuchTableException(ident)
+      val ns = namespace
+      if (!ns.namespaceExists(ident.namespace().toSeq))
+        throw new NoSuchNamespaceException(ident.namespace())
+      ns.tableLocation(id(ident)).getOrElse(throw new NoSuchTableException(ident))
     }
 
   private def exists(path: String): Boolean = WritePlan.existing(fileIO, path).isDefined
@@ -98,15 +107,53 @@ class LanceCatalog extends StagingTableCatalog {
   override def tableExists(ident: Identifier): Boolean =
     try exists(location(ident)) catch { case _: NoSuchTableException | _: NoSuchNamespaceException => false }
 
-  override def listTables(namespace: Array[String]): Array[Identifier] = {
-    if (namespace.nonEmpty) throw new NoSuchNamespaceException(namespace)
-    root.toSeq.flatMap { r =>
-      val io = fileIO
-      if (!io.isDirectory(r)) Nil
-      else io.list(r).filter(e => e.isDirectory && e.name.endsWith(LanceCatalog.Suffix))
-        .filter(e => exists(e.path))
-        .map(e => Identifier.of(Array.empty[String], e.name.stripSuffix(LanceCatalog.Suffix)))
-    }.sortBy(_.name()).toArray
+  override def listTables(ns: Array[String]): Array[Identifier] =
+    if (root.isEmpty) {
+      if (ns.nonEmpty) throw new NoSuchNamespaceException(ns)
+      Array.empty
+    } else {
+      val n = namespace
+      if (!n.namespaceExists(ns.toSeq)) throw new NoSuchNamespaceException(ns)
+      n.listTables(ns.toSeq).map(t => Identifier.of(ns, t)).toArray
+    }
+
+  override def listNamespaces(): Array[Array[String]] = listNamespaces(Array.empty[String])
+
+  override def listNamespaces(parent: Array[String]): Array[Array[String]] =
+    if (root.isEmpty) Array.empty
+    else {
+      val n = namespace
+      if (!n.namespaceExists(parent.toSeq)) throw new NoSuchNamespaceException(parent)
+      n.listNamespaces(parent.toSeq).map(c => parent :+ c).toArray
+    }
+
+  override def namespaceExists(ns: Array[String]): Boolean =
+    ns.isEmpty || (root.isDefined && namespace.namespaceExists(ns.toSeq))
+
+  override def loadNamespaceMetadata(ns: Array[String]): util.Map[String, String] =
+    if (namespaceExists(ns)) new util.HashMap[String, String]()
+    else throw new NoSuchNamespaceException(ns)
+
+  override def createNamespace(ns: Array[String], metadata: util.Map[String, String]): Unit = {
+    val n = namespace
+    if (n.namespaceExists(ns.toSeq))
+      throw new org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException(ns)
+    n.createNamespace(ns.toSeq)
+  }
+
+  override def alterNamespace(ns: Array[String], changes: NamespaceChange*): Unit =
+    throw LanceErrors.unsupported(s"ALTER NAMESPACE ${ns.mkString(".")} is not supported: " +
+      "pylance's directory namespace keeps no namespace properties")
+
+  /** Drops an empty namespace; with CASCADE its tables (and their data) first. */
+  override def dropNamespace(ns: Array[String], cascade: Boolean): Boolean = {
+    if (!namespaceExists(ns)) return false
+    if (cascade) listTables(ns).foreach(dropTable)
+    val n = namespace
+    if (!cascade && n.listTables(ns.toSeq).nonEmpty)
+      throw new org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException(ns)
+    n.dropNamespace(ns.toSeq)
+    true
   }
 
   /**
@@ -117,8 +164,8 @@ class LanceCatalog extends StagingTableCatalog {
       properties: util.Map[String, String]): Table = {
     checkCreatable(ident, partitions, properties)
     val props = properties.asScala.toMap
-    val path = location(ident)
-    if (exists(path)) throw new TableAlreadyExistsException(ident)
+    if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
+    val path = newLocation(ident)
     val writeOptions = props.collect {
       case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
         k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
@@ -134,11 +181,30 @@ class LanceCatalog extends StagingTableCatalog {
     try WritePlan.replace(path, None, fields, version, mustCreate = true)
       .commit(io, Nil, CommitOptions(enableStableRowIds = stable))
     catch {
-      case _: LanceConcurrentModificationException =>
-        throw new TableAlreadyExistsException(ident)
+      case e: Throwable =>
+        forget(ident)
+        throw (e match {
+          case _: LanceConcurrentModificationException => new TableAlreadyExistsException(ident)
+          case other => other
+        })
     }
     loadTable(ident)
   }
+
+  /** Records a new table in the namespace and returns where its dataset goes. */
+  private def newLocation(ident: Identifier): String =
+    if (isPath(ident)) Paths.stripTrailingSlash(ident.name())
+    else {
+      if (root.isEmpty) throw new NoSuchNamespaceException(ident.namespace())
+      val n = namespace
+      if (!n.namespaceExists(ident.namespace().toSeq))
+        throw new NoSuchNamespaceException(ident.namespace())
+      n.addTable(id(ident))
+    }
+
+  /** Removes a table's namespace entry (not its data). */
+  private def forget(ident: Identifier): Unit =
+    if (!isPath(ident) && root.isDefined) namespace.removeTable(id(ident))
 
   private def checkCreatable(ident: Identifier, partitions: Array[Transform],
       properties: util.Map[String, String]): Unit = {
@@ -154,27 +220,28 @@ class LanceCatalog extends StagingTableCatalog {
   /** A table the statement's write creates or replaces, in one commit. */
   private def staged(ident: Identifier, schema: StructType, properties: util.Map[String, String],
       replace: Boolean): StagedTable = {
-    val path = location(ident)
+    val existed = replace && tableExists(ident)
+    val path = if (existed) location(ident) else newLocation(ident)
     val writeOptions = (options - "root") ++ properties.asScala.collect {
       case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
         k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
     } + ("path" -> path)
     new LanceStagedTable(s"$catalogName.${ident}", path, schema,
       if (replace) writeOptions else writeOptions + (LanceWriteOptions.CreateMode -> "errorifexists"),
-      replace)
+      replace, () => if (!existed && !exists(path)) forget(ident))
   }
 
   override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform],
       properties: util.Map[String, String]): StagedTable = {
     checkCreatable(ident, partitions, properties)
-    if (exists(location(ident))) throw new TableAlreadyExistsException(ident)
+    if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
     staged(ident, schema, properties, replace = false)
   }
 
   override def stageReplace(ident: Identifier, schema: StructType, partitions: Array[Transform],
       properties: util.Map[String, String]): StagedTable = {
     checkCreatable(ident, partitions, properties)
-    if (!exists(location(ident))) throw new NoSuchTableException(ident)
+    if (!tableExists(ident)) throw new NoSuchTableException(ident)
     staged(ident, schema, properties, replace = true)
   }
 
@@ -196,9 +263,12 @@ class LanceCatalog extends StagingTableCatalog {
     if (isPath(ident))
       throw LanceErrors.unsupported(s"DROP TABLE of the path $ident would delete the dataset " +
         "there; delete the directory itself if that is meant")
-    val path = try location(ident) catch { case _: NoSuchTableException => return false }
-    if (!exists(path)) false
-    else { LanceCatalog.deleteTree(fileIO, path); true }
+    val path = try location(ident) catch {
+      case _: NoSuchTableException | _: NoSuchNamespaceException => return false
+    }
+    forget(ident)
+    if (fileIO.isDirectory(path)) LanceCatalog.deleteTree(fileIO, path)
+    true
   }
 
   override def renameTable(from: Identifier, to: Identifier): Unit =

@@ -11,10 +11,11 @@ import io.sparklance.spark.write.LanceWriteBuilder
 /**
  * A table CREATE/REPLACE TABLE ... AS SELECT is about to write: the write itself creates
  * (failing if a dataset appeared meanwhile) or replaces the dataset in one commit, so there
- * is nothing left to publish or undo afterwards — a failed write committed nothing.
+ * is nothing left to publish afterwards — a failed write committed nothing; `onAbort` undoes
+ * what the catalog recorded for a table being created.
  */
 class LanceStagedTable(tableName: String, path: String, schema0: StructType,
-    writeOptions: Map[String, String], replace: Boolean)
+    writeOptions: Map[String, String], replace: Boolean, onAbort: () => Unit = () => ())
   extends StagedTable with SupportsWrite {
 
   override def name(): String = tableName
@@ -26,5 +27,5 @@ class LanceStagedTable(tableName: String, path: String, schema0: StructType,
     new LanceWriteBuilder(info, writeOptions, replace)
 
   override def commitStagedChanges(): Unit = ()
-  override def abortStagedChanges(): Unit = ()
+  override def abortStagedChanges(): Unit = onAbort()
 }

@@ -8,6 +8,10 @@ import io.sparklance.proto.FileProtos
 
 /** Lance fields to `lance.file.Field` protobufs, flattened pre-order, as the manifest and file descriptor store them. */
 object SchemaProtos {
+  /** Field metadata declaring an unenforced primary key (pylance 14), and its position. */
+  val PrimaryKey = "lance-schema:unenforced-primary-key"
+  val PrimaryKeyPosition = "lance-schema:unenforced-primary-key:position"
+
   def toProto(fields: Seq[LanceField]): Seq[FileProtos.Field] = fields.flatMap(_.preOrder).map(fieldProto)
 
   def fieldProto(f: LanceField): FileProtos.Field = {
@@ -21,6 +25,14 @@ object SchemaProtos {
     f.metadata.foreach { case (k, v) => b.putMetadata(k, ByteString.copyFrom(v)) }
     // Lance mirrors the Arrow extension name into its own field (lance-file `From<&Field>`).
     f.metadataString(BlobColumn.ExtensionNameKey).foreach(b.setExtensionName)
+    // ... and the unenforced primary key, declared in field metadata, into its booleans.
+    if (f.metadataString(SchemaProtos.PrimaryKey).exists(_.trim.equalsIgnoreCase("true")))
+      b.setUnenforcedPrimaryKey(true)
+    f.metadataString(SchemaProtos.PrimaryKeyPosition).flatMap(p => scala.util.Try(p.trim.toInt)
+      .toOption).foreach { p =>
+      b.setUnenforcedPrimaryKey(true)
+      if (p > 0) b.setUnenforcedPrimaryKeyPosition(p)
+    }
     b.build()
   }
 
