@@ -170,3 +170,45 @@ def test_ctas_and_rtas_commit_one_version_with_the_data(spark, tmp_path):
     with pytest.raises(Exception, match="already exists|ALREADY_EXISTS"):
         spark.sql(f"create table {c}.t using lance as select 5L as id, 'y' as s")
     assert lance.dataset(str(root / "t.lance")).version == 2
+
+
+def test_namespaces_are_pylance_directory_namespaces(spark, tmp_path):
+    from lance_namespace import (CreateNamespaceRequest, CreateTableRequest,
+                                 DescribeTableRequest, ListNamespacesRequest,
+                                 ListTablesRequest)
+    import io
+
+    root = tmp_path / "nsroot"
+    root.mkdir()
+    ns = DirectoryNamespace(root=str(root))
+    ns.create_namespace(CreateNamespaceRequest(id=["made_by_pylance"]))
+    buf = io.BytesIO()
+    t = table(0, 3)
+    with pa.ipc.new_stream(buf, t.schema) as w:
+        w.write_table(t)
+    ns.create_table(CreateTableRequest(id=["made_by_pylance", "t"]), buf.getvalue())
+
+    c = catalog(spark, root)
+    assert [r[0] for r in spark.sql(f"show namespaces in {c}").collect()] == ["made_by_pylance"]
+    assert spark_rows(spark, f"select id, s from {c}.made_by_pylance.t") == rows_of(t)
+    spark.sql(f"create namespace {c}.sales")
+    spark.sql(f"create table {c}.sales.orders using lance as select id, 'o' as s from range(2)")
+    spark.sql(f"insert into {c}.made_by_pylance.t values (9, 'n')")
+
+    # pylance sees what Spark made, where Spark put it.
+    assert sorted(ns.list_namespaces(ListNamespacesRequest(id=[])).namespaces) == [
+        "made_by_pylance", "sales"]
+    assert ns.list_tables(ListTablesRequest(id=["sales"])).tables == ["orders"]
+    loc = ns.describe_table(DescribeTableRequest(id=["sales", "orders"])).location
+    assert rows_of(lance.dataset(loc)) == [(0, "o"), (1, "o")]
+    loc = ns.describe_table(DescribeTableRequest(id=["made_by_pylance", "t"])).location
+    assert (9, "n") in rows_of(lance.dataset(loc))
+
+    with pytest.raises(Exception, match="NON_EMPTY|not empty|SCHEMA_NOT_EMPTY"):
+        spark.sql(f"drop namespace {c}.sales")
+    spark.sql(f"drop table {c}.sales.orders")
+    assert ns.list_tables(ListTablesRequest(id=["sales"])).tables == []
+    spark.sql(f"drop namespace {c}.sales")
+    assert ns.list_namespaces(ListNamespacesRequest(id=[])).namespaces == ["made_by_pylance"]
+    with pytest.raises(Exception, match="NOT_FOUND|not found|cannot be found"):
+        spark.sql(f"select * from {c}.nowhere.t").collect()
