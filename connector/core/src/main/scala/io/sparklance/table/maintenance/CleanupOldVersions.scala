@@ -1,0 +1,179 @@
+package io.sparklance.table.maintenance
+
+import scala.collection.mutable
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import org.slf4j.LoggerFactory
+
+import io.sparklance.LanceErrors
+import io.sparklance.proto.TableProtos
+import io.sparklance.storage.{FileEntry, FileIO, Paths}
+import io.sparklance.table.{LanceDataset, ManifestFile, Snapshot, Tags, VersionSpec}
+
+/**
+ * Which versions `cleanup_old_versions` removes, as pylance 14 takes its arguments: versions
+ * older than `olderThan` and not among the last `retainVersions` (two weeks when neither is
+ * given); the latest and tagged versions are always kept.
+ */
+final case class CleanupPolicy(
+    olderThan: Option[FiniteDuration] = None,
+    retainVersions: Option[Int] = None,
+    deleteUnverified: Boolean = false,
+    errorIfTaggedOldVersions: Boolean = true) {
+  retainVersions.foreach(n => require(n > 0, s"retain_versions must be positive, not $n"))
+}
+
+/** pylance's CleanupStats, plus the files removed (or, in a dry run, that would be). */
+final case class CleanupStats(
+    bytesRemoved: Long,
+    oldVersions: Long,
+    dataFilesRemoved: Long,
+    transactionFilesRemoved: Long,
+    indexFilesRemoved: Long,
+    deletionFilesRemoved: Long,
+    files: Seq[String])
+
+/**
+ * `cleanup_old_versions` as pylance 14 does it (`rust/lance/src/dataset/cleanup.rs`):
+ *  1. Every manifest is read. The latest, tagged ones and those the policy keeps form the
+ *     working set; the files they name (data files, deletion files, the transaction file,
+ *     index directories) are kept. Files named only by removed versions are "verified".
+ *  2. Files not modified after the oldest kept manifest (tags aside) are candidates: a data, deletion,
+ *     transaction or index file no kept version names is removed when it is verified, or
+ *     older than 7 days, or `deleteUnverified` — anything else may belong to a write in
+ *     progress and stays. Manifests of removed versions go too.
+ * Other files (tags, branches, the version hint, files outside those directories) are never
+ * touched. With `dryRun` nothing is deleted and the stats tell what would be.
+ */
+object CleanupOldVersions {
+  private val log = LoggerFactory.getLogger(getClass)
+  private val UnverifiedThreshold = 7.days
+  private val DefaultOlderThan = 14.days
+
+  private final class Files {
+    val data = mutable.HashSet.empty[String]
+    val deletions = mutable.HashSet.empty[String]
+    val transactions = mutable.HashSet.empty[String]
+    val indexUuids = mutable.HashSet.empty[String]
+  }
+
+  def apply(fileIO: FileIO, root0: String, policy: CleanupPolicy, dryRun: Boolean = false,
+      nowMillis: Long = System.currentTimeMillis()): CleanupStats = {
+    val root = Paths.stripTrailingSlash(root0)
+    val dataset = LanceDataset.open(fileIO, root)
+    val versions = dataset.versions()
+    val latest = versions.last.version
+    val beforeMillis = policy.olderThan.orElse(
+      if (policy.retainVersions.isEmpty) Some(DefaultOlderThan) else None)
+      .map(d => nowMillis - d.toMillis)
+    val beforeVersion = policy.retainVersions.map { n =>
+      if (versions.size <= n) versions.head.version else versions(versions.size - n).version
+    }
+    val tags = Tags.list(fileIO, root).filter(_.branch.isEmpty)
+    val tagged = tags.map(_.version).toSet
+
+    val kept = new Files
+    val verified = new Files
+    val oldManifests = mutable.ArrayBuffer.empty[(String, Long)]
+    val taggedOld = mutable.ArrayBuffer.empty[Long]
+    var earliestKeptMillis = Long.MaxValue
+    versions.foreach { vf =>
+      val s = dataset.open(VersionSpec.Number(vf.version))
+      val millis = s.timestampMicros / 1000L
+      val old = beforeMillis.forall(millis < _) && beforeVersion.forall(s.version < _)
+      val isLatest = s.version >= latest
+      if (tagged(s.version) && !isLatest && old) taggedOld += s.version
+      val keep = isLatest || !old || tagged(s.version)
+      record(fileIO, s, if (keep) kept else verified)
+      if (!keep) oldManifests += s.manifestPath -> fileIO.size(s.manifestPath)
+      // pylance 14 (observed) looks at files up to the oldest kept version that is kept for its
+      // age or position, not for a tag: files of versions after an old tag are candidates.
+      if (isLatest || !old) earliestKeptMillis = math.min(earliestKeptMillis, millis)
+    }
+    if (policy.errorIfTaggedOldVersions && taggedOld.nonEmpty) {
+      val names = tags.filter(t => taggedOld.contains(t.version))
+        .map(t => s""""${t.name}": ${t.version}""").mkString("{", ", ", "}")
+      throw LanceErrors.unsupported(s"Cleanup error: ${taggedOld.size} tagged version(s) of " +
+        s"$root have been marked for cleanup. Either set error_if_tagged_old_versions=false " +
+        s"or delete the following tag(s) to enable cleanup: $names")
+    }
+
+    val unverifiedBefore = nowMillis - UnverifiedThreshold.toMillis
+    val removed = mutable.ArrayBuffer.empty[(String, Long, Char)]
+    walk(fileIO, root).filter(_.modificationTime <= earliestKeptMillis).foreach { e =>
+      val rel = e.path.substring(e.path.indexOf(root) + root.length).stripPrefix("/")
+      val maybeInProgress = !policy.deleteUnverified && e.modificationTime >= unverifiedBefore
+      def decide(inKept: Boolean, inVerified: Boolean): Boolean =
+        !inKept && (!maybeInProgress || inVerified)
+      val parts = rel.split('/')
+      val kind: Option[Char] =
+        if (rel.startsWith("_versions/.tmp")) Some('m').filter(_ => !maybeInProgress)
+        else if (parts.head == "_indices" && parts.length > 2) {
+          val uuid = parts(1)
+          Some('i').filter(_ => decide(kept.indexUuids(uuid), verified.indexUuids(uuid)))
+        } else if (rel.endsWith(".lance") && parts.head == "data")
+          Some('d').filter(_ => decide(kept.data(rel), verified.data(rel)))
+        else if ((rel.endsWith(".arrow") || rel.endsWith(".bin")) && parts.head == "_deletions")
+          Some('x').filter(_ => decide(kept.deletions(rel), verified.deletions(rel)))
+        else if (rel.endsWith(".txn") && parts.head == "_transactions")
+          Some('t').filter(_ => decide(kept.transactions(rel), verified.transactions(rel)))
+        else None
+      kind.foreach(k => removed += ((e.path, e.size, k)))
+    }
+    val all = removed.toSeq ++ oldManifests.map { case (p, size) => (p, size, 'v') }
+    if (!dryRun) deleteAll(fileIO, root, all.map(_._1))
+    log.info("Cleanup of {}{}: {} old versions, {} files", root, if (dryRun) " (dry run)" else "",
+      Long.box(oldManifests.size.toLong), Int.box(all.size))
+    def count(k: Char) = removed.count(_._3 == k).toLong
+    CleanupStats(all.map(_._2).sum, oldManifests.size.toLong, count('d'), count('t'),
+      count('i'), count('x'), all.map(_._1))
+  }
+
+  /** Deletes `paths` with at most `DeleteThreads` deletes in flight (object stores are slow). */
+  private def deleteAll(fileIO: FileIO, root: String, paths: Seq[String]): Unit = {
+    val pool = java.util.concurrent.Executors.newFixedThreadPool(DeleteThreads)
+    try {
+      val futures = paths.map { p =>
+        pool.submit(new java.util.concurrent.Callable[Unit] {
+          def call(): Unit =
+            if (!fileIO.delete(p)) log.warn("Cleanup of {} could not delete {}", root, p: Any)
+        })
+      }
+      futures.foreach(_.get())
+    } finally pool.shutdown()
+  }
+
+  private val DeleteThreads = 16
+
+  /** The files a version names, relative to the dataset root. */
+  private def record(fileIO: FileIO, s: Snapshot, into: Files): Unit = {
+    val m = s.manifest
+    m.getFragmentsList.asScala.foreach { f =>
+      f.getFilesList.asScala.filterNot(_.hasBaseId).foreach(df => into.data += s"data/${df.getPath}")
+      if (f.hasDeletionFile && !f.getDeletionFile.hasBaseId) {
+        val d = f.getDeletionFile
+        val ext = if (d.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP) "bin"
+          else "arrow"
+        into.deletions +=
+          s"_deletions/${f.getId}-${d.getReadVersion}-${java.lang.Long.toUnsignedString(d.getId)}.$ext"
+      }
+    }
+    if (!m.getTransactionFile.isEmpty) into.transactions += s"_transactions/${m.getTransactionFile}"
+    if (m.hasIndexSection) {
+      val section = TableProtos.IndexSection.parseFrom(
+        ManifestFile.readSection(fileIO, s.manifestPath, m.getIndexSection))
+      section.getIndicesList.asScala.foreach(i => into.indexUuids += uuid(i.getUuid))
+    }
+  }
+
+  private def uuid(u: io.sparklance.proto.TableProtos.UUID): String = {
+    val b = u.getUuid.toByteArray
+    val bb = java.nio.ByteBuffer.wrap(b)
+    new java.util.UUID(bb.getLong, bb.getLong).toString
+  }
+
+  private def walk(fileIO: FileIO, dir: String): Seq[FileEntry] =
+    if (!fileIO.isDirectory(dir)) Nil
+    else fileIO.list(dir).flatMap(e => if (e.isDirectory) walk(fileIO, e.path) else Seq(e))
+}
