@@ -15,6 +15,7 @@ Everything here is a thin wrapper: the reading and the errors are the connector'
 """
 
 from ._io import read_lance, write_lance
+from ._maintenance import cleanup_old_versions, create_tag, delete_tag, list_tags, update_tag
 from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
 from ._session import FORMAT, configure, session
@@ -26,9 +27,14 @@ __all__ = [
     "JarNotFoundError",
     "UnsupportedSparkError",
     "__version__",
+    "cleanup_old_versions",
     "configure",
+    "create_tag",
+    "delete_tag",
     "jar_path",
+    "list_tags",
     "read_lance",
     "session",
+    "update_tag",
     "write_lance",
 ]

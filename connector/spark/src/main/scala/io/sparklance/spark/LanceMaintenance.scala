@@ -1,0 +1,61 @@
+package io.sparklance.spark
+
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.table.Tags
+import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy}
+
+/**
+ * Table maintenance for a Lance dataset by path, from the driver: what the Python package's
+ * `cleanup_old_versions`, `create_tag`, ... call (argument names and results are pylance's).
+ * Storage settings come from the session's Hadoop configuration plus `options`.
+ */
+object LanceMaintenance {
+  private def fileIO(spark: SparkSession, options: java.util.Map[String, String]): FileIO =
+    LanceTables.fileIO(spark, new CaseInsensitiveStringMap(
+      Option(options).getOrElse(new java.util.HashMap[String, String]())))
+
+  /**
+   * pylance's `cleanup_old_versions`; `olderThanSeconds` and `retainVersions` may be null.
+   * Returns pylance's CleanupStats fields, and with `dryRun` the files that would go.
+   */
+  def cleanupOldVersions(spark: SparkSession, path: String, olderThanSeconds: java.lang.Double,
+      retainVersions: Integer, deleteUnverified: Boolean, errorIfTaggedOldVersions: Boolean,
+      dryRun: Boolean, options: java.util.Map[String, String]): java.util.Map[String, Any] = {
+    val policy = CleanupPolicy(
+      Option(olderThanSeconds).map(s => (s.doubleValue * 1e6).toLong.micros),
+      Option(retainVersions).map(_.intValue), deleteUnverified, errorIfTaggedOldVersions)
+    val s = CleanupOldVersions(fileIO(spark, options), Paths.stripTrailingSlash(path), policy,
+      dryRun)
+    Map[String, Any](
+      "bytes_removed" -> s.bytesRemoved, "old_versions" -> s.oldVersions,
+      "data_files_removed" -> s.dataFilesRemoved,
+      "transaction_files_removed" -> s.transactionFilesRemoved,
+      "index_files_removed" -> s.indexFilesRemoved,
+      "deletion_files_removed" -> s.deletionFilesRemoved,
+      "files" -> s.files.asJava).asJava
+  }
+
+  def createTag(spark: SparkSession, path: String, tag: String, version: Long,
+      options: java.util.Map[String, String]): Unit =
+    Tags.create(fileIO(spark, options), Paths.stripTrailingSlash(path), tag, version)
+
+  def updateTag(spark: SparkSession, path: String, tag: String, version: Long,
+      options: java.util.Map[String, String]): Unit =
+    Tags.update(fileIO(spark, options), Paths.stripTrailingSlash(path), tag, version)
+
+  def deleteTag(spark: SparkSession, path: String, tag: String,
+      options: java.util.Map[String, String]): Unit =
+    Tags.delete(fileIO(spark, options), Paths.stripTrailingSlash(path), tag)
+
+  /** tag name -> version, as pylance's `tags.list()` names them. */
+  def listTags(spark: SparkSession, path: String,
+      options: java.util.Map[String, String]): java.util.Map[String, java.lang.Long] =
+    Tags.list(fileIO(spark, options), Paths.stripTrailingSlash(path))
+      .map(t => t.name -> java.lang.Long.valueOf(t.version)).toMap.asJava
+}

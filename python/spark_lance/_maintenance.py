@@ -1,0 +1,76 @@
+"""Table maintenance by path, as pylance names it: :func:`cleanup_old_versions` and tags.
+
+Each call runs on the driver through the connector's JVM classes (no pylance involved); the
+results use pylance's names (``CleanupStats`` fields)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def _jvm(spark: "SparkSession"):
+    return spark.sparkContext._jvm.io.sparklance.spark.LanceMaintenance
+
+
+def _options(spark: "SparkSession", options: Optional[Dict[str, str]]):
+    m = spark.sparkContext._jvm.java.util.HashMap()
+    for k, v in (options or {}).items():
+        m.put(str(k), str(v))
+    return m
+
+
+def cleanup_old_versions(
+    spark: "SparkSession",
+    path: str,
+    older_than: Optional[_dt.timedelta] = None,
+    retain_versions: Optional[int] = None,
+    *,
+    delete_unverified: bool = False,
+    error_if_tagged_old_versions: bool = True,
+    dry_run: bool = False,
+    options: Optional[Dict[str, str]] = None,
+) -> Dict[str, Any]:
+    """pylance's ``cleanup_old_versions``: removes versions older than ``older_than`` and not
+    among the last ``retain_versions`` (two weeks when neither is given) and the files only
+    they use. Returns pylance's CleanupStats fields as a dict, plus ``files`` (removed, or
+    with ``dry_run`` the files that would be)."""
+    if older_than is not None and not isinstance(older_than, _dt.timedelta):
+        raise TypeError(f"older_than must be a datetime.timedelta, not {type(older_than).__name__}")
+    if retain_versions is not None and (isinstance(retain_versions, bool) or retain_versions < 1):
+        raise ValueError(f"retain_versions must be a positive int, not {retain_versions!r}")
+    seconds = None if older_than is None else float(older_than.total_seconds())
+    stats = _jvm(spark).cleanupOldVersions(
+        spark._jsparkSession, path, seconds, retain_versions, bool(delete_unverified),
+        bool(error_if_tagged_old_versions), bool(dry_run), _options(spark, options))
+    out = {k: stats.get(k) for k in stats.keySet()}
+    out["files"] = list(out["files"])
+    return out
+
+
+def create_tag(spark: "SparkSession", path: str, tag: str, version: int, *,
+               options: Optional[Dict[str, str]] = None) -> None:
+    """pylance's ``tags.create(tag, version)``."""
+    _jvm(spark).createTag(spark._jsparkSession, path, tag, int(version), _options(spark, options))
+
+
+def update_tag(spark: "SparkSession", path: str, tag: str, version: int, *,
+               options: Optional[Dict[str, str]] = None) -> None:
+    """pylance's ``tags.update(tag, version)``."""
+    _jvm(spark).updateTag(spark._jsparkSession, path, tag, int(version), _options(spark, options))
+
+
+def delete_tag(spark: "SparkSession", path: str, tag: str, *,
+               options: Optional[Dict[str, str]] = None) -> None:
+    """pylance's ``tags.delete(tag)``."""
+    _jvm(spark).deleteTag(spark._jsparkSession, path, tag, _options(spark, options))
+
+
+def list_tags(spark: "SparkSession", path: str, *,
+              options: Optional[Dict[str, str]] = None) -> Dict[str, int]:
+    """tag name -> version, as pylance's ``tags.list()`` names them."""
+    m = _jvm(spark).listTags(spark._jsparkSession, path, _options(spark, options))
+    return {k: int(m.get(k)) for k in m.keySet()}

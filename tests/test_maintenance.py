@@ -1,0 +1,76 @@
+"""spark_lance.cleanup_old_versions and the tag helpers, against pylance's own cleanup and
+tags on a twin of the same history."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+
+import lance
+import pyarrow as pa
+import pytest
+
+import spark_lance
+
+
+def table(start, n):
+    return pa.table({"id": pa.array(range(start, start + n), pa.int64())})
+
+
+def files(path):
+    out = []
+    for d, _, fs in os.walk(path):
+        out += [os.path.relpath(os.path.join(d, f), path) for f in fs]
+    return sorted(out)
+
+
+@pytest.fixture
+def twins(tmp_path):
+    ours = str(tmp_path / "ours")
+    lance.write_dataset(table(0, 10), ours)
+    lance.write_dataset(table(10, 10), ours, mode="append")
+    lance.dataset(ours).delete("id < 5")
+    lance.write_dataset(table(50, 5), ours, mode="overwrite")
+    lance.dataset(ours).tags.create("old", 2)
+    theirs = str(tmp_path / "theirs")
+    shutil.copytree(ours, theirs)
+    return ours, theirs
+
+
+def test_cleanup_as_pylance(spark, twins):
+    ours, theirs = twins
+    dry = spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0), dry_run=True,
+                                           error_if_tagged_old_versions=False)
+    before = files(ours)
+    got = spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0),
+                                           error_if_tagged_old_versions=False)
+    want = lance.dataset(theirs).cleanup_old_versions(dt.timedelta(0),
+                                                      error_if_tagged_old_versions=False)
+    assert files(ours) == files(theirs)
+    assert got["old_versions"] == want.old_versions == dry["old_versions"]
+    assert got["bytes_removed"] == want.bytes_removed
+    assert sorted(os.path.relpath(f.replace("file:", ""), ours) for f in dry["files"]) == \
+        sorted(set(before) - set(files(ours)))
+    assert lance.dataset(ours, version="old").to_table() == lance.dataset(theirs, version="old").to_table()
+
+
+def test_cleanup_refuses_tagged_versions_like_pylance(spark, twins):
+    ours, _ = twins
+    with pytest.raises(Exception, match="tagged version"):
+        spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0))
+    with pytest.raises(ValueError):
+        spark_lance.cleanup_old_versions(spark, ours, retain_versions=0)
+
+
+def test_tags(spark, twins):
+    ours, _ = twins
+    spark_lance.create_tag(spark, ours, "v3", 3)
+    spark_lance.update_tag(spark, ours, "old", 1)
+    assert spark_lance.list_tags(spark, ours) == {"old": 1, "v3": 3}
+    assert {k: v["version"] for k, v in lance.dataset(ours).tags.list().items()} == \
+        {"old": 1, "v3": 3}
+    spark_lance.delete_tag(spark, ours, "old")
+    assert list(lance.dataset(ours).tags.list()) == ["v3"]
+    n = spark.read.format("lance").option("tag", "v3").load(ours).count()
+    assert n == lance.dataset(ours, version="v3").count_rows()
