@@ -152,7 +152,8 @@ MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_p
                 tests/write/test_write_modes.py tests/write/test_write_append.py \
                 tests/test_catalog.py tests/test_session_catalog.py tests/test_row_level.py \
                 tests/test_metadata_columns.py tests/test_option_names.py \
-                tests/test_maintenance.py tests/test_spark_lance.py tests/package
+                tests/test_maintenance.py tests/test_planning.py tests/test_spark_lance.py \
+                tests/package
 
 # Scala tests of the given built lines, then the pytest subset on the given pyspark lines; every
 # part runs, the target fails if any failed.

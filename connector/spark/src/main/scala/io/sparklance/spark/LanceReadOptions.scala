@@ -32,8 +32,9 @@ object MetadataTable {
  *    `timestampAsOf` is the same.
  *  - `metadata_table`: `versions` or `tags` to read the dataset's history instead of rows.
  *  - `batch_size`: rows per columnar batch (default 4096).
- *  - `split_size`: target bytes of data per Spark partition (default
- *    `spark.sql.files.maxPartitionBytes`).
+ *  - `split_size`: target bytes of data per Spark partition (default: Spark's rule for file
+ *    sources, `spark.sql.files.maxPartitionBytes` but no more than the dataset's bytes divided
+ *    by the default parallelism, so every core gets work).
  *  - `filter_pushdown`: evaluate supported predicates in the reader (default true); `false`
  *    leaves every filter to Spark.
  */
@@ -43,7 +44,9 @@ final case class LanceReadOptions(
     metadataTable: Option[MetadataTable],
     batchSize: Int,
     splitSizeBytes: Long,
-    filterPushdown: Boolean = true)
+    filterPushdown: Boolean = true,
+    /** Whether `split_size` was given; if not, splits also shrink to use every core. */
+    splitSizeGiven: Boolean = false)
 
 object LanceReadOptions {
   val Path = "path"
@@ -69,7 +72,8 @@ object LanceReadOptions {
       },
       batchSize = positiveInt(options, BatchSize, 4096),
       splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes),
-      filterPushdown = bool(options, FilterPushdown, default = true))
+      filterPushdown = bool(options, FilterPushdown, default = true),
+      splitSizeGiven = options.containsKey(SplitSize))
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {

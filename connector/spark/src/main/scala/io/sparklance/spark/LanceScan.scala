@@ -22,8 +22,7 @@ class LanceScan(
     filter: Option[RowFilter],
     pushed: Array[Predicate],
     countRows: Boolean,
-    fragmentTest: Option[Long => Boolean] = None) extends Scan with Batch
-  with SupportsReportStatistics {
+    fragmentTest: Option[Long => Boolean] = None) extends Scan with SupportsReportStatistics {
 
   /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
   private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
@@ -62,20 +61,13 @@ class LanceScan(
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     s"LanceScan ${table.name()} [$what]$filters$pruned"
   }
-  override def toBatch: Batch = this
+  /** A new Batch each time; batches of equal scans are equal, so Spark reuses exchanges. */
+  override def toBatch: Batch = new LanceBatch(table, fragments, fields,
+    fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
+    filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
+    LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq)
+
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
-
-  override def planInputPartitions(): Array[InputPartition] =
-    // The filter's columns are read too (alone, for a pushed count): their pages are split points.
-    SplitPlanner.plan(table.io, fragments, table.options.splitSizeBytes, LanceTables.openCostBytes,
-      fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name))).toArray
-
-  override def createReaderFactory(): PartitionReaderFactory = {
-    val io = SparkSession.active.sparkContext.broadcast(table.io)
-    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize,
-      filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
-      LanceColumnarReader.MetadataSpec(metadata))
-  }
 
   override def estimateStatistics(): Statistics = new Statistics {
     override def numRows(): OptionalLong = OptionalLong.of(fragments.map(f => f.physicalRows - f.numDeletedRows).sum)

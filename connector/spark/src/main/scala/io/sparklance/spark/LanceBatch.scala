@@ -1,0 +1,66 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
+import org.apache.spark.sql.types.StructType
+
+import io.sparklance.format.LanceField
+import io.sparklance.table.FragmentRef
+
+/**
+ * The physical side of a [[LanceScan]]: partitions and the reader factory. Two batches are
+ * equal when they read the same version of the same dataset, the same fragments, columns
+ * and pushed predicates with the same options, as Spark's FileScan and Iceberg's SparkBatch
+ * define it, so Spark reuses one exchange or subquery for both (ReusedExchange).
+ *
+ * @param planFields every field the tasks decode (projected plus filter-only ones)
+ * @param pushed     the pushed predicates, as text: what makes two filters the same
+ */
+final class LanceBatch(
+    table: LanceTable,
+    fragments: Seq[FragmentRef],
+    fields: Seq[LanceField],
+    planFields: Seq[LanceField],
+    required: StructType,
+    filter: Option[LanceColumnarReader.FilterSpec],
+    countRows: Boolean,
+    metadata: LanceColumnarReader.MetadataSpec,
+    pushed: Seq[String]) extends Batch {
+
+  private def key: Seq[Any] = Seq(table.snapshot.root, table.snapshot.version, required,
+    countRows, pushed, fragments.map(_.id), table.options.batchSize,
+    table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name))
+
+  override def equals(other: Any): Boolean = other match {
+    case b: LanceBatch => key == b.key
+    case _ => false
+  }
+
+  override def hashCode(): Int = key.hashCode()
+
+  /**
+   * Partitions of at most `split_size` bytes; without an explicit `split_size`, Spark's rule
+   * for file sources: `min(maxPartitionBytes, max(openCostInBytes, total / parallelism))`,
+   * where total counts every fragment's bytes plus the open cost, so small datasets still
+   * use every core.
+   */
+  override def planInputPartitions(): Array[InputPartition] = {
+    val openCost = LanceTables.openCostBytes
+    val target =
+      if (table.options.splitSizeGiven) table.options.splitSizeBytes
+      else {
+        val spark = SparkSession.active
+        val parallelism = spark.sessionState.conf.filesMinPartitionNum
+          .getOrElse(spark.sparkContext.defaultParallelism)
+        val total = fragments.map(f => SplitPlanner.estimatedBytes(f) + openCost).sum
+        math.min(table.options.splitSizeBytes, math.max(openCost, total / math.max(1, parallelism)))
+      }
+    SplitPlanner.plan(table.io, fragments, target, openCost, planFields).toArray
+  }
+
+  override def createReaderFactory(): PartitionReaderFactory = {
+    val io = SparkSession.active.sparkContext.broadcast(table.io)
+    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, filter,
+      countRows, metadata)
+  }
+}
