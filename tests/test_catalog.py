@@ -212,3 +212,17 @@ def test_namespaces_are_pylance_directory_namespaces(spark, tmp_path):
     assert ns.list_namespaces(ListNamespacesRequest(id=[])).namespaces == ["made_by_pylance"]
     with pytest.raises(Exception, match="NOT_FOUND|not found|cannot be found"):
         spark.sql(f"select * from {c}.nowhere.t").collect()
+
+
+def test_truncate_and_purge(spark, tmp_path):
+    root = tmp_path / "wh3"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.t using lance as select id, 's' as s from range(5)")
+    spark.sql(f"truncate table {c}.t")
+    ds = lance.dataset(str(root / "t.lance"))
+    assert ds.count_rows() == 0 and ds.version == 2
+    assert type(ds.read_transaction(2).operation).__name__ == "Delete"
+    assert lance.dataset(str(root / "t.lance"), version=1).count_rows() == 5
+    spark.sql(f"drop table {c}.t purge")
+    assert not (root / "t.lance").exists()

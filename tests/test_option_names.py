@@ -66,3 +66,16 @@ def test_result_changing_write_options_are_refused(spark, three_versions, option
     after = lance.dataset(three_versions)
     assert after.version == before.version
     assert after.to_table() == before.to_table()
+
+
+def test_partition_by_and_unreadable_names_are_refused(spark, tmp_path):
+    path = str(tmp_path / "p")
+    df = spark.range(4).selectExpr("id", "id % 2 as part")
+    with pytest.raises(Exception, match="partition"):
+        df.write.format("lance").partitionBy("part").save(path)
+    with pytest.raises(Exception, match="'a.b'"):
+        spark.range(2).selectExpr("id as `a.b`").write.format("lance").save(path)
+    with pytest.raises(Exception, match="no columns"):
+        spark.range(2).select().write.format("lance").save(path)
+    import os
+    assert not os.path.exists(os.path.join(path, "_versions"))

@@ -271,6 +271,9 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     true
   }
 
+  /** PURGE changes nothing: a dropped table's dataset is deleted anyway. */
+  override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
+
   override def renameTable(from: Identifier, to: Identifier): Unit =
     throw LanceErrors.unsupported(s"Renaming $from to $to is not supported yet")
 }

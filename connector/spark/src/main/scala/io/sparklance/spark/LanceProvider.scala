@@ -39,6 +39,8 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
     val options = new CaseInsensitiveStringMap(properties)
     val path = options.get("path")
+    if (partitioning.nonEmpty)
+      throw LanceErrors.unsupported(s"Lance datasets are not partitioned (${partitioning.mkString(", ")})")
     // The session catalog checks a new table's schema here, with no path for managed tables.
     if (path == null) new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
     else if (!LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
@@ -53,6 +55,10 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
     val options = new CaseInsensitiveStringMap(parameters.asJava)
     val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption("path", "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
+    Option(options.get("__partition_columns")).filter(c => c.nonEmpty && c != "[]").foreach { c =>
+      throw LanceErrors.unsupported(s"Cannot write Lance dataset $path partitioned by $c: Lance " +
+        "datasets have no Hive-style partitions; write without partitionBy")
+    }
     val exists = LanceProvider.datasetExists(sqlContext.sparkSession, options)
     def run(sparkMode: String, create: Option[String]): Unit = {
       val w = data.write.format(classOf[LanceWriteSource].getName).mode(sparkMode)

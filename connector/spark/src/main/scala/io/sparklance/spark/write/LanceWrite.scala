@@ -94,6 +94,9 @@ object LanceBatchWrite {
   def plan(options: CaseInsensitiveStringMap, schema: StructType, truncate: Boolean)
       : LanceBatchWrite = {
     val opts = LanceWriteOptions.parse(options)
+    if (schema.isEmpty)
+      throw LanceErrors.unsupported(s"Cannot write to Lance dataset ${opts.path}: the DataFrame " +
+        "has no columns")
     val spark = SparkSession.active
     val hadoop = spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
     val io = new HadoopFileIO(hadoop)

@@ -31,6 +31,7 @@ object SparkToLance {
     var next = 0
     def alloc(): Int = { val id = next; next += 1; id }
     def field(name: String, dt: DataType, nullable: Boolean, md: Metadata, parent: Int): LanceField = {
+      checkName(name)
       val id = alloc()
       if (isBlobRequest(md, name)) {
         if (dt != BinaryType)
@@ -147,6 +148,13 @@ object SparkToLance {
    * (exactly, else ignoring case); every dataset column must be present, no other column may
    * be, and each column's type must be the one the dataset's type reads as in Spark.
    */
+  /** Names pylance cannot address: empty, or with a '.' (pylance reads "a.b" as a path). */
+  def checkName(name: String): Unit =
+    if (name.isEmpty || name.contains('.'))
+      throw LanceErrors.unsupported(s"Cannot write column '$name': pylance cannot read a " +
+        (if (name.isEmpty) "column with an empty name" else "column whose name contains '.'") +
+        "; rename it (e.g. withColumnRenamed)")
+
   def matchForAppend(path: String, target: LanceSchema, schema: StructType): Seq[(LanceField, Int)] = {
     val used = scala.collection.mutable.Set[Int]()
     val out = target.fields.map { f =>
