@@ -74,3 +74,11 @@ def test_tags(spark, twins):
     assert list(lance.dataset(ours).tags.list()) == ["v3"]
     n = spark.read.format("lance").option("tag", "v3").load(ours).count()
     assert n == lance.dataset(ours, version="v3").count_rows()
+
+
+def test_register_catalog(spark, tmp_path):
+    name = spark_lance.register_catalog(spark, "reg_lance", root=str(tmp_path))
+    spark.sql(f"create table {name}.made (id bigint) using lance")
+    spark.sql(f"insert into {name}.made values (1), (2)")
+    assert lance.dataset(str(tmp_path / "made.lance")).count_rows() == 2
+    assert spark.sql(f"select count(*) from {name}.`{tmp_path / 'made.lance'}`").collect()[0][0] == 2

@@ -74,3 +74,19 @@ def list_tags(spark: "SparkSession", path: str, *,
     """tag name -> version, as pylance's ``tags.list()`` names them."""
     m = _jvm(spark).listTags(spark._jsparkSession, path, _options(spark, options))
     return {k: int(m.get(k)) for k in m.keySet()}
+
+
+def register_catalog(spark: "SparkSession", name: str = "lance", root: Optional[str] = None,
+                     **options: str) -> str:
+    """Registers the Lance SQL catalog as ``name`` in ``spark`` (at runtime, for this session):
+    ``SELECT * FROM lance.`/path/to/ds` ``, and with ``root`` pylance's directory namespace at
+    that root (``lance.db.table``). Other keyword arguments are catalog options (e.g.
+    ``fs.*`` storage settings). Returns ``name``."""
+    if not name or "." in name:
+        raise ValueError(f"not a catalog name: {name!r}")
+    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
+    if root is not None:
+        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
+    for k, v in options.items():
+        spark.conf.set(f"spark.sql.catalog.{name}.{k}", str(v))
+    return name
