@@ -68,6 +68,8 @@ def _apply(ds, path, op, role, version):
         ds.add_columns({"w": "id * 2"})
     elif op == "drop_columns":
         ds.drop_columns(["v"])
+    elif op == "add_null_column":
+        ds.add_columns(pa.field("z", pa.int32()))
     else:
         raise ValueError(op)
 
@@ -125,6 +127,8 @@ def keep_going(path):
     t = table(500, 4, 9)
     if "w" in names:
         t = t.append_column("w", pa.array([2 * i for i in range(500, 504)], pa.int64()))
+    if "z" in names:
+        t = t.append_column("z", pa.nulls(4, pa.int32()))
     lance.write_dataset(t.select(names), path, mode="append")
     ds = lance.dataset(path)
     ds.delete("id % 7 = 0")

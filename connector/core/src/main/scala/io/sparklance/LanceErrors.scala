@@ -86,6 +86,10 @@ object LanceErrors {
   def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
     new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why")
 
+  /** A schema change (ALTER TABLE, add/drop/rename columns) that cannot be made as asked. */
+  def invalidSchemaChange(path: String, why: String): LanceSchemaMismatchException =
+    new LanceSchemaMismatchException(s"Cannot change the schema of Lance dataset $path: $why")
+
   def datasetExists(path: String): LanceException =
     new LanceException(s"""Lance dataset $path already exists; use mode("append") or mode("overwrite")""")
 

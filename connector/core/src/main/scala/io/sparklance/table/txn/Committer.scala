@@ -55,7 +55,7 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
       CommitPauses.at("before-transaction")
       fileIO.createIfAbsent(Paths.join(Paths.join(root, TransactionLog.Dir), txnName), txnBytes)
       val manifest = mb.finish(txnName, recorded)
-      val bytes = ManifestFile.encode(manifest, mb.indexSection(op.keepsIndices), Some(txnBytes))
+      val bytes = ManifestFile.encode(manifest, mb.indexSection(recorded), Some(txnBytes))
       val naming = base.map(_.naming).getOrElse(io.sparklance.table.ManifestNaming.V2)
       val path = versions.manifestPath(mb.version, naming)
       CommitPauses.at("before-manifest")

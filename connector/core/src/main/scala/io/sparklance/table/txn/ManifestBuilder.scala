@@ -116,11 +116,31 @@ final class ManifestBuilder(
       }
     }
 
-  /** The index section to carry into the next manifest, verbatim. */
-  def indexSection(keep: Boolean): Option[Array[Byte]] =
-    if (!keep) None
-    else base.filter(_.manifest.hasIndexSection)
-      .map(s => ManifestFile.readSection(fileIO, s.manifestPath, s.manifest.getIndexSection))
+  /** The version whose index section the next manifest carries (a Restore picks its own). */
+  var indicesFrom: Option[Snapshot] = base
+
+  /**
+   * The index section to carry into the next manifest: verbatim when `op` keeps indices and
+   * leaves the schema alone; after a schema change without the indices on fields the new
+   * schema lacks (Lance's `retain_relevant_indices`; system indices, named `__...`, stay).
+   */
+  def indexSection(op: Operation): Option[Array[Byte]] =
+    if (!op.keepsIndices) None
+    else indicesFrom.filter(_.manifest.hasIndexSection).flatMap { s =>
+      val bytes = ManifestFile.readSection(fileIO, s.manifestPath, s.manifest.getIndexSection)
+      if (!op.changesSchema) Some(bytes)
+      else {
+        val ids = manifest.getFieldsList.asScala.map(_.getId).toSet
+        val section = TableProtos.IndexSection.parseFrom(bytes)
+        val kept = section.getIndicesList.asScala.filter { i =>
+          i.getName.startsWith("__") || i.getFieldsList.asScala.forall(f => ids(f.intValue))
+        }
+        if (kept.size == section.getIndicesCount) Some(bytes)
+        else if (kept.isEmpty) None
+        else Some(TableProtos.IndexSection.newBuilder().addAllIndices(kept.asJava).build()
+          .toByteArray)
+      }
+    }
 
   /** Stamps the per-commit values; call once after the operation has applied itself. */
   def finish(txnFileName: String, op: Operation): TableProtos.Manifest.Builder = {

@@ -30,6 +30,9 @@ trait Operation extends Serializable {
   /** Whether the read version's index section carries over as is (Lance keeps it for data ops). */
   def keepsIndices: Boolean
 
+  /** Whether this operation replaces the schema (indices on dropped fields go with them). */
+  def changesSchema: Boolean = false
+
   /** Feature-flag bits this operation may leave set on top of `ManifestBuilder.WriterSupported`. */
   def extraWritableFlags: Long = 0L
 }

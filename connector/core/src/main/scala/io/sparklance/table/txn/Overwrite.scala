@@ -12,14 +12,17 @@ import io.sparklance.table.commit.NewFragment
 /**
  * Lance `Overwrite`: a new version with only these fragments and this schema. On a path with
  * no dataset it creates one; `mustCreate` makes it fail if a dataset appeared meanwhile
- * (Spark's error-if-exists and ignore modes).
+ * (Spark's error-if-exists and ignore modes). `config` upserts table config keys
+ * (`config_upsert_values`, what a CREATE TABLE's TBLPROPERTIES set); the config and table
+ * metadata the dataset had are kept, as pylance's overwrite keeps them.
  */
 final case class Overwrite(
     fragments: Seq[NewFragment],
     fields: Seq[LanceField],
     schemaMetadata: Map[String, Array[Byte]],
     dataVersion: Option[FileVersion],
-    mustCreate: Boolean) extends Operation {
+    mustCreate: Boolean,
+    config: Map[String, String] = Map.empty) extends Operation {
   import TransactionProtos.Transaction.OperationCase._
 
   override def name: String = "Overwrite"
@@ -29,6 +32,7 @@ final case class Overwrite(
       .addAllFragments(fragments.map(_.toProto(0)).asJava)
       .addAllSchema(SchemaProtos.toProto(fields).asJava)
     schemaMetadata.foreach { case (k, v) => ow.putSchemaMetadata(k, ByteString.copyFrom(v)) }
+    ow.putAllConfigUpsertValues(config.asJava)
     t.setOverwrite(ow)
   }
 
@@ -43,6 +47,7 @@ final case class Overwrite(
       .getOrElse(FileVersion.Default.name)
     b.setDataFormat(
       TableProtos.Manifest.DataStorageFormat.newBuilder().setFileFormat("lance").setVersion(dv))
+    b.putAllConfig(config.asJava)
     this
   }
 
@@ -53,12 +58,21 @@ final case class Overwrite(
     if (mustCreate)
       Resolution.Incompatible(s"another writer created the dataset (${c.operationName} " +
         s"at version ${c.version}) while this write was creating it")
-    else c.operationCase match {
-      case UPDATE_MEM_WAL_STATE =>
-        Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
-      case OVERWRITE =>
-        Resolution.Retryable(s"the ${c.operationName} replaced the dataset first")
-      case _ => Resolution.Rebase
+    else {
+      // pylance's `upsert_key_conflict`: a config key one side sets and the other sets or
+      // removes cannot be decided by commit order.
+      val (theirSet, theirRemoved) = UpdateConfig.configKeys(c)
+      val clash = config.keySet.intersect(theirSet ++ theirRemoved)
+      c.operationCase match {
+        case UPDATE_MEM_WAL_STATE =>
+          Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
+        case OVERWRITE | UPDATE_CONFIG if clash.nonEmpty =>
+          Resolution.Incompatible(s"the ${c.operationName} also changed config key(s) " +
+            clash.toSeq.sorted.mkString(", "))
+        case OVERWRITE =>
+          Resolution.Retryable(s"the ${c.operationName} replaced the dataset first")
+        case _ => Resolution.Rebase
+      }
     }
 
   override def keepsIndices: Boolean = false

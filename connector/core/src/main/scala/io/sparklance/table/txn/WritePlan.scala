@@ -81,13 +81,14 @@ object WritePlan {
   /**
    * Creating the dataset, or replacing it (`existing`), with rows of `fields`. `mustCreate`
    * makes the commit fail if a dataset appears meanwhile (Spark's error-if-exists, ignore,
-   * and appends to an empty path).
+   * and appends to an empty path); `config` is set in the table config.
    */
   def replace(root0: String, existing: Option[Snapshot], fields: Seq[LanceField],
-      requested: Option[FileVersion], mustCreate: Boolean): WritePlan = {
+      requested: Option[FileVersion], mustCreate: Boolean,
+      config: Map[String, String] = Map.empty): WritePlan = {
     val root = Paths.stripTrailingSlash(root0)
     val version = replaceVersion(root, existing, requested)
-    val op = Overwrite(Nil, fields, Map.empty, requested, mustCreate)
+    val op = Overwrite(Nil, fields, Map.empty, requested, mustCreate, config)
     existing.foreach(ManifestBuilder.checkWritable(_, op))
     validated(WritePlan(root, existing, op, fields, version))
   }

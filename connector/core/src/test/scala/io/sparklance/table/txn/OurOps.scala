@@ -55,6 +55,12 @@ object OurOps {
     Overwrite(Seq(RowFiles.fragment(s, rows(start, count, 0))), s.schema.fields, Map.empty,
       None, mustCreate = false)
 
+  /** A new all-null int32 column `name` (pylance's `add_columns(pa.field(name, pa.int32()))`). */
+  def addNullColumn(s: Snapshot, name: String): Operation =
+    Merge.addNullColumns(s, io.sparklance.format.writer.SchemaProtos.toProto(Seq(
+      io.sparklance.format.LanceField(0, -1, name, io.sparklance.format.LogicalType.Int32,
+        nullable = true, Map.empty, Nil))))
+
   private def rows(start: Long, count: Int, n: Long): Seq[RowFiles.Row] =
     (start until start + count).map(i => RowFiles.row(i, n))
 }

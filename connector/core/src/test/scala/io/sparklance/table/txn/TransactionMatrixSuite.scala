@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.LanceConcurrentModificationException
 import io.sparklance.storage.HadoopFileIO
-import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
+import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
 import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
@@ -33,7 +33,12 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
     "append" -> Ours(OurOps.append(_, 200, 5, 1), reRuns = false),
     "delete" -> Ours(OurOps.delete(_, "id = 2"), reRuns = true),
     "update" -> Ours(OurOps.update(_, "id = 4", 1), reRuns = true),
-    "overwrite" -> Ours(OurOps.overwrite(_, 400, 3), reRuns = false))
+    "overwrite" -> Ours(OurOps.overwrite(_, 400, 3), reRuns = false),
+    "restore" -> Ours(_ => Restore(1), reRuns = false),
+    "update_config" -> Ours(_ => UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second")))),
+      reRuns = false),
+    "drop_columns" -> Ours(s => Project(SchemaEdits(s).drop(Seq(Seq("v")))), reRuns = false),
+    "add_null_column" -> Ours(OurOps.addNullColumn(_, "z"), reRuns = false))
 
   private val theirs = Seq("append", "delete", "update", "overwrite", "create_index", "compact",
     "restore", "update_config", "add_columns", "drop_columns")

@@ -1,0 +1,181 @@
+"""pylance side of the suites of the table operations that are not row changes: Restore,
+UpdateConfig, Project (drop/rename columns, nullability) and Merge (new columns). Datasets of
+(id int64 not null, n int64, v string, s struct<a int32, b string>); pylance's own operation
+on a twin copy; and what pylance reads back. Called through server.py."""
+import lance
+import pyarrow as pa
+
+SCHEMA = pa.schema([
+    pa.field("id", pa.int64(), nullable=False),
+    pa.field("n", pa.int64()),
+    pa.field("v", pa.string(), metadata={"note": "kept"}),
+    pa.field("s", pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])),
+], metadata={"owner": "tests"})
+
+
+def table(start, count, n=0):
+    ids = list(range(start, start + count))
+    return pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "n": pa.array([n] * count, pa.int64()),
+        "v": pa.array([f"r{i}" for i in ids]),
+        "s": pa.array([{"a": i % 7, "b": f"b{i}"} for i in ids]),
+    }, schema=SCHEMA)
+
+
+def make(path, version, stable):
+    """Versions 1-3: two fragments of 20 rows, then a delete of id 3."""
+    lance.write_dataset(table(0, 20), path, data_storage_version=version,
+                        enable_stable_row_ids=stable)
+    lance.write_dataset(table(20, 20), path, mode="append")
+    lance.dataset(path).delete("id = 3")
+    return lance.dataset(path).version
+
+
+def index(path):
+    lance.dataset(path).create_scalar_index("n", "BTREE")
+    lance.dataset(path).create_scalar_index("id", "BTREE")
+
+
+def restore(path, version):
+    lance.dataset(path, version=version).restore()
+
+
+def update_config(path, upserts, deletes):
+    ds = lance.dataset(path)
+    if upserts:
+        ds.update_config(upserts)
+    if deletes:
+        lance.dataset(path).delete_config_keys(deletes)
+
+
+def update_metadata(path, table_md, schema_md, field, field_md):
+    ds = lance.dataset(path)
+    if table_md:
+        ds.update_metadata(table_md)
+    if schema_md:
+        lance.dataset(path).update_schema_metadata(schema_md)
+    if field_md:
+        lance.dataset(path).update_field_metadata({field: field_md})
+
+
+def drop_columns(path, names):
+    lance.dataset(path).drop_columns(names)
+
+
+def rename_column(path, column, new_name):
+    lance.dataset(path).alter_columns({"path": column, "name": new_name})
+
+
+def set_nullable(path, column):
+    lance.dataset(path).alter_columns({"path": column, "nullable": True})
+
+
+def add_null_columns(path, fields):
+    """fields: [[name, arrow type name]]"""
+    types = {"int32": pa.int32(), "int64": pa.int64(), "string": pa.string(),
+             "double": pa.float64(), "bool": pa.bool_()}
+    lance.dataset(path).add_columns([pa.field(n, types[t]) for n, t in fields])
+
+
+def describe(path):
+    ds = lance.dataset(path)
+    valid = True
+    try:
+        ds.validate()
+    except Exception as e:  # noqa: BLE001 - reported, the suite fails on it
+        valid = str(e)
+
+    def field(f):
+        return {"id": f.id(), "name": f.name(), "children": [field(c) for c in f.children()]}
+
+    t = ds.to_table(with_row_id=True).sort_by("_rowid")
+    frags = []
+    for f in ds.get_fragments():
+        m = f.metadata
+        d = m.deletion_file
+        frags.append({"id": m.id, "physical_rows": m.physical_rows,
+                      "files": [sorted(x.fields) for x in m.files],
+                      "deletion": None if d is None else [d.file_type, d.num_deleted_rows]})
+    txn = ds.read_transaction(ds.version)
+    return {
+        "version": ds.version,
+        "schema": str(pa.schema([f.remove_metadata() for f in ds.schema])),
+        "field_metadata": {f.name: {k.decode(): v.decode() for k, v in f.metadata.items()}
+                           for f in ds.schema if f.metadata},
+        "schema_metadata": {k.decode(): v.decode() for k, v in (ds.schema.metadata or {}).items()},
+        "fields": [field(f) for f in ds.lance_schema.fields()],
+        "rows": [{k: (str(v) if isinstance(v, dict) else v) for k, v in r.items()}
+                 for r in t.to_pylist()],
+        "fragments": frags,
+        "config": dict(ds.config()),
+        "metadata": dict(ds.metadata()) if callable(ds.metadata) else dict(ds.metadata),
+        "indices": sorted([i["name"], sorted(i["fragment_ids"])] for i in ds.list_indices()),
+        "operation": type(txn.operation).__name__,
+        "read_version": txn.read_version,
+        "valid": valid,
+    }
+
+
+def keep_going(path):
+    """pylance continues: append (the current columns), delete, update, add a column, index."""
+    ds = lance.dataset(path)
+    names = [f.name for f in ds.schema]
+    t = table(500, 4, 9)
+    t = pa.table({n: (t.column(n) if n in t.column_names
+                      else pa.array([2] * 4, ds.schema.field(n).type) if n == "extra"
+                      else pa.nulls(4, ds.schema.field(n).type)) for n in names},
+                 schema=ds.schema)
+    lance.write_dataset(t, path, mode="append")
+    ds = lance.dataset(path)
+    ds.delete("id % 7 = 0" if "id" in names else "true = false")
+    if "n" in names:
+        lance.dataset(path).update({"n": "n + 50"}, where="n < 5")
+    if "extra" not in names:
+        lance.dataset(path).add_columns({"extra": "1 + 1"})
+    return describe(path)
+
+
+def stale_restore(path, version, read_version):
+    """pylance alone: a restore read at `read_version` committed after others."""
+    lance.LanceDataset.commit(path, lance.LanceOperation.Restore(version),
+                              read_version=read_version)
+
+
+def stale_update_config(path, read_version, upserts, deletes):
+    """pylance alone: a handle opened at `read_version` changes config after others did;
+    returns "ok", "retryable" or "incompatible"."""
+    ds = lance.dataset(path, version=read_version)
+    try:
+        if upserts:
+            ds.update_config(upserts)
+        else:
+            ds.delete_config_keys(deletes)
+        return "ok"
+    except Exception as e:  # noqa: BLE001 - the outcome is what we report
+        msg = str(e)
+        return ("incompatible" if "ncompatible" in msg
+                else "retryable" if ("etryable" in msg or "Conflict" in type(e).__name__)
+                else f"error: {type(e).__name__}: {msg[:200]}")
+
+
+def stale(path, read_version, fn, *args):
+    """pylance alone: a handle opened at `read_version` does `fn` after others committed;
+    returns "ok", "retryable" or "incompatible"."""
+    ds = lance.dataset(path, version=read_version)
+    try:
+        if fn == "drop_columns":
+            ds.drop_columns(*args)
+        elif fn == "add_null_columns":
+            ds.add_columns([pa.field(n, getattr(pa, t)()) for n, t in args[0]])
+        elif fn == "restore":
+            lance.LanceDataset.commit(path, lance.LanceOperation.Restore(args[0]),
+                                      read_version=read_version)
+        else:
+            raise ValueError(fn)
+        return "ok"
+    except Exception as e:  # noqa: BLE001 - the outcome is what we report
+        msg = str(e)
+        return ("incompatible" if "ncompatible" in msg
+                else "retryable" if ("etryable" in msg or "Conflict" in type(e).__name__)
+                else f"error: {type(e).__name__}: {msg[:200]}")
