@@ -76,6 +76,26 @@ def test_tags(spark, twins):
     assert n == lance.dataset(ours, version="v3").count_rows()
 
 
+@pytest.mark.parametrize("version", [2, "old", 3])
+def test_restore_as_pylance(spark, twins, version):
+    ours, theirs = twins
+    got = spark_lance.restore(spark, ours, version)
+    lance.dataset(theirs, version=version).restore()
+    a, b = lance.dataset(ours), lance.dataset(theirs)
+    a.validate()
+    assert got == a.version == b.version
+    assert a.to_table() == b.to_table()
+    assert [f.metadata.id for f in a.get_fragments()] == [f.metadata.id for f in b.get_fragments()]
+    assert type(a.read_transaction(a.version).operation).__name__ == "Restore"
+    # pylance keeps going alike: new fragment ids continue past every id used.
+    for p in twins:
+        lance.write_dataset(table(100, 3), p, mode="append")
+    assert [f.metadata.id for f in lance.dataset(ours).get_fragments()] == \
+        [f.metadata.id for f in lance.dataset(theirs).get_fragments()]
+    with pytest.raises(Exception, match="99"):
+        spark_lance.restore(spark, ours, 99)
+
+
 def test_register_catalog(spark, tmp_path):
     name = spark_lance.register_catalog(spark, "reg_lance", root=str(tmp_path))
     spark.sql(f"create table {name}.made (id bigint) using lance")

@@ -16,7 +16,7 @@ Everything here is a thin wrapper: the reading and the errors are the connector'
 
 from ._io import read_lance, write_lance
 from ._maintenance import (cleanup_old_versions, create_tag, delete_tag, list_tags,
-                           register_catalog, update_tag)
+                           register_catalog, restore, update_tag)
 from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
 from ._session import FORMAT, configure, session
@@ -36,6 +36,7 @@ __all__ = [
     "list_tags",
     "read_lance",
     "register_catalog",
+    "restore",
     "session",
     "update_tag",
     "write_lance",

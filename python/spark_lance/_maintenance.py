@@ -1,4 +1,5 @@
-"""Table maintenance by path, as pylance names it: :func:`cleanup_old_versions` and tags.
+"""Table maintenance by path, as pylance names it: :func:`cleanup_old_versions`,
+:func:`restore` and tags.
 
 Each call runs on the driver through the connector's JVM classes (no pylance involved); the
 results use pylance's names (``CleanupStats`` fields)."""
@@ -49,6 +50,17 @@ def cleanup_old_versions(
     out = {k: stats.get(k) for k in stats.keySet()}
     out["files"] = list(out["files"])
     return out
+
+
+def restore(spark: "SparkSession", path: str, version, *,
+            options: Optional[Dict[str, str]] = None) -> int:
+    """pylance's ``lance.dataset(path, version=version).restore()``: commits a new version
+    holding that version's data, schema, config and indices (``version``: a number or a tag
+    name). Returns the new version."""
+    if isinstance(version, bool) or not isinstance(version, (int, str)):
+        raise TypeError(f"version must be an int or a tag name, not {type(version).__name__}")
+    return int(_jvm(spark).restore(spark._jsparkSession, path, str(version),
+                                   _options(spark, options)))
 
 
 def create_tag(spark: "SparkSession", path: str, tag: str, version: int, *,

@@ -178,8 +178,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     val stable = writeOptions.get(LanceWriteOptions.EnableStableRowIds)
       .exists(_.trim.equalsIgnoreCase("true"))
     val io = fileIO
-    try WritePlan.replace(path, None, fields, version, mustCreate = true)
-      .commit(io, Nil, CommitOptions(enableStableRowIds = stable))
+    try WritePlan.replace(path, None, fields, version, mustCreate = true,
+      LanceTableChanges.configOf(props)).commit(io, Nil, CommitOptions(enableStableRowIds = stable))
     catch {
       case e: Throwable =>
         forget(ident)
@@ -225,6 +225,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     val writeOptions = (options - "root") ++ properties.asScala.collect {
       case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
         k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
+    } ++ LanceTableChanges.configOf(properties.asScala.toMap).map { case (k, v) =>
+      LanceWriteOptions.TableConfigPrefix + k -> v
     } + ("path" -> path)
     new LanceStagedTable(s"$catalogName.${ident}", path, schema,
       if (replace) writeOptions else writeOptions + (LanceWriteOptions.CreateMode -> "errorifexists"),
@@ -251,8 +253,13 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
     staged(ident, schema, properties, replace = true)
   }
 
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw LanceErrors.unsupported(s"ALTER TABLE $ident is not supported yet")
+  /** ALTER TABLE: each kind of change one Lance transaction (see LanceTableChanges). */
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = {
+    val path = location(ident)
+    if (!exists(path)) throw new NoSuchTableException(ident)
+    LanceTableChanges(fileIO, path, s"$catalogName.$ident", changes)
+    loadTable(ident)
+  }
 
   /**
    * Drops a table of the root namespace and deletes its dataset, as pylance's directory

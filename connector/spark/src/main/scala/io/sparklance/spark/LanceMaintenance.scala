@@ -7,8 +7,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.Tags
+import io.sparklance.table.{LanceDataset, Tags, VersionSpec}
 import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy}
+import io.sparklance.table.txn.{Committer, Restore}
 
 /**
  * Table maintenance for a Lance dataset by path, from the driver: what the Python package's
@@ -39,6 +40,21 @@ object LanceMaintenance {
       "index_files_removed" -> s.indexFilesRemoved,
       "deletion_files_removed" -> s.deletionFilesRemoved,
       "files" -> s.files.asJava).asJava
+  }
+
+  /**
+   * pylance's `ds.restore()` of version `version` (a number or a tag name): a new version
+   * holding that version's data, schema, config and indices. Returns the new version.
+   */
+  def restore(spark: SparkSession, path: String, version: String,
+      options: java.util.Map[String, String]): Long = {
+    val io = fileIO(spark, options)
+    val root = Paths.stripTrailingSlash(path)
+    val ds = LanceDataset.open(io, root)
+    val v = version.trim
+    val target = ds.open(if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
+      else VersionSpec.TagName(v)).version
+    new Committer(io, root).commit(Some(ds.open(VersionSpec.Latest)), Restore(target)).version
   }
 
   def createTag(spark: SparkSession, path: String, tag: String, version: Long,

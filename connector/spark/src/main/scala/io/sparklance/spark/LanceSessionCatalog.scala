@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.connector.catalog.{Column, DelegatingCatalogExtension, Identifier,
-  Table, TableCatalog}
+  Table, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -132,9 +132,29 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
       .exists(_.trim.equalsIgnoreCase("true"))
     val path = Paths.stripTrailingSlash(location)
     WritePlan.replace(path, None, SparkToLance.fields(schema, version.getOrElse(
-      FileVersion.Default)), version, mustCreate = true)
+      FileVersion.Default)), version, mustCreate = true,
+      LanceTableChanges.configOf(properties.asScala.toMap))
       .commit(fileIO, Nil, CommitOptions(enableStableRowIds = stable))
   }
+
+  /**
+   * ALTER TABLE of a Lance table changes its dataset (see LanceTableChanges); the session
+   * catalog keeps only where the table is. Other tables are the session catalog's.
+   */
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    if (isPath(ident)) {
+      LanceTableChanges(fileIO, Paths.stripTrailingSlash(ident.name()), ident.toString, changes)
+      loadTable(ident)
+    } else {
+      val t = super.loadTable(ident)
+      if (!isLance(t.properties())) super.alterTable(ident, changes: _*)
+      else {
+        val path = Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
+          throw LanceErrors.unsupported(s"Lance table $ident has no location"))
+        LanceTableChanges(fileIO, Paths.stripTrailingSlash(path), ident.toString, changes)
+        loadTable(ident)
+      }
+    }
 
   override def dropTable(ident: Identifier): Boolean =
     if (isPath(ident))

@@ -43,10 +43,18 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
   override def schema(): StructType = sparkSchema
 
+  /**
+   * The table config (`ds.config()`, what SET TBLPROPERTIES changes), plus what the catalog
+   * owns: provider, location, and for session-catalog tables whether they are external and
+   * their owner.
+   */
   override def properties(): java.util.Map[String, String] = {
-    val base = Map(org.apache.spark.sql.connector.catalog.TableCatalog.PROP_PROVIDER -> "lance",
-      org.apache.spark.sql.connector.catalog.TableCatalog.PROP_LOCATION -> snapshot.root)
-    (base ++ tableProperties).asJava
+    import org.apache.spark.sql.connector.catalog.TableCatalog
+    val owned = tableProperties.filter { case (k, _) =>
+      LanceTableChanges.Reserved(k.toLowerCase) || k == TableCatalog.PROP_OWNER
+    }
+    (snapshot.manifest.getConfigMap.asScala.toMap ++ owned ++ Map(
+      TableCatalog.PROP_PROVIDER -> "lance", TableCatalog.PROP_LOCATION -> snapshot.root)).asJava
   }
   override def capabilities(): util.Set[TableCapability] =
     if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)

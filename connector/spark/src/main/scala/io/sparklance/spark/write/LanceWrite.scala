@@ -113,7 +113,8 @@ object LanceBatchWrite {
         // Creating (append to an empty path included) never replaces a dataset that appears
         // meanwhile.
         val mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate)
-        (txn.WritePlan.replace(root, existing, fields, opts.dataStorageVersion, mustCreate),
+        (txn.WritePlan.replace(root, existing, fields, opts.dataStorageVersion, mustCreate,
+          opts.tableConfig),
           fields.indices)
     }
     val fields = write.fields

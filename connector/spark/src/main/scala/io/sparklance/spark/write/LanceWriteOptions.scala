@@ -1,5 +1,7 @@
 package io.sparklance.spark.write
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
@@ -32,7 +34,8 @@ final case class LanceWriteOptions(
     maxPageBytes: Long,
     commitRetries: Int,
     commitMessage: Option[String],
-    createMode: Option[String]) {
+    createMode: Option[String],
+    tableConfig: Map[String, String] = Map.empty) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 }
 
@@ -47,6 +50,8 @@ object LanceWriteOptions {
   val CommitMessage = "commit_message"
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
   val CreateMode = "__lance_create_mode"
+  /** Internal: table config a create or replace sets (a catalog's TBLPROPERTIES), by key. */
+  val TableConfigPrefix = "__lance_config."
 
   /**
    * Options other formats honour that would change what a write does here if ignored:
@@ -79,6 +84,9 @@ object LanceWriteOptions {
       maxPageBytes = positiveLong(options, MaxPageBytes, FileWriterOptions.DefaultPageBudget),
       commitRetries = positiveLong(options, CommitRetries, 20).min(1000).toInt,
       commitMessage = Option(options.get(CommitMessage)),
-      createMode = Option(options.get(CreateMode)))
+      createMode = Option(options.get(CreateMode)),
+      tableConfig = options.asCaseSensitiveMap().asScala.collect {
+        case (k, v) if k.startsWith(TableConfigPrefix) => k.stripPrefix(TableConfigPrefix) -> v
+      }.toMap)
   }
 }

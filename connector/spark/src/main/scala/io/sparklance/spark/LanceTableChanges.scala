@@ -1,0 +1,160 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.connector.catalog.{TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.TableChange._
+import org.apache.spark.sql.types.{StructField, StructType}
+import org.slf4j.LoggerFactory
+
+import io.sparklance.LanceErrors
+import io.sparklance.format.writer.{FileVersion, SchemaProtos}
+import io.sparklance.storage.FileIO
+import io.sparklance.spark.write.SparkToLance
+import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
+import io.sparklance.table.txn.{Committer, Merge, Operation, Project, UpdateConfig, UpdateMap}
+
+/**
+ * ALTER TABLE on a Lance dataset: Spark's table changes as Lance transactions, each kind as
+ * pylance commits it —
+ *  - SET/UNSET TBLPROPERTIES: the table config (`ds.config()`), one UpdateConfig;
+ *  - ADD COLUMNS: new nullable top-level columns with no values, one Merge changing only the
+ *    schema (pylance's `add_columns(pa.field(...))`);
+ *  - DROP COLUMNS, RENAME COLUMN, ALTER COLUMN ... DROP NOT NULL: one Project
+ *    (`drop_columns`, `alter_columns`);
+ *  - ALTER COLUMN ... COMMENT: the field's `comment` metadata, one UpdateConfig.
+ * Consecutive changes of one kind are one commit. Each is built from the newest version and,
+ * should another writer's commit make it a retryable conflict, built again from the newer
+ * one (pylance's `add_columns`/`drop_columns` leave that to the caller). Changes Lance
+ * cannot make in place (types, positions, defaults, NOT NULL) are refused, naming them.
+ */
+object LanceTableChanges {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  /** Properties a catalog owns: never stored in, or changed through, the table config. */
+  val Reserved: Set[String] = Set(TableCatalog.PROP_LOCATION, TableCatalog.PROP_PROVIDER,
+    TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, "path")
+
+  /**
+   * The table config a CREATE TABLE's properties set: its TBLPROPERTIES, without table
+   * options (`option.*`), what the catalog owns and the owner Spark records.
+   */
+  def configOf(properties: Map[String, String]): Map[String, String] = properties.filter {
+    case (k, _) => !k.startsWith(TableCatalog.OPTION_PREFIX) && !Reserved(k.toLowerCase) &&
+      k != TableCatalog.PROP_OWNER
+  }
+
+  /** The Lance field metadata key a column comment is kept under. */
+  val CommentKey = "comment"
+
+  def apply(fileIO: FileIO, path: String, table: String, changes: Seq[TableChange]): Unit =
+    groups(table, changes).foreach { group =>
+      val read = LanceDataset.open(fileIO, path).open(VersionSpec.Latest)
+      val r = new Committer(fileIO, path).execute(read)(s => operation(s, table, group))
+      log.info("ALTER TABLE {}: {} change(s) committed as version {} of {}",
+        table, Int.box(group.size), Long.box(r.version), path)
+    }
+
+  private sealed trait Kind
+  private case object Config extends Kind
+  private case object Add extends Kind
+  private case object Reshape extends Kind
+  private case object Comment extends Kind
+
+  private def kind(table: String, c: TableChange): Kind = c match {
+    case _: SetProperty | _: RemoveProperty => Config
+    case _: AddColumn => Add
+    case _: DeleteColumn | _: RenameColumn | _: UpdateColumnNullability => Reshape
+    case _: UpdateColumnComment => Comment
+    case _: UpdateColumnType => refuse(table, "changing a column's type (ALTER COLUMN ... TYPE)",
+      "Lance keeps the column's data files; write the cast values as a new column instead")
+    case _: UpdateColumnPosition => refuse(table, "moving a column (FIRST/AFTER)",
+      "Lance keeps columns in the order they were added")
+    case other => refuse(table, other.getClass.getSimpleName, "Lance tables do not support it")
+  }
+
+  private def refuse(table: String, what: String, why: String): Nothing =
+    throw LanceErrors.unsupported(s"ALTER TABLE $table: $what is not supported: $why")
+
+  /** Runs of consecutive changes of one kind, in statement order. */
+  private def groups(table: String, changes: Seq[TableChange]): Seq[Seq[TableChange]] =
+    changes.foldLeft(List.empty[(Kind, Vector[TableChange])]) { (acc, c) =>
+      val k = kind(table, c)
+      acc match {
+        case (`k`, run) :: rest => (k, run :+ c) :: rest
+        case _ => (k, Vector(c)) :: acc
+      }
+    }.reverse.map(_._2)
+
+  private def operation(s: Snapshot, table: String, group: Seq[TableChange]): Operation =
+    kind(table, group.head) match {
+      case Config => config(s, table, group)
+      case Add => add(s, table, group.map(_.asInstanceOf[AddColumn]))
+      case Reshape => reshape(s, table, group)
+      case Comment =>
+        val edits = SchemaEdits(s)
+        UpdateConfig(fieldMetadata = group.map { case c: UpdateColumnComment =>
+          val f = edits.find(c.fieldNames().toSeq).getOrElse(throw missing(s, c.fieldNames()))
+          f.getId -> UpdateMap.set(Map(CommentKey -> c.newComment()))
+        }.toMap)
+    }
+
+  private def missing(s: Snapshot, names: Array[String]) = LanceErrors.invalidSchemaChange(
+    s.root, s"column '${names.mkString(".")}' does not exist")
+
+  private def config(s: Snapshot, table: String, group: Seq[TableChange]): Operation = {
+    val entries = group.map {
+      case p: SetProperty => p.property() -> Some(p.value())
+      case p: RemoveProperty => p.property() -> None
+    }
+    entries.map(_._1).filter(k => Reserved(k.toLowerCase)).foreach { k =>
+      refuse(table, s"changing property '$k'", "the catalog owns it")
+    }
+    UpdateConfig(config = Some(UpdateMap(entries)))
+  }
+
+  private def add(s: Snapshot, table: String, cols: Seq[AddColumn]): Operation = {
+    val fields = cols.map { c =>
+      val name = c.fieldNames().mkString(".")
+      if (c.fieldNames().length != 1)
+        refuse(table, s"adding nested field '$name'", "Lance adds top-level columns only")
+      val atEnd = c.position() match {
+        case null => true
+        case a: After => a.column() == lastColumn(s)
+        case _ => false
+      }
+      if (!atEnd)
+        refuse(table, s"adding column '$name' at ${c.position()}",
+          "Lance adds columns after the last one")
+      if (c.defaultValue() != null)
+        refuse(table, s"adding column '$name' with a DEFAULT", "existing rows would need it")
+      if (!c.isNullable)
+        refuse(table, s"adding column '$name' as NOT NULL",
+          "the existing rows have no value for it")
+      val f = StructField(c.fieldNames().head, c.dataType(), nullable = true)
+      Option(c.comment()).fold(f)(f.withComment)
+    }
+    val version = FileVersion.ofDataset(s.dataStorageVersion, s.root)
+    val lance = SparkToLance.fields(StructType(fields), version).zip(fields).map {
+      case (lf, sf) => sf.getComment().fold(lf)(cm =>
+        lf.copy(metadata = lf.metadata + (CommentKey -> cm.getBytes("UTF-8"))))
+    }
+    Merge.addNullColumns(s, SchemaProtos.toProto(lance))
+  }
+
+  private def lastColumn(s: Snapshot): String = s.schema.fields.last.name
+
+  private def reshape(s: Snapshot, table: String, group: Seq[TableChange]): Operation = {
+    val fields = group.foldLeft(SchemaEdits(s)) { (edits, c) =>
+      val next = c match {
+        case d: DeleteColumn =>
+          val path = d.fieldNames().toSeq
+          if (edits.find(path).isEmpty && d.ifExists()) None
+          else Some(edits.drop(Seq(path)))
+        case r: RenameColumn => Some(edits.rename(r.fieldNames().toSeq, r.newName()))
+        case n: UpdateColumnNullability =>
+          Some(edits.setNullable(n.fieldNames().toSeq, n.nullable()))
+      }
+      next.fold(edits)(f => new SchemaEdits(s.root, f))
+    }
+    Project(fields.fields)
+  }
+}

@@ -1,0 +1,225 @@
+"""ALTER TABLE on Lance tables (io.sparklance.spark.LanceCatalog, path identifiers and the
+session catalog): each change is the Lance transaction pylance commits for it, and every
+expected value is what pylance reports for its own change of a twin dataset."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import lance
+import pyarrow as pa
+import pytest
+from pyspark.errors import PySparkException
+
+_names = itertools.count()
+
+SCHEMA = pa.schema([
+    pa.field("id", pa.int64(), nullable=False),
+    pa.field("n", pa.int64()),
+    pa.field("v", pa.string()),
+    pa.field("s", pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])),
+])
+
+
+def catalog(spark, root=None):
+    name = f"alt{next(_names)}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
+    if root is not None:
+        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
+    return name
+
+
+def data(start, count):
+    ids = list(range(start, start + count))
+    return pa.table({"id": ids, "n": [i * 10 for i in ids], "v": [f"r{i}" for i in ids],
+                     "s": [{"a": i % 7, "b": f"b{i}"} for i in ids]}, schema=SCHEMA)
+
+
+@pytest.fixture
+def twins(tmp_path):
+    """Two identical pylance datasets: two fragments of 10 rows, a deleted row."""
+    paths = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in paths:
+        lance.write_dataset(data(0, 10), p)
+        lance.write_dataset(data(10, 10), p, mode="append")
+        lance.dataset(p).delete("id = 3")
+    return paths
+
+
+def fields(ds):
+    def one(f):
+        return (f.name(), f.id(), [one(c) for c in f.children()])
+    return [one(f) for f in ds.lance_schema.fields()]
+
+
+def view(path):
+    """What pylance reads of a dataset: schema (types, nullability), field ids, rows,
+    fragments and data files, config, the last operation; validate() must pass."""
+    ds = lance.dataset(path)
+    ds.validate()
+    t = ds.to_table()
+    return {
+        "schema": str(pa.schema([f.remove_metadata() for f in ds.schema])),
+        "fields": fields(ds),
+        "rows": sorted(t.to_pylist(), key=lambda r: r.get("id", r.get("v")) or 0),
+        "fragments": [(f.metadata.id, [sorted(x.fields) for x in f.metadata.files])
+                      for f in ds.get_fragments()],
+        "config": dict(ds.config()),
+        "operation": type(ds.read_transaction(ds.version).operation).__name__,
+        "version": ds.version,
+    }
+
+
+def spark_rows(spark, sql):
+    return sorted((r.asDict(recursive=True) for r in spark.sql(sql).collect()),
+                  key=lambda r: r.get("id", 0) or 0)
+
+
+def pylance_rows(path, columns=None):
+    t = lance.dataset(path).to_table(columns=columns)
+    return sorted(t.to_pylist(), key=lambda r: r.get("id", 0) or 0)
+
+
+def test_add_columns_as_pylance_adds_null_columns(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` add columns (z int, w string)")
+    lance.dataset(theirs).add_columns([pa.field("z", pa.int32()), pa.field("w", pa.string())])
+    assert view(ours) == view(theirs)
+    # Spark reads the new columns as pylance does (nulls), and writes them.
+    assert spark_rows(spark, f"select * from {c}.`{ours}`") == pylance_rows(ours)
+    spark.sql(f"insert into {c}.`{ours}` values (100, 1, 'x', named_struct('a', 1, 'b', 'y'), "
+              "7, 'w7')")
+    row = [r for r in pylance_rows(ours) if r["id"] == 100][0]
+    assert (row["z"], row["w"]) == (7, "w7")
+    # pylance keeps going on ours as on its own.
+    for p in twins:
+        lance.dataset(p).add_columns({"q": "id * 2"})
+        lance.dataset(p).delete("id = 5")
+    assert [r for r in pylance_rows(ours, ["id", "q", "z"]) if r["id"] != 100] == \
+        pylance_rows(theirs, ["id", "q", "z"])
+
+
+def test_add_column_after_a_drop_takes_a_new_field_id(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` drop column s")
+    spark.sql(f"alter table {c}.`{ours}` add column z bigint")
+    lance.dataset(theirs).drop_columns(["s"])
+    lance.dataset(theirs).add_columns(pa.field("z", pa.int64()))
+    assert view(ours) == view(theirs)
+
+
+@pytest.mark.parametrize("cols", [["n"], ["v", "s"], ["s.a"]])
+def test_drop_columns_as_pylance_drops_them(spark, twins, cols):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` drop columns {', '.join(cols)}")
+    lance.dataset(theirs).drop_columns(cols)
+    assert view(ours) == view(theirs)
+    assert spark_rows(spark, f"select * from {c}.`{ours}`") == pylance_rows(ours)
+    # The dropped data is still there in the older version.
+    old = lance.dataset(ours).version - 1
+    assert spark_rows(spark, f"select * from {c}.`{ours}` version as of {old}") == \
+        sorted(lance.dataset(ours, version=old).to_table().to_pylist(), key=lambda r: r["id"])
+
+
+@pytest.mark.parametrize("col,new", [("v", "vv"), ("s.b", "bb")])
+def test_rename_column_as_pylance_renames_it(spark, twins, col, new):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` rename column {col} to {new}")
+    lance.dataset(theirs).alter_columns({"path": col, "name": new})
+    assert view(ours) == view(theirs)
+    assert spark_rows(spark, f"select * from {c}.`{ours}`") == pylance_rows(ours)
+
+
+def test_drop_not_null_as_pylance_alters_nullability(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` alter column id drop not null")
+    lance.dataset(theirs).alter_columns({"path": "id", "nullable": True})
+    assert view(ours) == view(theirs)
+    spark.sql(f"insert into {c}.`{ours}` (id, n) values (null, 1)")
+    assert lance.dataset(ours).to_table(filter="id is null").num_rows == 1
+
+
+def test_column_comment_is_field_metadata(spark, twins):
+    ours, _ = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` alter column v comment 'the value'")
+    spark.sql(f"alter table {c}.`{ours}` add column z int comment 'new one'")
+    ds = lance.dataset(ours)
+    assert ds.schema.field("v").metadata[b"comment"] == b"the value"
+    assert ds.schema.field("z").metadata[b"comment"] == b"new one"
+    assert type(ds.read_transaction(ds.version - 1).operation).__name__ == "UpdateConfig"
+
+
+def test_tblproperties_are_the_table_config(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` set tblproperties ('a' = '1', 'b' = '2')")
+    lance.dataset(theirs).update_config({"a": "1", "b": "2"})
+    assert view(ours) == view(theirs)
+    spark.sql(f"alter table {c}.`{ours}` unset tblproperties ('a')")
+    lance.dataset(theirs).delete_config_keys(["a"])
+    assert view(ours) == view(theirs)
+    shown = {r[0]: r[1] for r in spark.sql(f"show tblproperties {c}.`{ours}`").collect()}
+    assert {k: shown[k] for k in lance.dataset(theirs).config()} == \
+        dict(lance.dataset(theirs).config())
+    assert "a" not in shown
+    # A key pylance sets shows in Spark.
+    lance.dataset(ours).update_config({"from_pylance": "yes"})
+    shown = {r[0]: r[1] for r in spark.sql(f"show tblproperties {c}.`{ours}`").collect()}
+    assert shown["from_pylance"] == "yes"
+
+
+def test_create_table_properties_in_the_first_version(spark, tmp_path):
+    c = catalog(spark, tmp_path / "root")
+    (tmp_path / "root").mkdir()
+    spark.sql(f"create table {c}.t (id bigint) tblproperties ('k' = 'v')")
+    ds = lance.dataset(str(tmp_path / "root" / "t.lance"))
+    assert ds.version == 1 and ds.config() == {"k": "v"}
+    spark.sql(f"create table {c}.u tblproperties ('k2' = 'v2') as select id from range(3)")
+    ds = lance.dataset(str(tmp_path / "root" / "u.lance"))
+    assert ds.version == 1 and ds.config() == {"k2": "v2"} and ds.count_rows() == 3
+
+
+def test_schema_changes_through_the_session_catalog(spark, twins):
+    ours, theirs = twins
+    s = spark.newSession()
+    s.conf.set("spark.sql.catalog.spark_catalog", "io.sparklance.spark.LanceSessionCatalog")
+    t = f"alt_session_{next(_names)}"
+    s.sql(f"create table {t} using lance location '{ours}'")
+    s.sql(f"alter table {t} add columns (z int)")
+    s.sql(f"alter table {t} rename column v to vv")
+    s.sql(f"alter table {t} set tblproperties ('x' = 'y')")
+    theirs_ds = lance.dataset(theirs)
+    theirs_ds.add_columns(pa.field("z", pa.int32()))
+    lance.dataset(theirs).alter_columns({"path": "v", "name": "vv"})
+    lance.dataset(theirs).update_config({"x": "y"})
+    assert view(ours) == view(theirs)
+    assert [f.name for f in s.table(t).schema.fields] == ["id", "n", "vv", "s", "z"]
+    s.sql(f"drop table {t}")
+    assert lance.dataset(ours).count_rows() == 19
+
+
+@pytest.mark.parametrize("stmt,words", [
+    ("alter column n type string", ["type"]),
+    ("add column z int not null", ["'z'", "NOT NULL"]),
+    ("add column z int first", ["'z'"]),
+    ("drop column nope", ["nope"]),
+    ("rename column v to n", ["`n`", "already exists"]),  # Spark's own check
+    ("alter column n set not null", ["non-nullable", "n"]),  # Spark's own check
+    ("drop columns id, n, v, s", ["every column"]),
+])
+def test_changes_lance_cannot_make_are_refused(spark, twins, stmt, words):
+    ours, _ = twins
+    c = catalog(spark)
+    before = lance.dataset(ours).version
+    with pytest.raises(Exception) as e:
+        spark.sql(f"alter table {c}.`{ours}` {stmt}")
+    for w in words:
+        assert w.lower() in str(e.value).lower(), str(e.value)
+    assert lance.dataset(ours).version == before
