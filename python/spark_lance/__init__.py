@@ -15,8 +15,8 @@ Everything here is a thin wrapper: the reading and the errors are the connector'
 """
 
 from ._io import read_lance, write_lance
-from ._maintenance import (cleanup_old_versions, create_tag, delete_tag, list_tags,
-                           register_catalog, restore, update_tag)
+from ._maintenance import (cleanup_old_versions, compact_files, create_tag, delete_tag,
+                           list_tags, register_catalog, restore, update_tag)
 from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
 from ._session import FORMAT, configure, session
@@ -29,6 +29,7 @@ __all__ = [
     "UnsupportedSparkError",
     "__version__",
     "cleanup_old_versions",
+    "compact_files",
     "configure",
     "create_tag",
     "delete_tag",

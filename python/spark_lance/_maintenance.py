@@ -1,5 +1,5 @@
 """Table maintenance by path, as pylance names it: :func:`cleanup_old_versions`,
-:func:`restore` and tags.
+:func:`compact_files`, :func:`restore` and tags.
 
 Each call runs on the driver through the connector's JVM classes (no pylance involved); the
 results use pylance's names (``CleanupStats`` fields)."""
@@ -50,6 +50,47 @@ def cleanup_old_versions(
     out = {k: stats.get(k) for k in stats.keySet()}
     out["files"] = list(out["files"])
     return out
+
+
+def _typed(value, kind, name):
+    """``value`` as ``kind`` (None stays None); an int is a float too, a bool is no number."""
+    if value is None:
+        return None
+    ok = isinstance(value, bool) if kind is bool else (
+        not isinstance(value, bool) and isinstance(value, (int, float) if kind is float else kind))
+    if not ok:
+        raise TypeError(f"{name} must be {kind.__name__}, not {type(value).__name__}")
+    return kind(value)
+
+
+def compact_files(
+    spark: "SparkSession",
+    path: str,
+    *,
+    target_rows_per_fragment: Optional[int] = None,
+    max_rows_per_group: Optional[int] = None,
+    max_bytes_per_file: Optional[int] = None,
+    materialize_deletions: Optional[bool] = None,
+    materialize_deletions_threshold: Optional[float] = None,
+    defer_index_remap: Optional[bool] = None,
+    options: Optional[Dict[str, str]] = None,
+) -> Dict[str, int]:
+    """pylance's ``optimize.compact_files``: rewrites small fragments (fewer rows than
+    ``target_rows_per_fragment``, default 1Mi) with their neighbours, and fragments with more
+    than ``materialize_deletions_threshold`` (default 10%) of their rows deleted, one Spark
+    task per group; commits as pylance does. Fragments an index covers are left alone (their
+    index files would need remapping). Returns pylance's CompactionMetrics fields plus
+    ``indexed_fragments_skipped``."""
+    m = _jvm(spark).compactFiles(
+        spark._jsparkSession, path,
+        _typed(target_rows_per_fragment, int, "target_rows_per_fragment"),
+        _typed(max_rows_per_group, int, "max_rows_per_group"),
+        _typed(max_bytes_per_file, int, "max_bytes_per_file"),
+        _typed(materialize_deletions, bool, "materialize_deletions"),
+        _typed(materialize_deletions_threshold, float, "materialize_deletions_threshold"),
+        _typed(defer_index_remap, bool, "defer_index_remap"),
+        _options(spark, options))
+    return {k: int(m.get(k)) for k in m.keySet()}
 
 
 def restore(spark: "SparkSession", path: str, version, *,

@@ -97,7 +97,12 @@ def describe(path):
         frags.append({"id": m.id, "physical_rows": m.physical_rows,
                       "files": [sorted(x.fields) for x in m.files],
                       "deletion": None if d is None else [d.file_type, d.num_deleted_rows]})
-    txn = ds.read_transaction(ds.version)
+    try:
+        operation = type(ds.read_transaction(ds.version).operation).__name__
+    except TypeError as e:  # pylance 14 cannot build a Rewrite with rewritten_indices
+        if "RewrittenIndex" not in str(e):
+            raise
+        operation = "Rewrite"
     return {
         "version": ds.version,
         "schema": str(pa.schema([f.remove_metadata() for f in ds.schema])),
@@ -111,8 +116,7 @@ def describe(path):
         "config": dict(ds.config()),
         "metadata": dict(ds.metadata()) if callable(ds.metadata) else dict(ds.metadata),
         "indices": sorted([i["name"], sorted(i["fragment_ids"])] for i in ds.list_indices()),
-        "operation": type(txn.operation).__name__,
-        "read_version": txn.read_version,
+        "operation": operation,
         "valid": valid,
     }
 
@@ -143,36 +147,66 @@ def stale_restore(path, version, read_version):
 
 
 def stale_update_config(path, read_version, upserts, deletes):
-    """pylance alone: a handle opened at `read_version` changes config after others did;
-    returns "ok", "retryable" or "incompatible"."""
+    """pylance alone: a handle opened at `read_version` changes config after others did."""
     ds = lance.dataset(path, version=read_version)
-    try:
-        if upserts:
-            ds.update_config(upserts)
-        else:
-            ds.delete_config_keys(deletes)
-        return "ok"
-    except Exception as e:  # noqa: BLE001 - the outcome is what we report
-        msg = str(e)
-        return ("incompatible" if "ncompatible" in msg
-                else "retryable" if ("etryable" in msg or "Conflict" in type(e).__name__)
-                else f"error: {type(e).__name__}: {msg[:200]}")
+    return _outcome(lambda: ds.update_config(upserts) if upserts
+                    else ds.delete_config_keys(deletes))
 
 
 def stale(path, read_version, fn, *args):
-    """pylance alone: a handle opened at `read_version` does `fn` after others committed;
-    returns "ok", "retryable" or "incompatible"."""
+    """pylance alone: a handle opened at `read_version` does `fn` after others committed."""
     ds = lance.dataset(path, version=read_version)
-    try:
+
+    def run():
         if fn == "drop_columns":
             ds.drop_columns(*args)
         elif fn == "add_null_columns":
             ds.add_columns([pa.field(n, getattr(pa, t)()) for n, t in args[0]])
-        elif fn == "restore":
-            lance.LanceDataset.commit(path, lance.LanceOperation.Restore(args[0]),
-                                      read_version=read_version)
         else:
             raise ValueError(fn)
+    return _outcome(run)
+
+
+def appends(path, count, rows):
+    """`count` more fragments of `rows` rows each, ids from 1000."""
+    for i in range(count):
+        lance.write_dataset(table(1000 + i * rows, rows, i), path, mode="append")
+
+
+def delete(path, pred):
+    lance.dataset(path).delete(pred)
+
+
+def compact(path, options):
+    m = lance.dataset(path).optimize.compact_files(**options)
+    return {"fragments_removed": m.fragments_removed, "fragments_added": m.fragments_added,
+            "files_removed": m.files_removed, "files_added": m.files_added}
+
+
+def indexed(path, pred):
+    """`pred` answered with the scalar index and by a flat scan: they must agree."""
+    ds = lance.dataset(path)
+    a = ds.to_table(columns=["id", "n"], filter=pred).sort_by("id").to_pylist()
+    b = ds.to_table(columns=["id", "n"], filter=pred, use_scalar_index=False).sort_by("id")
+    return {"indexed": a, "flat": b.to_pylist()}
+
+
+def stale_compact(path, read_version, options):
+    """pylance alone: a handle opened at `read_version` compacts after others committed."""
+    ds = lance.dataset(path, version=read_version)
+    return _outcome(lambda: ds.optimize.compact_files(**options))
+
+
+def data_files(path):
+    import os
+    return sorted(os.listdir(os.path.join(path, "data")))
+
+
+def _outcome(fn):
+    """Runs `fn` (pylance committing from a stale handle): "ok", "retryable", "incompatible"
+    or the unexpected error."""
+    try:
+        fn()
         return "ok"
     except Exception as e:  # noqa: BLE001 - the outcome is what we report
         msg = str(e)

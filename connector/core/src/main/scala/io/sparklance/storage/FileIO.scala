@@ -25,6 +25,8 @@ trait FileIO extends Serializable {
   def createIfAbsent(path: String, bytes: Array[Byte]): Boolean
   /** Writes `bytes`, replacing whatever is at `path` (for files nobody else names, e.g. fresh data files). */
   def write(path: String, bytes: Array[Byte]): Unit
+  /** A new file at `path` (failing if one exists), written as a stream: data files. */
+  def create(path: String): java.io.OutputStream
   def delete(path: String): Boolean
 }
 

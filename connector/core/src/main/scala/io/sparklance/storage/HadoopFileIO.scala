@@ -101,6 +101,11 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
     try out.write(bytes) finally out.close()
   }
 
+  override def create(path: String): java.io.OutputStream = {
+    val p = new Path(path)
+    writeFs(p).create(p, false)
+  }
+
   override def delete(path: String): Boolean = { val p = new Path(path); fs(p).delete(p, false) }
 
   private def writeObject(out: ObjectOutputStream): Unit = {

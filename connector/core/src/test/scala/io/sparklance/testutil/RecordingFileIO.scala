@@ -42,5 +42,6 @@ final class RecordingFileIO(inner: FileIO = HadoopFileIO.local()) extends FileIO
   }
   override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = inner.createIfAbsent(path, bytes)
   override def write(path: String, bytes: Array[Byte]): Unit = inner.write(path, bytes)
+  override def create(path: String): java.io.OutputStream = inner.create(path)
   override def delete(path: String): Boolean = inner.delete(path)
 }

@@ -28,6 +28,11 @@ object RowFiles {
     val w = new LanceFileWriter(new StreamSink(out), fields, version)
     val columns: Array[ColumnArray] = fields.map { f =>
       f.logicalType match {
+        // A column the rows do not name (added later, all null).
+        case LogicalType.Int32 | LogicalType.Int64 if !rows.exists(_.contains(f.name)) =>
+          val width = if (f.logicalType == LogicalType.Int32) 4 else 8
+          new FixedWidthArray(rows.size, Array.fill(rows.size)(true), width,
+            new Array[Byte](width * rows.size)): ColumnArray
         case LogicalType.Int64 =>
           val data = new Array[Byte](8 * rows.size)
           rows.zipWithIndex.foreach { case (r, i) =>

@@ -16,6 +16,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
 import io.sparklance.format.writer.FileVersion
 import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.spark.shims.LanceProcedureCatalog
 import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
 import io.sparklance.table.{LanceDataset, VersionSpec}
 import io.sparklance.table.namespace.DirectoryNamespace
@@ -32,12 +33,16 @@ import io.sparklance.table.txn.{CommitOptions, WritePlan}
  *    CREATE/DROP NAMESPACE, CREATE/SHOW/DROP TABLE (DROP deletes the dataset, as the
  *    namespace's `drop_table` does); what either side creates, the other lists and opens.
  *
+ * On Spark 4, `CALL <catalog>.system.compact_files(table => ...)` and the other maintenance
+ * procedures (LanceProcedures) run on its tables or on paths.
+ *
  * Other catalog options (`fs.*`, ...) are storage settings for every table; table options
  * (`OPTIONS (...)`) add write options such as `data_storage_version`. CREATE/REPLACE TABLE
  * ... AS SELECT and `writeTo(...).create()/replace()` commit one version holding the data,
  * as pylance's `write_dataset` does.
  */
-class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
+class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
+    with LanceProcedureCatalog {
   private var catalogName: String = _
   private var options: Map[String, String] = Map.empty
   private var root: Option[String] = None
@@ -280,6 +285,24 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces {
 
   /** PURGE changes nothing: a dropped table's dataset is deleted anyway. */
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
+
+  /**
+   * A procedure's `table`: a dataset path, or the name of a table of this catalog
+   * (`db.t`, `t`; backquotes allowed).
+   */
+  override protected def procedureTablePath(table: String): String = {
+    val t = table.trim
+    val ident =
+      if (t.startsWith("/") || t.matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*")) Identifier.of(
+        Array.empty[String], t)
+      else {
+        val parts = spark.sessionState.sqlParser.parseMultipartIdentifier(t)
+        Identifier.of(parts.init.toArray, parts.last)
+      }
+    val path = location(ident)
+    if (!exists(path)) throw new NoSuchTableException(ident)
+    path
+  }
 
   override def renameTable(from: Identifier, to: Identifier): Unit =
     throw LanceErrors.unsupported(s"Renaming $from to $to is not supported yet")

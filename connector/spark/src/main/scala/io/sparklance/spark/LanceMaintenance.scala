@@ -8,7 +8,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{LanceDataset, Tags, VersionSpec}
-import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy}
+import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy, Compaction,
+  CompactionOptions}
 import io.sparklance.table.txn.{Committer, Restore}
 
 /**
@@ -55,6 +56,41 @@ object LanceMaintenance {
     val target = ds.open(if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
       else VersionSpec.TagName(v)).version
     new Committer(io, root).commit(Some(ds.open(VersionSpec.Latest)), Restore(target)).version
+  }
+
+  /**
+   * pylance's `optimize.compact_files(...)`: small fragments and fragments with many deleted
+   * rows rewritten as Lance's planner groups them, one Spark task per group; the driver
+   * commits (ReserveFragments, then Rewrite). Null arguments take pylance's defaults.
+   * Returns pylance's CompactionMetrics fields, plus `indexed_fragments_skipped`.
+   */
+  def compactFiles(spark: SparkSession, path: String, targetRowsPerFragment: Number,
+      maxRowsPerGroup: Number, maxBytesPerFile: Number,
+      materializeDeletions: java.lang.Boolean, materializeDeletionsThreshold: Number,
+      deferIndexRemap: java.lang.Boolean, options: java.util.Map[String, String])
+      : java.util.Map[String, Long] = {
+    val d = CompactionOptions()
+    val opts = CompactionOptions(
+      Option(targetRowsPerFragment).map(_.longValue).getOrElse(d.targetRowsPerFragment),
+      Option(maxRowsPerGroup).map(_.intValue).getOrElse(d.maxRowsPerGroup),
+      Option(maxBytesPerFile).map(_.longValue).getOrElse(d.maxBytesPerFile),
+      Option(materializeDeletions).map(_.booleanValue).getOrElse(d.materializeDeletions),
+      Option(materializeDeletionsThreshold).map(_.doubleValue)
+        .getOrElse(d.materializeDeletionsThreshold),
+      Option(deferIndexRemap).exists(_.booleanValue))
+    val io = fileIO(spark, options)
+    val runner: Compaction.Runner = tasks =>
+      if (tasks.size <= 1) Compaction.inThisThread(io)(tasks)
+      else {
+        spark.sparkContext.setJobDescription(s"Lance compaction of $path")
+        try spark.sparkContext.parallelize(tasks.zipWithIndex, tasks.size)
+          .map { case (t, i) => i -> t.run(io) }.collect().sortBy(_._1).map(_._2).toSeq
+        finally spark.sparkContext.setJobDescription(null)
+      }
+    val m = Compaction(io, Paths.stripTrailingSlash(path), opts, runner)
+    Map("fragments_removed" -> m.fragmentsRemoved, "fragments_added" -> m.fragmentsAdded,
+      "files_removed" -> m.filesRemoved, "files_added" -> m.filesAdded,
+      "indexed_fragments_skipped" -> m.indexedFragmentsSkipped).asJava
   }
 
   def createTag(spark: SparkSession, path: String, tag: String, version: Long,

@@ -204,5 +204,6 @@ private final class DenyDataFiles(inner: FileIO) extends FileIO {
     if (deny(path)) throw new java.nio.file.AccessDeniedException(path) else inner.open(path)
   override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = inner.createIfAbsent(path, bytes)
   override def write(path: String, bytes: Array[Byte]): Unit = inner.write(path, bytes)
+  override def create(path: String): java.io.OutputStream = inner.create(path)
   override def delete(path: String): Boolean = inner.delete(path)
 }

@@ -37,10 +37,19 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
   private val random = new java.util.Random()
 
   /** Commits `op`, read at `read` (None when creating the dataset). */
-  def commit(read: Option[Snapshot], op: Operation): CommitResult = {
+  def commit(read: Option[Snapshot], op: Operation): CommitResult = commitOn(read, read, op)
+
+  /**
+   * Commits `op` read at `read` on top of `onto`, a newer version the caller already knows
+   * of (a compaction's Rewrite after its ReserveFragments): what was committed in between is
+   * checked first, as on a retry.
+   */
+  def commitOn(read: Option[Snapshot], onto: Option[Snapshot], op: Operation): CommitResult = {
     val readVersion = read.map(_.version).getOrElse(0L)
     val started = System.nanoTime()
-    var base = read
+    var base = onto
+    for (r <- read; o <- onto if o.version > r.version)
+      resolver.check(op, readVersion, txnLog.between(r.version, o.version))
     var attempt = 1
     while (true) {
       base.foreach(ManifestBuilder.checkWritable(_, op))

@@ -45,13 +45,9 @@ final case class Delete(
   /** pylance's resolver for a Delete whose affected rows are known (`conflict_resolver.rs`). */
   override def checkAgainst(c: CommittedTransaction): Resolution = {
     val ours = rows.keySet
-    def touched(ids: Set[Long], what: String): Resolution = {
-      val hit = ids.intersect(ours)
-      if (hit.isEmpty) Resolution.Rebase
-      else Resolution.Retryable(s"the ${c.operationName} $what fragment(s) " +
-        s"${hit.toSeq.sorted.mkString(", ")} this Delete deletes from, so its row offsets " +
-        "no longer address the same rows")
-    }
+    def touched(ids: Set[Long], what: String): Resolution =
+      Resolution.retryableOnOverlap(c, ids, what, ours, "this Delete deletes from, so its " +
+        "row offsets no longer address the same rows")
     c.operationCase match {
       case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
         Resolution.Incompatible(

@@ -53,6 +53,18 @@ final class ManifestBuilder(
 
   private var nextFragmentId: Long = highWater + 1
 
+  /** Ids reserved by this commit (ReserveFragments): `max_fragment_id` covers them. */
+  private var reservedUpTo: Long = -1L
+
+  /**
+   * Takes the next `count` fragment ids for a later commit and returns the first, as
+   * pylance's ReserveFragments does (`max_fragment_id.unwrap_or(0) + count`).
+   */
+  def reserveFragmentIds(count: Int): Long = {
+    reservedUpTo = math.max(highWater, 0L) + count
+    reservedUpTo - count + 1
+  }
+
   /**
    * Fragments for new rows: ids from `max_fragment_id + 1`, and with stable row ids a fresh
    * id range plus created/last-updated version runs at this version (as pylance 14 writes).
@@ -145,7 +157,8 @@ final class ManifestBuilder(
   /** Stamps the per-commit values; call once after the operation has applied itself. */
   def finish(txnFileName: String, op: Operation): TableProtos.Manifest.Builder = {
     val b = manifest
-    val maxId = math.max(highWater, ManifestBuilder.maxId(b.getFragmentsList.asScala))
+    val maxId = math.max(math.max(highWater, reservedUpTo),
+      ManifestBuilder.maxId(b.getFragmentsList.asScala))
     if (maxId >= 0) b.setMaxFragmentId(maxId.toInt)
     if (usesRowIds) b.setNextRowId(nextRowId)
     b.setVersion(version)

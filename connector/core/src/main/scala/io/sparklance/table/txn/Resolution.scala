@@ -16,4 +16,17 @@ object Resolution {
 
   /** pylance's `IncompatibleTransaction`: re-running does not help. */
   final case class Incompatible(reason: String) extends Resolution
+
+  /**
+   * Retryable when the committed transaction `c` changed fragments (`theirs`, described by
+   * `what`: "rewrote", ...) among `ours`, which this operation `uses` ("compacts", ...);
+   * else a rebase.
+   */
+  def retryableOnOverlap(c: CommittedTransaction, theirs: Set[Long], what: String,
+      ours: Set[Long], uses: String): Resolution = {
+    val hit = theirs.intersect(ours)
+    if (hit.isEmpty) Rebase
+    else Retryable(s"the ${c.operationName} $what fragment(s) " +
+      s"${hit.toSeq.sorted.mkString(", ")} $uses")
+  }
 }

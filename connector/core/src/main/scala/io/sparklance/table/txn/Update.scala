@@ -65,12 +65,8 @@ final case class Update(
   }
 
   override def checkAgainst(c: CommittedTransaction): Resolution = {
-    def overlap(ids: Set[Long], what: String): Resolution = {
-      val hit = ids.intersect(touched)
-      if (hit.isEmpty) Resolution.Rebase
-      else Resolution.Retryable(s"the ${c.operationName} $what fragment(s) " +
-        s"${hit.toSeq.sorted.mkString(", ")} this Update changes rows of")
-    }
+    def overlap(ids: Set[Long], what: String): Resolution =
+      Resolution.retryableOnOverlap(c, ids, what, touched, "this Update changes rows of")
     c.operationCase match {
       case OVERWRITE | RESTORE =>
         Resolution.Incompatible(s"the ${c.operationName} replaced the data this Update read")

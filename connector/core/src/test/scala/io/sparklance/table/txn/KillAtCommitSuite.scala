@@ -67,7 +67,7 @@ class KillAtCommitSuite extends AnyFunSuite {
         Pylance.call("txn_matrix", "run", twin.toString, kind, "second")
         val theirs = describe(twin)
         assert(theirs.get("valid").asBoolean())
-        Seq("version", "rows", "fragments", "operation", "valid").foreach { k =>
+        Seq("version", "schema", "rows", "fragments", "config", "operation", "valid").foreach { k =>
           assert(after.get(k) == theirs.get(k), s"$k differs")
         }
       } else assert(after == before)
@@ -87,5 +87,9 @@ object KillAtCommitSuite {
   val operations: Map[String, Snapshot => Operation] = Map(
     "delete" -> (s => OurOps.delete(s, "id = 2")),
     "update" -> (s => OurOps.update(s, "id = 4", 1)),
-    "append" -> (s => OurOps.append(s, 200, 5, 1)))
+    "append" -> (s => OurOps.append(s, 200, 5, 1)),
+    "restore" -> (_ => Restore(1)),
+    "update_config" -> (_ => UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second"))))),
+    "drop_columns" -> (s => Project(io.sparklance.table.SchemaEdits(s).drop(Seq(Seq("v"))))),
+    "add_null_column" -> (s => OurOps.addNullColumn(s, "z")))
 }

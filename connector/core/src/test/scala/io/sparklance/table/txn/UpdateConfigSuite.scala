@@ -38,8 +38,8 @@ class UpdateConfigSuite extends TwinDatasetSuite {
 
   test("one update map mixing sets and removals, and a replacing one, as Lance applies them") {
     val m = Map("a" -> "1", "b" -> "2", "c" -> "3")
-    assert(UpdateMap(Seq("a" -> None, "b" -> Some("9"), "d" -> Some("4"))).applyTo(m, identity[String]) ==
-      Map("b" -> "9", "c" -> "3", "d" -> "4"))
+    assert(UpdateMap(Seq("a" -> None, "b" -> Some("9"), "d" -> Some("4")))
+      .applyTo(m, identity[String]) == Map("b" -> "9", "c" -> "3", "d" -> "4"))
     assert(UpdateMap(Seq("a" -> None, "d" -> Some("4")), replace = true)
       .applyTo(m, identity[String]) == Map("d" -> "4"))
     val p = UpdateMap(Seq("a" -> None, "d" -> Some("4")), replace = true)

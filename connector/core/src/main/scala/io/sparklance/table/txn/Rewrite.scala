@@ -1,0 +1,86 @@
+package io.sparklance.table.txn
+
+import scala.jdk.CollectionConverters._
+
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.LanceErrors
+import io.sparklance.proto.TableProtos
+import io.sparklance.proto.TransactionProtos.Transaction
+
+/**
+ * Lance `Rewrite`: groups of adjacent fragments replaced by new fragments holding their live
+ * rows (compaction, `ds.optimize.compact_files`). New fragments, with the ids a
+ * ReserveFragments committed before, replace the old ones in the id-ordered list; with stable
+ * row ids they carry the old rows' ids and versions. A group never holds indexed fragments:
+ * pylance rewrites the files of indices covering them (`rewritten_indices`, with stable row
+ * ids too), which this connector does not write yet, so the planner leaves them alone and the
+ * index section carries over unchanged.
+ *
+ * Conflicts (pylance's `check_rewrite_txn`, no fragment-reuse index): a committed Delete or
+ * Update that changed one of our old fragments, a Rewrite of one of them, a
+ * DataReplacement of one of them, a CreateIndex covering one of them, or any Merge is
+ * retryable (compaction is planned again); Overwrite and Restore are incompatible;
+ * everything else (Append, ReserveFragments, Project, UpdateConfig) is rebased over.
+ */
+final case class Rewrite(groups: Seq[RewriteGroup]) extends Operation {
+  import Transaction.OperationCase._
+
+  override def name: String = "Rewrite"
+
+  private lazy val oldIds: Set[Long] = groups.flatMap(_.oldIds).toSet
+
+  override def writeTo(t: Transaction.Builder): Unit =
+    t.setRewrite(Transaction.Rewrite.newBuilder().addAllGroups(groups.map(_.toProto).asJava))
+
+  override def applyTo(m: ManifestBuilder): Operation = {
+    val b = m.manifest
+    val frags = b.getFragmentsList.asScala.toVector
+    val present = frags.map(_.getId).toSet
+    oldIds.find(!present(_)).foreach { id =>
+      throw LanceErrors.concurrentModification(m.root, m.readVersion, s"fragment $id, which " +
+        "this compaction rewrites, is gone", retryable = true)
+    }
+    // The fragment list stays in id order, as pylance 14 keeps it (observed: new fragments
+    // after older ones the compaction left, even when they replace the first fragments).
+    val next = (frags.filterNot(f => oldIds(f.getId)) ++ groups.flatMap(_.newFragments))
+      .sortBy(_.getId)
+    b.clearFragments().addAllFragments(next.asJava)
+    this
+  }
+
+  override def checkAgainst(c: CommittedTransaction): Resolution = {
+    def overlap(ids: Set[Long], what: String): Resolution =
+      Resolution.retryableOnOverlap(c, ids, what, oldIds, "this Rewrite compacts")
+    c.operationCase match {
+      case OVERWRITE | RESTORE =>
+        Resolution.Incompatible(s"the ${c.operationName} replaced the data this Rewrite compacts")
+      case MERGE => Resolution.Retryable(s"the ${c.operationName} changed every fragment")
+      case DELETE | UPDATE =>
+        overlap(c.updatedFragmentIds ++ c.removedFragmentIds, "changed")
+      case REWRITE => overlap(c.rewrittenFragmentIds, "also rewrote")
+      case DATA_REPLACEMENT => overlap(c.replacedFragmentIds, "replaced data files of")
+      case CREATE_INDEX =>
+        val indices = c.txn.get.getCreateIndex.getNewIndicesList.asScala
+        if (indices.exists(_.getFragmentBitmap.isEmpty))
+          Resolution.Retryable(s"the ${c.operationName} may cover the fragments this Rewrite " +
+            "compacts")
+        else overlap(indices.flatMap(i => Rewrite.bitmap(i).toArray.map(_.toLong)).toSet,
+          "indexed")
+      case _ => Resolution.Rebase
+    }
+  }
+
+  override def keepsIndices: Boolean = true
+
+  override def extraWritableFlags: Long = ManifestBuilder.NonReusableFieldIds
+}
+
+object Rewrite {
+  /** An index's fragment bitmap (portable Roaring), empty when it records none. */
+  def bitmap(i: TableProtos.IndexMetadata): RoaringBitmap = {
+    val bm = new RoaringBitmap()
+    if (!i.getFragmentBitmap.isEmpty) bm.deserialize(i.getFragmentBitmap.asReadOnlyByteBuffer())
+    bm
+  }
+}

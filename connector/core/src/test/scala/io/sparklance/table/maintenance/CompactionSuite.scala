@@ -1,0 +1,134 @@
+package io.sparklance.table.maintenance
+
+import java.nio.file.Path
+import java.util.{List => JList, Map => JMap}
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.LanceConcurrentModificationException
+import io.sparklance.table.txn.TwinDatasetSuite
+
+/**
+ * Our compaction against pylance's `optimize.compact_files` with the same options on twin
+ * datasets: the same plan (which fragments, how many new ones, pylance's metrics), the same
+ * table after it (rows, row ids, versions, fragments, index bitmaps) and pylance keeps going
+ * alike; conflicts with concurrent pylance writers as pylance's own.
+ */
+class CompactionSuite extends TwinDatasetSuite {
+  private def ours(p: Path, opts: CompactionOptions = CompactionOptions()): CompactionMetrics =
+    Compaction(fileIO, p.toString, opts)
+
+  private def theirs(p: Path, opts: Map[String, Any] = Map.empty) =
+    pylance("compact", p, opts.asJava)
+
+  private def assertMetrics(m: CompactionMetrics, py: com.fasterxml.jackson.databind.JsonNode) = {
+    assert(m.fragmentsRemoved == py.get("fragments_removed").asLong)
+    assert(m.fragmentsAdded == py.get("fragments_added").asLong)
+    assert(m.filesRemoved == py.get("files_removed").asLong)
+    assert(m.filesAdded == py.get("files_added").asLong)
+  }
+
+  private def compacted(o: Path, t: Path, opts: CompactionOptions, py: Map[String, Any]): Unit = {
+    val m = ours(o, opts)
+    assertMetrics(m, theirs(t, py))
+    assertTwins(o, t)
+  }
+
+  for (stable <- Seq(false, true)) {
+    val ids = if (stable) " (stable row ids)" else ""
+    test(s"small fragments with deletions compact into one, as pylance's$ids") {
+      val (o, t) = twins(stable)
+      Seq(o, t).foreach { p => pylance("appends", p, 4, 3); pylance("delete", p, "id = 1001") }
+      compacted(o, t, CompactionOptions(), Map.empty)
+    }
+
+    test(s"a target of 15 rows splits the bins as pylance's$ids") {
+      val (o, t) = twins(stable)
+      Seq(o, t).foreach(p => pylance("appends", p, 5, 4))
+      compacted(o, t, CompactionOptions(targetRowsPerFragment = 15),
+        Map("target_rows_per_fragment" -> 15))
+    }
+
+    test(s"a fragment over the target with many deletions is rewritten alone$ids") {
+      val (o, t) = twins(stable)
+      Seq(o, t).foreach(p => pylance("delete", p, "id >= 20 and id < 26"))
+      compacted(o, t, CompactionOptions(targetRowsPerFragment = 10),
+        Map("target_rows_per_fragment" -> 10))
+      // ... and with materialization off nothing is left to do.
+      val (o2, t2) = twins(stable)
+      Seq(o2, t2).foreach(p => pylance("delete", p, "id >= 20 and id < 26"))
+      compacted(o2, t2, CompactionOptions(targetRowsPerFragment = 10,
+        materializeDeletions = false), Map("target_rows_per_fragment" -> 10,
+        "materialize_deletions" -> false))
+    }
+
+    test(s"columns added, dropped and renamed before compaction are rewritten alike$ids") {
+      val (o, t) = twins(stable)
+      Seq(o, t).foreach { p =>
+        pylance("add_null_columns", p, JList.of(JList.of("z", "int32")))
+        pylance("keep_going", p)
+        pylance("drop_columns", p, JList.of("n"))
+        pylance("rename_column", p, "s.b", "bb")
+      }
+      compacted(o, t, CompactionOptions(), Map.empty)
+    }
+  }
+
+  for (stable <- Seq(false, true)) {
+    test("indexed fragments are left alone (pylance would remap the index files); pylance's " +
+        s"indexed queries and updates stay right (stable row ids: $stable)") {
+      val (o, t) = twins(stable)
+      Seq(o, t).foreach { p => pylance("index", p); pylance("appends", p, 3, 2) }
+      val before = describe(o)
+      val m = ours(o)
+      assert(m.indexedFragmentsSkipped == 2 && m.fragmentsRemoved == 3 && m.fragmentsAdded == 1)
+      val after = describe(o)
+      assert(after.get("indices") == before.get("indices"))
+      assert(values(after) == values(before))
+      assert(after.get("fragments").get(0) == before.get("fragments").get(0))
+      for (pred <- Seq("id = 25", "id >= 2 and id < 12", "id = 1003", "n < 1")) {
+        val r = pylance("indexed", o, pred)
+        assert(r.get("indexed") == r.get("flat"), pred)
+      }
+      // pylance's own compaction (which remaps the indices), then pylance keeps going on both:
+      // the same values.
+      theirs(t)
+      assert(values(pylance("keep_going", o)) == values(pylance("keep_going", t)))
+    }
+  }
+
+  /** The rows pylance reads, without row ids (which are addresses without stable row ids). */
+  private def values(d: com.fasterxml.jackson.databind.JsonNode) =
+    d.get("rows").elements().asScala.map { r =>
+      val c = r.deepCopy[com.fasterxml.jackson.databind.node.ObjectNode]()
+      c.remove("_rowid")
+      c
+    }.toSeq.sortBy(_.get("id").asLong)
+
+  test("nothing to compact commits nothing, as pylance") {
+    val (o, t) = twins()
+    Seq(o, t).foreach(p => pylance("delete", p, "id = 30"))
+    val m = ours(o, CompactionOptions(targetRowsPerFragment = 5))
+    assertMetrics(m, theirs(t, Map("target_rows_per_fragment" -> 5)))
+    assert(describe(o).get("version") == describe(t).get("version"))
+  }
+
+  for (first <- Seq("delete", "appends")) {
+    test(s"pylance's $first between our plan and commit: pylance's own outcome") {
+      val (o, t) = twins()
+      val read = latest(o)
+      Seq(o, t).foreach { p =>
+        if (first == "delete") pylance("delete", p, "id = 5") else pylance("appends", p, 1, 2)
+      }
+      val filesBefore = pylance("data_files", o)
+      val got = try { Compaction(fileIO, o.toString, read = Some(read)); "ok" } catch {
+        case e: LanceConcurrentModificationException =>
+          if (e.retryable) "retryable" else "incompatible"
+      }
+      val want = pylance("stale_compact", t, read.version, JMap.of()).asText()
+      assert(got == want)
+      if (want == "ok") assertTwins(o, t)
+      else assert(pylance("data_files", o) == filesBefore, "our rewritten files are removed")
+    }
+  }
+}

@@ -1,0 +1,69 @@
+"""spark_lance.compact_files against pylance's optimize.compact_files with the same options
+on twin datasets: the same metrics, rows, row ids and fragments, and pylance keeps going."""
+
+from __future__ import annotations
+
+import lance
+import pyarrow as pa
+import pytest
+
+import spark_lance
+
+
+def table(start, n):
+    ids = list(range(start, start + n))
+    return pa.table({"id": pa.array(ids, pa.int64()), "v": [f"r{i}" for i in ids]})
+
+
+def make(path, stable):
+    lance.write_dataset(table(0, 20), path, enable_stable_row_ids=stable)
+    for i in range(6):
+        lance.write_dataset(table(100 + 10 * i, 3), path, mode="append")
+    lance.dataset(path).delete("id = 101 or id = 5")
+
+
+def view(path):
+    ds = lance.dataset(path)
+    ds.validate()
+    t = ds.to_table(with_row_id=True).sort_by("id")
+    return {
+        "rows": t.to_pylist() if ds.has_stable_row_ids else t.drop(["_rowid"]).to_pylist(),
+        "fragments": [(f.metadata.id, f.metadata.physical_rows,
+                       f.metadata.deletion_file is not None) for f in ds.get_fragments()],
+        "version": ds.version,
+    }
+
+
+PYLANCE_KEYS = ["fragments_removed", "fragments_added", "files_removed", "files_added"]
+
+
+@pytest.mark.parametrize("stable", [False, True])
+@pytest.mark.parametrize("options", [{}, {"target_rows_per_fragment": 7},
+                                     {"materialize_deletions_threshold": 0.02}])
+def test_compact_files_as_pylance(spark, tmp_path, stable, options):
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in (ours, theirs):
+        make(p, stable)
+    got = spark_lance.compact_files(spark, ours, **options)
+    want = lance.dataset(theirs).optimize.compact_files(**options)
+    assert {k: got[k] for k in PYLANCE_KEYS} == {k: getattr(want, k) for k in PYLANCE_KEYS}
+    assert got["indexed_fragments_skipped"] == 0
+    assert view(ours) == view(theirs)
+    assert sorted(r[0] for r in spark.read.format("lance").load(ours).select("id").collect()) \
+        == sorted(lance.dataset(theirs).to_table()["id"].to_pylist())
+    for p in (ours, theirs):
+        lance.write_dataset(table(500, 2), p, mode="append")
+        lance.dataset(p).delete("id % 4 = 0")
+    assert view(ours) == view(theirs)
+
+
+def test_compact_files_refuses_bad_options(spark, tmp_path):
+    p = str(tmp_path / "t")
+    make(p, False)
+    with pytest.raises(TypeError):
+        spark_lance.compact_files(spark, p, target_rows_per_fragment="10")
+    with pytest.raises(Exception, match="target_rows_per_fragment"):
+        spark_lance.compact_files(spark, p, target_rows_per_fragment=0)
+    with pytest.raises(Exception, match="defer_index_remap"):
+        spark_lance.compact_files(spark, p, defer_index_remap=True)
+    assert lance.dataset(p).version == 8

@@ -1,0 +1,99 @@
+"""CALL <lance catalog>.system.<procedure>(...) on Spark 4: compaction, cleanup, restore and
+tags from SQL, each equal to pylance's own operation on a twin dataset."""
+
+from __future__ import annotations
+
+import itertools
+
+import lance
+import pyarrow as pa
+import pyspark
+import pytest
+
+pytestmark = pytest.mark.skipif(int(pyspark.__version__.split(".")[0]) < 4,
+                                reason="CALL procedures need Spark 4")
+
+_names = itertools.count()
+
+
+def catalog(spark, root=None):
+    name = f"proc{next(_names)}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
+    if root is not None:
+        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
+    return name
+
+
+def table(start, n):
+    ids = list(range(start, start + n))
+    return pa.table({"id": pa.array(ids, pa.int64()), "v": [f"r{i}" for i in ids]})
+
+
+@pytest.fixture
+def twins(tmp_path):
+    paths = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in paths:
+        lance.write_dataset(table(0, 10), p)
+        for i in range(4):
+            lance.write_dataset(table(100 + 10 * i, 2), p, mode="append")
+        lance.dataset(p).delete("id = 101")
+    return paths
+
+
+def fragments(path):
+    return [(f.metadata.id, f.metadata.physical_rows) for f in lance.dataset(path).get_fragments()]
+
+
+def test_compact_files(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    row = spark.sql(f"call {c}.system.compact_files(table => '{ours}', "
+                    "target_rows_per_fragment => 5)").collect()[0].asDict()
+    want = lance.dataset(theirs).optimize.compact_files(target_rows_per_fragment=5)
+    for k in ["fragments_removed", "fragments_added", "files_removed", "files_added"]:
+        assert row[k] == getattr(want, k), k
+    assert fragments(ours) == fragments(theirs)
+    assert lance.dataset(ours).to_table().sort_by("id") == \
+        lance.dataset(theirs).to_table().sort_by("id")
+
+
+def test_restore_and_tags_by_table_name(spark, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.t as select id from range(3)")
+    spark.sql(f"insert into {c}.t values (10)")
+    path = str(root / "t.lance")
+    assert spark.sql(f"call {c}.system.create_tag(table => 't', tag => 'first', "
+                     "version => 1)").collect()[0][0] == 1
+    assert lance.dataset(path).tags.list()["first"]["version"] == 1
+    new = spark.sql(f"call {c}.system.restore(table => 't', version => 'first')").collect()[0][0]
+    ds = lance.dataset(path)
+    assert new == ds.version == 3 and ds.count_rows() == 3
+    assert type(ds.read_transaction(3).operation).__name__ == "Restore"
+    spark.sql(f"call {c}.system.update_tag(table => 't', tag => 'first', version => 2)")
+    assert lance.dataset(path).tags.list()["first"]["version"] == 2
+    spark.sql(f"call {c}.system.delete_tag(table => 't', tag => 'first')")
+    assert lance.dataset(path).tags.list() == {}
+
+
+def test_cleanup_old_versions(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    row = spark.sql(f"call {c}.system.cleanup_old_versions(table => '{ours}', "
+                    "older_than => INTERVAL '0' SECOND)").collect()[0].asDict()
+    import datetime as dt
+    want = lance.dataset(theirs).cleanup_old_versions(dt.timedelta(0))
+    assert row["old_versions"] == want.old_versions
+    assert row["bytes_removed"] == want.bytes_removed
+
+
+def test_unknown_procedure_and_table(spark, twins, tmp_path):
+    c = catalog(spark)
+    # Spark's own error class; the cause lists the Lance procedures.
+    with pytest.raises(Exception, match="vacuum"):
+        spark.sql(f"call {c}.system.vacuum(table => '{twins[0]}')")
+    with pytest.raises(Exception):
+        spark.sql(f"call {c}.system.restore(table => '{tmp_path}/missing', version => '1')")
+    with pytest.raises(Exception, match="table"):
+        spark.sql(f"call {c}.system.restore(version => '1')")
