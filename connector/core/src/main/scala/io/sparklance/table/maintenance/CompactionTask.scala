@@ -3,7 +3,7 @@ package io.sparklance.table.maintenance
 import scala.collection.mutable
 
 import io.sparklance.LanceErrors
-import io.sparklance.format.{ColumnArray, ColumnArrays, LanceField}
+import io.sparklance.format.{ColumnArray, LanceField}
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.storage.{FileIO, Paths}
@@ -36,6 +36,7 @@ final case class CompactionTask(
     stableRowIds: Boolean,
     options: CompactionOptions,
     jobToken: String) {
+  import CompactionTask.LineageArrays
 
   def run(io: FileIO): Seq[CompactedFragment] = {
     fields.find(BlobColumn.containsBlob).foreach { f =>
@@ -64,45 +65,35 @@ final case class CompactionTask(
     }
   }
 
-  /** New files as the rows come: a file ends at the target rows or the byte limit. */
+  /** The group's new file (more only past the byte limit), and its rows' lineage. */
   private final class Output(io: FileIO) {
     private val dataDir = Paths.join(root, "data")
     private val done = mutable.ArrayBuffer.empty[CompactedFragment]
     private var writer: LanceFileWriter = _
     private var name: String = _
-    private var rows = 0L
     private val ids = mutable.ArrayBuilder.make[Long]
     private val created = mutable.ArrayBuilder.make[Long]
     private val updated = mutable.ArrayBuilder.make[Long]
 
     def add(cols: Array[ColumnArray], n: Int, lineage: Option[LineageArrays],
         offsets: Array[Long]): Unit = {
-      var from = 0
-      while (from < n) {
-        if (writer == null) open()
-        val take = n - from
-        val part = if (from == 0 && take == n) cols
-          else cols.map(c => ColumnArrays.slice(c, from, take))
-        writer.write(part)
-        lineage.foreach { l =>
-          var i = from
-          while (i < from + take) {
-            val o = offsets(i).toInt
-            ids += l.ids(o); created += l.created(o); updated += l.updated(o)
-            i += 1
-          }
+      if (writer == null) open()
+      writer.write(cols)
+      lineage.foreach { l =>
+        var i = 0
+        while (i < n) {
+          val o = offsets(i).toInt
+          ids += l.ids(o); created += l.created(o); updated += l.updated(o)
+          i += 1
         }
-        rows += take
-        from += take
-        if (writer.bytesWritten >= options.maxBytesPerFile) close()
       }
+      if (writer.bytesWritten >= options.maxBytesPerFile) close()
     }
 
     private def open(): Unit = {
       name = DataFileNames.next(jobToken)
       writer = new LanceFileWriter(new StreamSink(io.create(Paths.join(dataDir, name))),
         fields, version)
-      rows = 0
     }
 
     private def close(): Unit = {
@@ -130,10 +121,6 @@ final case class CompactionTask(
     }
   }
 
-  /** A fragment's lineage decoded per physical row. */
-  private final case class LineageArrays(ids: Array[Long], created: Array[Long],
-      updated: Array[Long])
-
   private def lineageOf(ref: FragmentRef): LineageArrays = {
     def missing = LanceErrors.corruptFile(root,
       s"fragment ${ref.id} of a dataset with stable row ids has no row ids")
@@ -145,6 +132,10 @@ final case class CompactionTask(
 }
 
 object CompactionTask {
+  /** A fragment's lineage decoded per physical row. */
+  private final case class LineageArrays(ids: Array[Long], created: Array[Long],
+      updated: Array[Long])
+
   /** Rows read per batch. */
   val Batch = 8192
 
