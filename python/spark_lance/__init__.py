@@ -20,12 +20,14 @@ from ._maintenance import (cleanup_old_versions, compact_files, create_tag, dele
 from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
 from ._session import FORMAT, configure, session
+from ._table import LanceTable
 from ._version import __version__
 
 __all__ = [
     "FORMAT",
     "JAR_ENV_VAR",
     "JarNotFoundError",
+    "LanceTable",
     "UnsupportedSparkError",
     "__version__",
     "cleanup_old_versions",

@@ -43,6 +43,12 @@ object LanceMaintenance {
       "files" -> s.files.asJava).asJava
   }
 
+  /** The latest version of the dataset at `path`. */
+  def latestVersion(spark: SparkSession, path: String,
+      options: java.util.Map[String, String]): Long =
+    LanceDataset.open(fileIO(spark, options), Paths.stripTrailingSlash(path))
+      .open(VersionSpec.Latest).version
+
   /**
    * pylance's `ds.restore()` of version `version` (a number or a tag name): a new version
    * holding that version's data, schema, config and indices. Returns the new version.

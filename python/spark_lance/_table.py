@@ -1,0 +1,214 @@
+"""A Lance dataset as a table object with pylance's method names: :class:`LanceTable`.
+
+Reads are DataFrames; changes are the connector's Lance transactions, through Spark SQL on
+the dataset's path (``DELETE``, ``UPDATE``, ``MERGE INTO``, ``ALTER TABLE``) or the
+maintenance helpers — every change one version, as pylance's own method makes it."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+
+from . import _maintenance
+from ._io import read_lance
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+_CATALOG = "spark_lance_paths"
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class LanceTable:
+    """The Lance dataset at ``path``, as pylance's ``LanceDataset`` names its methods.
+
+    ``options`` are storage settings (``fs.*``) for every call."""
+
+    def __init__(self, spark: "SparkSession", path: str, **options: str):
+        if not isinstance(path, str) or not path:
+            raise ValueError(f"path must be a non-empty str, not {path!r}")
+        self._spark = spark
+        self.path = path.rstrip("/") or path
+        self._options = {k: str(v) for k, v in options.items()}
+        # Spark keeps a catalog as first initialized: one name per set of storage options.
+        key = "|".join(f"{k}={v}" for k, v in sorted(self._options.items()))
+        self._catalog = f"{_CATALOG}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+        _maintenance.register_catalog(spark, self._catalog, **self._options)
+
+    def __repr__(self) -> str:
+        return f"LanceTable({self.path!r})"
+
+    @property
+    def _name(self) -> str:
+        return f"{self._catalog}.{_quote(self.path)}"
+
+    def _sql(self, statement: str) -> "DataFrame":
+        return self._spark.sql(statement)
+
+    # ---- reading ----------------------------------------------------------------------------
+    def to_df(self, version: Union[int, str, None] = None,
+              columns: Union[str, Sequence[str], None] = None) -> "DataFrame":
+        """The rows of the latest version (or ``version``: a number or a tag)."""
+        return read_lance(self._spark, self.path, version=version, columns=columns,
+                          **self._options)
+
+    def count_rows(self, filter: Optional[str] = None) -> int:  # noqa: A002 - pylance's name
+        df = self.to_df()
+        return (df.where(filter) if filter else df).count()
+
+    @property
+    def version(self) -> int:
+        """The latest version number."""
+        return int(_maintenance._jvm(self._spark).latestVersion(
+            self._spark._jsparkSession, self.path, _maintenance._options(self._spark,
+                                                                         self._options)))
+
+    def config(self) -> Dict[str, str]:
+        """The table config (pylance's ``ds.config()``)."""
+        props = {r[0]: r[1] for r in self._sql(f"SHOW TBLPROPERTIES {self._name}").collect()}
+        for k in ("provider", "location"):
+            props.pop(k, None)
+        return props
+
+    # ---- row changes --------------------------------------------------------------------------
+    def delete(self, predicate: str) -> None:
+        """pylance's ``delete(predicate)``: deletion files, no data rewritten."""
+        self._sql(f"DELETE FROM {self._name} WHERE {predicate}")
+
+    def update(self, updates: Dict[str, str], where: Optional[str] = None) -> None:
+        """pylance's ``update({"col": "sql expression"}, where=...)``."""
+        if not updates:
+            raise ValueError("updates must name at least one column")
+        sets = ", ".join(f"{_quote(c)} = {e}" for c, e in updates.items())
+        self._sql(f"UPDATE {self._name} SET {sets}" + (f" WHERE {where}" if where else ""))
+
+    def merge_insert(self, on: Union[str, Sequence[str]]) -> "MergeInsertBuilder":
+        """pylance's ``merge_insert(on)`` builder; finish with ``execute(source_df)``."""
+        return MergeInsertBuilder(self, [on] if isinstance(on, str) else list(on))
+
+    # ---- schema -------------------------------------------------------------------------------
+    def add_columns(self, columns: Dict[str, str]) -> None:
+        """New nullable columns, all null (``{"name": "spark type"}``), as pylance's
+        ``add_columns(pa.field(...))``."""
+        if not columns:
+            raise ValueError("columns must name at least one column")
+        cols = ", ".join(f"{_quote(n)} {t}" for n, t in columns.items())
+        self._sql(f"ALTER TABLE {self._name} ADD COLUMNS ({cols})")
+
+    def drop_columns(self, columns: Iterable[str]) -> None:
+        """pylance's ``drop_columns``; nested fields as ``"s.a"``."""
+        names = ", ".join(".".join(_quote(p) for p in c.split(".")) for c in columns)
+        self._sql(f"ALTER TABLE {self._name} DROP COLUMNS {names}")
+
+    def alter_columns(self, *alterations: Dict[str, Any]) -> None:
+        """pylance's ``alter_columns({"path": ..., "name": ..., "nullable": True})``."""
+        for a in alterations:
+            unknown = set(a) - {"path", "name", "nullable"}
+            if unknown or "path" not in a:
+                raise ValueError(f"an alteration has a path and a new name and/or nullable "
+                                 f"(True); not {a!r}")
+            col = ".".join(_quote(p) for p in a["path"].split("."))
+            if a.get("nullable") is not None:
+                if a["nullable"] is not True:
+                    raise ValueError(f"column {a['path']!r} cannot be made non-nullable")
+                self._sql(f"ALTER TABLE {self._name} ALTER COLUMN {col} DROP NOT NULL")
+            if a.get("name") is not None:
+                self._sql(f"ALTER TABLE {self._name} RENAME COLUMN {col} TO {_quote(a['name'])}")
+
+    def update_config(self, values: Dict[str, str]) -> None:
+        """pylance's ``update_config``."""
+        props = ", ".join(f"'{_sql_str(k)}' = '{_sql_str(v)}'" for k, v in values.items())
+        self._sql(f"ALTER TABLE {self._name} SET TBLPROPERTIES ({props})")
+
+    def delete_config_keys(self, keys: Iterable[str]) -> None:
+        """pylance's ``delete_config_keys``."""
+        props = ", ".join(f"'{_sql_str(k)}'" for k in keys)
+        self._sql(f"ALTER TABLE {self._name} UNSET TBLPROPERTIES IF EXISTS ({props})")
+
+    # ---- maintenance --------------------------------------------------------------------------
+    def compact_files(self, **options: Any) -> Dict[str, int]:
+        """pylance's ``optimize.compact_files`` (see :func:`spark_lance.compact_files`)."""
+        return _maintenance.compact_files(self._spark, self.path, options=self._options,
+                                          **options)
+
+    def cleanup_old_versions(self, *args: Any, **kwargs: Any) -> Dict[str, Any]:
+        """pylance's ``cleanup_old_versions`` (see :func:`spark_lance.cleanup_old_versions`)."""
+        return _maintenance.cleanup_old_versions(self._spark, self.path, *args,
+                                                 options=self._options, **kwargs)
+
+    def restore(self, version: Union[int, str]) -> int:
+        """pylance's ``restore`` of ``version``; returns the new version."""
+        return _maintenance.restore(self._spark, self.path, version, options=self._options)
+
+    @property
+    def tags(self) -> "Tags":
+        """pylance's ``tags``: ``create``, ``update``, ``delete``, ``list``."""
+        return Tags(self)
+
+
+class Tags:
+    def __init__(self, table: LanceTable):
+        self._t = table
+
+    def create(self, tag: str, version: int) -> None:
+        _maintenance.create_tag(self._t._spark, self._t.path, tag, version,
+                                options=self._t._options)
+
+    def update(self, tag: str, version: int) -> None:
+        _maintenance.update_tag(self._t._spark, self._t.path, tag, version,
+                                options=self._t._options)
+
+    def delete(self, tag: str) -> None:
+        _maintenance.delete_tag(self._t._spark, self._t.path, tag, options=self._t._options)
+
+    def list(self) -> Dict[str, int]:
+        return _maintenance.list_tags(self._t._spark, self._t.path, options=self._t._options)
+
+
+class MergeInsertBuilder:
+    """pylance's merge_insert builder, run as one ``MERGE INTO``."""
+
+    def __init__(self, table: LanceTable, on: List[str]):
+        if not on:
+            raise ValueError("merge_insert needs the key column(s) to match on")
+        self._t, self._on = table, on
+        self._matched: Optional[str] = None
+        self._not_matched = False
+        self._by_source: Optional[str] = None
+
+    def when_matched_update_all(self, condition: Optional[str] = None) -> "MergeInsertBuilder":
+        cond = f" AND ({condition})" if condition else ""
+        self._matched = f"WHEN MATCHED{cond} THEN UPDATE SET *"
+        return self
+
+    def when_not_matched_insert_all(self) -> "MergeInsertBuilder":
+        self._not_matched = True
+        return self
+
+    def when_not_matched_by_source_delete(self, expr: Optional[str] = None) \
+            -> "MergeInsertBuilder":
+        cond = f" AND ({expr})" if expr else ""
+        self._by_source = f"WHEN NOT MATCHED BY SOURCE{cond} THEN DELETE"
+        return self
+
+    def execute(self, source: "DataFrame") -> None:
+        if not (self._matched or self._not_matched or self._by_source):
+            raise ValueError("merge_insert needs at least one when_... clause")
+        view = f"spark_lance_merge_source_{id(self)}"
+        source.createOrReplaceTempView(view)
+        try:
+            on = " AND ".join(f"t.{_quote(c)} = s.{_quote(c)}" for c in self._on)
+            clauses = [c for c in (self._matched,
+                                   "WHEN NOT MATCHED THEN INSERT *" if self._not_matched
+                                   else None, self._by_source) if c]
+            self._t._sql(f"MERGE INTO {self._t._name} t USING {view} s ON {on} "
+                         + " ".join(clauses))
+        finally:
+            self._t._spark.catalog.dropTempView(view)
+
+
+def _sql_str(s: Any) -> str:
+    return str(s).replace("\\", "\\\\").replace("'", "\\'")
