@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import lance_spark, prep, pylance_ref, report  # noqa: E402
+from benchlib import lance_spark, maintenance, prep, pylance_ref, report  # noqa: E402
 from benchlib.data import DEFAULT_ROWS, DEFAULT_WRITE_ROWS, Paths  # noqa: E402
 from benchlib.queries import queries  # noqa: E402
 from benchlib.spark_worker import run_worker, worker  # noqa: E402
@@ -29,7 +29,7 @@ from benchlib.spark_worker import run_worker, worker  # noqa: E402
 HERE = Path(__file__).resolve().parent
 _VERSION = (HERE.parent / "VERSION").read_text().strip()
 DEFAULT_JAR = HERE.parent / "connector" / "target" / "spark40_213" / "scala-2.13" / f"spark-lance-4.0_2.13-{_VERSION}.jar"
-SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "report"]
+SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "compact", "report"]
 
 
 class LoadWatcher:
@@ -78,6 +78,10 @@ def parse_args(argv):
     ap.add_argument("--formats", default="parquet,lance2.2,lance2.0", help="formats the scan section reads")
     ap.add_argument("--keep-sources", action="store_true", help="keep the generated Arrow IPC sources after "
                     "data preparation (deleted by default: only an intermediate)")
+    ap.add_argument("--compact-fragments", type=int, default=maintenance.DEFAULT_FRAGMENTS,
+                    help="fragments of the compaction table (--rows rows, 5%% deleted)")
+    ap.add_argument("--compact-master", default=f"local[{os.cpu_count()}]",
+                    help="Spark master of the compaction run (pylance uses every core)")
     ap.add_argument("--fresh", action="store_true", help="do not merge into an existing latest.json")
     ap.add_argument("--worker-spec", help=argparse.SUPPRESS)
     ap.add_argument("--json-out", help=argparse.SUPPRESS)
@@ -130,7 +134,7 @@ def main(argv=None) -> int:
         (out / "latest.json").write_text(json.dumps(doc, indent=1, default=str))
 
     jar = Path(args.jar)
-    if any(s in sections for s in ("write", "scan")) and not jar.exists():
+    if any(s in sections for s in ("write", "scan", "compact")) and not jar.exists():
         log(f"connector jar missing: {jar} (run bench/run.sh, which builds it)")
         return 2
 
@@ -146,7 +150,7 @@ def main(argv=None) -> int:
 
     with LoadWatcher() as load:
         # Data: always made when missing, whatever --only says, if a later step needs it.
-        if any(s in sections for s in SECTIONS[:-1]):
+        if any(s in sections for s in ("prep", "write", "scan", "pylance", "lance-spark")):
             with phase("prep"):
                 replace(prep.prepare(paths, args.rows, args.write_rows, log, keep_sources=args.keep_sources))
         base_spec = dict(rows=args.rows, runs=args.runs, queries=[q["name"] for q in qs], write_rows=args.write_rows)
@@ -171,6 +175,16 @@ def main(argv=None) -> int:
             with phase("lance-spark"):
                 doc["results"] = [r for r in doc["results"] if r.get("engine") != "lance-spark"]
                 replace(lance_spark.run(args, base_spec, log))
+        if "compact" in sections:
+            with phase("compact"):
+                doc["compact_fragments"] = args.compact_fragments
+                maintenance.prepare(paths, args.rows, args.compact_fragments, log)
+                replace(run_worker(args, dict(base_spec, engine="ours", section="compact",
+                                              master=args.compact_master, jar=str(jar),
+                                              compact_fragments=args.compact_fragments), log))
+                log("pylance compaction")
+                replace(maintenance.pylance_compaction(paths, args.rows, args.compact_fragments,
+                                                       args.runs, log))
     if not report_only:
         doc["elapsed_s"] = time.time() - t_start
         doc["load_max"] = load.peak

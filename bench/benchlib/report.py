@@ -6,6 +6,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+from . import maintenance
 from .queries import queries
 from .spark_worker import SPARK_WRITE_FORMATS
 
@@ -116,6 +117,7 @@ def build_report(doc: dict, out: Path) -> None:
             rp, r22, r20 = (x.get("rows_per_s") for x in (pq, o22, o20))
             lines.append(f"| {n} | {fmt_rate(rp)} | {fmt_rate(r22)} | {fmt_rate(r20)} | {fmt_ratio(ratio(r22, rp))} | {fmt_ratio(ratio(r20, rp))} |")
     lines += write_table(res, doc.get("write_rows"))
+    lines += maintenance.table(res, doc.get("compact_fragments"))
     errs = [r for r in res if r.get("error")]
     if errs:
         lines += ["", "## Errors", ""]

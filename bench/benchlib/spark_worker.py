@@ -249,6 +249,11 @@ def worker(args) -> None:
         return
     spark.sparkContext.setLogLevel("ERROR")
     jvm = spark.sparkContext._jvm
+    if spec["section"] == "compact":
+        from .maintenance import spark_compaction
+        results += spark_compaction(spark, jvm, paths, args.rows, spec["compact_fragments"],
+                                    spec["runs"], master, log)
+        emit()
     if "write" in spec.get("sections", []):
         results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log,
                                 spec["write_versions"])

@@ -213,3 +213,17 @@ def _outcome(fn):
         return ("incompatible" if "ncompatible" in msg
                 else "retryable" if ("etryable" in msg or "Conflict" in type(e).__name__)
                 else f"error: {type(e).__name__}: {msg[:200]}")
+
+
+def low_cardinality(path, version):
+    """A dataset whose string column pylance dictionary-encodes: 6 fragments of 300 rows."""
+    import pyarrow as pa
+    for i in range(6):
+        ids = list(range(i * 300, (i + 1) * 300))
+        t = pa.table({"id": pa.array(ids, pa.int64()),
+                      "cat": pa.array([f"category_{x % 5}" for x in ids]),
+                      "tag": pa.array([None if x % 7 == 0 else f"t{x % 3}" for x in ids])})
+        lance.write_dataset(t, path, mode="append" if i else "create",
+                            data_storage_version=version)
+    lance.dataset(path).delete("id % 10 = 0")
+    return lance.dataset(path).version

@@ -3,7 +3,7 @@ package io.sparklance.table.maintenance
 import scala.collection.mutable
 
 import io.sparklance.LanceErrors
-import io.sparklance.format.{ColumnArray, LanceField}
+import io.sparklance.format.{ColumnArray, ColumnArrays, LanceField}
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.storage.{FileIO, Paths}
@@ -78,7 +78,9 @@ final case class CompactionTask(
     def add(cols: Array[ColumnArray], n: Int, lineage: Option[LineageArrays],
         offsets: Array[Long]): Unit = {
       if (writer == null) open()
-      writer.write(cols)
+      // Dictionary-decoded strings come back as ids into a page's dictionary: the writer
+      // takes the values (and picks its own encoding, as for any write).
+      writer.write(cols.map(ColumnArrays.materialize))
       lineage.foreach { l =>
         var i = 0
         while (i < n) {

@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.LanceConcurrentModificationException
 import io.sparklance.table.txn.TwinDatasetSuite
+import io.sparklance.testutil.Pylance
 
 /**
  * Our compaction against pylance's `optimize.compact_files` with the same options on twin
@@ -94,6 +95,16 @@ class CompactionSuite extends TwinDatasetSuite {
       // the same values.
       theirs(t)
       assert(values(pylance("keep_going", o)) == values(pylance("keep_going", t)))
+    }
+  }
+
+  for (version <- Seq("2.0", "2.1", "2.2")) {
+    test(s"dictionary-encoded strings (Lance $version) are rewritten as pylance rewrites them") {
+      val dir = io.sparklance.testutil.TempDirs.create("lance-dict-")
+      val o = dir.resolve("ours")
+      Pylance.call(module, "low_cardinality", o.toString, version)
+      val t = io.sparklance.testutil.TempDirs.copyTree(o, dir.resolve("theirs"))
+      compacted(o, t, CompactionOptions(), Map.empty)
     }
   }
 
