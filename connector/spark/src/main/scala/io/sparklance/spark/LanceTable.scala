@@ -40,7 +40,7 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
 
   private lazy val sparkSchema = SchemaConverter.toSpark(snapshot.schema)
 
-  override def name(): String = s"lance.`${snapshot.root}`@v${snapshot.version}"
+  override def name(): String = LanceTable.nameOf(snapshot.root)
   override def schema(): StructType = sparkSchema
 
   /**
@@ -96,4 +96,13 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
     TableDelete.where(io, snapshot.root, filter,
       if (predicates.isEmpty) "true" else predicates.map(_.toString).mkString(" AND "))
   }
+}
+
+object LanceTable {
+
+  /**
+   * The table's name as Spark shows it: a path identifier, ``lance.`/path` ``, which Spark can
+   * parse back as a multipart name (Spark 3.5 does when it fills an INSERT's missing columns).
+   */
+  def nameOf(root: String): String = s"lance.`${root.replace("`", "``")}`"
 }

@@ -1,7 +1,7 @@
 package io.sparklance.table.maintenance
 
 import java.nio.file.Path
-import java.util.{List => JList, Map => JMap}
+import java.util.{Map => JMap}
 
 import scala.jdk.CollectionConverters._
 
@@ -66,9 +66,9 @@ class CompactionSuite extends TwinDatasetSuite {
     test(s"columns added, dropped and renamed before compaction are rewritten alike$ids") {
       val (o, t) = twins(stable)
       Seq(o, t).foreach { p =>
-        pylance("add_null_columns", p, JList.of(JList.of("z", "int32")))
+        pylance("add_null_columns", p, jlist(jlist("z", "int32")))
         pylance("keep_going", p)
-        pylance("drop_columns", p, JList.of("n"))
+        pylance("drop_columns", p, jlist("n"))
         pylance("rename_column", p, "s.b", "bb")
       }
       compacted(o, t, CompactionOptions(), Map.empty)

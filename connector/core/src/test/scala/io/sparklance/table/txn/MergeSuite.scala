@@ -1,6 +1,5 @@
 package io.sparklance.table.txn
 
-import java.util.{List => JList}
 
 import io.sparklance.LanceSchemaMismatchException
 import io.sparklance.format.{LanceField, LogicalType}
@@ -22,7 +21,7 @@ class MergeSuite extends TwinDatasetSuite {
     }))
 
   private val spec = Seq("z" -> LogicalType.Int32, "w" -> LogicalType.Utf8)
-  private def pySpec = JList.of(JList.of("z", "int32"), JList.of("w", "string"))
+  private def pySpec = jlist(jlist("z", "int32"), jlist("w", "string"))
 
   for (stable <- Seq(false, true)) {
     test(s"all-null columns added (stable row ids: $stable), as pylance adds them") {
@@ -35,7 +34,7 @@ class MergeSuite extends TwinDatasetSuite {
 
   test("a column added after the last one was dropped gets a new id, as pylance's") {
     val (ours, theirs) = twins()
-    Seq(ours, theirs).foreach(p => pylance("drop_columns", p, JList.of("s")))
+    Seq(ours, theirs).foreach(p => pylance("drop_columns", p, jlist("s")))
     commit(ours, addNull(_, spec: _*))
     pylance("add_null_columns", theirs, pySpec)
     assertTwins(ours, theirs)
@@ -53,7 +52,7 @@ class MergeSuite extends TwinDatasetSuite {
       val read = latest(ours)
       val op = addNull(read, spec: _*)
       Seq(ours, theirs).foreach { p =>
-        if (first == "drop_columns") pylance(first, p, JList.of("n")) else pylance(first, p)
+        if (first == "drop_columns") pylance(first, p, jlist("n")) else pylance(first, p)
       }
       val want = pylance("stale", theirs, read.version, "add_null_columns", pySpec).asText()
       assert(outcome(ours, read, op) == want)

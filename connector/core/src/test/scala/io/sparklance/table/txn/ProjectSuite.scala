@@ -1,6 +1,5 @@
 package io.sparklance.table.txn
 
-import java.util.{List => JList}
 
 import io.sparklance.LanceSchemaMismatchException
 import io.sparklance.table.SchemaEdits
@@ -25,17 +24,17 @@ class ProjectSuite extends TwinDatasetSuite {
     test(s"dropping ${cols.mkString(", ")} (stable row ids: $stable), as pylance's") {
       val (ours, theirs) = twinsFor(stable)
       commit(ours, _ => drop(cols: _*))
-      pylance("drop_columns", theirs, JList.of(cols: _*))
+      pylance("drop_columns", theirs, jlist(cols: _*))
       assertTwins(ours, theirs)
     }
   }
 
   test("a column whose values were rewritten by add_columns loses its data files with it") {
     val (ours, theirs) = twinsFor()
-    Seq(ours, theirs).foreach(p => pylance("add_null_columns", p, JList.of(JList.of("z", "int64"))))
+    Seq(ours, theirs).foreach(p => pylance("add_null_columns", p, jlist(jlist("z", "int64"))))
     Seq(ours, theirs).foreach(p => pylance("keep_going", p)) // adds "extra" with data files
     commit(ours, _ => drop("extra"))
-    pylance("drop_columns", theirs, JList.of("extra"))
+    pylance("drop_columns", theirs, jlist("extra"))
     assertTwins(ours, theirs)
   }
 
@@ -43,7 +42,7 @@ class ProjectSuite extends TwinDatasetSuite {
     val (ours, theirs) = twinsFor()
     Seq(ours, theirs).foreach(p => pylance("index", p))
     commit(ours, _ => drop("n"))
-    pylance("drop_columns", theirs, JList.of("n"))
+    pylance("drop_columns", theirs, jlist("n"))
     assertTwins(ours, theirs)
     assert(describe(ours).get("indices").size() == 1)
   }
@@ -83,8 +82,8 @@ class ProjectSuite extends TwinDatasetSuite {
     val (ours, theirs) = twinsFor()
     val read = latest(ours)
     val op = drop("v")
-    Seq(ours, theirs).foreach(p => pylance("drop_columns", p, JList.of("n")))
-    val want = pylance("stale", theirs, read.version, "drop_columns", JList.of("v")).asText()
+    Seq(ours, theirs).foreach(p => pylance("drop_columns", p, jlist("n")))
+    val want = pylance("stale", theirs, read.version, "drop_columns", jlist("v")).asText()
     assert(outcome(ours, read, op) == want)
   }
 }

@@ -10,8 +10,8 @@ class RestoreSuite extends TwinDatasetSuite {
     test(s"restoring version $version (stable row ids: $stable) as pylance restores it") {
       val (ours, theirs) = twins(stable)
       Seq(ours, theirs).foreach { p =>
-        pylance("drop_columns", p, java.util.List.of("n"))
-        pylance("update_config", p, java.util.Map.of("k", "v"), java.util.List.of())
+        pylance("drop_columns", p, jlist("n"))
+        pylance("update_config", p, java.util.Map.of("k", "v"), jlist())
       }
       commit(ours, _ => Restore(version))
       pylance("restore", theirs, version)
@@ -23,7 +23,7 @@ class RestoreSuite extends TwinDatasetSuite {
     val (ours, theirs) = twins()
     Seq(ours, theirs).foreach { p =>
       pylance("index", p) // versions 4 and 5
-      pylance("drop_columns", p, java.util.List.of("n")) // the index on n goes
+      pylance("drop_columns", p, jlist("n")) // the index on n goes
     }
     commit(ours, _ => Restore(5))
     pylance("restore", theirs, 5L)
@@ -34,7 +34,7 @@ class RestoreSuite extends TwinDatasetSuite {
   test("a restore lands on top of a concurrent schema change, as pylance's") {
     val (ours, theirs) = twins()
     val read = latest(ours)
-    Seq(ours, theirs).foreach(p => pylance("drop_columns", p, java.util.List.of("v")))
+    Seq(ours, theirs).foreach(p => pylance("drop_columns", p, jlist("v")))
     assert(outcome(ours, read, Restore(2)) == "ok")
     pylance("stale_restore", theirs, 2L, read.version)
     assertTwins(ours, theirs)

@@ -38,6 +38,9 @@ abstract class TwinDatasetSuite extends AnyFunSuite {
   protected def pylance(fn: String, p: Path, args: Any*): JsonNode =
     Pylance.call(module, fn, (p.toString +: args): _*)
 
+  /** A Java list for pylance's arguments (`JList.of` of one value is ambiguous on Scala 2.12). */
+  protected def jlist(xs: AnyRef*): java.util.List[AnyRef] = java.util.Arrays.asList(xs: _*)
+
   protected def describe(p: Path): JsonNode = pylance("describe", p)
 
   /** pylance reads both alike, the manifests print alike, and pylance keeps going alike. */

@@ -1,6 +1,6 @@
 package io.sparklance.table.txn
 
-import java.util.{List => JList, Map => JMap}
+import java.util.{Map => JMap}
 
 import scala.jdk.CollectionConverters._
 
@@ -13,12 +13,12 @@ class UpdateConfigSuite extends TwinDatasetSuite {
   test("config keys set, then changed and removed, as pylance's") {
     val (ours, theirs) = twins()
     commit(ours, _ => UpdateConfig(config = Some(UpdateMap.set(Map("a" -> "1", "b" -> "2")))))
-    pylance("update_config", theirs, JMap.of("a", "1", "b", "2"), JList.of())
+    pylance("update_config", theirs, JMap.of("a", "1", "b", "2"), jlist())
     assertTwins(ours, theirs)
     commit(ours, _ => UpdateConfig(config = Some(UpdateMap.set(Map("b" -> "3")))))
     commit(ours, _ => UpdateConfig(config = Some(UpdateMap.remove(Seq("a")))))
-    pylance("update_config", theirs, JMap.of("b", "3"), JList.of())
-    pylance("update_config", theirs, JMap.of(), JList.of("a"))
+    pylance("update_config", theirs, JMap.of("b", "3"), jlist())
+    pylance("update_config", theirs, JMap.of(), jlist("a"))
     assertTwins(ours, theirs)
     assert(latest(ours).manifest.getConfigMap.asScala.toMap ==
       describe(theirs).get("config").fields().asScala.map(e => e.getKey -> e.getValue.asText)
@@ -67,7 +67,7 @@ class UpdateConfigSuite extends TwinDatasetSuite {
     test(s"pylance sets config key k, then our UpdateConfig ($what) from the same version") {
       val (ours, theirs) = twins()
       val read = latest(ours)
-      Seq(ours, theirs).foreach(p => pylance("update_config", p, JMap.of("k", "1"), JList.of()))
+      Seq(ours, theirs).foreach(p => pylance("update_config", p, JMap.of("k", "1"), jlist()))
       val op = UpdateConfig(config = Some(
         if (set.nonEmpty) UpdateMap.set(set) else UpdateMap.remove(remove)))
       val got = outcome(ours, read, op)

@@ -20,7 +20,7 @@ import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
-import io.sparklance.spark.LanceTables
+import io.sparklance.spark.{LanceTable, LanceTables}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
 
@@ -38,7 +38,7 @@ class LanceWriteSource extends TableProvider {
 
 /** A dataset path as a write target (it may not exist yet). */
 class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) extends Table with SupportsWrite {
-  override def name(): String = s"lance.`${options.get("path")}`"
+  override def name(): String = LanceTable.nameOf(options.get("path"))
   override def schema(): StructType = schema0
   override def capabilities(): util.Set[TableCapability] =
     util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
