@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
 import io.sparklance.format.writer.FileVersion
-import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
 import io.sparklance.spark.shims.LanceProcedureCatalog
 import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
 import io.sparklance.table.{LanceDataset, VersionSpec}
@@ -57,7 +57,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 
   private def spark: SparkSession = SparkSession.active
 
-  private def fileIO: FileIO = new HadoopFileIO(
+  private def fileIO: FileIO = new RoutingFileIO(
     spark.sessionState.newHadoopConfWithOptions(options - "root"))
 
   /** A dataset path given as the table name: absolute, or a URI with a scheme. */

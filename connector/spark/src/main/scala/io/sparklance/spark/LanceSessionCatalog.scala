@@ -14,7 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.writer.FileVersion
-import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
 import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
 import io.sparklance.table.{LanceDataset, VersionSpec}
 import io.sparklance.table.txn.{CommitOptions, WritePlan}
@@ -31,7 +31,7 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
 
   private def spark: SparkSession = SparkSession.active
 
-  private def fileIO: FileIO = new HadoopFileIO(spark.sessionState.newHadoopConf())
+  private def fileIO: FileIO = new RoutingFileIO(spark.sessionState.newHadoopConf())
 
   private def isLance(props: util.Map[String, String]): Boolean =
     Option(props.get(TableCatalog.PROP_PROVIDER)).exists(_.equalsIgnoreCase("lance"))

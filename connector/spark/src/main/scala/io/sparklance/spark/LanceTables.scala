@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.storage.{FileIO, HadoopFileIO}
+import io.sparklance.storage.{FileIO, RoutingFileIO}
 import io.sparklance.table.LanceDataset
 
 /** Resolves reader options to the table they name: a dataset version or a metadata table. */
@@ -25,7 +25,7 @@ object LanceTables {
 
   /** Storage access with the session's Hadoop configuration plus any `fs.*` reader options. */
   def fileIO(spark: SparkSession, options: CaseInsensitiveStringMap): FileIO =
-    new HadoopFileIO(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap))
+    new RoutingFileIO(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap))
 
   def openCostBytes: Long = SQLConf.get.filesOpenCostInBytes
 }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetadataColumns, LanceScanBuilder, LanceTable}
-import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
 import io.sparklance.table.FeatureFlags
 import io.sparklance.table.commit.{DataFileNames, NewFragment}
 import io.sparklance.table.txn
@@ -62,7 +62,7 @@ object LanceDeltaBatchWrite {
     val plan = TaskPlan(Paths.stripTrailingSlash(s.root), write.fields, sparkTypes,
       write.fields.indices, write.fileVersion, options, new SerializableConf(hadoop),
       DataFileNames.newToken())
-    new LanceDeltaBatchWrite(table, cmd, plan, new HadoopFileIO(hadoop))
+    new LanceDeltaBatchWrite(table, cmd, plan, new RoutingFileIO(hadoop))
   }
 }
 

@@ -6,7 +6,6 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TableProvider}
@@ -19,7 +18,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
-import io.sparklance.storage.{FileIO, HadoopFileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
 import io.sparklance.spark.{LanceTable, LanceTables}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
@@ -99,7 +98,7 @@ object LanceBatchWrite {
         "has no columns")
     val spark = SparkSession.active
     val hadoop = spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
-    val io = new HadoopFileIO(hadoop)
+    val io = new RoutingFileIO(hadoop)
     val root = Paths.stripTrailingSlash(opts.path)
     val existing = txn.WritePlan.existing(io, root)
     if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
@@ -187,6 +186,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private var current: LanceFileWriter = _
   private var currentName: String = _
   private var currentRows = 0L
+  private lazy val store: FileIO = new RoutingFileIO(plan.conf.value)
 
   /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
   private val checkEvery = if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
@@ -216,14 +216,11 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
 
   private def open(): Unit = {
     currentName = DataFileNames.next(plan.jobToken)
-    val p = new Path(Paths.join(dataDir, currentName))
-    val out = LanceDataWriter.rawFs(p, plan.conf.value).create(p, false)
-    val dataFile = p.toString
+    val dataFile = Paths.join(dataDir, currentName)
+    val out = store.create(dataFile)
     val sidecars = new BlobSidecars {
-      def create(blobId: Int): OutputSink = {
-        val sp = new Path(BlobPaths.sidecar(dataFile, blobId))
-        new StreamSink(LanceDataWriter.rawFs(sp, plan.conf.value).create(sp, false))
-      }
+      def create(blobId: Int): OutputSink =
+        new StreamSink(store.create(BlobPaths.sidecar(dataFile, blobId)))
     }
     current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version, plan.options.fileWriterOptions, sidecars)
     currentRows = 0
@@ -247,13 +244,12 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     // A killed task is interrupted; clear the flag so the cleanup's file operations still run.
     val interrupted = Thread.interrupted()
     try {
-      val io = new HadoopFileIO(plan.conf.value)
       if (current != null) {
         try current.close() catch { case _: Exception => }
         done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0)
         current = null
       }
-      LanceDataWriter.deleteQuietly(io, plan.root, done.toSeq)
+      LanceDataWriter.deleteQuietly(store, plan.root, done.toSeq)
       done.clear()
     } finally if (interrupted) Thread.currentThread().interrupt()
   }
@@ -262,10 +258,6 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
 }
 
 object LanceDataWriter {
-  /** The file system for data files; on local disks the raw one, so no `.crc` side files appear next to them. */
-  def rawFs(p: Path, conf: Configuration): org.apache.hadoop.fs.FileSystem =
-    _root_.io.sparklance.storage.HadoopFileIO.withoutChecksums(p.getFileSystem(conf))
-
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
     files.foreach { f =>
       val path = Paths.join(Paths.join(root, "data"), f.path)
