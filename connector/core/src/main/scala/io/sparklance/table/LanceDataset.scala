@@ -75,6 +75,9 @@ object LanceDataset {
   /** Opens the dataset at `path`, failing clearly when there is nothing, or no Lance dataset, there. */
   def open(io: FileIO, path: String): LanceDataset = {
     val root = Paths.stripTrailingSlash(path)
+    // One check on the usual path (one request on an object store); the rest only to say
+    // precisely what is wrong.
+    if (io.isDirectory(Paths.join(root, "_versions"))) return new LanceDataset(io, root)
     if (!io.exists(root)) throw LanceErrors.pathNotFound(root)
     if (!io.isDirectory(root)) throw LanceErrors.notADataset(root, "it is a file, not a directory")
     if (!io.isDirectory(Paths.join(root, "_versions")))

@@ -31,7 +31,18 @@ import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource}
  * DataSource V2 batch write ([[LanceWriteSource]]: commit coordinator, one atomic commit).
  */
 class LanceProvider extends TableProvider with CreatableRelationProvider {
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = LanceTables.load(session, options).schema()
+  /**
+   * The table `inferSchema` loaded, for the `getTable` call Spark makes next on this same
+   * instance (a new one per read): one dataset open per read, not two — on an object store,
+   * each open is requests.
+   */
+  private var inferred: Option[(Map[String, String], Table)] = None
+
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    val table = LanceTables.load(session, options)
+    inferred = Some((options.asCaseSensitiveMap().asScala.toMap, table))
+    table.schema()
+  }
 
   /** True so that saving to a path with no dataset yet does not infer (and fail on) its schema. */
   override def supportsExternalMetadata(): Boolean = true
@@ -43,8 +54,11 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
       throw LanceErrors.unsupported(s"Lance datasets are not partitioned (${partitioning.mkString(", ")})")
     // The session catalog checks a new table's schema here, with no path for managed tables.
     if (path == null) new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
-    else if (!LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
-    else LanceTables.load(session, options)
+    else inferred.collect { case (o, t) if o == properties.asScala.toMap && t.schema() == schema => t }
+      .getOrElse {
+        if (!LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
+        else LanceTables.load(session, options)
+      }
   }
 
   override def createRelation(
@@ -90,7 +104,7 @@ object LanceProvider {
   def datasetExists(spark: SparkSession, options: CaseInsensitiveStringMap): Boolean = {
     val io = LanceTables.fileIO(spark, options)
     val versions = Paths.join(Paths.stripTrailingSlash(options.get("path")), "_versions")
-    io.isDirectory(versions) && io.list(versions).exists(e => e.name.endsWith(".manifest") && !e.name.startsWith("."))
+    io.list(versions).exists(e => e.name.endsWith(".manifest") && !e.name.startsWith("."))
   }
 }
 

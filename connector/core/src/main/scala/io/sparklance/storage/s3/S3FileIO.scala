@@ -147,16 +147,14 @@ final class S3FileIO(val config: S3Config) extends FileIO {
         case 200 => return true
         case 412 =>
           // Taken. If a retried PUT of ours won the first time, the object holds our bytes.
-          val ours = try java.util.Arrays.equals(readFully(path), bytes)
-            catch { case _: FileNotFoundException => false }
+          val ours = holds(path, bytes)
           if (ours) log.info(s"$path: the conditional PUT had already succeeded on a retry")
           return ours
         case 409 if conflicts < config.maxRetries =>
           // ConditionalRequestConflict: another conditional write of this key is in flight.
           conflicts += 1
           Thread.sleep(S3Client.backoffMillis(conflicts))
-        case 501 | 400 if S3Errors.code(r).exists(c => c == "NotImplemented" ||
-          c == "InvalidArgument") =>
+        case _ if refusesConditions(r) =>
           throw LanceErrors.unsupported(s"The S3 endpoint ${config.endpoint.getOrElse("aws")} " +
             s"does not support conditional writes (If-None-Match), so a commit of $path " +
             "could silently replace another writer's version. Use an endpoint that supports " +
@@ -190,11 +188,26 @@ final class S3FileIO(val config: S3Config) extends FileIO {
 
   private[s3] def putNew(path: String, bytes: Array[Byte]): Unit = {
     val l = S3Location(path)
-    val r = client.call("PUT", l.bucket, l.key, headers = Seq("If-None-Match" -> "*"),
+    val first = client.call("PUT", l.bucket, l.key, headers = Seq("If-None-Match" -> "*"),
       body = bytes)
-    if (r.status == 412) throw new FileAlreadyExistsException(path)
-    if (r.status != 200) throw S3Errors.failure("PUT", path, r)
+    // Data files have names no other writer picks, so on a store without conditional writes
+    // a plain PUT is safe for them (the commit itself is still refused there).
+    val r = if (refusesConditions(first)) client.call("PUT", l.bucket, l.key, body = bytes)
+      else first
+    // A 412 after a retry may answer our own first PUT, whose response was lost.
+    if (r.status == 412 && !holds(path, bytes)) throw new FileAlreadyExistsException(path)
+    if (r.status != 200 && r.status != 412) throw S3Errors.failure("PUT", path, r)
   }
+
+  /** The answer of a store that does not do conditional writes. */
+  private def refusesConditions(r: S3Response): Boolean =
+    (r.status == 501 || r.status == 400) &&
+      S3Errors.code(r).exists(c => c == "NotImplemented" || c == "InvalidArgument")
+
+  /** Whether the object at `path` holds exactly `bytes`. */
+  private def holds(path: String, bytes: Array[Byte]): Boolean =
+    try java.util.Arrays.equals(readFully(path), bytes)
+    catch { case _: FileNotFoundException => false }
 
   private[s3] def startUpload(path: String): String = {
     val l = S3Location(path)
@@ -211,12 +224,16 @@ final class S3FileIO(val config: S3Config) extends FileIO {
     r.header("etag").getOrElse(throw new IOException(s"S3 UploadPart $path: no ETag"))
   }
 
-  private[s3] def completeUpload(path: String, id: String, etags: Seq[String]): Unit = {
+  private[s3] def completeUpload(path: String, id: String, etags: Seq[String],
+      size: Long): Unit = {
     val l = S3Location(path)
     val r = client.call("POST", l.bucket, l.key, Seq("uploadId" -> id),
       body = S3Xml.completeBody(etags))
+    // A retried completion finds the upload gone when the first one succeeded unanswered.
+    val done = r.status == 404 && S3Errors.code(r).contains("NoSuchUpload") &&
+      (try this.size(path) == size catch { case _: FileNotFoundException => false })
     // CompleteMultipartUpload can fail after a 200 status line: the error is in the body.
-    if (r.status != 200 || S3Errors.code(r).isDefined)
+    if (!done && (r.status != 200 || S3Errors.code(r).isDefined))
       throw S3Errors.failure("CompleteMultipartUpload", path, r)
   }
 

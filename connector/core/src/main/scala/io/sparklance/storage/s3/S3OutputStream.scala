@@ -13,6 +13,7 @@ final class S3OutputStream(io: S3FileIO, path: String) extends OutputStream {
   private var uploadId: String = _
   private val etags = scala.collection.mutable.ArrayBuffer[String]()
   private var closed = false
+  private var uploaded = 0L
 
   override def write(b: Int): Unit = {
     buffer.write(b)
@@ -34,6 +35,7 @@ final class S3OutputStream(io: S3FileIO, path: String) extends OutputStream {
   private def flushPart(): Unit = guarded {
     if (uploadId == null) uploadId = io.startUpload(path)
     etags += io.uploadPart(path, uploadId, etags.size + 1, buffer.toByteArray)
+    uploaded += buffer.size()
     buffer.reset()
   }
 
@@ -57,7 +59,7 @@ final class S3OutputStream(io: S3FileIO, path: String) extends OutputStream {
       if (uploadId == null) io.putNew(path, buffer.toByteArray)
       else {
         if (buffer.size() > 0 || etags.isEmpty) flushPart()
-        io.completeUpload(path, uploadId, etags.toSeq)
+        io.completeUpload(path, uploadId, etags.toSeq, uploaded)
       }
     }
     closed = true

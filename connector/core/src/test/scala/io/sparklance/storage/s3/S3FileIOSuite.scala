@@ -101,6 +101,9 @@ class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
     faults()
     assert(!s3.createIfAbsent(s"$d/m1", bytes("theirs")))
     assert(new String(s3.readFully(s"$d/m1"), UTF_8) == "mine")
+    faults(ambiguousPuts = 1) // likewise a new data file written as a stream
+    val out = s3.create(s"$d/data"); out.write(bytes("data")); out.close()
+    assert(new String(s3.readFully(s"$d/data"), UTF_8) == "data")
   }
 
   test("a store without conditional writes is refused, naming the endpoint option") {

@@ -135,6 +135,7 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
     val frags = files.map(NewFragment(_))
     // commitRetries counts attempts, the first one included.
     val plain = txn.CommitOptions(maxRetries = opts.commitRetries - 1,
+      maxRetryTime = scala.concurrent.duration.Duration(opts.commitTimeoutSeconds, "s"),
       enableStableRowIds = opts.enableStableRowIds)
     val commitOpts = opts.commitMessage.fold(plain)(plain.withCommitMessage)
     try write.commit(io, frags, commitOpts)

@@ -22,6 +22,8 @@ import io.sparklance.spark.OptionValues.{bool, positiveLong}
  *  - `max_page_bytes` (default 8 MiB): values a column buffers before writing a page; bounds
  *    a task's memory (about this much per column) whatever the file size.
  *  - `commit_retries` (default 20): how often a commit is retried over concurrent appends.
+ *  - `commit_timeout_seconds` (default 30): how long a commit keeps retrying before it gives
+ *    up with a concurrent-modification error (nothing committed, its files deleted).
  *  - `commit_message`: recorded with the commit, as pylance's `commit_message` (pylance shows
  *    it in `read_transaction(v).transaction_properties`).
  */
@@ -33,6 +35,7 @@ final case class LanceWriteOptions(
     enableStableRowIds: Boolean,
     maxPageBytes: Long,
     commitRetries: Int,
+    commitTimeoutSeconds: Long,
     commitMessage: Option[String],
     createMode: Option[String],
     tableConfig: Map[String, String] = Map.empty) {
@@ -47,6 +50,7 @@ object LanceWriteOptions {
   val EnableStableRowIds = "enable_stable_row_ids"
   val MaxPageBytes = "max_page_bytes"
   val CommitRetries = "commit_retries"
+  val CommitTimeoutSeconds = "commit_timeout_seconds"
   val CommitMessage = "commit_message"
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
   val CreateMode = "__lance_create_mode"
@@ -83,6 +87,7 @@ object LanceWriteOptions {
       enableStableRowIds = bool(options, EnableStableRowIds, default = false),
       maxPageBytes = positiveLong(options, MaxPageBytes, FileWriterOptions.DefaultPageBudget),
       commitRetries = positiveLong(options, CommitRetries, 20).min(1000).toInt,
+      commitTimeoutSeconds = positiveLong(options, CommitTimeoutSeconds, 30).min(86400),
       commitMessage = Option(options.get(CommitMessage)),
       createMode = Option(options.get(CreateMode)),
       tableConfig = options.asCaseSensitiveMap().asScala.collect {
