@@ -8,8 +8,9 @@ import org.apache.hadoop.fs.{FSDataInputStream, FileAlreadyExistsException, File
 import io.sparklance.LanceErrors
 
 /**
- * FileIO over Hadoop's FileSystem API, so `file:`, `hdfs:` and `s3a:` paths work with the
- * user's Hadoop configuration. The configuration is serialized by hand because Hadoop's
+ * FileIO over Hadoop's FileSystem API, so `file:`, `hdfs:` and any scheme Hadoop knows work
+ * with the user's Hadoop configuration (S3 goes to [[io.sparklance.storage.s3.S3FileIO]]
+ * instead, see [[RoutingFileIO]]). The configuration is serialized by hand because Hadoop's
  * Configuration is Writable, not Serializable.
  */
 final class HadoopFileIO(@transient private var conf: Configuration) extends FileIO {

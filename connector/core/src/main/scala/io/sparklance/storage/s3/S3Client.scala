@@ -19,8 +19,11 @@ final case class S3Response(status: Int, headers: Map[String, String], body: Arr
  * when credentials are set, retried with exponential backoff and jitter on connection errors,
  * throttling (429, 503 SlowDown) and server errors (500, 502, 504).
  */
-final class S3Client(val config: S3Config) {
+final class S3Client(val config: S3Config,
+    env: String => Option[String] = k => Option(System.getenv(k))) {
   import S3Client._
+
+  private val credentials = new S3Credentials(config, env)
 
   private val http = HttpClient.newBuilder()
     .version(HttpClient.Version.HTTP_1_1)
@@ -85,9 +88,8 @@ final class S3Client(val config: S3Config) {
     val b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(120))
       .method(method, publisher)
     headers.foreach { case (k, v) => b.header(k, v) }
-    if (config.credentials.isDefined)
-      SigV4.sign(method, uri.getRawAuthority, path, query, config)
-        .foreach { case (k, v) => b.header(k, v) }
+    credentials.get.foreach(c => SigV4.sign(method, uri.getRawAuthority, path, query,
+      config.region, c).foreach { case (k, v) => b.header(k, v) })
     val r = try http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray()) catch {
       case e: InterruptedException =>
         Thread.currentThread().interrupt()

@@ -11,7 +11,9 @@ import io.sparklance.LanceErrors
  * (`aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`, `aws_region`,
  * `aws_endpoint`, `allow_http`, `virtual_hosted_style_request`; requests are path-style
  * unless the last is true, as pylance's), then Hadoop's S3A names
- * (`fs.s3a.access.key`, …), then the AWS environment variables. Reader and writer options
+ * (`fs.s3a.access.key`, …), then the AWS environment variables; without static keys,
+ * [[S3Credentials]] looks further (web identity, container, instance profile). Reader and
+ * writer options
  * reach the Hadoop configuration Spark builds for a scan or a write, so all three places are
  * one lookup here. `toString` never shows a secret.
  */
@@ -24,7 +26,11 @@ final case class S3Config(
     pathStyle: Boolean,
     allowHttp: Boolean,
     maxRetries: Int,
-    partSize: Int) {
+    partSize: Int,
+    webIdentityTokenFile: Option[String] = None,
+    roleArn: Option[String] = None,
+    stsEndpoint: Option[String] = None,
+    metadataEndpoint: Option[String] = None) {
 
   def credentials: Option[(String, String)] =
     for (a <- accessKey; s <- secretKey) yield (a, s)
@@ -50,6 +56,10 @@ object S3Config {
   private val Endpoint = keys("aws_endpoint", "fs.s3a.endpoint") ++ Seq("endpoint")
   private val AllowHttp = keys("allow_http")
   private val VirtualHosted = keys("virtual_hosted_style_request")
+  private val TokenFile = keys("aws_web_identity_token_file")
+  private val RoleArn = keys("aws_role_arn")
+  private val StsEndpoint = keys("aws_sts_endpoint")
+  private val MetadataEndpoint = keys("aws_metadata_endpoint")
   private val Retries = Seq("s3_max_retries")
   private val PartSize = Seq("s3_part_size")
 
@@ -93,7 +103,8 @@ object S3Config {
     val region = get(Region).orElse(env("AWS_DEFAULT_REGION").filter(_.nonEmpty))
       .getOrElse("us-east-1")
     S3Config(endpoint, region, get(AccessKey), get(SecretKey), get(SessionToken), pathStyle,
-      allowHttp, int(Retries, 10, 0), int(PartSize, 16 * 1024 * 1024, MinPartSize))
+      allowHttp, int(Retries, 10, 0), int(PartSize, 16 * 1024 * 1024, MinPartSize),
+      get(TokenFile), get(RoleArn), get(StsEndpoint), get(MetadataEndpoint))
   }
 
   /** "64M", "16m", "1G", or a plain number of bytes. */

@@ -22,13 +22,14 @@ object SigV4 {
    * decoded query parameters.
    */
   def sign(method: String, host: String, path: String, query: Seq[(String, String)],
-      config: S3Config, now: ZonedDateTime = ZonedDateTime.now(ZoneOffset.UTC))
-      : Seq[(String, String)] = {
-    val (access, secret) = config.credentials.get
+      region: String, credentials: AwsCredentials,
+      now: ZonedDateTime = ZonedDateTime.now(ZoneOffset.UTC)): Seq[(String, String)] = {
+    val access = credentials.accessKey
+    val secret = credentials.secretKey
     val amzDate = now.withZoneSameInstant(ZoneOffset.UTC).format(AmzDate)
     val day = amzDate.substring(0, 8)
     val base = Seq("host" -> host, "x-amz-content-sha256" -> UnsignedPayload,
-      "x-amz-date" -> amzDate) ++ config.sessionToken.map("x-amz-security-token" -> _)
+      "x-amz-date" -> amzDate) ++ credentials.token.map("x-amz-security-token" -> _)
     val headers = base.sortBy(_._1)
     val signedHeaders = headers.map(_._1).mkString(";")
     val canonicalQuery = query.map { case (k, v) => (encode(k), encode(v)) }.sorted
@@ -36,9 +37,9 @@ object SigV4 {
     val canonical = Seq(method, path, canonicalQuery,
       headers.map { case (k, v) => s"$k:${v.trim}\n" }.mkString, signedHeaders,
       UnsignedPayload).mkString("\n")
-    val scope = s"$day/${config.region}/s3/aws4_request"
+    val scope = s"$day/$region/s3/aws4_request"
     val toSign = Seq("AWS4-HMAC-SHA256", amzDate, scope, hex(sha256(canonical))).mkString("\n")
-    val key = Seq(day, config.region, "s3", "aws4_request")
+    val key = Seq(day, region, "s3", "aws4_request")
       .foldLeft(("AWS4" + secret).getBytes(UTF_8))((k, part) => hmac(k, part))
     val signature = hex(hmac(key, toSign))
     val authorization = s"AWS4-HMAC-SHA256 Credential=$access/$scope, " +

@@ -21,7 +21,8 @@ class SigV4Suite extends AnyFunSuite {
     val url = s"https://$host$path" + (if (qs.isEmpty) "" else s"?$qs")
     val theirs = Pylance.call("s3_ops", "sigv4", method, url, c.accessKey.get, c.secretKey.get,
       c.region, "20250102T030405Z", c.sessionToken.orNull)
-    val ours = SigV4.sign(method, host, path, query, c, when).toMap
+    val creds = AwsCredentials(c.accessKey.get, c.secretKey.get, c.sessionToken)
+    val ours = SigV4.sign(method, host, path, query, c.region, creds, when).toMap
     assert(ours("x-amz-date") == theirs.get("date").asText())
     assert(ours("Authorization") == theirs.get("authorization").asText(), url)
     assert(ours.get("x-amz-security-token") == c.sessionToken)
