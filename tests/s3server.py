@@ -37,7 +37,8 @@ class Faults:
     every: fail every n-th request (0 = never) with `status` before it reaches moto;
     ambiguous_puts: the next k PUTs reach moto (and take effect) but answer 500, as if the
     response were lost; refuse_conditional: conditional PUTs answer 501 NotImplemented, like
-    a store without them; delay: seconds to wait before each request.
+    a store without them; slow: the next k requests wait `delay` seconds before they are
+    forwarded (a client that gives up sooner retries while they are still on their way).
     """
 
     def __init__(self):
@@ -50,6 +51,7 @@ class Faults:
             self.status = 503
             self.ambiguous_puts = 0
             self.refuse_conditional = False
+            self.slow = 0
             self.delay = 0.0
             self.seen = 0
             self.requests = []
@@ -109,7 +111,9 @@ def _handler(upstream, faults):
                     faults.ambiguous_puts -= 1
                 refuse = (faults.refuse_conditional and self.command == "PUT"
                           and "if-none-match" in lower)
-                delay = faults.delay
+                delay = faults.delay if faults.slow > 0 else 0
+                if delay:
+                    faults.slow -= 1
             if delay:
                 time.sleep(delay)
             if refuse:

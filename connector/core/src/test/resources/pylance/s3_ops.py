@@ -25,12 +25,13 @@ def start():
             "region": s3server.REGION, "bucket": s.new_bucket("scala")}
 
 
-def faults(every=0, status=503, ambiguous_puts=0, refuse_conditional=False):
+def faults(every=0, status=503, ambiguous_puts=0, refuse_conditional=False, slow=0, delay=0.0):
     f = _s().faults
     f.reset()
     with f.lock:
         f.every, f.status, f.ambiguous_puts = every, status, ambiguous_puts
         f.refuse_conditional = refuse_conditional
+        f.slow, f.delay = slow, delay
     return True
 
 

@@ -85,7 +85,7 @@ final class S3Client(val config: S3Config,
     val publisher =
       if (body == null) HttpRequest.BodyPublishers.noBody()
       else HttpRequest.BodyPublishers.ofByteArray(body)
-    val b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(120))
+    val b = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(config.requestTimeoutMillis))
       .method(method, publisher)
     headers.foreach { case (k, v) => b.header(k, v) }
     credentials.get.foreach(c => SigV4.sign(method, uri.getRawAuthority, path, query,

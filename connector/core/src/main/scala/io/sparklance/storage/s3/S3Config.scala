@@ -27,6 +27,7 @@ final case class S3Config(
     allowHttp: Boolean,
     maxRetries: Int,
     partSize: Int,
+    requestTimeoutMillis: Long = 120000L,
     webIdentityTokenFile: Option[String] = None,
     roleArn: Option[String] = None,
     stsEndpoint: Option[String] = None,
@@ -60,6 +61,7 @@ object S3Config {
   private val RoleArn = keys("aws_role_arn")
   private val StsEndpoint = keys("aws_sts_endpoint")
   private val MetadataEndpoint = keys("aws_metadata_endpoint")
+  private val Timeout = keys("timeout")
   private val Retries = Seq("s3_max_retries")
   private val PartSize = Seq("s3_part_size")
 
@@ -104,7 +106,25 @@ object S3Config {
       .getOrElse("us-east-1")
     S3Config(endpoint, region, get(AccessKey), get(SecretKey), get(SessionToken), pathStyle,
       allowHttp, int(Retries, 10, 0), int(PartSize, 16 * 1024 * 1024, MinPartSize),
+      find(Timeout).map { case (n, v) => parseMillis(n, v) }.getOrElse(120000L),
       get(TokenFile), get(RoleArn), get(StsEndpoint), get(MetadataEndpoint))
+  }
+
+  /** pylance's durations: "30s", "500ms", "2m", "1h", or a plain number of seconds. */
+  private def parseMillis(name: String, v: String): Long = {
+    val t = v.trim.toLowerCase(java.util.Locale.ROOT)
+    val (num, unit) =
+      if (t.endsWith("ms")) (t.dropRight(2), 1L)
+      else if (t.endsWith("s")) (t.dropRight(1), 1000L)
+      else if (t.endsWith("m")) (t.dropRight(1), 60000L)
+      else if (t.endsWith("h")) (t.dropRight(1), 3600000L)
+      else (t, 1000L)
+    val ms = try (num.trim.toDouble * unit).toLong catch {
+      case _: NumberFormatException =>
+        throw LanceErrors.invalidOption(name, v, "expected a duration such as 30s or 500ms")
+    }
+    if (ms <= 0) throw LanceErrors.invalidOption(name, v, "must be positive")
+    ms
   }
 
   /** "64M", "16m", "1G", or a plain number of bytes. */

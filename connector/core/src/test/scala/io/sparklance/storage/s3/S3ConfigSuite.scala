@@ -52,6 +52,10 @@ class S3ConfigSuite extends AnyFunSuite {
     assert(p.getMessage.contains("s3_part_size"))
     assert(S3Config.from(conf("s3_part_size" -> "8M"), noEnv).partSize == 8 * 1024 * 1024)
     assert(!S3Config.from(conf("virtual_hosted_style_request" -> "true"), noEnv).pathStyle)
+    assert(S3Config.from(conf("timeout" -> "1500ms"), noEnv).requestTimeoutMillis == 1500)
+    assert(S3Config.from(conf("timeout" -> "2m"), noEnv).requestTimeoutMillis == 120000)
+    assert(intercept[LanceInvalidOptionException](
+      S3Config.from(conf("timeout" -> "soon"), noEnv)).getMessage.contains("timeout"))
   }
 
   test("secrets never show in toString") {

@@ -40,8 +40,8 @@ class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
   private def dir(): String = { n += 1; s"s3://$bucket/t$n-${System.nanoTime()}" }
 
   private def faults(every: Int = 0, status: Int = 503, ambiguousPuts: Int = 0,
-      refuseConditional: Boolean = false): Unit =
-    Pylance.call("s3_ops", "faults", every, status, ambiguousPuts, refuseConditional)
+      refuseConditional: Boolean = false, slow: Int = 0, delay: Double = 0): Unit =
+    Pylance.call("s3_ops", "faults", every, status, ambiguousPuts, refuseConditional, slow, delay)
 
   private def counts(prefix: String): Map[String, Int] =
     Pylance.call("s3_ops", "counts", prefix).fields().asScala
@@ -152,6 +152,18 @@ class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
     faults(every = 1)
     val e = intercept[java.io.IOException](io("s3_max_retries" -> "0").readFully(s"$d/r"))
     assert(e.getMessage.contains(s"$d/r".stripPrefix("s3://")) && e.getMessage.contains("503"))
+  }
+
+  test("a slow answer past the request timeout is retried; a commit still happens once") {
+    val d = dir(); val s3 = io("timeout" -> "1s")
+    s3.write(s"$d/slow", bytes("x"))
+    faults(slow = 1, delay = 2.5)
+    assert(new String(s3.readFully(s"$d/slow"), UTF_8) == "x")
+    faults(slow = 1, delay = 2.5) // the first PUT is still on its way when the retry lands
+    assert(s3.createIfAbsent(s"$d/once", bytes("mine")))
+    Thread.sleep(3000)
+    assert(new String(s3.readFully(s"$d/once"), UTF_8) == "mine")
+    assert(!io().createIfAbsent(s"$d/once", bytes("again")))
   }
 
   test("the routing FileIO sends s3 and s3a paths to S3 and survives serialization") {
