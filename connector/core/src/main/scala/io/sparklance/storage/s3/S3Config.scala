@@ -119,7 +119,7 @@ object S3Config {
       else if (t.endsWith("m")) (t.dropRight(1), 60000L)
       else if (t.endsWith("h")) (t.dropRight(1), 3600000L)
       else (t, 1000L)
-    val ms = try (num.trim.toDouble * unit).toLong catch {
+    val ms = try { (num.trim.toDouble * unit).toLong } catch {
       case _: NumberFormatException =>
         throw LanceErrors.invalidOption(name, v, "expected a duration such as 30s or 500ms")
     }
