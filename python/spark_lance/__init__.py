@@ -21,6 +21,7 @@ from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
 from ._session import FORMAT, configure, session
 from ._table import LanceTable
+from ._vectors import as_vector, distance, nearest
 from ._version import __version__
 
 __all__ = [
@@ -30,13 +31,16 @@ __all__ = [
     "LanceTable",
     "UnsupportedSparkError",
     "__version__",
+    "as_vector",
     "cleanup_old_versions",
     "compact_files",
     "configure",
     "create_tag",
     "delete_tag",
+    "distance",
     "jar_path",
     "list_tags",
+    "nearest",
     "read_lance",
     "register_catalog",
     "restore",

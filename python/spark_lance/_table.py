@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from . import _maintenance
+from . import _maintenance, _vectors
 from ._io import read_lance
 
 if TYPE_CHECKING:
@@ -72,6 +72,17 @@ class LanceTable:
         for k in ("provider", "location"):
             props.pop(k, None)
         return props
+
+    def nearest(self, column: str, q: Sequence[float], k: int = 10, metric: str = "l2",
+                filter: Optional[str] = None,  # noqa: A002 - pylance's name
+                columns: Union[str, Sequence[str], None] = None,
+                version: Union[int, str, None] = None) -> "DataFrame":
+        """The ``k`` rows nearest ``q`` in the vector column ``column``, with ``_distance``:
+        pylance's exact search (``to_table(nearest={"column": column, "q": q, "k": k,
+        "metric": metric, "use_index": False}, filter=filter, prefilter=True)``), distributed
+        over the table's splits (see :func:`spark_lance.nearest`)."""
+        return _vectors.nearest(self.to_df(version=version), column, q, k=k, metric=metric,
+                                filter=filter, columns=columns)
 
     # ---- row changes --------------------------------------------------------------------------
     def delete(self, predicate: str) -> None:

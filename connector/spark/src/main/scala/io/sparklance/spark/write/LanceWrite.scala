@@ -108,7 +108,7 @@ object LanceBatchWrite {
         (txn.WritePlan.append(s, opts.dataStorageVersion, matched.map(_._1)), matched.map(_._2))
       case _ =>
         val version = txn.WritePlan.replaceVersion(root, existing, opts.dataStorageVersion)
-        val fields = SparkToLance.fields(schema, version)
+        val fields = SparkToLance.fields(opts.withVectorColumns(schema), version)
         // Creating (append to an empty path included) never replaces a dataset that appears
         // meanwhile.
         val mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate)

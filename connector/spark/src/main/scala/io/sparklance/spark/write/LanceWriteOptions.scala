@@ -24,6 +24,9 @@ import io.sparklance.spark.OptionValues.{bool, positiveLong}
  *  - `commit_retries` (default 20): how often a commit is retried over concurrent appends.
  *  - `commit_timeout_seconds` (default 30): how long a commit keeps retrying before it gives
  *    up with a concurrent-modification error (nothing committed, its files deleted).
+ *  - `vector_columns`: `name:dim[,name:dim…]` — these array columns of numbers are written as
+ *    vectors, `fixed_size_list<item>[dim]` (as the field metadata `arrow.fixed-size-list.size`
+ *    does); new datasets and overwrites.
  *  - `commit_message`: recorded with the commit, as pylance's `commit_message` (pylance shows
  *    it in `read_transaction(v).transaction_properties`).
  */
@@ -37,9 +40,26 @@ final case class LanceWriteOptions(
     commitRetries: Int,
     commitTimeoutSeconds: Long,
     commitMessage: Option[String],
+    vectorColumns: Map[String, Int],
     createMode: Option[String],
     tableConfig: Map[String, String] = Map.empty) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
+
+  /** `schema` with the `vector_columns` marked as vectors in their field metadata. */
+  def withVectorColumns(schema: org.apache.spark.sql.types.StructType)
+      : org.apache.spark.sql.types.StructType = {
+    import org.apache.spark.sql.types.MetadataBuilder
+    vectorColumns.keys.filterNot(schema.fieldNames.contains).foreach { c =>
+      throw LanceErrors.invalidOption(LanceWriteOptions.VectorColumns, c,
+        s"no such column; the DataFrame has ${schema.fieldNames.mkString(", ")}")
+    }
+    org.apache.spark.sql.types.StructType(schema.fields.map { f =>
+      vectorColumns.get(f.name).fold(f) { dim =>
+        f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata)
+          .putLong(SparkToLance.FixedSizeListKey, dim).build())
+      }
+    })
+  }
 }
 
 object LanceWriteOptions {
@@ -52,6 +72,7 @@ object LanceWriteOptions {
   val CommitRetries = "commit_retries"
   val CommitTimeoutSeconds = "commit_timeout_seconds"
   val CommitMessage = "commit_message"
+  val VectorColumns = "vector_columns"
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
   val CreateMode = "__lance_create_mode"
   /** Internal: table config a create or replace sets (a catalog's TBLPROPERTIES), by key. */
@@ -68,6 +89,15 @@ object LanceWriteOptions {
     "partitionOverwriteMode" -> ("Lance datasets have no partitions; an overwrite replaces " +
       "the whole dataset"),
     "mergeSchema" -> "appends must match the dataset's schema; add columns first")
+
+  private def parseVectorColumns(v: String): Map[String, Int] =
+    v.split(',').map(_.trim).filter(_.nonEmpty).map { spec =>
+      val i = spec.lastIndexOf(':')
+      val dim = if (i <= 0) None else scala.util.Try(spec.substring(i + 1).trim.toInt).toOption
+      dim.filter(_ > 0).map(d => spec.substring(0, i).trim -> d).getOrElse(
+        throw LanceErrors.invalidOption(VectorColumns, v,
+          s"'$spec' is not name:dim (e.g. embedding:768)"))
+    }.toMap
 
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
     Unsupported.foreach { case (k, why) =>
@@ -89,6 +119,8 @@ object LanceWriteOptions {
       commitRetries = positiveLong(options, CommitRetries, 20).min(1000).toInt,
       commitTimeoutSeconds = positiveLong(options, CommitTimeoutSeconds, 30).min(86400),
       commitMessage = Option(options.get(CommitMessage)),
+      vectorColumns =
+        Option(options.get(VectorColumns)).map(parseVectorColumns).getOrElse(Map.empty),
       createMode = Option(options.get(CreateMode)),
       tableConfig = options.asCaseSensitiveMap().asScala.collect {
         case (k, v) if k.startsWith(TableConfigPrefix) => k.stripPrefix(TableConfigPrefix) -> v

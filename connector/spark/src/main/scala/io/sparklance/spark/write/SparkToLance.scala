@@ -54,7 +54,8 @@ object SparkToLance {
           LanceField(id, parent, name, Struct, nullable, encodingMetadata(md, name),
             st.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, id)))
         case at: ArrayType =>
-          hinted.collect { case t: FixedSizeList if fits(t, dt, name) => t } match {
+          hinted.collect { case t: FixedSizeList if fits(t, dt, name) => t }
+            .orElse(vectorHint(md, name, at)) match {
             case Some(t) => LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Nil)
             case None =>
               val large = hinted.exists(h => h == LargeList || h == ListOfStruct(true))
@@ -96,6 +97,30 @@ object SparkToLance {
         .getOrElse(throw LanceErrors.unsupported(s"""Column '$column': field metadata ${BlobColumn.BlobMetaKey} must be "true" or "false""""))
       !v.trim.equalsIgnoreCase("false")
     }
+
+  /** lance-spark's field-metadata key for vector columns: the fixed number of items. */
+  val FixedSizeListKey = "arrow.fixed-size-list.size"
+
+  /**
+   * The vector type `md` asks for with [[FixedSizeListKey]]: `fixed_size_list<item>[n]` of
+   * the array's numeric item type (what LanceDB and pylance index and search).
+   */
+  private def vectorHint(md: Metadata, name: String, at: ArrayType): Option[LogicalType] = {
+    if (md == null || !md.contains(FixedSizeListKey)) return None
+    val raw = scala.util.Try(md.getLong(FixedSizeListKey).toString)
+      .orElse(scala.util.Try(md.getString(FixedSizeListKey))).getOrElse("?")
+    val dim = scala.util.Try(raw.trim.toInt).toOption.filter(_ > 0).getOrElse(
+      throw LanceErrors.unsupported(s"Column '$name': field metadata $FixedSizeListKey must be " +
+        s"a positive whole number of items, not '$raw'"))
+    at.elementType match {
+      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType =>
+        Some(FixedSizeList(default(s"$name.item", at.elementType), dim))
+      case other =>
+        throw LanceErrors.unsupportedType(name, s"array<${other.simpleString}>",
+          s"field metadata $FixedSizeListKey makes a vector of numbers; the items are " +
+            other.simpleString)
+    }
+  }
 
   /** The [[EncodingKeys]] present in `md`, as UTF-8 strings (numbers written as Spark prints them). */
   def encodingMetadata(md: Metadata, column: String): Predef.Map[String, Array[Byte]] =

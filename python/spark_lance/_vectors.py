@@ -1,0 +1,103 @@
+"""Vector columns as LanceDB and pylance index and search them, and exact nearest-neighbour
+search in Spark: :func:`as_vector` and :func:`nearest`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence, Union
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+#: The field-metadata key lance-spark documents for vector columns; the connector honours it.
+FIXED_SIZE_LIST_KEY = "arrow.fixed-size-list.size"
+
+_ITEM_TYPES = {"float32": "float", "float": "float", "float64": "double", "double": "double"}
+
+#: pylance's distances: squared L2, 1 - cosine similarity, 1 - dot product.
+METRICS = ("l2", "cosine", "dot")
+
+
+def as_vector(df: "DataFrame", column: str, dim: int, dtype: str = "float32") -> "DataFrame":
+    """``df`` with ``column`` written as a Lance vector, ``fixed_size_list<dtype>[dim]``: the
+    column LanceDB and pylance build vector indices on and search. ``column`` may be an array
+    of numbers or a ``pyspark.ml.linalg`` vector (VectorUDT). Every row must then hold exactly
+    ``dim`` values (a write fails naming the column otherwise); a null vector stays null.
+
+    Same as giving the column the field metadata ``{"arrow.fixed-size-list.size": dim}``."""
+    from pyspark.sql import functions as F
+
+    if not isinstance(dim, int) or isinstance(dim, bool) or dim <= 0:
+        raise ValueError(f"dim must be a positive int, not {dim!r}")
+    item = _ITEM_TYPES.get(dtype)
+    if item is None:
+        raise ValueError(f"dtype must be one of {sorted(_ITEM_TYPES)}, not {dtype!r}")
+    if column not in df.columns:
+        raise ValueError(f"no column {column!r} in {df.columns}")
+    field = df.schema[column]
+    if field.dataType.typeName() == "vector" or type(field.dataType).__name__ == "VectorUDT":
+        from pyspark.ml.functions import vector_to_array
+
+        values = vector_to_array(F.col(column), dtype="float32" if item == "float" else "float64")
+    else:
+        values = F.col(column).cast(f"array<{item}>")
+    return df.withColumn(column, values.alias(column, metadata={FIXED_SIZE_LIST_KEY: dim}))
+
+
+def _literal_vector(q: Sequence[float], item: str) -> str:
+    values = [float(x) for x in q]
+    if not values:
+        raise ValueError("the query vector is empty")
+    return "array(" + ", ".join(f"cast({v!r} as {item})" for v in values) + ")"
+
+
+def distance(column: str, q: Sequence[float], metric: str = "l2") -> "Column":
+    """pylance's distance of every row's vector in ``column`` to ``q``: ``l2`` (squared
+    Euclidean), ``cosine`` (1 - cosine similarity) or ``dot`` (1 - dot product), as float."""
+    from pyspark.sql import functions as F
+
+    metric = metric.lower()
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
+    c = "`" + column.replace("`", "``") + "`"
+    qv = _literal_vector(q, "double")
+
+    def total(expr: str) -> str:
+        return f"aggregate(zip_with({c}, {qv}, (a, b) -> {expr}), 0D, (s, x) -> s + x)"
+
+    if metric == "l2":
+        sql = total("(cast(a as double) - b) * (cast(a as double) - b)")
+    elif metric == "dot":
+        sql = f"1D - {total('cast(a as double) * b')}"
+    else:
+        norm_q = sum(float(x) * float(x) for x in q) ** 0.5
+        norm_v = f"sqrt(aggregate({c}, 0D, (s, a) -> s + cast(a as double) * a))"
+        # A zero vector has no direction: its distance is null, and it is never returned.
+        sql = f"1D - try_divide({total('cast(a as double) * b')}, {norm_v} * {norm_q!r})"
+    return F.expr(f"cast({sql} as float)")
+
+
+def nearest(df: "DataFrame", column: str, q: Sequence[float], k: int = 10,
+            metric: str = "l2", filter: Optional[str] = None,  # noqa: A002 - pylance's name
+            columns: Union[str, Sequence[str], None] = None) -> "DataFrame":
+    """The ``k`` rows of ``df`` whose ``column`` vectors are nearest ``q``, nearest first,
+    with their ``_distance`` — pylance's exact search (``to_table(nearest={..., "use_index":
+    False}, prefilter=True)``), distributed: every task keeps its own top ``k`` and Spark
+    merges them. ``filter`` (SQL) selects the rows searched; rows with a null vector are
+    never returned."""
+    from pyspark.sql import functions as F
+
+    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
+        raise ValueError(f"k must be a positive int, not {k!r}")
+    dim = len(q)
+    rows = df.where(filter) if filter else df
+    rows = rows.where(F.col(column).isNotNull())
+    size = F.size(F.col(column))
+    rows = rows.withColumn("_distance", F.when(size == dim, distance(column, q, metric))
+                           .otherwise(F.raise_error(F.concat(
+                               F.lit(f"column {column!r} holds a vector of "),
+                               size.cast("string"),
+                               F.lit(f" values; the query has {dim}")))))
+    if columns is not None:
+        keep = [columns] if isinstance(columns, str) else list(columns)
+        rows = rows.select(*keep, "_distance")
+    return rows.orderBy(F.col("_distance").asc_nulls_last()).limit(k)
