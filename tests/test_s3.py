@@ -187,9 +187,9 @@ def test_compaction_and_cleanup_on_s3(spark, s3, bucket):
     assert_reads_as_pylance(spark, uri, so)
 
 
-def test_concurrent_spark_and_pylance_writers_lose_nothing(spark, s3, bucket):
-    so = s3.storage_options()
-    uri = f"s3://{bucket}/race.lance"
+def race(spark, uri, so, spark_options):
+    """6 Spark and 2 pylance writers append 8 times each to `uri` at once: every row lands
+    once and the history is linear, as pylance sees it and as Spark reads it."""
     lance.write_dataset(pa.table({"w": pa.array([], pa.string()), "i": pa.array([], pa.int64())}),
                         uri, storage_options=so)
     commits = 8
@@ -201,7 +201,7 @@ def test_concurrent_spark_and_pylance_writers_lose_nothing(spark, s3, bucket):
                 # Eight writers on one table of a local S3 emulator: a larger commit budget
                 # than the default 20 attempts / 30 s, so every write lands.
                 spark.createDataFrame([(f"s{w}", i)], "w string, i bigint").write \
-                    .format("lance").options(**so).option("commit_retries", 200) \
+                    .format("lance").options(**spark_options).option("commit_retries", 200) \
                     .option("commit_timeout_seconds", 600).mode("append").save(uri)
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(f"spark {w}: {short_error(e)}")
@@ -229,8 +229,13 @@ def test_concurrent_spark_and_pylance_writers_lose_nothing(spark, s3, bucket):
     assert rows == want
     assert [v["version"] for v in ds.versions()] == list(range(1, 8 * commits + 2))
     got = sorted((r["w"], r["i"]) for r in
-                 spark.read.format("lance").options(**so).load(uri).collect())
+                 spark.read.format("lance").options(**spark_options).load(uri).collect())
     assert got == want
+
+
+def test_concurrent_spark_and_pylance_writers_lose_nothing(spark, s3, bucket):
+    so = s3.storage_options()
+    race(spark, f"s3://{bucket}/race.lance", so, so)
 
 
 def test_faults_lose_and_duplicate_nothing(spark, s3, bucket):
@@ -295,3 +300,129 @@ def test_requests_per_scan_against_pylance(spark, s3, bucket):
     ours = s3.faults.counts("count.lance")
     print(f"requests for a scan of 4 data files: ours {ours}, pylance {theirs} ({prefix})")
     assert sum(ours.values()) <= sum(theirs.values()) + 2, (ours, theirs)
+
+
+# ---- s3+ddb://: commits through pylance's DynamoDB external manifest store ----
+
+DDB_TABLE = "lance_commits"
+
+
+@pytest.fixture(scope="module")
+def ddb(s3):
+    """A DynamoDB table of pylance's layout on the same moto server; pylance finds the
+    endpoint and credentials in the environment (DYNAMODB_ENDPOINT), Spark in its options."""
+    import os
+
+    from s3server import ACCESS_KEY, REGION, SECRET_KEY
+    import boto3
+
+    client = boto3.client("dynamodb", endpoint_url=s3.direct_endpoint, region_name=REGION,
+                          aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY)
+    client.create_table(
+        TableName=DDB_TABLE,
+        KeySchema=[{"AttributeName": "base_uri", "KeyType": "HASH"},
+                   {"AttributeName": "version", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "base_uri", "AttributeType": "S"},
+                              {"AttributeName": "version", "AttributeType": "N"}],
+        BillingMode="PAY_PER_REQUEST")
+    env = {"DYNAMODB_ENDPOINT": s3.endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+           "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": REGION,
+           "AWS_DEFAULT_REGION": REGION}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    yield client
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def ddb_options(s3):
+    return dict(s3.storage_options(), dynamodb_endpoint=s3.endpoint)
+
+
+def ddb_rows(ddb, base_uri):
+    items = ddb.query(TableName=DDB_TABLE, KeyConditionExpression="base_uri = :b",
+                      ExpressionAttributeValues={":b": {"S": base_uri}},
+                      ConsistentRead=True)["Items"]
+    return {int(it["version"]["N"]): (it["path"]["S"], int(it["size"]["N"]),
+                                      it["committer"]["S"]) for it in items}
+
+
+def manifest_keys(s3, bucket, prefix):
+    listed = s3.client().list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/_versions/")
+    return {o["Key"]: o["Size"] for o in listed.get("Contents", [])}
+
+
+def test_s3_ddb_commits_interleave_with_pylance(spark, s3, bucket, ddb):
+    so, sso = s3.storage_options(), ddb_options(s3)
+    uri = f"s3+ddb://{bucket}/d/t.lance?ddbTableName={DDB_TABLE}"
+    lance.write_dataset(data(0, 50), uri, storage_options=so)
+    frame(spark, data(100, 20)).write.format("lance").options(**sso).mode("append").save(uri)
+    lance.write_dataset(data(200, 10), uri, mode="append", storage_options=so)
+    frame(spark, data(300, 5)).write.format("lance").options(**sso).mode("append").save(uri)
+    ds = lance.dataset(uri, storage_options=so)
+    ds.validate()
+    assert [v["version"] for v in ds.versions()] == [1, 2, 3, 4]
+    want = ds.to_table().sort_by("id")
+    df = spark.read.format("lance").options(**sso).load(uri)
+    diff = first_difference(rows_from_arrow(want),
+                            rows_from_spark(sorted(df.collect(), key=lambda r: r["id"]),
+                                            df.schema), want.column_names)
+    assert diff is None, diff
+    # Every version has pylance's row: the final manifest key, its size, committer lancedb;
+    # no staging manifest is left behind.
+    keys = manifest_keys(s3, bucket, "d/t.lance")
+    rows = ddb_rows(ddb, "d/t.lance")
+    assert sorted(rows) == [1, 2, 3, 4]
+    for version, (path, size, committer) in rows.items():
+        assert path == f"d/t.lance/_versions/{2**64 - 1 - version:020d}.manifest"
+        assert keys[path] == size and committer == "lancedb"
+    assert not [k for k in keys if ".manifest-" in k]
+
+
+def test_s3_ddb_finishes_a_version_a_writer_left_staged(spark, s3, bucket, ddb):
+    """A writer that stopped after DynamoDB recorded its staging manifest: the next writer
+    copies it into place, as pylance does, and commits after it."""
+    so, sso = s3.storage_options(), ddb_options(s3)
+    uri = f"s3+ddb://{bucket}/left.lance?ddbTableName={DDB_TABLE}"
+    lance.write_dataset(data(0, 10), uri, storage_options=so)
+    lance.write_dataset(data(10, 10), uri, mode="append", storage_options=so)
+    final = f"left.lance/_versions/{2**64 - 3:020d}.manifest"
+    staged = final + "-00000000-0000-4000-8000-000000000000"
+    c = s3.client()
+    c.copy_object(Bucket=bucket, Key=staged, CopySource={"Bucket": bucket, "Key": final})
+    c.delete_object(Bucket=bucket, Key=final)
+    size = c.head_object(Bucket=bucket, Key=staged)["ContentLength"]
+    ddb.put_item(TableName=DDB_TABLE, Item={
+        "base_uri": {"S": "left.lance"}, "version": {"N": "2"}, "path": {"S": staged},
+        "size": {"N": str(size)}, "committer": {"S": "lancedb"}})
+    frame(spark, data(20, 10)).write.format("lance").options(**sso).mode("append").save(uri)
+    ds = lance.dataset(uri, storage_options=so)
+    ds.validate()
+    assert [v["version"] for v in ds.versions()] == [1, 2, 3]
+    assert sorted(ds.to_table()["id"].to_pylist()) == list(range(30))
+    assert ddb_rows(ddb, "left.lance")[2][0] == final
+    assert staged not in manifest_keys(s3, bucket, "left.lance")
+
+
+def test_s3_ddb_writers_race_on_a_store_without_conditional_writes(spark, s3, bucket, ddb):
+    """Only DynamoDB decides who commits: the store refuses conditional PUTs here."""
+    with s3.faults.lock:
+        s3.faults.refuse_conditional = True
+    uri = f"s3+ddb://{bucket}/race.lance?ddbTableName={DDB_TABLE}"
+    race(spark, uri, s3.storage_options(), ddb_options(s3))
+    assert sorted(ddb_rows(ddb, "race.lance")) == list(range(1, 66))
+
+
+def test_s3_ddb_settings_are_checked(spark, s3, bucket, ddb):
+    sso = ddb_options(s3)
+    df = frame(spark, data(0, 3))
+    with pytest.raises(Exception) as e:
+        df.write.format("lance").options(**sso).save(f"s3+ddb://{bucket}/n.lance")
+    assert "ddbTableName" in short_error(e.value)
+    with pytest.raises(Exception) as e:
+        df.write.format("lance").options(**sso) \
+            .save(f"s3+ddb://{bucket}/n.lance?ddbTableName=no_such_table")
+    assert "no_such_table" in short_error(e.value) and "base_uri" in short_error(e.value)

@@ -16,6 +16,9 @@ final class RoutingFileIO(@transient private var conf: Configuration) extends Fi
   @transient private lazy val hadoop = new HadoopFileIO(conf)
   @transient private lazy val s3 = new S3FileIO(S3Config.from(conf))
 
+  /** The S3 (and DynamoDB) settings of this configuration. */
+  def s3Config: S3Config = s3.config
+
   private def of(path: String): FileIO = {
     val i = path.indexOf("://")
     if (i > 0 && S3FileIO.Schemes.contains(path.substring(0, i).toLowerCase(java.util.Locale.ROOT)))

@@ -38,7 +38,8 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
    */
   private var inferred: Option[(Map[String, String], Table)] = None
 
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+  override def inferSchema(options0: CaseInsensitiveStringMap): StructType = {
+    val options = LanceProvider.withPathQuery(options0)
     val table = LanceTables.load(session, options)
     inferred = Some((options.asCaseSensitiveMap().asScala.toMap, table))
     table.schema()
@@ -47,8 +48,10 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   /** True so that saving to a path with no dataset yet does not infer (and fail on) its schema. */
   override def supportsExternalMetadata(): Boolean = true
 
-  override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
-    val options = new CaseInsensitiveStringMap(properties)
+  override def getTable(schema: StructType, partitioning: Array[Transform],
+      properties0: util.Map[String, String]): Table = {
+    val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(properties0))
+    val properties = options.asCaseSensitiveMap()
     val path = options.get("path")
     if (partitioning.nonEmpty)
       throw LanceErrors.unsupported(s"Lance datasets are not partitioned (${partitioning.mkString(", ")})")
@@ -64,9 +67,10 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   override def createRelation(
       sqlContext: SQLContext,
       mode: SaveMode,
-      parameters: Map[String, String],
+      parameters0: Map[String, String],
       data: DataFrame): BaseRelation = {
-    val options = new CaseInsensitiveStringMap(parameters.asJava)
+    val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(parameters0.asJava))
+    val parameters = options.asCaseSensitiveMap().asScala.toMap
     val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption("path", "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
     Option(options.get("__partition_columns")).filter(c => c.nonEmpty && c != "[]").foreach { c =>
@@ -100,6 +104,24 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
 }
 
 object LanceProvider {
+  /**
+   * pylance's `s3+ddb://bucket/path?ddbTableName=t`: the query's settings become options
+   * (`ddbTableName`), the path loses its query. Other paths are left alone.
+   */
+  def withPathQuery(options: CaseInsensitiveStringMap): CaseInsensitiveStringMap = {
+    val path = options.get("path")
+    if (path == null || !path.toLowerCase(java.util.Locale.ROOT).startsWith("s3+ddb://") ||
+      !path.contains("?")) return options
+    val (bare, query) = path.splitAt(path.indexOf('?'))
+    val settings = query.drop(1).split('&').filter(_.nonEmpty).map { kv =>
+      val i = kv.indexOf('=')
+      def dec(s: String) = java.net.URLDecoder.decode(s, "UTF-8")
+      if (i < 0) dec(kv) -> "" else dec(kv.substring(0, i)) -> dec(kv.substring(i + 1))
+    }.toMap
+    new CaseInsensitiveStringMap(
+      (options.asCaseSensitiveMap().asScala.toMap ++ settings + ("path" -> bare)).asJava)
+  }
+
   /** A Lance dataset is there: a `_versions/` directory holding at least one manifest. */
   def datasetExists(spark: SparkSession, options: CaseInsensitiveStringMap): Boolean = {
     val io = LanceTables.fileIO(spark, options)

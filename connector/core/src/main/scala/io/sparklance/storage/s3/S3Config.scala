@@ -31,7 +31,9 @@ final case class S3Config(
     webIdentityTokenFile: Option[String] = None,
     roleArn: Option[String] = None,
     stsEndpoint: Option[String] = None,
-    metadataEndpoint: Option[String] = None) {
+    metadataEndpoint: Option[String] = None,
+    ddbTableName: Option[String] = None,
+    dynamodbEndpoint: Option[String] = None) {
 
   def credentials: Option[(String, String)] =
     for (a <- accessKey; s <- secretKey) yield (a, s)
@@ -62,6 +64,10 @@ object S3Config {
   private val StsEndpoint = keys("aws_sts_endpoint")
   private val MetadataEndpoint = keys("aws_metadata_endpoint")
   private val Timeout = keys("timeout")
+  /** `s3+ddb://` commits: the DynamoDB table (pylance's URI query `ddbTableName`). */
+  private val DdbTable = Seq("ddbTableName", "ddb_table_name")
+  /** pylance reads the DynamoDB endpoint from the environment variable DYNAMODB_ENDPOINT. */
+  private val DdbEndpoint = keys("dynamodb_endpoint")
   private val Retries = Seq("s3_max_retries")
   private val PartSize = Seq("s3_part_size")
 
@@ -107,7 +113,8 @@ object S3Config {
     S3Config(endpoint, region, get(AccessKey), get(SecretKey), get(SessionToken), pathStyle,
       allowHttp, int(Retries, 10, 0), int(PartSize, 16 * 1024 * 1024, MinPartSize),
       find(Timeout).map { case (n, v) => parseMillis(n, v) }.getOrElse(120000L),
-      get(TokenFile), get(RoleArn), get(StsEndpoint), get(MetadataEndpoint))
+      get(TokenFile), get(RoleArn), get(StsEndpoint), get(MetadataEndpoint),
+      get(DdbTable), get(DdbEndpoint).map(_.trim.stripSuffix("/")))
   }
 
   /** pylance's durations: "30s", "500ms", "2m", "1h", or a plain number of seconds. */

@@ -154,6 +154,12 @@ final class S3FileIO(val config: S3Config) extends FileIO {
           // ConditionalRequestConflict: another conditional write of this key is in flight.
           conflicts += 1
           Thread.sleep(S3Client.backoffMillis(conflicts))
+        case _ if refusesConditions(r) && l.scheme == "s3+ddb" =>
+          // Manifests commit through DynamoDB; what else is created here has a unique name
+          // (transactions) or tolerates a race as pylance's own writes there do (tags).
+          if (exists(path)) return false
+          write(path, bytes)
+          return true
         case _ if refusesConditions(r) =>
           throw LanceErrors.unsupported(s"The S3 endpoint ${config.endpoint.getOrElse("aws")} " +
             s"does not support conditional writes (If-None-Match), so a commit of $path " +
@@ -247,5 +253,6 @@ final class S3FileIO(val config: S3Config) extends FileIO {
 object S3FileIO {
   private val log = LoggerFactory.getLogger(classOf[S3FileIO])
 
-  val Schemes: Set[String] = Set("s3", "s3a")
+  /** `s3+ddb` is S3 whose commits go through DynamoDB (pylance's external manifest store). */
+  val Schemes: Set[String] = Set("s3", "s3a", "s3+ddb")
 }

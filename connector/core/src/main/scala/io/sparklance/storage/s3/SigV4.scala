@@ -8,8 +8,9 @@ import javax.crypto.Mac
 import javax.crypto.spec.SecretKeySpec
 
 /**
- * AWS Signature Version 4 for S3 requests (the `Authorization` header form). Payloads are
- * sent as `UNSIGNED-PAYLOAD`, which S3 accepts on every request, so bodies are not hashed.
+ * AWS Signature Version 4 (the `Authorization` header form). S3 payloads are sent as
+ * `UNSIGNED-PAYLOAD`, which S3 accepts on every request, so bodies are not hashed; DynamoDB
+ * signs the body's hash (`payloadHash`, `service = "dynamodb"`).
  */
 object SigV4 {
   val UnsignedPayload = "UNSIGNED-PAYLOAD"
@@ -23,12 +24,13 @@ object SigV4 {
    */
   def sign(method: String, host: String, path: String, query: Seq[(String, String)],
       region: String, credentials: AwsCredentials,
-      now: ZonedDateTime = ZonedDateTime.now(ZoneOffset.UTC)): Seq[(String, String)] = {
+      now: ZonedDateTime = ZonedDateTime.now(ZoneOffset.UTC), service: String = "s3",
+      payloadHash: String = UnsignedPayload): Seq[(String, String)] = {
     val access = credentials.accessKey
     val secret = credentials.secretKey
     val amzDate = now.withZoneSameInstant(ZoneOffset.UTC).format(AmzDate)
     val day = amzDate.substring(0, 8)
-    val base = Seq("host" -> host, "x-amz-content-sha256" -> UnsignedPayload,
+    val base = Seq("host" -> host, "x-amz-content-sha256" -> payloadHash,
       "x-amz-date" -> amzDate) ++ credentials.token.map("x-amz-security-token" -> _)
     val headers = base.sortBy(_._1)
     val signedHeaders = headers.map(_._1).mkString(";")
@@ -36,10 +38,10 @@ object SigV4 {
       .map { case (k, v) => s"$k=$v" }.mkString("&")
     val canonical = Seq(method, path, canonicalQuery,
       headers.map { case (k, v) => s"$k:${v.trim}\n" }.mkString, signedHeaders,
-      UnsignedPayload).mkString("\n")
-    val scope = s"$day/$region/s3/aws4_request"
+      payloadHash).mkString("\n")
+    val scope = s"$day/$region/$service/aws4_request"
     val toSign = Seq("AWS4-HMAC-SHA256", amzDate, scope, hex(sha256(canonical))).mkString("\n")
-    val key = Seq(day, region, "s3", "aws4_request")
+    val key = Seq(day, region, service, "aws4_request")
       .foldLeft(("AWS4" + secret).getBytes(UTF_8))((k, part) => hmac(k, part))
     val signature = hex(hmac(key, toSign))
     val authorization = s"AWS4-HMAC-SHA256 Credential=$access/$scope, " +
@@ -63,6 +65,10 @@ object SigV4 {
     }
     sb.toString
   }
+
+  /** Hex SHA-256 of a request body, for services that sign the payload (DynamoDB). */
+  def payloadSha256(body: Array[Byte]): String =
+    hex(MessageDigest.getInstance("SHA-256").digest(body))
 
   private def sha256(s: String): Array[Byte] =
     MessageDigest.getInstance("SHA-256").digest(s.getBytes(UTF_8))

@@ -1,6 +1,8 @@
 package io.sparklance.table.txn
 
-import io.sparklance.storage.FileIO
+import io.sparklance.LanceErrors
+import io.sparklance.storage.{FileIO, RoutingFileIO}
+import io.sparklance.storage.s3.{DynamoDbClient, S3Config, S3FileIO}
 
 /**
  * Puts a manifest at its version's path so that exactly one of several racing writers wins.
@@ -14,9 +16,44 @@ trait CommitHandler extends Serializable {
 }
 
 object CommitHandler {
-  /** The handler for where `root` lives: local files or HDFS (Hadoop's never-replacing rename). */
+  /** DynamoDB tables whose key schema was checked (once per table, as pylance does). */
+  private val checkedTables = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /**
+   * The handler for where `root` lives: local files (hard link), `s3+ddb://` (pylance's
+   * DynamoDB external manifest store), anything else the store's own create-if-absent (S3's
+   * conditional PUT, HDFS's never-replacing rename).
+   */
   def forRoot(fileIO: FileIO, root: String): CommitHandler = {
-    val scheme = Option(new java.net.URI(root.replace(" ", "%20")).getScheme).getOrElse("file")
-    if (scheme == "file") new LocalCommitHandler(fileIO) else new RenameCommitHandler(fileIO)
+    val i = root.indexOf("://")
+    val scheme = if (i > 0) root.substring(0, i).toLowerCase(java.util.Locale.ROOT) else "file"
+    if (scheme == "file") new LocalCommitHandler(fileIO)
+    else if (scheme == DynamoDbCommitHandler.Scheme) dynamoDb(fileIO, root)
+    else new RenameCommitHandler(fileIO)
+  }
+
+  /** The DynamoDB handler for an `s3+ddb://` root, or None for any other root. */
+  def externalStore(fileIO: FileIO, root: String): Option[DynamoDbCommitHandler] =
+    forRoot(fileIO, root) match {
+      case d: DynamoDbCommitHandler => Some(d)
+      case _ => None
+    }
+
+  private def dynamoDb(fileIO: FileIO, root: String): DynamoDbCommitHandler = {
+    val config: S3Config = fileIO match {
+      case r: RoutingFileIO => r.s3Config
+      case s: S3FileIO => s.config
+      case other => throw LanceErrors.unsupported(
+        s"$root: s3+ddb:// commits need the connector's S3 storage, not ${other.getClass}")
+    }
+    val table = config.ddbTableName.getOrElse(throw LanceErrors.invalidOption("ddbTableName",
+      "", s"$root commits through DynamoDB: name its table as pylance does " +
+        "(s3+ddb://bucket/path?ddbTableName=t) or with the option ddbTableName"))
+    val store = new DynamoDbManifestStore(new DynamoDbClient(config), table)
+    if (!checkedTables.contains(table)) {
+      store.checkTable()
+      checkedTables.add(table)
+    }
+    new DynamoDbCommitHandler(fileIO, root, store)
   }
 }
