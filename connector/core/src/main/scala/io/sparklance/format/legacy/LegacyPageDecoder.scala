@@ -50,6 +50,10 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
           case d: LogicalType.Dictionary => dictionary(field, d, shape, batch, s, e, ctx)
           case _ =>
             val a = varBinary(layout.pagePosition(field.id, batch), layout.pageLength(field.id, batch), s, e, ctx)
+            if (v20.V20FileReader.isUtf8(field.logicalType)) {
+              val bad = Utf8Validator.firstInvalid(a)
+              if (bad >= 0) throw ctx.corrupt(Utf8Validator.describe(a.offsets, 0, a.data, bad))
+            }
             if (field.nullable) emptyAsNull(a) else a
         }
       case ValueShape.Fixed(w, bool) =>

@@ -41,6 +41,13 @@ private[structural] final class LeafColumnReader(
       if (decoder == null || left == 0) guarded(open())
       val k = math.min(math.min(need, left), Int.MaxValue.toLong).toInt
       guarded(decoder.read(k, batch))
+      batch.values match {
+        case v: VarBuilder if v.utf8 =>
+          val why = v.invalidUtf8()
+          if (why != null)
+            throw new PageRef(container.path, column, fieldName, fieldId, pageIdx - 1).corrupt(why)
+        case _ =>
+      }
       left -= k; need -= k; pos += k
     }
   }

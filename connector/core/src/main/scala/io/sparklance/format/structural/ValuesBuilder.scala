@@ -48,7 +48,8 @@ private[structural] object ValuesBuilder {
     case LogicalType.Dictionary(value, _, _) => forType(value, name, keepDictionary)
     case _ =>
       val w = byteWidth(t)
-      if (w > 0) new FixedBuilder(w) else new VarBuilder(keepDictionary)
+      if (w > 0) new FixedBuilder(w)
+      else new VarBuilder(keepDictionary, t == LogicalType.Utf8 || t == LogicalType.LargeUtf8)
   }
 
   /** Bytes per value of fixed-width types; 0 for variable-width ones. */
@@ -118,10 +119,35 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
  * ([[DictionaryCollector]]); the first chunk that is not dictionary-encoded turns the ids
  * collected so far into bytes and the rest of the batch is copied as bytes.
  */
-private[structural] final class VarBuilder(keepDictionary: Boolean = false) extends ValuesBuilder {
+private[structural] final class VarBuilder(keepDictionary: Boolean = false,
+    val utf8: Boolean = false) extends ValuesBuilder {
   private var offsets = new Array[Int](1025)
   private var data = new Array[Byte](8192)
   private var n = 0
+  // UTF-8 checks (string columns): values [0, checked) were checked; dictionaries once each.
+  private var checked = 0
+  private var lastCheckedDict: VarValues = null
+  private var dictError: String = null
+
+  /**
+   * Why a value appended since the last call is not a valid string, or null: for string
+   * columns, asked after each page read so that the error names the page.
+   */
+  def invalidUtf8(): String = {
+    if (dictError != null) { val e = dictError; dictError = null; return e }
+    if (!utf8 || collecting || n <= checked) return null
+    val i = Utf8Validator.firstInvalid(offsets, 0, data, checked, n)
+    checked = n
+    if (i >= 0) Utf8Validator.describe(offsets, 0, data, i) else null
+  }
+
+  private def checkDictionary(dict: VarValues): Unit =
+    if (utf8 && (dict ne lastCheckedDict)) {
+      lastCheckedDict = dict
+      val i = Utf8Validator.firstInvalid(dict.offsets, dict.offOff, dict.data, 0, dict.count)
+      if (i >= 0) dictError = "dictionary entry " + i + ": " +
+        Utf8Validator.describe(dict.offsets, dict.offOff, dict.data, i)
+    }
   private val collector = if (keepDictionary) new DictionaryCollector else null
   private var collecting = keepDictionary
   def size: Int = if (collecting) collector.size else n
@@ -143,6 +169,7 @@ private[structural] final class VarBuilder(keepDictionary: Boolean = false) exte
   def append(v: Values, from: Int, until: Int): Unit = {
     if (collecting) v match {
       case d: DictValues if d.dictionary.isInstanceOf[VarValues] =>
+        checkDictionary(d.dictionary.asInstanceOf[VarValues])
         collector.append(d, d.dictionary.asInstanceOf[VarValues], from, until); return
       case c: ConstantValues if c.scalar == null => collector.appendPlaceholders(until - from); return
       case _ => spill()
@@ -200,7 +227,10 @@ private[structural] final class VarBuilder(keepDictionary: Boolean = false) exte
     }
     new VarBinaryArray(n, nulls, java.util.Arrays.copyOf(offsets, n + 1), java.util.Arrays.copyOf(data, offsets(n)))
   }
-  def reset(): Unit = { n = 0; collecting = keepDictionary; if (collector != null) collector.reset() }
+  def reset(): Unit = {
+    n = 0; checked = 0; collecting = keepDictionary
+    if (collector != null) collector.reset()
+  }
 }
 
 private[structural] final class FslBuilder(val dim: Int, val child: ValuesBuilder) extends ValuesBuilder {

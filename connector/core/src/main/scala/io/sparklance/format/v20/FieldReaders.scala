@@ -39,7 +39,8 @@ final class LeafFieldReader(
     oneBasedDictionary: Boolean,
     packedChildPositions: Array[Int] = null,
     batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes,
-    keepStringDictionary: Boolean = false) extends FieldReader {
+    keepStringDictionary: Boolean = false,
+    utf8: Boolean = false) extends FieldReader {
   private var pageIdx = 0
   private var page: ColumnArray = null
   /** Row of the current page that `page(0)` holds: `page` may be a window of the page's rows. */
@@ -119,6 +120,7 @@ final class LeafFieldReader(
       if (w == null) { page = decodePage(p); pageOff = 0 }
       else {
         ctx.check(w.length == until - pos, s"page window decoded to ${w.length} rows, expected ${until - pos}")
+        checkUtf8(w, ctx)
         page = w; pageOff = pos
       }
     }
@@ -134,7 +136,21 @@ final class LeafFieldReader(
       case _ => dec.decode(enc, len, shape)
     }
     ctx.check(out.length == len, s"page decoded to ${out.length} rows but declares $len")
+    checkUtf8(out, ctx)
     out
+  }
+
+  /** String columns: a page whose values are not valid UTF-8 is refused, as pylance does. */
+  private def checkUtf8(a: ColumnArray, ctx: PageContext): Unit = if (utf8) {
+    val v = a match {
+      case v: VarBinaryArray => v
+      case d: DictionaryArray => d.dictionary.values
+      case _ => null
+    }
+    if (v != null) {
+      val i = Utf8Validator.firstInvalid(v)
+      if (i >= 0) throw ctx.corrupt(Utf8Validator.describe(v.offsets, 0, v.data, i))
+    }
   }
 }
 

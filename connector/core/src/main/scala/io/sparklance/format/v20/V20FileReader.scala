@@ -62,7 +62,8 @@ final class V20FileReader(
             case shape =>
               // Top-level strings keep dictionary pages as ids; nested ones are materialised.
               new LeafFieldReader(pages, shape, oneBased, batchWindowMinBytes = batchWindowMinBytes,
-                keepStringDictionary = topLevel && shape == ValueShape.Var)
+                keepStringDictionary = topLevel && shape == ValueShape.Var,
+                utf8 = V20FileReader.isUtf8(field.logicalType))
           }
       }
   }
@@ -92,6 +93,12 @@ final class V20FileReader(
 }
 
 object V20FileReader {
+  /** Whether values of `t` are strings (checked as UTF-8), dictionary-encoded or not. */
+  def isUtf8(t: LogicalType): Boolean = t match {
+    case LogicalType.Utf8 | LogicalType.LargeUtf8 => true
+    case LogicalType.Dictionary(v, _, _) => isUtf8(v)
+    case _ => false
+  }
   /** How a 2.0 blob v1 column decodes: its packed descriptor struct. */
   private[v20] val BlobDescriptorShape: ValueShape.Struct = ValueShape.Struct(BlobColumn.V1Children.map { name =>
     LanceField(-1, -1, name, LogicalType.UInt64, nullable = false, Map.empty, Nil) -> (ValueShape.Fixed(8, bool = false): ValueShape)
