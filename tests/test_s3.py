@@ -296,10 +296,31 @@ def test_requests_per_scan_against_pylance(spark, s3, bucket):
     lance.dataset(uri, storage_options=so).to_table()
     theirs = s3.faults.counts("count.lance")
     s3.faults.reset()
-    spark.read.format("lance").options(**so).load(uri).collect()
+    metrics = scan_metrics(spark, spark.read.format("lance").options(**so).load(uri))
     ours = s3.faults.counts("count.lance")
     print(f"requests for a scan of 4 data files: ours {ours}, pylance {theirs} ({prefix})")
     assert sum(ours.values()) <= sum(theirs.values()) + 2, (ours, theirs)
+    # The scan's own metric counts exactly the requests its tasks sent (the data files';
+    # planning reads the manifest on the driver).
+    assert metrics["storageRequests"] == sum(s3.faults.counts("count.lance/data/").values())
+    assert metrics["fragmentsRead"] == 4
+
+
+def scan_metrics(spark, df):
+    """Collects `df` and returns the metrics of its one Lance scan (name -> value)."""
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # the plan holds the scan itself
+    try:
+        df.collect()
+        plan = df._jdf.queryExecution().executedPlan()
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    leaves = plan.collectLeaves()
+    for i in range(leaves.size()):
+        metrics = leaves.apply(i).metrics()
+        if metrics.contains("storageRequests"):
+            keys = metrics.keys().toSeq()
+            return {keys.apply(k): metrics.apply(keys.apply(k)).value() for k in range(keys.size())}
+    raise AssertionError(f"no Lance scan in {plan.treeString()}")
 
 
 # ---- s3+ddb://: commits through pylance's DynamoDB external manifest store ----

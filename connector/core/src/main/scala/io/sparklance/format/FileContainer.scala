@@ -115,6 +115,7 @@ object FileContainer {
       if (pos >= tailStart) java.util.Arrays.copyOfRange(tail, (pos - tailStart).toInt, (pos - tailStart + len).toInt)
       else input.read(pos, len.toInt)
     }
-    new FileContainer(path, size, footer, colBytes, gbo, input)
+    new FileContainer(path, size, footer, colBytes, gbo,
+      new io.sparklance.storage.TailCachedInput(input, tailStart, tail))
   }
 }

@@ -33,22 +33,32 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
    *  next to manifests and hints (pylance never writes them, and readers ignore them). */
   private def writeFs(p: Path): FileSystem = HadoopFileIO.withoutChecksums(fs(p))
 
-  override def exists(path: String): Boolean = { val p = new Path(path); fs(p).exists(p) }
+  override def exists(path: String): Boolean = {
+    val p = new Path(path)
+    IoStats.request(0)
+    fs(p).exists(p)
+  }
 
   override def isDirectory(path: String): Boolean = {
     val p = new Path(path)
+    IoStats.request(0)
     try fs(p).getFileStatus(p).isDirectory catch { case _: FileNotFoundException => false }
   }
 
   override def list(dir: String): Seq[FileEntry] = {
     val p = new Path(dir)
+    IoStats.request(0)
     val statuses = try fs(p).listStatus(p) catch { case _: FileNotFoundException => Array.empty[org.apache.hadoop.fs.FileStatus] }
     statuses.toSeq.map { s =>
       FileEntry(s.getPath.toString, s.getPath.getName, s.getLen, s.isDirectory, s.getModificationTime)
     }
   }
 
-  override def size(path: String): Long = { val p = new Path(path); fs(p).getFileStatus(p).getLen }
+  override def size(path: String): Long = {
+    val p = new Path(path)
+    IoStats.request(0)
+    fs(p).getFileStatus(p).getLen
+  }
 
   override def readFully(path: String): Array[Byte] = {
     val in = open(path)
@@ -66,6 +76,7 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
   override def open(path: String): RandomAccessInput = {
     val p = new Path(path)
     val f = fs(p)
+    IoStats.request(0)
     val len = f.getFileStatus(p).getLen
     new HadoopInput(path, f.open(p), len)
   }
@@ -142,6 +153,7 @@ private final class HadoopInput(val path: String, in: FSDataInputStream, val len
     if (offset < 0 || len < 0 || offset + len > length)
       throw LanceErrors.corruptFile(path,
         s"read of $len bytes at offset $offset is outside the file (size $length bytes)")
+    IoStats.request(len)
     try in.readFully(offset, dst, dstOffset, len)
     catch { case e: EOFException => throw LanceErrors.corruptFile(path, s"unexpected end of file reading $len bytes at $offset", e) }
   }

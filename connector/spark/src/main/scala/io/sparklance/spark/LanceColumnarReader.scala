@@ -4,8 +4,11 @@ import org.apache.spark.sql.execution.vectorized.{OnHeapColumnVector, WritableCo
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+
 import io.sparklance.format.{ColumnArray, LanceField}
-import io.sparklance.storage.FileIO
+import io.sparklance.spark.metrics._
+import io.sparklance.storage.{FileIO, IoStats}
 import io.sparklance.table.{DeletionVector, FragmentReader, RowFilter, RowFilterEvaluator}
 
 /**
@@ -32,6 +35,10 @@ class LanceColumnarReader(
   private var sliceIndex = 0
   private var reader: FragmentReader = _
   private var counted = false
+  // Task metrics: this thread's storage counters when the reader started, and our own counts.
+  private val ioAtStart = { val c = IoStats.get; (c.requests, c.bytesRead) }
+  private var fragmentsRead = 0L
+  private var rowsSkipped = 0L
 
   /** Output position of each data field (the others hold metadata columns). */
   private val dataPositions: Array[Int] = {
@@ -85,6 +92,7 @@ class LanceColumnarReader(
       if (sliceIndex >= partition.slices.length) return false
       val s = partition.slices(sliceIndex)
       sliceIndex += 1
+      fragmentsRead += 1
       reader = new FragmentReader(io, s.fragment, fields, DeletionVector.read(io, s.fragment), s.start, s.end, fragmentFilter)
       if (offsets != null && (values == null || values.id != s.fragment.id))
         values = new LanceMetadataColumns.FragmentValues(s.fragment, wanted)
@@ -119,8 +127,20 @@ class LanceColumnarReader(
     }
   }
 
-  private def read(): (Array[ColumnArray], Int) =
-    reader.next(math.min(batchSize.toLong, reader.remaining).toInt)
+  private def read(): (Array[ColumnArray], Int) = {
+    val n = math.min(batchSize.toLong, reader.remaining).toInt
+    val out = reader.next(n)
+    rowsSkipped += n - out._2
+    out
+  }
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = {
+    val c = IoStats.get
+    Array(TaskMetricValue(FragmentsRead.Name, fragmentsRead),
+      TaskMetricValue(StorageRequests.Name, c.requests - ioAtStart._1),
+      TaskMetricValue(StorageBytesRead.Name, c.bytesRead - ioAtStart._2),
+      TaskMetricValue(RowsSkipped.Name, rowsSkipped))
+  }
 
   private def nextKept(): Int = read()._2
 

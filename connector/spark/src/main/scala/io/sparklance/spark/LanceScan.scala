@@ -4,6 +4,7 @@ import java.util.OptionalLong
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
@@ -54,6 +55,9 @@ class LanceScan(
   }
 
   override def readSchema(): StructType = required
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = Array(new metrics.FragmentsRead,
+    new metrics.StorageRequests, new metrics.StorageBytesRead, new metrics.RowsSkipped)
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")

@@ -95,6 +95,7 @@ final class S3Client(val config: S3Config,
         Thread.currentThread().interrupt()
         throw new java.io.InterruptedIOException(s"interrupted in S3 $method $uri")
     }
+    io.sparklance.storage.IoStats.request(if (method == "GET") r.body().length else 0)
     val hs = Map.newBuilder[String, String]
     r.headers().map().forEach((k, vs) =>
       if (!vs.isEmpty) hs += k.toLowerCase(java.util.Locale.ROOT) -> vs.get(0))

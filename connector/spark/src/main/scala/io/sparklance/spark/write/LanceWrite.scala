@@ -238,6 +238,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   override def commit(): WriterCommitMessage = {
     flushBatch()
     if (current != null) closeFile()
+    TaskOutputMetrics.add(done.map(_.sizeBytes).sum, done.map(_.rows).sum)
     LanceTaskCommit(done.toList)
   }
 
