@@ -75,6 +75,35 @@ def test_vector_columns_option_and_pyspark_ml_vectors(spark, tmp_path):
     assert np.array_equal(np.stack(got["features"].to_numpy(zero_copy_only=False)), v)
 
 
+def test_ml_vectors_written_directly_and_read_back_as_vectors(spark, tmp_path):
+    """A VectorUDT column with vector_columns: fixed_size_list<double>[dim] (sparse vectors
+    expanded, null vectors null); to_ml_vector reads it back as the same vectors."""
+    from pyspark.ml.linalg import DenseVector, Vectors
+
+    rows = [(0, Vectors.dense([1.5, -2.0, 3.25])), (1, Vectors.sparse(3, [1], [5.0])), (2, None),
+            (3, Vectors.sparse(3, [], []))]
+    df = spark.createDataFrame(rows, ["id", "features"])
+    path = str(tmp_path / "ml.lance")
+    with pytest.raises(Exception) as e:
+        df.write.format("lance").save(path)
+    assert "vector_columns=features:<dim>" in str(e.value)
+    df.write.format("lance").option("vector_columns", "features:3").save(path)
+    ds = lance.dataset(path)
+    assert vector_field(path, "features") == pa.list_(pa.float64(), 3)
+    want = [None if v is None else list(v.toArray()) for _, v in rows]
+    assert ds.to_table().sort_by("id")["features"].to_pylist() == want
+    back = spark_lance.to_ml_vector(spark.read.format("lance").load(path), "features")
+    got = {r["id"]: r["features"] for r in back.collect()}
+    assert got[2] is None
+    for i, v in rows:
+        if v is not None:
+            assert isinstance(got[i], DenseVector) and got[i] == DenseVector(v.toArray())
+    with pytest.raises(Exception) as e:
+        df.write.format("lance").option("vector_columns", "features:4").mode("overwrite") \
+            .save(path)
+    assert "features" in str(e.value) and "vector of 3 values" in str(e.value)
+
+
 def test_vector_mistakes_are_refused_naming_the_column(spark, tmp_path):
     bad = spark.createDataFrame([(0, [1.0, 2.0]), (1, [1.0, 2.0, 3.0])],
                                 "id bigint, emb array<double>")

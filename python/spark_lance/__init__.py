@@ -21,7 +21,7 @@ from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
 from ._session import FORMAT, configure, session
 from ._table import LanceTable
-from ._vectors import as_vector, distance, nearest
+from ._vectors import as_vector, distance, nearest, to_ml_vector
 from ._version import __version__
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "register_catalog",
     "restore",
     "session",
+    "to_ml_vector",
     "update_tag",
     "write_lance",
 ]

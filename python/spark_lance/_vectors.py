@@ -43,6 +43,21 @@ def as_vector(df: "DataFrame", column: str, dim: int, dtype: str = "float32") ->
     return df.withColumn(column, values.alias(column, metadata={FIXED_SIZE_LIST_KEY: dim}))
 
 
+def to_ml_vector(df: "DataFrame", column: str) -> "DataFrame":
+    """``df`` with the Lance vector ``column`` (an array of numbers as Spark reads it) as a
+    ``pyspark.ml.linalg`` dense vector column, for Spark ML: what a VectorUDT column written
+    with ``vector_columns`` (or ``as_vector``) reads back as."""
+    from pyspark.ml.functions import array_to_vector
+    from pyspark.sql import functions as F
+
+    if column not in df.columns:
+        raise ValueError(f"no column {column!r} in {df.columns}")
+    values = F.col(column).cast("array<double>")
+    # array_to_vector fails on a null array: a null vector stays null.
+    return df.withColumn(column, F.when(values.isNull(), F.lit(None))
+                         .otherwise(array_to_vector(values)))
+
+
 def _literal_vector(q: Sequence[float], item: str) -> str:
     values = [float(x) for x in q]
     if not values:

@@ -53,6 +53,8 @@ private[write] object ColBuilder {
     case (Map, mt: MapType) =>
       val entries = f.children.head
       new MapBuilder(f, entries, apply(entries.children(0), mt.keyType), apply(entries.children(1), mt.valueType))
+    case (FixedSizeList(Float64, dim), udt) if MlVectorBuilder.isMlVector(udt) =>
+      new MlVectorBuilder(f, dim)
     case (FixedSizeList(item, dim), at: ArrayType) =>
       val (w, conv) = fixed(f.copy(logicalType = item), item, at.elementType)
       new FslBuilder(f, dim, w, conv)

@@ -65,6 +65,14 @@ object SparkToLance {
               }
               LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Seq(field("item", at.elementType, at.containsNull, null, id)))
           }
+        case udt if MlVectorBuilder.isMlVector(udt) =>
+          val dim = vectorDim(md, name).getOrElse(throw LanceErrors.unsupportedType(name,
+            "vector", s"a pyspark.ml vector column is written as fixed_size_list<double>[dim]: " +
+              s"give its dimension with the write option vector_columns=$name:<dim> or the " +
+              s"field metadata $FixedSizeListKey, or convert it with " +
+              s"spark_lance.as_vector(df, '$name', dim)"))
+          LanceField(id, parent, name, FixedSizeList(default(s"$name.item", DoubleType), dim),
+            nullable, encodingMetadata(md, name), Nil)
         case mt: MapType =>
           val eid = alloc()
           val entries = LanceField(eid, id, "entries", Struct, nullable = false, Predef.Map.empty, Seq(
@@ -105,13 +113,17 @@ object SparkToLance {
    * The vector type `md` asks for with [[FixedSizeListKey]]: `fixed_size_list<item>[n]` of
    * the array's numeric item type (what LanceDB and pylance index and search).
    */
-  private def vectorHint(md: Metadata, name: String, at: ArrayType): Option[LogicalType] = {
+  private def vectorDim(md: Metadata, name: String): Option[Int] = {
     if (md == null || !md.contains(FixedSizeListKey)) return None
     val raw = scala.util.Try(md.getLong(FixedSizeListKey).toString)
       .orElse(scala.util.Try(md.getString(FixedSizeListKey))).getOrElse("?")
-    val dim = scala.util.Try(raw.trim.toInt).toOption.filter(_ > 0).getOrElse(
+    Some(scala.util.Try(raw.trim.toInt).toOption.filter(_ > 0).getOrElse(
       throw LanceErrors.unsupported(s"Column '$name': field metadata $FixedSizeListKey must be " +
-        s"a positive whole number of items, not '$raw'"))
+        s"a positive whole number of items, not '$raw'")))
+  }
+
+  private def vectorHint(md: Metadata, name: String, at: ArrayType): Option[LogicalType] = {
+    val dim = vectorDim(md, name).getOrElse(return None)
     at.elementType match {
       case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType =>
         Some(FixedSizeList(default(s"$name.item", at.elementType), dim))
