@@ -291,3 +291,20 @@ def to_arrow(df) -> pa.Table:
 
     batches = df._collect_as_arrow()
     return pa.Table.from_batches(batches) if batches else to_arrow_schema(df.schema).empty_table()
+
+
+def scan_metrics(spark, df):
+    """Collects `df` and returns the metrics of its one Lance scan (name -> value)."""
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # the plan holds the scan itself
+    try:
+        df.collect()
+        plan = df._jdf.queryExecution().executedPlan()
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    leaves = plan.collectLeaves()
+    for i in range(leaves.size()):
+        metrics = leaves.apply(i).metrics()
+        if metrics.contains("storageRequests"):
+            keys = metrics.keys().toSeq()
+            return {keys.apply(k): metrics.apply(keys.apply(k)).value() for k in range(keys.size())}
+    raise AssertionError(f"no Lance scan in {plan.treeString()}")

@@ -13,7 +13,8 @@ import pytest
 
 import spark_lance
 from s3server import S3Server
-from support import first_difference, rows_from_arrow, rows_from_spark, short_error
+from support import (first_difference, rows_from_arrow, rows_from_spark, scan_metrics,
+                     short_error)
 
 
 @pytest.fixture(scope="module")
@@ -304,23 +305,6 @@ def test_requests_per_scan_against_pylance(spark, s3, bucket):
     # planning reads the manifest on the driver).
     assert metrics["storageRequests"] == sum(s3.faults.counts("count.lance/data/").values())
     assert metrics["fragmentsRead"] == 4
-
-
-def scan_metrics(spark, df):
-    """Collects `df` and returns the metrics of its one Lance scan (name -> value)."""
-    spark.conf.set("spark.sql.adaptive.enabled", "false")  # the plan holds the scan itself
-    try:
-        df.collect()
-        plan = df._jdf.queryExecution().executedPlan()
-    finally:
-        spark.conf.unset("spark.sql.adaptive.enabled")
-    leaves = plan.collectLeaves()
-    for i in range(leaves.size()):
-        metrics = leaves.apply(i).metrics()
-        if metrics.contains("storageRequests"):
-            keys = metrics.keys().toSeq()
-            return {keys.apply(k): metrics.apply(keys.apply(k)).value() for k in range(keys.size())}
-    raise AssertionError(f"no Lance scan in {plan.treeString()}")
 
 
 # ---- s3+ddb://: commits through pylance's DynamoDB external manifest store ----

@@ -25,11 +25,13 @@ final class LanceBatch(
     filter: Option[LanceColumnarReader.FilterSpec],
     countRows: Boolean,
     metadata: LanceColumnarReader.MetadataSpec,
-    pushed: Seq[String]) extends Batch {
+    pushed: Seq[String],
+    limit: Option[Int] = None) extends Batch {
 
   private def key: Seq[Any] = Seq(table.snapshot.root, table.snapshot.version, required,
     countRows, pushed, fragments.map(_.id), table.options.batchSize,
-    table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name))
+    table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name),
+    limit)
 
   override def equals(other: Any): Boolean = other match {
     case b: LanceBatch => key == b.key
@@ -61,6 +63,6 @@ final class LanceBatch(
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
     new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, filter,
-      countRows, metadata)
+      countRows, metadata, limit)
   }
 }

@@ -27,7 +27,9 @@ class LanceColumnarReader(
     batchSize: Int,
     filter: Option[LanceColumnarReader.FilterSpec] = None,
     countRows: Boolean = false,
-    metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata) extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
+    metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata,
+    limit: Option[Int] = None)
+  extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
 
   private val vectors: Array[WritableColumnVector] =
     OnHeapColumnVector.allocateColumns(if (countRows) 1 else batchSize, schema).map(v => v: WritableColumnVector)
@@ -39,6 +41,8 @@ class LanceColumnarReader(
   private val ioAtStart = { val c = IoStats.get; (c.requests, c.bytesRead) }
   private var fragmentsRead = 0L
   private var rowsSkipped = 0L
+  /** Rows returned so far, against a pushed LIMIT. */
+  private var returned = 0L
 
   /** Output position of each data field (the others hold metadata columns). */
   private val dataPositions: Array[Int] = {
@@ -67,8 +71,10 @@ class LanceColumnarReader(
         true
       }
     } else {
+      if (limit.exists(returned >= _)) return false
       while (nextSlice()) {
-        val (arrays, kept) = read()
+        val (arrays, read0) = read()
+        val kept = limit.fold(read0)(n => math.min(read0.toLong, n - returned).toInt)
         if (kept > 0) {
           var i = 0
           while (i < dataPositions.length) {
@@ -79,6 +85,7 @@ class LanceColumnarReader(
           }
           if (offsets != null) writeMetadata(kept)
           batch.setNumRows(kept)
+          returned += kept
           return true
         }
       }

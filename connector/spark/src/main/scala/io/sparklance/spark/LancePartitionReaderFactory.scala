@@ -17,14 +17,15 @@ class LancePartitionReaderFactory(
     batchSize: Int,
     filter: Option[LanceColumnarReader.FilterSpec],
     countRows: Boolean,
-    metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata)
+    metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata,
+    limit: Option[Int] = None)
   extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema, batchSize, filter, countRows,
-      metadata)
+    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema,
+      batchSize, filter, countRows, metadata, limit)
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     throw new UnsupportedOperationException("Lance scans are columnar only")

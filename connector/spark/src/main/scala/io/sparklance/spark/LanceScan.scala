@@ -23,7 +23,8 @@ class LanceScan(
     filter: Option[RowFilter],
     pushed: Array[Predicate],
     countRows: Boolean,
-    fragmentTest: Option[Long => Boolean] = None) extends Scan with SupportsReportStatistics {
+    fragmentTest: Option[Long => Boolean] = None,
+    limit: Option[Int] = None) extends Scan with SupportsReportStatistics {
 
   /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
   private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
@@ -48,10 +49,11 @@ class LanceScan(
     table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
-  private lazy val fragments: Seq[FragmentRef] = table.snapshot.fragments
-      .filter(f => fragmentTest.forall(_(f.getId))).map { f =>
-    val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
-    if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
+  private lazy val fragments: Seq[FragmentRef] = LanceScan.enoughFor(limit.filter(_ =>
+    filter.isEmpty), table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)))).map {
+    f =>
+      val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
+      if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
   }
 
   override def readSchema(): StructType = required
@@ -63,18 +65,19 @@ class LanceScan(
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
     val pruned = if (fragmentTest.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
-    s"LanceScan ${table.name()} [$what]$filters$pruned"
+    s"LanceScan ${table.name()} [$what]$filters$pruned${limit.fold("")(n => s" Limit: $n")}"
   }
   /** A new Batch each time; batches of equal scans are equal, so Spark reuses exchanges. */
   override def toBatch: Batch = new LanceBatch(table, fragments, fields,
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
     filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
-    LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq)
+    LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq, limit)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 
   override def estimateStatistics(): Statistics = new Statistics {
-    override def numRows(): OptionalLong = OptionalLong.of(fragments.map(f => f.physicalRows - f.numDeletedRows).sum)
+    override def numRows(): OptionalLong = OptionalLong.of(math.min(
+      fragments.map(f => f.physicalRows - f.numDeletedRows).sum, limit.fold(Long.MaxValue)(_.toLong)))
     override def sizeInBytes(): OptionalLong = {
       val total = fragments.map(f => SplitPlanner.estimatedBytes(f)).sum
       // Scale by the share of columns read: a pruned scan reads fewer bytes.
@@ -87,4 +90,17 @@ class LanceScan(
 object LanceScan {
   /** The output of a pushed partial COUNT(*): one count per partition, summed by Spark. */
   val CountSchema: StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
+
+  /** The first fragments whose live rows add up to `limit` (all of them without one). */
+  def enoughFor(limit: Option[Int], fragments: Seq[io.sparklance.proto.TableProtos.DataFragment])
+      : Seq[io.sparklance.proto.TableProtos.DataFragment] = limit match {
+    case None => fragments
+    case Some(n) =>
+      var rows = 0L
+      fragments.takeWhile { f =>
+        val take = rows < n
+        rows += f.getPhysicalRows - (if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L)
+        take
+      }
+  }
 }

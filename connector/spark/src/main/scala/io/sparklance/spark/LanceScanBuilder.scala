@@ -2,14 +2,15 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates,
+  SupportsPushDownLimit, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.table.RowFilter
 
 /**
  * Builds the scan of one table version: column pruning (nested too), predicates the reader
- * evaluates exactly (see [[FilterTranslator]]), and COUNT(*).
+ * evaluates exactly (see [[FilterTranslator]]), COUNT(*) and LIMIT.
  *
  * Pushed predicates are not re-checked by Spark: the reader keeps exactly the rows for which
  * they are TRUE, so Spark drops its Filter and may push a COUNT(*) on top. Without a filter,
@@ -17,12 +18,14 @@ import io.sparklance.table.RowFilter
  * Spark sums the partial counts.
  */
 class LanceScanBuilder(table: LanceTable) extends ScanBuilder
-  with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters with SupportsPushDownAggregates {
+  with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters with SupportsPushDownAggregates
+  with SupportsPushDownLimit {
 
   private var required: StructType = table.schema()
   private var countOnly = false
   private var filter: Option[RowFilter] = None
   private var pushed: Array[Predicate] = Array.empty
+  private var limit: Option[Int] = None
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
@@ -62,9 +65,22 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
   override def supportCompletePushDown(aggregation: Aggregation): Boolean =
     isBareCount(aggregation) && filter.isEmpty
 
+  /**
+   * A LIMIT over the scan (Spark pushes one only when nothing is left to filter after the
+   * scan): planning keeps only the fragments that hold enough rows when there is no pushed
+   * filter, and each task stops after that many rows. Spark still applies the limit on top.
+   */
+  override def pushLimit(n: Int): Boolean = {
+    if (countOnly || n < 0) return false
+    limit = Some(n)
+    true
+  }
+
+  override def isPartiallyPushed(): Boolean = true
+
   override def build(): Scan =
     if (countOnly && filter.isEmpty) new LanceCountScan(table)
     else if (countOnly)
       new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest)
-    else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest)
+    else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest, limit)
 }
