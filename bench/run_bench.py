@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import lance_spark, maintenance, prep, pylance_ref, report  # noqa: E402
+from benchlib import lance_spark, maintenance, prep, pylance_ref, report, tpch  # noqa: E402
 from benchlib.data import DEFAULT_ROWS, DEFAULT_WRITE_ROWS, Paths  # noqa: E402
 from benchlib.queries import queries  # noqa: E402
 from benchlib.spark_worker import run_worker, worker  # noqa: E402
@@ -29,7 +29,7 @@ from benchlib.spark_worker import run_worker, worker  # noqa: E402
 HERE = Path(__file__).resolve().parent
 _VERSION = (HERE.parent / "VERSION").read_text().strip()
 DEFAULT_JAR = HERE.parent / "connector" / "target" / "spark40_213" / "scala-2.13" / f"spark-lance-4.0_2.13-{_VERSION}.jar"
-SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "compact", "report"]
+SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "compact", "tpch", "report"]
 
 
 class LoadWatcher:
@@ -82,6 +82,10 @@ def parse_args(argv):
                     help="fragments of the compaction table (--rows rows, 5%% deleted)")
     ap.add_argument("--compact-master", default=f"local[{os.cpu_count()}]",
                     help="Spark master of the compaction run (pylance uses every core)")
+    ap.add_argument("--tpch-sf", type=float, default=1.0, help="TPC-H scale factor (tpchgen-cli)")
+    ap.add_argument("--tpch-runs", type=int, default=3, help="timed runs of each TPC-H query")
+    ap.add_argument("--tpch-master", default=f"local[{os.cpu_count()}]",
+                    help="Spark master of the TPC-H section")
     ap.add_argument("--fresh", action="store_true", help="do not merge into an existing latest.json")
     ap.add_argument("--worker-spec", help=argparse.SUPPRESS)
     ap.add_argument("--json-out", help=argparse.SUPPRESS)
@@ -134,7 +138,7 @@ def main(argv=None) -> int:
         (out / "latest.json").write_text(json.dumps(doc, indent=1, default=str))
 
     jar = Path(args.jar)
-    if any(s in sections for s in ("write", "scan", "compact")) and not jar.exists():
+    if any(s in sections for s in ("write", "scan", "compact", "tpch")) and not jar.exists():
         log(f"connector jar missing: {jar} (run bench/run.sh, which builds it)")
         return 2
 
@@ -185,6 +189,14 @@ def main(argv=None) -> int:
                 log("pylance compaction")
                 replace(maintenance.pylance_compaction(paths, args.rows, args.compact_fragments,
                                                        args.runs, log))
+        if "tpch" in sections:
+            with phase("tpch"):
+                doc["tpch_sf"] = args.tpch_sf
+                replace(tpch.prepare(Path(args.data), args.tpch_sf, log))
+                replace(run_worker(args, dict(base_spec, engine="ours", section="tpch",
+                                              master=args.tpch_master, jar=str(jar),
+                                              tpch_sf=args.tpch_sf, tpch_runs=args.tpch_runs), log))
+                doc["tpch_sizes"] = tpch.sizes(Path(args.data), args.tpch_sf)
     if not report_only:
         doc["elapsed_s"] = time.time() - t_start
         doc["load_max"] = load.peak

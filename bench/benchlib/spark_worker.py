@@ -254,6 +254,10 @@ def worker(args) -> None:
         results += spark_compaction(spark, jvm, paths, args.rows, spec["compact_fragments"],
                                     spec["runs"], master, log)
         emit()
+    if spec["section"] == "tpch":
+        from .tpch import spark_tpch
+        results += spark_tpch(spark, Path(args.data), spec["tpch_sf"], spec["tpch_runs"], master, log)
+        emit()
     if "write" in spec.get("sections", []):
         results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log,
                                 spec["write_versions"])

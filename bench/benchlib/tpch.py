@@ -1,0 +1,192 @@
+"""TPC-H through Spark: the 22 queries on three copies of the same data — Parquet written by
+Spark, Lance written by pylance, Lance written by Spark with this connector — every answer
+compared with Parquet's, each query timed (median of runs after a warm-up). The data comes
+from tpchgen-cli (PyPI); Spark's writes of each table as Parquet and as Lance are timed too.
+
+Layout under <data>/tpch-sf<sf>/: source/ (tpchgen's Parquet), parquet/, lance-pylance/,
+lance-spark/ — one directory or dataset per table."""
+from __future__ import annotations
+
+import math
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+from .tpch_queries import QUERIES, TABLES
+
+COPIES = ("parquet", "lance-pylance", "lance-spark")
+
+
+def root(data: Path, sf: float) -> Path:
+    return Path(data) / f"tpch-sf{sf:g}"
+
+
+def tpchgen() -> str:
+    exe = Path(sys.executable).parent / "tpchgen-cli"
+    return str(exe) if exe.exists() else "tpchgen-cli"
+
+
+def prepare(data: Path, sf: float, log) -> list[dict]:
+    """tpchgen's Parquet (once) and pylance's Lance copy of every table (once)."""
+    import lance
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    r = root(data, sf)
+    src = r / "source"
+    if not (src / "lineitem.parquet").exists():
+        src.mkdir(parents=True, exist_ok=True)
+        log(f"tpch: generating scale factor {sf:g} with tpchgen-cli")
+        subprocess.run([tpchgen(), "parquet", "-s", f"{sf:g}", "-o", str(src), "--overwrite"],
+                       check=True)
+    out = []
+    for t in TABLES:
+        dst = r / "lance-pylance" / f"{t}.lance"
+        if (dst / "_versions").exists():
+            continue
+        table = pq.read_table(src / f"{t}.parquet")
+        # tpchgen writes string_view; Lance (and Spark) take plain strings.
+        table = table.cast(pa.schema([pa.field(f.name, pa.string(), f.nullable)
+                                      if pa.types.is_string_view(f.type) else
+                                      f.remove_metadata() for f in table.schema]))
+        t0 = time.time()
+        lance.write_dataset(table, str(dst))
+        out.append(dict(section="tpch", engine="pylance", format="lance", table=t,
+                        write_s=time.time() - t0, rows=table.num_rows))
+        log(f"tpch: pylance wrote {t} ({table.num_rows:,} rows)")
+    return out
+
+
+def _normalize(v):
+    if isinstance(v, float):
+        return round(v, 6) if math.isfinite(v) else v
+    if isinstance(v, Decimal):
+        return v.normalize()
+    return v
+
+
+def _same(a: list, b: list) -> bool:
+    if len(a) != len(b):
+        return False
+    for ra, rb in zip(a, b):
+        for x, y in zip(ra, rb):
+            if isinstance(x, float) and isinstance(y, float):
+                if not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9):
+                    return False
+            elif _normalize(x) != _normalize(y):
+                return False
+    return True
+
+
+def spark_tpch(spark, data: Path, sf: float, runs: int, master: str, log) -> list[dict]:
+    """Runs inside a Spark worker: Spark's copies (timed writes), then the 22 queries on each."""
+    r = root(data, sf)
+    results: list[dict] = []
+    for t in TABLES:
+        src = spark.read.parquet(str(r / "source" / f"{t}.parquet"))
+        for fmt, dst in (("parquet", r / "parquet" / t), ("lance", r / "lance-spark" / f"{t}.lance")):
+            shutil.rmtree(dst, ignore_errors=True)
+            t0 = time.time()
+            src.write.format(fmt).save(str(dst))
+            results.append(dict(section="tpch", engine="ours", format=fmt, table=t, master=master,
+                                write_s=time.time() - t0))
+        log(f"tpch: Spark wrote {t} as Parquet and Lance")
+
+    def views(copy: str):
+        for t in TABLES:
+            path = r / copy / (t if copy == "parquet" else f"{t}.lance")
+            df = (spark.read.parquet(str(path)) if copy == "parquet"
+                  else spark.read.format("lance").load(str(path)))
+            df.createOrReplaceTempView(t)
+
+    # Query by query, the three copies in turn (their order rotating from query to query), so
+    # that no copy gets a warmer JVM or page cache than the others.
+    for n, sql in QUERIES.items():
+        k = (n - 1) % len(COPIES)
+        for copy in COPIES[k:] + COPIES[:k]:
+            views(copy)
+            try:
+                rows = [tuple(x) for x in spark.sql(sql).collect()]  # warm-up, and the answer
+                times = []
+                for _ in range(runs):
+                    t0 = time.time()
+                    spark.sql(sql).collect()
+                    times.append(time.time() - t0)
+                results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
+                                    master=master, median_s=statistics.median(times),
+                                    min_s=min(times), rows=len(rows), answer=rows))
+            except Exception as e:  # noqa: BLE001 - one query's error is one result
+                results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
+                                    master=master, error=str(e)[:2000]))
+        mine = [x for x in results if x.get("query") == f"q{n}"]
+        want = next((x.get("answer") for x in mine if x["format"] == "parquet"), None)
+        for x in mine:
+            rows = x.pop("answer", None)
+            if rows is not None and want is not None:
+                x["same_answer"] = _same(rows, want)
+        log(f"tpch q{n}: " + ", ".join(
+            f"{x['format']} {x['median_s']:.2f}s" + ("" if x.get("same_answer", True)
+                                                     else " ANSWER DIFFERS FROM PARQUET")
+            if x.get("median_s") is not None else f"{x['format']} error" for x in mine))
+    return results
+
+
+def sizes(data: Path, sf: float) -> dict:
+    """Bytes on disk of each copy."""
+    def du(p: Path) -> int:
+        return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.exists() else 0
+    r = root(data, sf)
+    return {c: du(r / c) for c in COPIES}
+
+
+def table(res: list[dict], sf, sizes_by_copy: dict | None) -> list[str]:
+    got = {(x.get("format"), x.get("query")): x for x in res
+           if x.get("section") == "tpch" and x.get("query")}
+    if not got:
+        return []
+    lines = ["", f"## TPC-H scale factor {sf} (seconds, median of runs after a warm-up; "
+                 "ratios Parquet ÷ Lance, above 1 means Lance is faster)", "",
+             "| query | Parquet | Lance (pylance-written) | Lance (Spark-written) | "
+             "Parquet ÷ pylance-written | Parquet ÷ Spark-written | answers |",
+             "|---|---|---|---|---|---|---|"]
+    ratios = {"lance-pylance": [], "lance-spark": []}
+    for n in QUERIES:
+        q = f"q{n}"
+        p, lp, ls = (got.get((c, q), {}) for c in COPIES)
+
+        def cell(x):
+            return "err" if x.get("error") else (f"{x['median_s']:.2f}" if x else "—")
+
+        def rat(x, key):
+            if p.get("median_s") and x.get("median_s"):
+                v = p["median_s"] / x["median_s"]
+                ratios[key].append(v)
+                return f"{v:.2f}"
+            return "—"
+        same = all(x.get("same_answer", True) for x in (lp, ls) if x)
+        lines.append(f"| {q} | {cell(p)} | {cell(lp)} | {cell(ls)} | {rat(lp, 'lance-pylance')} | "
+                     f"{rat(ls, 'lance-spark')} | {'equal' if same else '**DIFFER**'} |")
+
+    def geo(v):
+        return f"{math.exp(sum(map(math.log, v)) / len(v)):.2f}" if v else "—"
+    lines.append(f"| geometric mean | | | | {geo(ratios['lance-pylance'])} | "
+                 f"{geo(ratios['lance-spark'])} | |")
+    writes = {(x.get("format"), x.get("engine")): 0.0 for x in res if x.get("section") == "tpch"
+              and x.get("write_s") is not None}
+    for x in res:
+        if x.get("section") == "tpch" and x.get("write_s") is not None:
+            writes[(x.get("format"), x.get("engine"))] += x["write_s"]
+    pw, lw = writes.get(("parquet", "ours")), writes.get(("lance", "ours"))
+    if pw and lw:
+        lines += ["", f"Spark's writes of the eight tables: Parquet {pw:.1f}s, Lance {lw:.1f}s "
+                      f"(Lance ÷ Parquet throughput {pw / lw:.2f})."]
+    if sizes_by_copy:
+        pq_bytes = sizes_by_copy.get("parquet") or 0
+        lines += ["", "Bytes on disk: " + ", ".join(
+            f"{c} {b / 2**20:.0f} MiB" + (f" ({b / pq_bytes:.2f}× Parquet)" if pq_bytes and c != "parquet" else "")
+            for c, b in sizes_by_copy.items()) + "."]
+    return lines
