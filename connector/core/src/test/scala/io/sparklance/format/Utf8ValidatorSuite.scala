@@ -45,6 +45,18 @@ class Utf8ValidatorSuite extends AnyFunSuite {
     }
   }
 
+  test("isAscii sees a high bit anywhere: in an 8-byte stride, in the tail, at any offset") {
+    for (len <- 0 to 40; start <- 0 to 3; at <- start until start + len) {
+      val b = Array.fill[Byte](start + len + 3)('a'.toByte)
+      assert(Utf8Validator.isAscii(b, start, start + len))
+      b(at) = 0xc3.toByte
+      assert(!Utf8Validator.isAscii(b, start, start + len), s"len $len start $start at $at")
+    }
+    val big = Array.fill[Byte](3 * 4096 + 5)('a'.toByte)
+    big(2 * 4096 + 3) = 0x80.toByte
+    assert(!Utf8Validator.isAscii(big, 0, big.length) && Utf8Validator.isAscii(big, 0, 2 * 4096))
+  }
+
   test("firstInvalid finds the value, past an all-ASCII stretch and across values") {
     val values = Seq("a" * 5000, "b", "é", "c").map(_.getBytes(UTF_8)) :+ bytes(0x61, 0xc3)
     val data = values.flatten.toArray
