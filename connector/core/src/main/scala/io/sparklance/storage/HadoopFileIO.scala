@@ -1,6 +1,6 @@
 package io.sparklance.storage
 
-import java.io.{EOFException, FileNotFoundException, IOException, ObjectInputStream, ObjectOutputStream}
+import java.io.{EOFException, FileNotFoundException, IOException}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileAlreadyExistsException, FileSystem, Path}
@@ -10,10 +10,12 @@ import io.sparklance.LanceErrors
 /**
  * FileIO over Hadoop's FileSystem API, so `file:`, `hdfs:` and any scheme Hadoop knows work
  * with the user's Hadoop configuration (S3 goes to [[io.sparklance.storage.s3.S3FileIO]]
- * instead, see [[RoutingFileIO]]). The configuration is serialized by hand because Hadoop's
- * Configuration is Writable, not Serializable.
+ * instead, see [[RoutingFileIO]]). The configuration travels as a [[SerializableConf]]:
+ * Hadoop's Configuration is Writable, not Serializable.
  */
-final class HadoopFileIO(@transient private var conf: Configuration) extends FileIO {
+final class HadoopFileIO(conf0: Configuration) extends FileIO {
+  private val settings = new SerializableConf(conf0)
+  private def conf: Configuration = settings.value
 
   /**
    * The file system of `p`. A scheme whose file system class Hadoop knows by name but cannot
@@ -119,17 +121,6 @@ final class HadoopFileIO(@transient private var conf: Configuration) extends Fil
   }
 
   override def delete(path: String): Boolean = { val p = new Path(path); fs(p).delete(p, false) }
-
-  private def writeObject(out: ObjectOutputStream): Unit = {
-    out.defaultWriteObject()
-    conf.write(out)
-  }
-
-  private def readObject(in: ObjectInputStream): Unit = {
-    in.defaultReadObject()
-    conf = new Configuration(false)
-    conf.readFields(in)
-  }
 }
 
 object HadoopFileIO {

@@ -1,7 +1,5 @@
 package io.sparklance.storage
 
-import java.io.{ObjectInputStream, ObjectOutputStream}
-
 import org.apache.hadoop.conf.Configuration
 
 import io.sparklance.storage.s3.{S3Config, S3FileIO}
@@ -12,7 +10,9 @@ import io.sparklance.storage.s3.{S3Config, S3FileIO}
  * copy that two writers can both win), everything else to Hadoop's FileSystem API.
  * The S3 settings are read from the same configuration (see [[S3Config]]).
  */
-final class RoutingFileIO(@transient private var conf: Configuration) extends FileIO {
+final class RoutingFileIO(conf0: Configuration) extends FileIO {
+  private val settings = new SerializableConf(conf0)
+  private def conf: Configuration = settings.value
   @transient private lazy val hadoop = new HadoopFileIO(conf)
   @transient private lazy val s3 = new S3FileIO(S3Config.from(conf))
 
@@ -39,15 +39,4 @@ final class RoutingFileIO(@transient private var conf: Configuration) extends Fi
   override def write(path: String, bytes: Array[Byte]): Unit = of(path).write(path, bytes)
   override def create(path: String): java.io.OutputStream = of(path).create(path)
   override def delete(path: String): Boolean = of(path).delete(path)
-
-  private def writeObject(out: ObjectOutputStream): Unit = {
-    out.defaultWriteObject()
-    conf.write(out)
-  }
-
-  private def readObject(in: ObjectInputStream): Unit = {
-    in.defaultReadObject()
-    conf = new Configuration(false)
-    conf.readFields(in)
-  }
 }
