@@ -32,13 +32,6 @@ object CommitHandler {
     else new RenameCommitHandler(fileIO)
   }
 
-  /** The DynamoDB handler for an `s3+ddb://` root, or None for any other root. */
-  def externalStore(fileIO: FileIO, root: String): Option[DynamoDbCommitHandler] =
-    forRoot(fileIO, root) match {
-      case d: DynamoDbCommitHandler => Some(d)
-      case _ => None
-    }
-
   private def dynamoDb(fileIO: FileIO, root: String): DynamoDbCommitHandler = {
     val config: S3Config = fileIO match {
       case r: RoutingFileIO => r.s3Config

@@ -38,15 +38,16 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
     val staging = s"$path-${UUID.randomUUID()}"
     val stagingKey = S3Location(staging).key
     fileIO.write(staging, bytes)
-    val won = store.putIfNotExists(baseUri, version, stagingKey, bytes.length) ||
-      store.get(baseUri, version).exists(_.path == stagingKey)
-    if (won) {
+    // Taken: the row says by whom (our own put, if its answer was lost and it was retried).
+    val put = store.putIfNotExists(baseUri, version, stagingKey, bytes.length)
+    val recorded = if (put) None else store.get(baseUri, version)
+    if (put || recorded.exists(_.path == stagingKey)) {
       finish(ManifestRecord(version, stagingKey, Some(bytes.length.toLong)), Some(bytes))
       true
     } else {
       fileIO.delete(staging)
       // Help the winner: its version may still be staged (a writer stopped between steps).
-      store.get(baseUri, version).filter(_.staged).foreach(r => finish(r, None))
+      recorded.filter(_.staged).foreach(r => finish(r, None))
       false
     }
   }
@@ -88,12 +89,6 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
     }
     log.info(s"Version ${record.version} of $root committed through DynamoDB table " +
       store.tableName)
-  }
-
-  /** The newest version DynamoDB records, finished first if a writer left it staged. */
-  def latest(): Option[Long] = store.latest(baseUri).map { r =>
-    if (r.staged) finish(r, None)
-    r.version
   }
 }
 

@@ -77,15 +77,6 @@ final class DynamoDbManifestStore(client: DynamoDbClient, val tableName: String)
     Option(client.call("GetItem", r).get("Item")).map(record)
   }
 
-  /** The newest recorded version of `baseUri`. */
-  def latest(baseUri: String): Option[ManifestRecord] = {
-    val r = request().put("ConsistentRead", true).put("ScanIndexForward", false).put("Limit", 1)
-      .put("KeyConditionExpression", s"$BaseUri = :b")
-    r.putObject("ExpressionAttributeValues").putObject(":b").put("S", baseUri)
-    Option(client.call("Query", r).get("Items")).flatMap(_.elements().asScala.toSeq.headOption)
-      .map(record)
-  }
-
   private def record(it: JsonNode): ManifestRecord = {
     def field(name: String, kind: String): Option[String] =
       Option(it.get(name)).flatMap(v => Option(v.get(kind))).map(_.asText())
