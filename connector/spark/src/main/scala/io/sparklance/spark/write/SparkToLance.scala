@@ -109,10 +109,7 @@ object SparkToLance {
   /** lance-spark's field-metadata key for vector columns: the fixed number of items. */
   val FixedSizeListKey = "arrow.fixed-size-list.size"
 
-  /**
-   * The vector type `md` asks for with [[FixedSizeListKey]]: `fixed_size_list<item>[n]` of
-   * the array's numeric item type (what LanceDB and pylance index and search).
-   */
+  /** The number of items [[FixedSizeListKey]] in `md` asks for, if it is there. */
   private def vectorDim(md: Metadata, name: String): Option[Int] = {
     if (md == null || !md.contains(FixedSizeListKey)) return None
     val raw = scala.util.Try(md.getLong(FixedSizeListKey).toString)
@@ -122,6 +119,10 @@ object SparkToLance {
         s"a positive whole number of items, not '$raw'")))
   }
 
+  /**
+   * The vector type `md` asks for with [[FixedSizeListKey]]: `fixed_size_list<item>[n]` of
+   * the array's numeric item type (what LanceDB and pylance index and search).
+   */
   private def vectorHint(md: Metadata, name: String, at: ArrayType): Option[LogicalType] = {
     val dim = vectorDim(md, name).getOrElse(return None)
     at.elementType match {
