@@ -90,6 +90,13 @@ object LanceErrors {
   def invalidSchemaChange(path: String, why: String): LanceSchemaMismatchException =
     new LanceSchemaMismatchException(s"Cannot change the schema of Lance dataset $path: $why")
 
+  /** A row written by an overwrite of the rows matching `condition` does not match it. */
+  def replaceWhereMismatch(path: String, condition: String): LanceSchemaMismatchException =
+    new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: a written row does " +
+      s"not satisfy the condition of the overwrite (replaceWhere), $condition (its value " +
+      "there is false or null); an overwrite of the rows matching a condition writes only " +
+      "rows that match it")
+
   def datasetExists(path: String): LanceException =
     new LanceException(s"""Lance dataset $path already exists; use mode("append") or mode("overwrite")""")
 

@@ -14,7 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
 import io.sparklance.storage.Paths
-import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource}
+import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, ReplaceWhere}
 
 /**
  * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
@@ -78,10 +78,15 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
         "datasets have no Hive-style partitions; write without partitionBy")
     }
     val exists = LanceProvider.datasetExists(sqlContext.sparkSession, options)
+    // replaceWhere with an overwrite replaces only the matching rows (ReplaceWhere); with any
+    // other mode it reaches the write's options, which refuse it.
+    val replaceWhere = Option(options.get("replaceWhere")).filter(_ => mode == SaveMode.Overwrite)
     def run(sparkMode: String, create: Option[String]): Unit = {
       val w = data.write.format(classOf[LanceWriteSource].getName).mode(sparkMode)
-        .options(parameters.filter { case (k, _) => !k.equalsIgnoreCase("path") })
+        .options(parameters.filter { case (k, _) => !k.equalsIgnoreCase("path") &&
+          !(replaceWhere.isDefined && k.equalsIgnoreCase("replaceWhere")) })
       create.foreach(c => w.option(LanceWriteOptions.CreateMode, c))
+      replaceWhere.foreach(c => w.option(ReplaceWhere.ConditionKey, c))
       w.save(path)
     }
     mode match {

@@ -26,6 +26,12 @@ class LanceScan(
     fragmentTest: Option[Long => Boolean] = None,
     limit: Option[Int] = None) extends Scan with SupportsReportStatistics {
 
+  /** The predicate the reader evaluates exactly (pushed and translated), if any. */
+  def rowFilter: Option[RowFilter] = filter
+
+  /** Whether predicates on `_fragid`/`_rowaddr` pick the fragments scanned. */
+  def prunesFragments: Boolean = fragmentTest.isDefined
+
   /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
   private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
     if (countRows) Nil

@@ -58,8 +58,8 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   }
   override def capabilities(): util.Set[TableCapability] =
     if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)
-    else util.EnumSet.of(
-      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)
+    else util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+      TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER)
 
   /** `_rowid`, `_rowaddr`, `_fragid` and the row version columns (see LanceMetadataColumns). */
   override def metadataColumns(): Array[MetadataColumn] = LanceMetadataColumns.of(schema())

@@ -5,7 +5,7 @@ import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.{FieldEncodings, FileVersion, PackedStructs}
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
+import io.sparklance.table.{LanceDataset, RowFilter, RowMatcher, Snapshot, VersionSpec}
 import io.sparklance.table.commit.NewFragment
 
 /**
@@ -19,17 +19,28 @@ import io.sparklance.table.commit.NewFragment
  * @param base      the version the write read (None: no dataset yet)
  * @param template  the operation, without fragments
  * @param fields    the Lance fields the data files hold, in file column order
+ * @param replacing an overwrite of the rows a filter matches (None: append or overwrite all)
  */
 final case class WritePlan(
     root: String,
     base: Option[Snapshot],
     template: Operation,
     fields: Seq[LanceField],
-    fileVersion: FileVersion) {
+    fileVersion: FileVersion,
+    replacing: Option[RowFilter] = None) {
 
-  /** The operation that commits `frags`. */
-  def operation(frags: Seq[NewFragment]): Operation = template match {
-    case o: Overwrite => o.copy(fragments = frags)
+  /**
+   * The operation that commits `frags` on version `on`. Replacing the rows a filter matches is
+   * one Update (pylance's REWRITE_ROWS, as `merge_insert` records inserts and deletes): the
+   * matching rows of `on` marked deleted, the new rows in new fragments.
+   */
+  def operation(frags: Seq[NewFragment], on: Option[Snapshot] = base, fileIO: FileIO = null)
+      : Operation = (template, replacing) match {
+    case (_, Some(filter)) if on.isDefined =>
+      val s = on.get
+      Update(RowMatcher.matching(fileIO, s, filter), frags.map(NewRows(_)),
+        s.schema.fields.map(_.id))
+    case (o: Overwrite, _) => o.copy(fragments = frags)
     case _ => Append(frags)
   }
 
@@ -40,6 +51,10 @@ final case class WritePlan(
    */
   def commit(fileIO: FileIO, frags: Seq[NewFragment], options: CommitOptions): CommitResult = {
     val committer = new Committer(fileIO, root, options)
+    if (replacing.isDefined && base.isDefined)
+      // Matched again on the newer version when a concurrent writer changed those rows, as
+      // pylance's update and merge_insert re-run.
+      return committer.execute(base.get)(s => operation(frags, Some(s), fileIO))
     operation(frags) match {
       case o: Overwrite if !o.mustCreate => committer.executeFrom(base)(_ => o)
       case op => committer.commit(base, op)
@@ -76,6 +91,20 @@ object WritePlan {
     val op = Append(Nil)
     ManifestBuilder.checkWritable(s, op)
     validated(WritePlan(root, Some(s), op, fields, version))
+  }
+
+  /**
+   * Replacing the rows of `s` that `filter` matches with new rows of `fields` (Delta's
+   * `replaceWhere`, Spark's overwrite by filter): an append that also deletes, in one commit.
+   * `predicate` is the condition as the user wrote it, for messages.
+   */
+  def replaceWhere(s: Snapshot, requested: Option[FileVersion], fields: Seq[LanceField],
+      filter: RowFilter, predicate: String): WritePlan = {
+    filter.columns.find(c => s.schema.field(c).isEmpty).foreach { c =>
+      throw LanceErrors.invalidOption("replaceWhere", predicate,
+        s"no column '$c' in ${s.root} version ${s.version}")
+    }
+    append(s, requested, fields).copy(replacing = Some(filter))
   }
 
   /**

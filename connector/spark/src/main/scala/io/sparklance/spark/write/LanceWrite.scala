@@ -10,6 +10,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -20,6 +21,7 @@ import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
 import io.sparklance.spark.{LanceTable, LanceTables}
+import io.sparklance.table.{RowFilter, RowFilterEvaluator}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
 
@@ -40,7 +42,8 @@ class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) ex
   override def name(): String = LanceTable.nameOf(options.get("path"))
   override def schema(): StructType = schema0
   override def capabilities(): util.Set[TableCapability] =
-    util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA)
+    util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
+      TableCapability.OVERWRITE_BY_FILTER, TableCapability.ACCEPT_ANY_SCHEMA)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new LanceWriteBuilder(info, options.asCaseSensitiveMap().asScala.toMap)
@@ -48,22 +51,32 @@ class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) ex
 
 /**
  * Appends, or replaces the dataset when Spark truncates first (overwrite, INSERT OVERWRITE)
- * or the table is staged to be replaced (`replace`: REPLACE TABLE ... AS SELECT).
- * `tableOptions` (the table's path and storage options) are the defaults the write's own
- * options override.
+ * or the table is staged to be replaced (`replace`: REPLACE TABLE ... AS SELECT), or replaces
+ * the rows matching a condition (`writeTo(t).overwrite(condition)`, `INSERT INTO t REPLACE
+ * WHERE`; see [[ReplaceWhere]]). `tableOptions` (the table's path and storage options) are the
+ * defaults the write's own options override.
  */
 class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String],
-    replace: Boolean = false) extends WriteBuilder with SupportsTruncate {
+    replace: Boolean = false) extends WriteBuilder with SupportsOverwriteV2 {
   private var overwrite = replace
+  private var replacing = Array.empty[Predicate]
   private lazy val options = new CaseInsensitiveStringMap(
     (tableOptions ++ info.options().asCaseSensitiveMap().asScala).asJava)
 
-  override def truncate(): WriteBuilder = { overwrite = true; this }
+  override def truncate(): WriteBuilder = { overwrite = true; replacing = Array.empty; this }
+
+  /** Any condition: one the reader cannot evaluate is refused by name when the write plans. */
+  override def canOverwrite(predicates: Array[Predicate]): Boolean = true
+
+  override def overwrite(predicates: Array[Predicate]): WriteBuilder = {
+    replacing = predicates; this
+  }
 
   override def build(): Write = new Write {
-    override def toBatch: BatchWrite = LanceBatchWrite.plan(options, info.schema(), overwrite)
-    override def description(): String =
-      s"LanceWrite(${options.get("path")}, ${if (overwrite) "overwrite" else "append"})"
+    override def toBatch: BatchWrite =
+      LanceBatchWrite.plan(options, info.schema(), overwrite, replacing)
+    override def description(): String = s"LanceWrite(${options.get("path")}, " +
+      s"${if (replacing.nonEmpty) "replace where" else if (overwrite) "overwrite" else "append"})"
   }
 }
 
@@ -86,12 +99,15 @@ final case class TaskPlan(
     options: LanceWriteOptions,
     conf: SerializableConf,
     /** Carried in every data file name of this job (see [[DataFileNames]]). */
-    jobToken: String)
+    jobToken: String,
+    /** Every row written must satisfy this (an overwrite by condition), named by `mustMatchText`. */
+    mustMatch: Option[RowFilter] = None,
+    mustMatchText: String = "")
 
 object LanceBatchWrite {
   /** Decides, on the driver and before any file is written, what this write will commit. */
-  def plan(options: CaseInsensitiveStringMap, schema: StructType, truncate: Boolean)
-      : LanceBatchWrite = {
+  def plan(options: CaseInsensitiveStringMap, schema: StructType, truncate: Boolean,
+      replacing: Array[Predicate] = Array.empty): LanceBatchWrite = {
     val opts = LanceWriteOptions.parse(options)
     if (schema.isEmpty)
       throw LanceErrors.unsupported(s"Cannot write to Lance dataset ${opts.path}: the DataFrame " +
@@ -102,7 +118,22 @@ object LanceBatchWrite {
     val root = Paths.stripTrailingSlash(opts.path)
     val existing = txn.WritePlan.existing(io, root)
     if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
+    val condition = Option(options.get(ReplaceWhere.ConditionKey))
+    // The rows to replace, read from the version the write starts from.
+    val replaceFilter: Option[(RowFilter, String)] = existing.flatMap { s =>
+      if (replacing.nonEmpty) Some(ReplaceWhere.fromPredicates(s, replacing))
+      else condition.map { c =>
+        val read = options.asCaseSensitiveMap().asScala.toMap.filter { case (k, _) =>
+          !k.equalsIgnoreCase("path") && !k.startsWith("__lance") }
+        (ReplaceWhere.fromCondition(spark, read, root, c), c)
+      }
+    }
     val (write, ordinals) = existing match {
+      case Some(s) if replaceFilter.isDefined =>
+        val matched = SparkToLance.matchForAppend(root, s.schema, schema)
+        val (filter, text) = replaceFilter.get
+        (txn.WritePlan.replaceWhere(s, opts.dataStorageVersion, matched.map(_._1), filter, text),
+          matched.map(_._2))
       case Some(s) if !truncate =>
         val matched = SparkToLance.matchForAppend(root, s.schema, schema)
         (txn.WritePlan.append(s, opts.dataStorageVersion, matched.map(_._1)), matched.map(_._2))
@@ -119,7 +150,9 @@ object LanceBatchWrite {
     val fields = write.fields
     val version = write.fileVersion
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
-    val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts, new SerializableConf(hadoop), DataFileNames.newToken())
+    val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts,
+      new SerializableConf(hadoop), DataFileNames.newToken(),
+      replaceFilter.map(_._1), replaceFilter.fold("")(_._2))
     new LanceBatchWrite(plan, io, write, opts)
   }
 }
@@ -197,11 +230,20 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
   }
 
+  /** Checks the rows of an overwrite by condition: each must satisfy it. */
+  private lazy val mustMatch = plan.mustMatch.map(f =>
+    new RowFilterEvaluator(f, plan.fields.map(x => x.name -> x).toMap))
+
   private def flushBatch(): Unit = {
     if (batcher.rows == 0) return
     var arrays = batcher.build()
     var offset = 0
     val n = arrays(0).length
+    mustMatch.foreach { e =>
+      val byName = plan.fields.map(_.name).zip(arrays).toMap
+      if (e.evaluate(byName, n).contains(false))
+        throw LanceErrors.replaceWhereMismatch(plan.root, plan.mustMatchText)
+    }
     while (offset < n) {
       if (current == null) open()
       val room = (plan.options.maxRowsPerFile - currentRows).min(Int.MaxValue).toInt

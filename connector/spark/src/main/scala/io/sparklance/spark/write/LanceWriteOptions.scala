@@ -84,8 +84,8 @@ object LanceWriteOptions {
    * whole dataset).
    */
   val Unsupported: Map[String, String] = Map(
-    "replaceWhere" -> ("an overwrite of the rows matching a predicate is not supported yet; " +
-      "delete those rows and append instead"),
+    "replaceWhere" -> ("it applies to df.write.mode(\"overwrite\") only; with writeTo use " +
+      "overwrite(condition), in SQL INSERT INTO t REPLACE WHERE condition"),
     "partitionOverwriteMode" -> ("Lance datasets have no partitions; an overwrite replaces " +
       "the whole dataset"),
     "mergeSchema" -> "appends must match the dataset's schema; add columns first")
