@@ -55,8 +55,7 @@ def test_version_as_of_rejects_a_tag_name_and_two_version_options(spark, three_v
             .load(three_versions).collect()
 
 
-@pytest.mark.parametrize("option,value", [("partitionOverwriteMode", "dynamic"),
-                                          ("mergeSchema", "true")])
+@pytest.mark.parametrize("option,value", [("partitionOverwriteMode", "dynamic")])
 def test_result_changing_write_options_are_refused(spark, three_versions, option, value):
     before = lance.dataset(three_versions)
     df = spark.range(100, 103)

@@ -1,7 +1,8 @@
 package io.sparklance.table.txn
 
 import io.sparklance.LanceErrors
-import io.sparklance.format.{LanceField, LogicalType}
+import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
+import io.sparklance.proto.FileProtos
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.{FieldEncodings, FileVersion, PackedStructs}
 import io.sparklance.storage.{FileIO, Paths}
@@ -20,6 +21,8 @@ import io.sparklance.table.commit.NewFragment
  * @param template  the operation, without fragments
  * @param fields    the Lance fields the data files hold, in file column order
  * @param replacing an overwrite of the rows a filter matches (None: append or overwrite all)
+ * @param addsColumns an append that first adds these top-level columns (`mergeSchema`), as
+ *                    pylance's `add_columns` adds all-null ones; `fields` already hold them
  */
 final case class WritePlan(
     root: String,
@@ -27,7 +30,8 @@ final case class WritePlan(
     template: Operation,
     fields: Seq[LanceField],
     fileVersion: FileVersion,
-    replacing: Option[RowFilter] = None) {
+    replacing: Option[RowFilter] = None,
+    addsColumns: Seq[FileProtos.Field] = Nil) {
 
   /**
    * The operation that commits `frags` on version `on`. Replacing the rows a filter matches is
@@ -51,6 +55,7 @@ final case class WritePlan(
    */
   def commit(fileIO: FileIO, frags: Seq[NewFragment], options: CommitOptions): CommitResult = {
     val committer = new Committer(fileIO, root, options)
+    if (addsColumns.nonEmpty) return commitWithNewColumns(fileIO, committer, frags)
     if (replacing.isDefined && base.isDefined)
       // Matched again on the newer version when a concurrent writer changed those rows, as
       // pylance's update and merge_insert re-run.
@@ -60,9 +65,46 @@ final case class WritePlan(
       case op => committer.commit(base, op)
     }
   }
+
+  /**
+   * Two versions: the columns added (a Merge, as ALTER TABLE ADD COLUMNS and pylance's
+   * `add_columns` commit it), then the rows appended on that version. The data files were
+   * written with the new columns' field ids, so another writer's schema change in between is
+   * a conflict; appends and deletes in between are not (the Merge is made again on them).
+   */
+  private def commitWithNewColumns(fileIO: FileIO, committer: Committer,
+      frags: Seq[NewFragment]): CommitResult = {
+    val read = base.get
+    val planned = WritePlan.withColumns(read, addsColumns)
+    val merged = committer.execute(read) { now =>
+      val m = Merge.addNullColumns(now, addsColumns)
+      if (m.fields != planned.fields)
+        throw LanceErrors.concurrentModification(root, read.version, s"version ${now.version} " +
+          "changed the schema this append adds columns to; write again")
+      m
+    }
+    val after = LanceDataset.open(fileIO, root).open(VersionSpec.Number(merged.version))
+    committer.commit(Some(after), Append(frags))
+  }
 }
 
 object WritePlan {
+  /** The Merge that adds top-level columns `added` (ids from 0, pre-order) to `s`. */
+  def withColumns(s: Snapshot, added: Seq[FileProtos.Field]): Merge =
+    Merge.addNullColumns(s, added)
+
+  /**
+   * Appending rows that carry top-level columns the dataset `s` lacks (`mergeSchema`): `added`
+   * (ids from 0, pre-order) are added first, all null in the existing rows. Returns the plan,
+   * whose `fields` the caller fills by matching its columns to `schemaAfter`.
+   */
+  def appendWithColumns(s: Snapshot, requested: Option[FileVersion],
+      added: Seq[FileProtos.Field]): (Seq[LanceField] => WritePlan, LanceSchema) = {
+    val merge = withColumns(s, added)
+    val after = LanceSchema.fromProto(merge.fields, s.schema.metadata, s.root)
+    ((fields: Seq[LanceField]) => append(s, requested, fields).copy(addsColumns = added), after)
+  }
+
   /** Schema metadata marking blob columns whose bytes Lance manages under `_blobs/`. */
   val ManagedBlobsKey = "lance.blob.managed"
 

@@ -134,6 +134,14 @@ object LanceBatchWrite {
         val (filter, text) = replaceFilter.get
         (txn.WritePlan.replaceWhere(s, opts.dataStorageVersion, matched.map(_._1), filter, text),
           matched.map(_._2))
+      case Some(s) if !truncate && opts.mergeSchema && newColumns(s, schema).nonEmpty =>
+        val version = txn.WritePlan.replaceVersion(root, Some(s), None)
+        val added = StructType(newColumns(s, schema).map(_.copy(nullable = true)))
+        val protos = SchemaProtos.toProto(SparkToLance.fields(opts.withVectorColumns(added),
+          version))
+        val (plan, after) = txn.WritePlan.appendWithColumns(s, opts.dataStorageVersion, protos)
+        val matched = SparkToLance.matchForAppend(root, after, schema)
+        (plan(matched.map(_._1)), matched.map(_._2))
       case Some(s) if !truncate =>
         val matched = SparkToLance.matchForAppend(root, s.schema, schema)
         (txn.WritePlan.append(s, opts.dataStorageVersion, matched.map(_._1)), matched.map(_._2))
@@ -155,6 +163,10 @@ object LanceBatchWrite {
       replaceFilter.map(_._1), replaceFilter.fold("")(_._2))
     new LanceBatchWrite(plan, io, write, opts)
   }
+
+  /** The DataFrame's top-level columns the dataset lacks (names compared as appends match). */
+  private def newColumns(s: io.sparklance.table.Snapshot, schema: StructType) =
+    schema.fields.toSeq.filterNot(f => s.schema.fields.exists(_.name.equalsIgnoreCase(f.name)))
 }
 
 class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: LanceWriteOptions)

@@ -42,7 +42,8 @@ final case class LanceWriteOptions(
     commitMessage: Option[String],
     vectorColumns: Map[String, Int],
     createMode: Option[String],
-    tableConfig: Map[String, String] = Map.empty) {
+    tableConfig: Map[String, String] = Map.empty,
+    mergeSchema: Boolean = false) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 
   /** `schema` with the `vector_columns` marked as vectors in their field metadata. */
@@ -73,6 +74,8 @@ object LanceWriteOptions {
   val CommitTimeoutSeconds = "commit_timeout_seconds"
   val CommitMessage = "commit_message"
   val VectorColumns = "vector_columns"
+  /** Delta's name: an append may carry new top-level columns, added first (all null before). */
+  val MergeSchema = "mergeSchema"
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
   val CreateMode = "__lance_create_mode"
   /** Internal: table config a create or replace sets (a catalog's TBLPROPERTIES), by key. */
@@ -87,8 +90,7 @@ object LanceWriteOptions {
     "replaceWhere" -> ("it applies to df.write.mode(\"overwrite\") only; with writeTo use " +
       "overwrite(condition), in SQL INSERT INTO t REPLACE WHERE condition"),
     "partitionOverwriteMode" -> ("Lance datasets have no partitions; an overwrite replaces " +
-      "the whole dataset"),
-    "mergeSchema" -> "appends must match the dataset's schema; add columns first")
+      "the whole dataset"))
 
   private def parseVectorColumns(v: String): Map[String, Int] =
     v.split(',').map(_.trim).filter(_.nonEmpty).map { spec =>
@@ -101,8 +103,7 @@ object LanceWriteOptions {
 
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
     Unsupported.foreach { case (k, why) =>
-      Option(options.get(k)).filterNot(v => k == "mergeSchema" && v.trim.equalsIgnoreCase("false"))
-        .foreach(v => throw LanceErrors.invalidOption(k, v, why))
+      Option(options.get(k)).foreach(v => throw LanceErrors.invalidOption(k, v, why))
     }
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
@@ -124,6 +125,7 @@ object LanceWriteOptions {
       createMode = Option(options.get(CreateMode)),
       tableConfig = options.asCaseSensitiveMap().asScala.collect {
         case (k, v) if k.startsWith(TableConfigPrefix) => k.stripPrefix(TableConfigPrefix) -> v
-      }.toMap)
+      }.toMap,
+      mergeSchema = bool(options, MergeSchema, default = false))
   }
 }
