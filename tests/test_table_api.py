@@ -4,11 +4,19 @@ a twin dataset."""
 
 from __future__ import annotations
 
+import itertools
+import uuid
+
 import lance
 import pyarrow as pa
 import pytest
+from pyspark.errors import AnalysisException
 
 import spark_lance
+import support
+
+_names = itertools.count()
+_run = uuid.uuid4().hex[:8]
 
 
 def data(start, n):
@@ -87,3 +95,91 @@ def test_config_and_errors(spark, twins):
         t.update({})
     with pytest.raises(ValueError):
         spark_lance.LanceTable(spark, "")
+
+
+# ---- LanceTable.for_name: a catalog's table by name, as the LanceTable of its location -------
+
+def local(location):
+    """pylance's path of a location Spark shows (the session catalog's are file: URIs)."""
+    return location[len("file:"):] if location.startswith("file:") else location
+
+
+def rows(df_or_table):
+    if isinstance(df_or_table, pa.Table):
+        return sorted(support.rows_from_arrow(df_or_table), key=repr)
+    return sorted(support.rows_from_spark(df_or_table.collect(), df_or_table.schema), key=repr)
+
+
+def same_as_pylance(spark, t):
+    """What the table shows equals what pylance shows of the dataset at its location."""
+    ds = lance.dataset(local(t.path))
+    assert t.version == ds.version
+    history = spark.read.format("lance").option("metadata_table", "versions").load(t.path)
+    assert sorted(r.version for r in history.collect()) == [v["version"] for v in ds.versions()]
+    assert [(f.name, f.nullable) for f in t.to_df().schema.fields] == \
+        [(f.name, f.nullable) for f in ds.schema]
+    assert rows(t.to_df()) == rows(ds.to_table())
+    for v in ds.versions():
+        old = lance.dataset(local(t.path), version=v["version"]).to_table()
+        assert rows(t.to_df(version=v["version"])) == rows(old)
+    assert t.tags.list() == {k: v["version"] for k, v in ds.tags.list().items()}
+
+
+def changed_through(spark, t):
+    """A change through the table is the dataset's, and the catalog sees it."""
+    t.add_columns({"z": "int"})
+    t.tags.create("first", 1)
+    assert lance.dataset(local(t.path)).schema.names[-1] == "z"
+    assert spark.table(t.name).columns[-1] == "z"
+    same_as_pylance(spark, t)
+
+
+def test_for_name_of_a_lance_catalog_table(spark, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    c = f"tblapi{next(_names)}"
+    spark_lance.register_catalog(spark, c, root=str(root), **{"fs.sparklance.test": "1"})
+    spark.sql(f"create namespace {c}.db")
+    spark.sql(f"create table {c}.db.t (id bigint, n bigint, v string)")
+    spark.sql(f"insert into {c}.db.t values (1, 1, 'a'), (2, 2, 'b')")
+    spark.sql(f"insert into {c}.db.t values (3, 3, 'c')")
+    t = spark_lance.LanceTable.for_name(spark, f"{c}.db.t")
+    assert t.name == f"{c}.db.t" and f"{c}.db.t" in repr(t)
+    assert t._options == {"fs.sparklance.test": "1"}  # the catalog's, but root
+    assert lance.dataset(local(t.path)).version == 3
+    same_as_pylance(spark, t)
+    changed_through(spark, t)
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark_lance.LanceTable.for_name(spark, f"{c}.db.nope")
+
+
+def test_for_name_of_a_session_catalog_table(spark, tmp_path):
+    s = spark.newSession()
+    s.conf.set("spark.sql.catalog.spark_catalog", "io.sparklance.spark.LanceSessionCatalog")
+    t_name, p_name = f"tblapi_{_run}_{next(_names)}", f"tblapi_{_run}_{next(_names)}"
+    s.sql(f"create table {t_name} (id bigint, v string) using lance "
+          f"location '{tmp_path / 'lance'}'")
+    s.sql(f"create table {p_name} (id bigint) using parquet location '{tmp_path / 'pq'}'")
+    try:
+        s.sql(f"insert into {t_name} values (1, 'a'), (2, 'b')")
+        s.sql(f"insert into {t_name} values (3, 'c')")
+        t = spark_lance.LanceTable.for_name(s, t_name)
+        assert t.name == t_name and t._options == {}
+        assert local(t.path) == str(tmp_path / "lance")
+        same_as_pylance(s, t)
+        changed_through(s, t)
+        assert spark_lance.LanceTable.for_name(s, f"default.{t_name}").path == t.path
+        with pytest.raises(ValueError, match=f"{p_name} is not a Lance table.*parquet"):
+            spark_lance.LanceTable.for_name(s, p_name)
+        with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+            spark_lance.LanceTable.for_name(s, f"tblapi_{_run}_missing")
+    finally:
+        s.sql(f"drop table if exists {t_name}")
+        s.sql(f"drop table if exists {p_name}")
+
+
+def test_for_path_is_the_constructor(spark, twins):
+    ours, _ = twins
+    t = spark_lance.LanceTable.for_path(spark, ours)
+    assert t.path == ours and t.name is None and repr(t) == f"LanceTable({ours!r})"
+    same_as_pylance(spark, t)

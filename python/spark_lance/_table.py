@@ -25,20 +25,60 @@ def _quote(name: str) -> str:
 class LanceTable:
     """The Lance dataset at ``path``, as pylance's ``LanceDataset`` names its methods.
 
-    ``options`` are storage settings (``fs.*``) for every call."""
+    ``options`` are storage settings (``fs.*``) for every call. :meth:`for_name` opens a table
+    of a Spark catalog by its name; :meth:`for_path` is the constructor."""
 
     def __init__(self, spark: "SparkSession", path: str, **options: str):
         if not isinstance(path, str) or not path:
             raise ValueError(f"path must be a non-empty str, not {path!r}")
         self._spark = spark
         self.path = path.rstrip("/") or path
+        #: The catalog table name it was opened by (:meth:`for_name`), else ``None``.
+        self.name: Optional[str] = None
         self._options = {k: str(v) for k, v in options.items()}
         # Spark keeps a catalog as first initialized: one name per set of storage options.
         key = "|".join(f"{k}={v}" for k, v in sorted(self._options.items()))
         self._catalog = f"{_CATALOG}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
         _maintenance.register_catalog(spark, self._catalog, **self._options)
 
+    @classmethod
+    def for_path(cls, spark: "SparkSession", path: str, **options: str) -> "LanceTable":
+        """The Lance dataset at ``path`` (``options``: storage settings), as
+        ``LanceTable(spark, path, **options)``."""
+        return cls(spark, path, **options)
+
+    @classmethod
+    def for_name(cls, spark: "SparkSession", name: str) -> "LanceTable":
+        """The Lance table ``name`` of any Spark catalog (``lance.db.t`` of a
+        ``LanceCatalog``, ``t`` or ``db.t`` of the session catalog as ``LanceSessionCatalog``,
+        ``CREATE TABLE t USING lance``), as :meth:`for_path` on its location: the same
+        methods, each on the dataset there. A ``LanceCatalog``'s options other than ``root``
+        (its ``fs.*`` storage settings) come along; ``name`` is kept as :attr:`name`.
+
+        A missing table raises Spark's ``AnalysisException`` (``TABLE_OR_VIEW_NOT_FOUND``);
+        a table (or view) that is not Lance's raises ``ValueError``."""
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"name must be a non-empty str, not {name!r}")
+        details: Dict[str, str] = {}
+        detailed = False
+        for r in spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect():
+            key = (r[0] or "").strip()
+            if key == "# Detailed Table Information":
+                detailed = True
+            elif detailed and key and not key.startswith("#"):
+                details.setdefault(key, r[1])
+        provider, location = details.get("Provider"), details.get("Location")
+        if (provider or "").strip().lower() != "lance":
+            raise ValueError(f"table {name} is not a Lance table (provider: {provider})")
+        if not location:
+            raise ValueError(f"Lance table {name} has no location")
+        table = cls(spark, location, **_catalog_options(spark, name))
+        table.name = name
+        return table
+
     def __repr__(self) -> str:
+        if self.name is not None:
+            return f"LanceTable.for_name({self.name!r}, path={self.path!r})"
         return f"LanceTable({self.path!r})"
 
     @property
@@ -219,6 +259,24 @@ class MergeInsertBuilder:
                          + " ".join(clauses))
         finally:
             self._t._spark.catalog.dropTempView(view)
+
+
+def _catalog_options(spark: "SparkSession", name: str) -> Dict[str, str]:
+    """The options of the ``LanceCatalog`` that ``name`` is a table of, but ``root`` (the
+    storage settings its tables are read with); none for tables of other catalogs."""
+    jss = spark._jsparkSession
+    parts = jss.sessionState().sqlParser().parseMultipartIdentifier(name)
+    first = parts.apply(0) if parts.length() > 1 else None
+    catalog = first if first is not None and (
+        first == "spark_catalog" or spark.conf.get(f"spark.sql.catalog.{first}", None)) \
+        else spark.catalog.currentCatalog()
+    if spark.conf.get(f"spark.sql.catalog.{catalog}", None) != "io.sparklance.spark.LanceCatalog":
+        return {}
+    confs = spark.sparkContext._jvm.scala.collection.JavaConverters.mapAsJavaMapConverter(
+        jss.sessionState().conf().getAllConfs()).asJava()
+    prefix = f"spark.sql.catalog.{catalog}."
+    return {k[len(prefix):]: v for k, v in confs.items()
+            if k.startswith(prefix) and k[len(prefix):].lower() != "root"}
 
 
 def _sql_str(s: Any) -> str:
