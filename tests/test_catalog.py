@@ -226,3 +226,54 @@ def test_truncate_and_purge(spark, tmp_path):
     assert lance.dataset(str(root / "t.lance"), version=1).count_rows() == 5
     spark.sql(f"drop table {c}.t purge")
     assert not (root / "t.lance").exists()
+
+
+def test_rename_table_as_pylance_directory_namespace_sees_it(spark, tmp_path):
+    from lance_namespace import (CreateNamespaceRequest, DescribeTableRequest,
+                                 ListTablesRequest)
+
+    root = tmp_path / "renroot"
+    root.mkdir()
+    ns = DirectoryNamespace(root=str(root))
+    ns.create_namespace(CreateNamespaceRequest(id=["db"]))
+    ns.create_namespace(CreateNamespaceRequest(id=["db2"]))
+    lance.write_dataset(table(0, 4), str(root / "listed.lance"))  # a listed root table
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.db.t using lance as select id, 'x' as s from range(3)")
+    spark.sql(f"create table {c}.rt using lance as select id, 'y' as s from range(2)")
+    want = {n: rows_of(lance.dataset(ns.describe_table(DescribeTableRequest(id=i)).location))
+            for n, i in [("t", ["db", "t"]), ("rt", ["rt"]), ("listed", ["listed"])]}
+
+    def listed(ident):
+        return sorted(ns.list_tables(ListTablesRequest(id=ident)).tables)
+
+    def rows_at(ident):
+        return rows_of(lance.dataset(ns.describe_table(DescribeTableRequest(id=ident)).location))
+
+    # In a namespace: an unqualified new name stays in the table's namespace.
+    spark.sql(f"alter table {c}.db.t rename to t2")
+    assert listed(["db"]) == ["t2"] and rows_at(["db", "t2"]) == want["t"]
+    spark.sql(f"alter table {c}.db.t2 rename to db2.t3")
+    assert listed(["db"]) == [] and listed(["db2"]) == ["t3"]
+    assert rows_at(["db2", "t3"]) == want["t"]
+    assert spark_rows(spark, f"select id, s from {c}.db2.t3") == want["t"]
+    # Root tables are named by their directory: it moves with the name.
+    spark.sql(f"alter table {c}.rt rename to rt2")
+    spark.sql(f"alter table {c}.listed rename to listed2")
+    assert listed([]) == ["listed2", "rt2"]
+    assert not (root / "rt.lance").exists() and not (root / "listed.lance").exists()
+    assert rows_at(["rt2"]) == want["rt"] and rows_at(["listed2"]) == want["listed"]
+    # A root table moved into a namespace leaves no listed directory behind.
+    spark.sql(f"alter table {c}.rt2 rename to db.moved")
+    assert listed([]) == ["listed2"] and listed(["db"]) == ["moved"]
+    assert rows_at(["db", "moved"]) == want["rt"]
+    spark.sql(f"insert into {c}.db.moved values (7, 'z')")
+    assert (7, "z") in rows_at(["db", "moved"])
+
+    with pytest.raises(Exception, match="ALREADY_EXISTS|already exists"):
+        spark.sql(f"alter table {c}.listed2 rename to db2.t3")
+    with pytest.raises(Exception, match="NOT_FOUND|not found|cannot be found"):
+        spark.sql(f"alter table {c}.nope rename to other")
+    with pytest.raises(Exception, match="moving its directory"):
+        spark.sql(f"alter table {c}.`{root / 'listed2.lance'}` rename to x")
+    assert listed([]) == ["listed2"]

@@ -28,6 +28,11 @@ trait FileIO extends Serializable {
   /** A new file at `path` (failing if one exists), written as a stream: data files. */
   def create(path: String): java.io.OutputStream
   def delete(path: String): Boolean
+  /**
+   * Moves directory `from` to `to` (which must not exist) in one step: false when the store
+   * cannot (object stores have no directory rename), or `to` exists, or the move failed.
+   */
+  def renameDirectory(from: String, to: String): Boolean = false
 }
 
 /** Ranged reads of one open file. */

@@ -121,10 +121,23 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
   }
 
   override def delete(path: String): Boolean = { val p = new Path(path); fs(p).delete(p, false) }
+
+  /** Hadoop's rename: one step on local and HDFS file systems; refused for S3A (a copy). */
+  override def renameDirectory(from: String, to: String): Boolean = {
+    val (f, t) = (new Path(from), new Path(to))
+    val store = fs(f)
+    if (HadoopFileIO.copiesOnRename(store.getScheme)) false
+    else !store.exists(t) && store.getFileStatus(f).isDirectory && store.rename(f, t)
+  }
 }
 
 object HadoopFileIO {
   def local(): HadoopFileIO = new HadoopFileIO(new Configuration())
+
+  /** Object-store file systems whose rename copies every file, then deletes. */
+  private def copiesOnRename(scheme: String): Boolean =
+    Set("s3a", "s3n", "s3", "gs", "wasb", "wasbs", "abfs", "abfss", "oss", "cos", "cosn")(
+      Option(scheme).getOrElse("").toLowerCase)
 
   /** The raw file system under Hadoop's checksumming local one; any other file system as is. */
   def withoutChecksums(f: FileSystem): FileSystem = f match {

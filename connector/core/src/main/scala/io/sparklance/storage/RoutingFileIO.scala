@@ -39,4 +39,6 @@ final class RoutingFileIO(conf0: Configuration) extends FileIO {
   override def write(path: String, bytes: Array[Byte]): Unit = of(path).write(path, bytes)
   override def create(path: String): java.io.OutputStream = of(path).create(path)
   override def delete(path: String): Boolean = of(path).delete(path)
+  override def renameDirectory(from: String, to: String): Boolean =
+    (of(from) eq of(to)) && of(from).renameDirectory(from, to)
 }

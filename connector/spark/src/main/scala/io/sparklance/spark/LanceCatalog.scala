@@ -304,8 +304,23 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     path
   }
 
-  override def renameTable(from: Identifier, to: Identifier): Unit =
-    throw LanceErrors.unsupported(s"Renaming $from to $to is not supported yet")
+  /**
+   * ALTER TABLE ... RENAME TO: the namespace's record renamed (see
+   * [[DirectoryNamespace.renameTable]]); an unqualified new name stays in the table's
+   * namespace, as Spark's session catalog renames. Path tables are renamed by moving them.
+   */
+  override def renameTable(from: Identifier, to0: Identifier): Unit = {
+    if (isPath(from) || isPath(to0))
+      throw LanceErrors.unsupported(s"Cannot rename ${from.name()} to ${to0.name()}: a table " +
+        "named by its path is renamed by moving its directory")
+    val to = if (to0.namespace().isEmpty) Identifier.of(from.namespace(), to0.name()) else to0
+    if (!exists(location(from))) throw new NoSuchTableException(from)
+    if (tableExists(to)) throw new TableAlreadyExistsException(to)
+    if (!namespaceExists(to.namespace())) throw new NoSuchNamespaceException(to.namespace())
+    namespace.renameTable(id(from), id(to))
+    org.slf4j.LoggerFactory.getLogger(classOf[LanceCatalog])
+      .info("Renamed table {} to {} in {}", from, to, root.getOrElse(""))
+  }
 }
 
 object LanceCatalog {

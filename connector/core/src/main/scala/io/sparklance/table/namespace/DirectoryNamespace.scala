@@ -105,9 +105,7 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
    * namespace, `<root>/<hash>_<object id>` in a child one (pylance's layout).
    */
   def addTable(id: Seq[String]): String = {
-    val location =
-      if (id.size == 1) id.head + RootSuffix
-      else f"${rnd.nextInt()}%08x_${objectId(id)}"
+    val location = newLocation(id)
     change { rows =>
       if (!namespaceExists(rows, id.init))
         throw LanceErrors.pathNotFound(s"namespace ${id.init.mkString(".")}")
@@ -116,6 +114,46 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
       rows :+ NamespaceEntry(objectId(id), NamespaceEntry.Table, Some(location))
     }
     Paths.join(root, location)
+  }
+
+  /** Where a new table `id` goes, relative to the root (pylance's layout). */
+  private def newLocation(id: Seq[String]): String =
+    if (id.size == 1) id.head + RootSuffix else f"${rnd.nextInt()}%08x_${objectId(id)}"
+
+  /**
+   * Renames table `from` to `to` (pylance 14's directory namespace has no rename; this keeps
+   * what it reads consistent): the `__manifest` row takes the new id and keeps the location.
+   * A root-namespace table stored as `<root>/<name>.lance`, which a directory listing names,
+   * is moved first to where [[addTable]] would put `to` (else the listing would still show
+   * `from`); stores that cannot rename directories (object stores) refuse that case.
+   */
+  def renameTable(from: Seq[String], to: Seq[String]): Unit = {
+    val source = tableLocation(from).getOrElse(
+      throw LanceErrors.pathNotFound(s"table ${from.mkString(".")} in $root"))
+    if (!namespaceExists(to.init))
+      throw LanceErrors.pathNotFound(s"namespace ${to.init.mkString(".")}")
+    if (tableLocation(to).isDefined || entries().exists(_.objectId == objectId(to)))
+      throw LanceErrors.unsupported(s"table ${to.mkString(".")} already exists in $root")
+    val moved = Some(newLocation(to)).filter(_ =>
+      from.size == 1 && source == Paths.join(root, from.head + RootSuffix))
+    moved.foreach { loc =>
+      if (!fileIO.renameDirectory(source, Paths.join(root, loc)))
+        throw LanceErrors.unsupported(s"Cannot rename table ${from.mkString(".")} to " +
+          s"${to.mkString(".")}: its dataset $source is named after it and would have to move " +
+          s"to ${Paths.join(root, loc)}, which this store cannot do in one step (object " +
+          "stores have no directory rename)")
+    }
+    try change { rows =>
+      if (rows.exists(_.objectId == objectId(to)))
+        throw LanceErrors.unsupported(s"table ${to.mkString(".")} already exists in $root")
+      val row = rows.find(e => e.isTable && e.objectId == objectId(from))
+      rows.filterNot(e => e.isTable && e.objectId == objectId(from)) :+
+        NamespaceEntry(objectId(to), NamespaceEntry.Table, moved.orElse(row.flatMap(_.location)))
+    } catch {
+      case e: Throwable =>
+        moved.foreach(loc => fileIO.renameDirectory(Paths.join(root, loc), source))
+        throw e
+    }
   }
 
   /** Forgets table `id` (its data stays); true when it was recorded. */
