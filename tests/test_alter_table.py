@@ -206,8 +206,55 @@ def test_schema_changes_through_the_session_catalog(spark, twins):
     assert lance.dataset(ours).count_rows() == 19
 
 
+NUMS = pa.schema([
+    pa.field("id", pa.int64()), pa.field("b", pa.int8()), pa.field("sm", pa.int16()),
+    pa.field("a", pa.int32()), pa.field("f", pa.float32()),
+    pa.field("dec", pa.decimal128(10, 2)), pa.field("dec2", pa.decimal128(10, 2)),
+])
+
+
+def nums(start, count):
+    import decimal
+    ids = list(range(start, start + count))
+    return pa.table({
+        "id": ids, "b": [None if i % 5 == 0 else (i * 37) % 256 - 128 for i in ids],
+        "sm": [-(i * 1001) for i in ids], "a": [None if i % 4 == 0 else i * 100003 - 2**31 + 7
+                                               for i in ids],
+        "f": [i / 3 - 2.5 for i in ids],
+        "dec": [decimal.Decimal(f"{(-1) ** i * i * 1234567}.{i % 100:02d}") for i in ids],
+        "dec2": [None if i % 3 == 0 else decimal.Decimal(f"-{i}.5{i % 10}") for i in ids],
+    }, schema=NUMS)
+
+
+@pytest.mark.parametrize("col,sql_type,arrow_type", [
+    ("a", "bigint", pa.int64()), ("b", "int", pa.int32()), ("sm", "bigint", pa.int64()),
+    ("f", "double", pa.float64()), ("dec", "decimal(12,2)", pa.decimal128(12, 2)),
+    ("dec2", "decimal(13,4)", pa.decimal128(13, 4)), ("late", "bigint", pa.int64()),
+])
+def test_alter_column_type_as_pylance_casts(spark, tmp_path, col, sql_type, arrow_type):
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in (ours, theirs):
+        lance.write_dataset(nums(0, 10), p)
+        lance.dataset(p).add_columns(pa.field("late", pa.int32()))  # absent from fragment 0
+        lance.write_dataset(nums(10, 10).append_column("late", pa.array(range(10), pa.int32())),
+                            p, mode="append")
+        lance.dataset(p).delete("id = 3 or id = 12")
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` alter column {col} type {sql_type}")
+    lance.dataset(theirs).alter_columns({"path": col, "data_type": arrow_type})
+    assert view(ours) == view(theirs)
+    assert spark_rows(spark, f"select * from {c}.`{ours}`") == pylance_rows(ours)
+    for p in (ours, theirs):  # pylance keeps going on ours as on its own
+        lance.write_dataset(lance.dataset(p).to_table(filter="id < 4"), p, mode="append")
+        lance.dataset(p).delete("id = 5")
+        lance.dataset(p).optimize.compact_files()
+    assert view(ours) == view(theirs)
+
+
 @pytest.mark.parametrize("stmt,words", [
     ("alter column n type string", ["type"]),
+    ("alter column n type int", ["type"]),
+    ("alter column n type double", ["type", "int64"]),  # pylance casts no integer to float
     ("add column z int not null", ["'z'", "NOT NULL"]),
     ("add column z int first", ["'z'"]),
     ("drop column nope", ["nope"]),

@@ -10,7 +10,8 @@ import io.sparklance.format.writer.{FileVersion, SchemaProtos}
 import io.sparklance.storage.FileIO
 import io.sparklance.spark.write.SparkToLance
 import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
-import io.sparklance.table.txn.{Committer, Merge, Operation, Project, UpdateConfig, UpdateMap}
+import io.sparklance.table.txn.{ColumnCast, Committer, Merge, Operation, Project, UpdateConfig,
+  UpdateMap}
 
 /**
  * ALTER TABLE on a Lance dataset: Spark's table changes as Lance transactions, each kind as
@@ -20,11 +21,12 @@ import io.sparklance.table.txn.{Committer, Merge, Operation, Project, UpdateConf
  *    schema (pylance's `add_columns(pa.field(...))`);
  *  - DROP COLUMNS, RENAME COLUMN, ALTER COLUMN ... DROP NOT NULL: one Project
  *    (`drop_columns`, `alter_columns`);
- *  - ALTER COLUMN ... COMMENT: the field's `comment` metadata, one UpdateConfig.
+ *  - ALTER COLUMN ... COMMENT: the field's `comment` metadata, one UpdateConfig;
+ *  - ALTER COLUMN ... TYPE (widenings): the column rewritten, one Merge (`alter_columns`).
  * Consecutive changes of one kind are one commit. Each is built from the newest version and,
  * should another writer's commit make it a retryable conflict, built again from the newer
  * one (pylance's `add_columns`/`drop_columns` leave that to the caller). Changes Lance
- * cannot make in place (types, positions, defaults, NOT NULL) are refused, naming them.
+ * cannot make (narrowing types, positions, defaults, NOT NULL) are refused, naming them.
  */
 object LanceTableChanges {
   private val log = LoggerFactory.getLogger(getClass)
@@ -48,7 +50,9 @@ object LanceTableChanges {
   def apply(fileIO: FileIO, path: String, table: String, changes: Seq[TableChange]): Unit =
     groups(table, changes).foreach { group =>
       val read = LanceDataset.open(fileIO, path).open(VersionSpec.Latest)
-      val r = new Committer(fileIO, path).execute(read)(s => operation(s, table, group))
+      val r =
+        if (kind(table, group.head) == Retype) retype(fileIO, read, table, group)
+        else new Committer(fileIO, path).execute(read)(s => operation(s, table, group))
       log.info("ALTER TABLE {}: {} change(s) committed as version {} of {}",
         table, Int.box(group.size), Long.box(r.version), path)
     }
@@ -58,14 +62,14 @@ object LanceTableChanges {
   private case object Add extends Kind
   private case object Reshape extends Kind
   private case object Comment extends Kind
+  private case object Retype extends Kind
 
   private def kind(table: String, c: TableChange): Kind = c match {
     case _: SetProperty | _: RemoveProperty => Config
     case _: AddColumn => Add
     case _: DeleteColumn | _: RenameColumn | _: UpdateColumnNullability => Reshape
     case _: UpdateColumnComment => Comment
-    case _: UpdateColumnType => refuse(table, "changing a column's type (ALTER COLUMN ... TYPE)",
-      "Lance keeps the column's data files; write the cast values as a new column instead")
+    case _: UpdateColumnType => Retype
     case _: UpdateColumnPosition => refuse(table, "moving a column (FIRST/AFTER)",
       "Lance keeps columns in the order they were added")
     case other => refuse(table, other.getClass.getSimpleName, "Lance tables do not support it")
@@ -89,6 +93,7 @@ object LanceTableChanges {
       case Config => config(s, table, group)
       case Add => add(s, table, group.map(_.asInstanceOf[AddColumn]))
       case Reshape => reshape(s, table, group)
+      case Retype => throw new IllegalStateException("ALTER COLUMN TYPE writes data; see retype")
       case Comment =>
         val edits = SchemaEdits(s)
         UpdateConfig(fieldMetadata = group.map { case c: UpdateColumnComment =>
@@ -96,6 +101,31 @@ object LanceTableChanges {
           f.getId -> UpdateMap.set(Map(CommentKey -> c.newComment()))
         }.toMap)
     }
+
+  /**
+   * ALTER COLUMN ... TYPE: the cast columns written as one new data file per fragment, then
+   * one Merge (pylance's `alter_columns` with `data_type`; see [[ColumnCast]]). Runs on the
+   * driver, reading and writing only those columns; not retried on a conflict, as pylance's.
+   */
+  private def retype(fileIO: FileIO, s: Snapshot, table: String, group: Seq[TableChange])
+      : io.sparklance.table.txn.CommitResult = {
+    val version = FileVersion.ofDataset(s.dataStorageVersion, s.root)
+    val casts = group.map { case c: UpdateColumnType =>
+      val name = c.fieldNames().mkString(".")
+      if (c.fieldNames().length != 1)
+        refuse(table, s"changing the type of nested field '$name'", "Lance casts top-level " +
+          "columns only")
+      name -> SparkToLance.fields(StructType(Seq(StructField(name, c.newDataType()))), version)
+        .head.logicalType
+    }
+    val (merge, files) = ColumnCast.write(fileIO, s, casts)
+    try new Committer(fileIO, s.root).commit(Some(s), merge)
+    catch {
+      case e: Throwable =>
+        files.foreach(p => try fileIO.delete(p) catch { case _: Exception => })
+        throw e
+    }
+  }
 
   private def missing(s: Snapshot, names: Array[String]) = LanceErrors.invalidSchemaChange(
     s.root, s"column '${names.mkString(".")}' does not exist")
