@@ -106,6 +106,25 @@ class LanceTable:
             self._spark._jsparkSession, self.path, _maintenance._options(self._spark,
                                                                          self._options)))
 
+    @property
+    def schema(self) -> "StructType":
+        """The latest version's schema, as Spark types (pylance's ``schema`` in Arrow's)."""
+        return self.to_df().schema
+
+    def versions(self) -> List[Dict[str, Any]]:
+        """pylance's ``versions()``: for each version ``version``, ``timestamp`` (a naive local
+        datetime, as pylance gives it) and ``metadata`` (row, fragment and file counts)."""
+        import datetime as _dt
+        import json
+
+        raw = _maintenance._jvm(self._spark).versions(
+            self._spark._jsparkSession, self.path,
+            _maintenance._options(self._spark, self._options))
+        return [{"version": v["version"],
+                 "timestamp": _dt.datetime.fromtimestamp(v["timestamp_micros"] // 1_000_000)
+                 .replace(microsecond=v["timestamp_micros"] % 1_000_000),
+                 "metadata": v["metadata"]} for v in json.loads(raw)]
+
     def config(self) -> Dict[str, str]:
         """The table config (pylance's ``ds.config()``)."""
         props = {r[0]: r[1] for r in self._sql(f"SHOW TBLPROPERTIES {self._name}").collect()}
@@ -155,13 +174,19 @@ class LanceTable:
         self._sql(f"ALTER TABLE {self._name} DROP COLUMNS {names}")
 
     def alter_columns(self, *alterations: Dict[str, Any]) -> None:
-        """pylance's ``alter_columns({"path": ..., "name": ..., "nullable": True})``."""
+        """pylance's ``alter_columns({"path": ..., "name": ..., "nullable": True,
+        "data_type": ...})``; ``data_type`` is a pyarrow type or a Spark SQL type name, a
+        widening pylance casts (integers to wider integers, float to double, wider
+        decimals)."""
         for a in alterations:
-            unknown = set(a) - {"path", "name", "nullable"}
+            unknown = set(a) - {"path", "name", "nullable", "data_type"}
             if unknown or "path" not in a:
-                raise ValueError(f"an alteration has a path and a new name and/or nullable "
-                                 f"(True); not {a!r}")
+                raise ValueError(f"an alteration has a path and a new name, nullable (True) "
+                                 f"and/or data_type; not {a!r}")
             col = ".".join(_quote(p) for p in a["path"].split("."))
+            if a.get("data_type") is not None:
+                self._sql(f"ALTER TABLE {self._name} ALTER COLUMN {col} TYPE "
+                          f"{_sql_type(a['data_type'])}")
             if a.get("nullable") is not None:
                 if a["nullable"] is not True:
                     raise ValueError(f"column {a['path']!r} cannot be made non-nullable")
@@ -281,3 +306,20 @@ def _catalog_options(spark: "SparkSession", name: str) -> Dict[str, str]:
 
 def _sql_str(s: Any) -> str:
     return str(s).replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _sql_type(t: Any) -> str:
+    """A Spark SQL type name for a pyarrow type (or a type name given as is)."""
+    if isinstance(t, str):
+        return t
+    import pyarrow as pa
+
+    names = {pa.int8(): "tinyint", pa.int16(): "smallint", pa.int32(): "int",
+             pa.int64(): "bigint", pa.float32(): "float", pa.float64(): "double",
+             pa.string(): "string", pa.bool_(): "boolean", pa.date32(): "date"}
+    if t in names:
+        return names[t]
+    if pa.types.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    raise ValueError(f"data_type {t} has no Spark SQL type this table can take; give a Spark "
+                     "SQL type name")

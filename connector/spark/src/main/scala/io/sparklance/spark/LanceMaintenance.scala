@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LanceDataset, Tags, VersionSpec}
+import io.sparklance.table.{LanceDataset, ManifestSummary, Tags, VersionSpec}
 import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy, Compaction,
   CompactionOptions}
 import io.sparklance.table.txn.{Committer, Restore}
@@ -41,6 +41,22 @@ object LanceMaintenance {
       "index_files_removed" -> s.indexFilesRemoved,
       "deletion_files_removed" -> s.deletionFilesRemoved,
       "files" -> s.files.asJava).asJava
+  }
+
+  /**
+   * pylance's `versions()`, as JSON for Python: for each version its number, commit time
+   * (microseconds since the epoch) and `metadata` (see [[ManifestSummary]]).
+   */
+  def versions(spark: SparkSession, path: String,
+      options: java.util.Map[String, String]): String = {
+    val dataset = LanceDataset.open(fileIO(spark, options), Paths.stripTrailingSlash(path))
+    def str(v: String) = "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
+    dataset.versions().map { vf =>
+      val s = dataset.open(VersionSpec.Number(vf.version))
+      val meta = ManifestSummary.of(s.manifest).toSeq.sorted
+        .map { case (k, v) => s"${str(k)}:${str(v)}" }.mkString("{", ",", "}")
+      s"""{"version":${vf.version},"timestamp_micros":${s.timestampMicros},"metadata":$meta}"""
+    }.mkString("[", ",", "]")
   }
 
   /** The latest version of the dataset at `path`. */
