@@ -155,6 +155,18 @@ def test_column_comment_is_field_metadata(spark, twins):
     assert ds.schema.field("v").metadata[b"comment"] == b"the value"
     assert ds.schema.field("z").metadata[b"comment"] == b"new one"
     assert type(ds.read_transaction(ds.version - 1).operation).__name__ == "UpdateConfig"
+    described = {r.col_name: r.comment
+                 for r in spark.sql(f"describe table {c}.`{ours}`").collect()}
+    assert (described["v"], described["z"], described["n"]) == ("the value", "new one", None)
+
+
+def test_create_table_column_comments(spark, tmp_path):
+    c = catalog(spark, tmp_path)
+    spark.sql(f"create table {c}.t (id bigint comment 'the id', s string) using lance")
+    schema = lance.dataset(str(tmp_path / "t.lance")).schema
+    assert schema.field("id").metadata[b"comment"] == b"the id"
+    assert not schema.field("s").metadata
+    assert "id BIGINT COMMENT 'the id'" in spark.sql(f"show create table {c}.t").collect()[0][0]
 
 
 def test_tblproperties_are_the_table_config(spark, twins):

@@ -36,6 +36,8 @@ object SchemaConverter {
       b.putString(k, f.metadataString(k).getOrElse(""))
     }
     if (BlobColumn.isBlob(f)) b.putString(BlobColumn.BlobMetaKey, "true")
+    // The column comment (ALTER COLUMN ... COMMENT, CREATE TABLE's column comments).
+    f.metadataString("comment").foreach(b.putString("comment", _))
     StructField(f.name, toSparkType(f), f.nullable, b.build())
   }
 

@@ -135,10 +135,14 @@ object SparkToLance {
     }
   }
 
-  /** The [[EncodingKeys]] present in `md`, as UTF-8 strings (numbers written as Spark prints them). */
+  /**
+   * The [[EncodingKeys]] and the column's comment (Spark's `comment` key, kept by Lance as
+   * field metadata `comment`) present in `md`, as UTF-8 strings (numbers written as Spark
+   * prints them).
+   */
   def encodingMetadata(md: Metadata, column: String): Predef.Map[String, Array[Byte]] =
     if (md == null) Predef.Map.empty
-    else EncodingKeys.filter(md.contains).map { k =>
+    else (EncodingKeys :+ "comment").filter(md.contains).map { k =>
       val v = scala.util.Try(md.getString(k))
         .orElse(scala.util.Try(md.getLong(k).toString))
         .orElse(scala.util.Try(md.getDouble(k).toString))
