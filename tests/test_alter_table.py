@@ -101,6 +101,32 @@ def test_add_columns_as_pylance_adds_null_columns(spark, twins):
         pylance_rows(theirs, ["id", "q", "z"])
 
 
+def test_add_struct_fields_as_pylance_adds_them(spark, twins):
+    ours, theirs = twins
+    c = catalog(spark)
+    spark.sql(f"alter table {c}.`{ours}` add columns (s.c string, s.d struct<e: int>, t int)")
+    lance.dataset(theirs).add_columns(pa.schema([pa.field("s", pa.struct([
+        pa.field("c", pa.string()), pa.field("d", pa.struct([pa.field("e", pa.int32())]))]))]))
+    lance.dataset(theirs).add_columns(pa.field("t", pa.int32()))
+    want = view(theirs)
+    got = view(ours)
+    assert (got.pop("version"), want.pop("version")) == (lance.dataset(theirs).version - 1,
+                                                         lance.dataset(theirs).version)
+    assert got == want
+    assert spark_rows(spark, f"select * from {c}.`{ours}`") == pylance_rows(ours)
+    # pylance's own result reads in Spark as pylance reads it, pruned to new children too.
+    assert spark_rows(spark, f"select * from {c}.`{theirs}`") == pylance_rows(theirs)
+    assert spark_rows(spark, f"select id, s.c, s.d.e, s.a from {c}.`{theirs}` where id > 2") \
+        == [{"id": r["id"], "c": None, "e": None, "a": r["s"]["a"]}
+            for r in pylance_rows(theirs) if r["id"] > 2]
+    spark.sql(f"insert into {c}.`{ours}` select 100, 1, 'x', named_struct('a', 1, 'b', 'y', "
+              "'c', 'z', 'd', named_struct('e', 5)), 6")
+    row = [r for r in pylance_rows(ours) if r["id"] == 100][0]
+    assert row["s"] == {"a": 1, "b": "y", "c": "z", "d": {"e": 5}} and row["t"] == 6
+    with pytest.raises(Exception, match="not a struct"):
+        spark.sql(f"alter table {c}.`{ours}` add columns (v.x int)")
+
+
 def test_add_column_after_a_drop_takes_a_new_field_id(spark, twins):
     ours, theirs = twins
     c = catalog(spark)

@@ -203,12 +203,21 @@ final class FragmentReader(
     }
   }
 
-  /** Combines the per-file reads of `f`: the first file holding it wins; struct children merge. */
+  /**
+   * Combines the per-file reads of `f`: the first file holding it wins; struct children merge,
+   * and a child no file holds reads as nulls.
+   */
   private def assemble(f: LanceField, decoded: Seq[scala.collection.Map[Int, ColumnArray]], n: Int): ColumnArray = {
     val found = decoded.flatMap(_.get(f.id))
-    if (found.size <= 1 || f.logicalType != LogicalType.Struct || BlobColumn.isBlob(f)) found.headOption.getOrElse(new NullArray(n))
+    val structs = found.collect { case s: StructArray => s }
+    if (found.isEmpty) new NullArray(n)
+    else if (f.logicalType != LogicalType.Struct || BlobColumn.isBlob(f)) found.head
+    // The whole struct in one file (the usual case): as decoded.
+    else if (found.size == 1 && structs.size == 1 && structs.head.children.length == f.children.size)
+      structs.head
     else {
-      val structs = found.collect { case s: StructArray => s }
+      // Held by several files, or some children in none (fields added to the struct later,
+      // pylance's add_columns): children merged by id, absent ones null.
       // A struct row is null only when every file holding the struct says so.
       val nulls = if (structs.exists(_.nulls == null)) null else Array.tabulate(n)(i => structs.forall(_.isNull(i)))
       new StructArray(n, nulls, f.children.map(assemble(_, decoded, n)).toArray)

@@ -89,6 +89,31 @@ final class SchemaEdits(root: String, val fields: Seq[FileProtos.Field]) {
       b.build()
     }
   }
+
+  /**
+   * With fields appended to the struct at `parent` (pylance's `add_columns` with the struct
+   * given again with its new children): `added` are the new children with ids from 0 in
+   * pre-order (top ones with parent -1), re-numbered from `firstFreeId`, placed after the
+   * struct's last descendant so the list stays in pre-order.
+   */
+  def addUnder(parent: Seq[String], added: Seq[FileProtos.Field], firstFreeId: Int)
+      : Seq[FileProtos.Field] = {
+    val p = get(parent)
+    val where = parent.mkString(".")
+    if (p.getLogicalType != "struct")
+      throw fail(s"cannot add a field under '$where': it is a ${p.getLogicalType}, not a struct")
+    added.filter(_.getParentId == -1).foreach { f =>
+      if (children(p.getId).exists(_.getName == f.getName))
+        throw fail(s"cannot add field '$where.${f.getName}': a field of that name exists")
+    }
+    val shifted = added.map { f =>
+      f.toBuilder.setId(f.getId + firstFreeId)
+        .setParentId(if (f.getParentId >= 0) f.getParentId + firstFreeId else p.getId).build()
+    }
+    val inside = subtree(p.getId)
+    val last = fields.lastIndexWhere(f => inside(f.getId))
+    fields.take(last + 1) ++ shifted ++ fields.drop(last + 1)
+  }
 }
 
 object SchemaEdits {

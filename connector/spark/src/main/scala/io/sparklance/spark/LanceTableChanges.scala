@@ -141,36 +141,40 @@ object LanceTableChanges {
     UpdateConfig(config = Some(UpdateMap(entries)))
   }
 
+  /**
+   * ADD COLUMNS: nullable columns with no values, top-level or inside a struct (pylance's
+   * `add_columns` with the struct given again), each after the last column at its level.
+   */
   private def add(s: Snapshot, table: String, cols: Seq[AddColumn]): Operation = {
-    val fields = cols.map { c =>
-      val name = c.fieldNames().mkString(".")
-      if (c.fieldNames().length != 1)
-        refuse(table, s"adding nested field '$name'", "Lance adds top-level columns only")
-      val atEnd = c.position() match {
-        case null => true
-        case a: After => a.column() == lastColumn(s)
-        case _ => false
-      }
-      if (!atEnd)
-        refuse(table, s"adding column '$name' at ${c.position()}",
-          "Lance adds columns after the last one")
-      if (c.defaultValue() != null)
-        refuse(table, s"adding column '$name' with a DEFAULT", "existing rows would need it")
-      if (!c.isNullable)
-        refuse(table, s"adding column '$name' as NOT NULL",
-          "the existing rows have no value for it")
-      val f = StructField(c.fieldNames().head, c.dataType(), nullable = true)
-      Option(c.comment()).fold(f)(f.withComment)
-    }
     val version = FileVersion.ofDataset(s.dataStorageVersion, s.root)
-    val lance = SparkToLance.fields(StructType(fields), version).zip(fields).map {
-      case (lf, sf) => sf.getComment().fold(lf)(cm =>
-        lf.copy(metadata = lf.metadata + (CommentKey -> cm.getBytes("UTF-8"))))
+    val (edits, _) = cols.foldLeft((SchemaEdits(s), SchemaEdits.firstFreeId(s.manifest))) {
+      case ((edits, next), c) =>
+        val path = c.fieldNames().toSeq
+        val name = path.mkString(".")
+        val siblings = if (path.size == 1) edits.fields.filter(_.getParentId == -1)
+          else edits.find(path.init).toSeq.flatMap(p => edits.fields.filter(_.getParentId == p.getId))
+        val atEnd = c.position() match {
+          case null => true
+          case a: After => siblings.lastOption.exists(_.getName == a.column())
+          case _ => false
+        }
+        if (!atEnd)
+          refuse(table, s"adding column '$name' at ${c.position()}",
+            "Lance adds columns after the last one")
+        if (c.defaultValue() != null)
+          refuse(table, s"adding column '$name' with a DEFAULT", "existing rows would need it")
+        if (!c.isNullable)
+          refuse(table, s"adding column '$name' as NOT NULL",
+            "the existing rows have no value for it")
+        val f = StructField(path.last, c.dataType(), nullable = true)
+        val sf = Option(c.comment()).fold(f)(f.withComment)
+        val protos = SchemaProtos.toProto(SparkToLance.fields(StructType(Seq(sf)), version))
+        val fields = if (path.size == 1) edits.add(protos, next)
+          else edits.addUnder(path.init, protos, next)
+        (new SchemaEdits(s.root, fields), next + protos.size)
     }
-    Merge.addNullColumns(s, SchemaProtos.toProto(lance))
+    Merge(s.fragments, edits.fields)
   }
-
-  private def lastColumn(s: Snapshot): String = s.schema.fields.last.name
 
   private def reshape(s: Snapshot, table: String, group: Seq[TableChange]): Operation = {
     val fields = group.foldLeft(SchemaEdits(s)) { (edits, c) =>
