@@ -195,6 +195,33 @@ def test_create_table_column_comments(spark, tmp_path):
     assert "id BIGINT COMMENT 'the id'" in spark.sql(f"show create table {c}.t").collect()[0][0]
 
 
+def test_describe_and_show_create_table_round_trip(spark, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.t (id bigint comment 'the id', s string) using lance "
+              "tblproperties ('k' = 'v', 'lance.data_storage_version' = '2.1')")
+    spark.sql(f"insert into {c}.t values (1, 'a')")
+    ds = lance.dataset(str(root / "t.lance"))
+    assert ds.data_storage_version == "2.1" and ds.config() == {"k": "v"}
+    info = {r[0]: r[1] for r in spark.sql(f"describe table extended {c}.t").collect()}
+    assert info["Location"] == str(root / "t.lance")
+    for p in [f"lance.version={ds.version}", "lance.data_storage_version=2.1", "k=v"]:
+        assert p in info["Table Properties"], info
+    ddl = spark.sql(f"show create table {c}.t").collect()[0][0]
+    spark.sql(f"drop table {c}.t")
+    spark.sql(ddl)  # re-creates the same table: schema, comments, config, file version
+    again = lance.dataset(str(root / "t.lance"))
+    assert (again.version, again.data_storage_version, again.config()) == (1, "2.1", {"k": "v"})
+    assert again.schema == ds.schema
+    with pytest.raises(Exception, match="lance.version"):
+        spark.sql(f"alter table {c}.t set tblproperties ('lance.version' = '9')")
+    with pytest.raises(Exception, match="data_storage_version"):
+        spark.sql(f"create table {c}.u (id bigint) using lance options "
+                  "(data_storage_version '2.2') tblproperties ('lance.data_storage_version' = "
+                  "'2.0')")
+
+
 def test_tblproperties_are_the_table_config(spark, twins):
     ours, theirs = twins
     c = catalog(spark)

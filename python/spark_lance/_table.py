@@ -128,7 +128,7 @@ class LanceTable:
     def config(self) -> Dict[str, str]:
         """The table config (pylance's ``ds.config()``)."""
         props = {r[0]: r[1] for r in self._sql(f"SHOW TBLPROPERTIES {self._name}").collect()}
-        for k in ("provider", "location"):
+        for k in ("provider", "location", "lance.version", "lance.data_storage_version"):
             props.pop(k, None)
         return props
 

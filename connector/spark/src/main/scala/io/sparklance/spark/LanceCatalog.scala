@@ -92,8 +92,11 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     val read = LanceReadOptions.parse(new CaseInsensitiveStringMap(tableOptions.asJava),
       java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
     val io = fileIO
+    // A named table's location is the namespace's choice: SHOW CREATE TABLE leaves it out.
+    val owned = if (isPath(ident)) Map.empty[String, String]
+      else Map(TableCatalog.PROP_IS_MANAGED_LOCATION -> "true")
     new LanceTable(LanceDataset.open(io, path).open(version), io, read, tableOptions,
-      writable = true)
+      writable = true, owned)
   }
 
   override def loadTable(ident: Identifier): Table = load(ident, VersionSpec.Latest)
@@ -171,10 +174,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     val props = properties.asScala.toMap
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
     val path = newLocation(ident)
-    val writeOptions = props.collect {
-      case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
-        k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
-    }
+    val writeOptions = LanceTableChanges.createOptions(props)
     val version = writeOptions.get(LanceWriteOptions.DataStorageVersion).map { v =>
       FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
         LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
@@ -227,10 +227,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
       replace: Boolean): StagedTable = {
     val existed = replace && tableExists(ident)
     val path = if (existed) location(ident) else newLocation(ident)
-    val writeOptions = (options - "root") ++ properties.asScala.collect {
-      case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
-        k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
-    } ++ LanceTableChanges.configOf(properties.asScala.toMap).map { case (k, v) =>
+    val writeOptions = (options - "root") ++
+      LanceTableChanges.createOptions(properties.asScala.toMap) ++ LanceTableChanges.configOf(properties.asScala.toMap).map { case (k, v) =>
       LanceWriteOptions.TableConfigPrefix + k -> v
     } + ("path" -> path)
     new LanceStagedTable(s"$catalogName.${ident}", path, schema,

@@ -120,10 +120,7 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
 
   private def create(location: String, schema: StructType,
       properties: util.Map[String, String]): Unit = {
-    val options = properties.asScala.collect {
-      case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
-        k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
-    }
+    val options = LanceTableChanges.createOptions(properties.asScala.toMap)
     val version = options.get(LanceWriteOptions.DataStorageVersion).map { v =>
       FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
         LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))

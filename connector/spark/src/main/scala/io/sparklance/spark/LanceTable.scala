@@ -46,7 +46,8 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   /**
    * The table config (`ds.config()`, what SET TBLPROPERTIES changes), plus what the catalog
    * owns: provider, location, and for session-catalog tables whether they are external and
-   * their owner.
+   * their owner; and what Lance derives: the version read (`lance.version`) and the file
+   * format version (`lance.data_storage_version`), which DESCRIBE EXTENDED shows.
    */
   override def properties(): java.util.Map[String, String] = {
     import org.apache.spark.sql.connector.catalog.TableCatalog
@@ -54,7 +55,9 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
       LanceTableChanges.Reserved(k.toLowerCase) || k == TableCatalog.PROP_OWNER
     }
     (snapshot.manifest.getConfigMap.asScala.toMap ++ owned ++ Map(
-      TableCatalog.PROP_PROVIDER -> "lance", TableCatalog.PROP_LOCATION -> snapshot.root)).asJava
+      TableCatalog.PROP_PROVIDER -> "lance", TableCatalog.PROP_LOCATION -> snapshot.root,
+      LanceTableChanges.VersionKey -> snapshot.version.toString,
+      LanceTableChanges.FormatKey -> snapshot.dataStorageVersion)).asJava
   }
   override def capabilities(): util.Set[TableCapability] =
     if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)

@@ -31,9 +31,36 @@ import io.sparklance.table.txn.{ColumnCast, Committer, Merge, Operation, Project
 object LanceTableChanges {
   private val log = LoggerFactory.getLogger(getClass)
 
-  /** Properties a catalog owns: never stored in, or changed through, the table config. */
+  /** The version a table was loaded at, shown by DESCRIBE EXTENDED and SHOW TBLPROPERTIES. */
+  val VersionKey = "lance.version"
+  /** The table's file format version, shown likewise; a CREATE's TBLPROPERTIES may set it. */
+  val FormatKey = "lance.data_storage_version"
+
+  /**
+   * Properties a catalog owns or Lance derives from the table: never stored in, or changed
+   * through, the table config.
+   */
   val Reserved: Set[String] = Set(TableCatalog.PROP_LOCATION, TableCatalog.PROP_PROVIDER,
-    TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, "path")
+    TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, "path", VersionKey,
+    FormatKey)
+
+  /**
+   * A CREATE's write options: its OPTIONS, with the file version its TBLPROPERTIES name
+   * (`lance.data_storage_version`, which SHOW CREATE TABLE prints) unless OPTIONS name one.
+   */
+  def createOptions(properties: Map[String, String]): Map[String, String] = {
+    val opts = properties.collect {
+      case (k, v) if k.startsWith(TableCatalog.OPTION_PREFIX) =>
+        k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
+    }
+    val key = io.sparklance.spark.write.LanceWriteOptions.DataStorageVersion
+    properties.get(FormatKey).fold(opts) { v =>
+      opts.get(key).filterNot(_.trim.equalsIgnoreCase(v.trim)).foreach { o =>
+        throw LanceErrors.invalidOption(key, o, s"TBLPROPERTIES set $FormatKey to $v")
+      }
+      opts + (key -> v)
+    }
+  }
 
   /**
    * The table config a CREATE TABLE's properties set: its TBLPROPERTIES, without table
@@ -136,7 +163,7 @@ object LanceTableChanges {
       case p: RemoveProperty => p.property() -> None
     }
     entries.map(_._1).filter(k => Reserved(k.toLowerCase)).foreach { k =>
-      refuse(table, s"changing property '$k'", "the catalog owns it")
+      refuse(table, s"changing property '$k'", "the catalog or Lance sets it")
     }
     UpdateConfig(config = Some(UpdateMap(entries)))
   }
