@@ -133,18 +133,57 @@ final class FragmentReader(
     else while (i < kept) { into(i) = lastStart + lastKeep(i); i += 1 }
   }
 
+  private var skipped = 0
+
+  /** Rows the last [[next]] read but dropped as deleted or rejected by the filter. */
+  def lastSkipped: Int = skipped
+
   /**
    * The next `n` physical rows, minus deleted ones and those the filter rejects: one array per
    * requested field, plus the number of rows kept. When no row is kept the arrays are absent
    * (an empty array) and the other columns were skipped, not decoded.
    */
-  def next(n: Int): (Array[ColumnArray], Int) = {
+  def next(n: Int): (Array[ColumnArray], Int) = next(n, Int.MaxValue)
+
+  /**
+   * As `next(n)`, keeping at most `maxKept` rows, for a reader that needs no more (a LIMIT).
+   * Without a filter only the physical rows holding them are read, fewer than `n` when they
+   * suffice ([[remaining]] tells); with one, all `n` rows are read and evaluated, and the rows
+   * passing after the first `maxKept` are dropped before any column is taken or copied: the
+   * reader moves past them.
+   */
+  def next(n: Int, maxKept: Int): (Array[ColumnArray], Int) = {
+    require(maxKept > 0, s"maxKept must be positive, not $maxKept")
+    if (filter == null) read(rowsHolding(maxKept, n), maxKept) else read(n, maxKept)
+  }
+
+  /**
+   * The physical rows from the current position, at most `n`, that hold `live` rows not
+   * deleted: each deleted row before the end pushes the end one row further.
+   */
+  private def rowsHolding(live: Int, n: Int): Int = {
+    if (live >= n) return n
+    if (deletions.cardinality == 0) return live
+    val it = deletions.deleted.getIntIterator
+    it.advanceIfNeeded(position.toInt)
+    var m = live
+    while (m < n && it.hasNext && it.peekNext() - position < m) { it.next(); m += 1 }
+    m
+  }
+
+  private def read(n: Int, maxKept: Int): (Array[ColumnArray], Int) = {
     val firstDecoded = decode(n, _.first)
     val passed: Array[Boolean] = if (filter == null) null else {
       val byName = firstFields.map(f => f.name -> assemble(f, firstDecoded, n)).toMap
       filter.evaluator.evaluate(byName, n)
     }
-    val keep = keptRows(position, n, passed)
+    val allKept = keptRows(position, n, passed)
+    val passing = if (allKept == null) n else allKept.length
+    skipped = n - passing
+    val keep =
+      if (passing <= maxKept) allKept
+      else if (allKept == null) Array.range(0, maxKept)
+      else java.util.Arrays.copyOf(allKept, maxKept)
     lastStart = position
     lastKeep = keep
     position += n

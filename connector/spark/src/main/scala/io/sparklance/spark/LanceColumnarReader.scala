@@ -73,8 +73,7 @@ class LanceColumnarReader(
     } else {
       if (limit.exists(returned >= _)) return false
       while (nextSlice()) {
-        val (arrays, read0) = read()
-        val kept = limit.fold(read0)(n => math.min(read0.toLong, n - returned).toInt)
+        val (arrays, kept) = read()
         if (kept > 0) {
           var i = 0
           while (i < dataPositions.length) {
@@ -134,10 +133,15 @@ class LanceColumnarReader(
     }
   }
 
+  /**
+   * The next batch of the current slice: under a LIMIT, no more rows than are still to be
+   * returned, so the last batch decodes (without a filter) and copies only those.
+   */
   private def read(): (Array[ColumnArray], Int) = {
     val n = math.min(batchSize.toLong, reader.remaining).toInt
-    val out = reader.next(n)
-    rowsSkipped += n - out._2
+    val need = limit.fold(Int.MaxValue)(l => math.min(l - returned, Int.MaxValue).toInt)
+    val out = reader.next(n, need)
+    rowsSkipped += reader.lastSkipped
     out
   }
 
