@@ -56,7 +56,9 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
    * Step 3 for a version recorded at a staging key: its bytes at the final name (written
    * again if another writer already did: the same bytes), the row pointed there, staging
    * deleted. Once the final object is there the version is committed; the rest is tidying
-   * that any later writer or reader can redo, so its failures are only logged.
+   * that any later writer or reader can redo, so its failures are only logged. `known` holds
+   * the manifest's bytes when the version is our own commit; None when we are finishing a
+   * version another writer left staged.
    */
   def finish(record: ManifestRecord, known: Option[Array[Byte]]): Unit = {
     val finalKey = record.path.substring(0, record.path.lastIndexOf(".manifest") + 9)
@@ -87,8 +89,12 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
         log.warn(s"Version ${record.version} of $root is committed at $target, but its " +
           s"DynamoDB row still names $staging: ${e.getMessage}")
     }
-    log.info(s"Version ${record.version} of $root committed through DynamoDB table " +
-      store.tableName)
+    if (known.isDefined)
+      log.info(s"Version ${record.version} of $root committed through DynamoDB table " +
+        store.tableName)
+    else
+      log.info(s"Finished version ${record.version} of $root that another writer left " +
+        s"staged at $staging: now at $target (DynamoDB table ${store.tableName})")
   }
 }
 
