@@ -120,9 +120,11 @@ class LanceTable:
         raw = _maintenance._jvm(self._spark).versions(
             self._spark._jsparkSession, self.path,
             _maintenance._options(self._spark, self._options))
-        return [{"version": v["version"],
-                 "timestamp": _dt.datetime.fromtimestamp(v["timestamp_micros"] // 1_000_000)
-                 .replace(microsecond=v["timestamp_micros"] % 1_000_000),
+        def when(ns: int) -> "_dt.datetime":  # exactly as pylance converts it (float steps)
+            return _dt.datetime.fromtimestamp(ns // 1e9) + _dt.timedelta(
+                microseconds=(ns % 1e9) // 1e3)
+
+        return [{"version": v["version"], "timestamp": when(v["timestamp_nanos"]),
                  "metadata": v["metadata"]} for v in json.loads(raw)]
 
     def config(self) -> Dict[str, str]:

@@ -45,7 +45,7 @@ object LanceMaintenance {
 
   /**
    * pylance's `versions()`, as JSON for Python: for each version its number, commit time
-   * (microseconds since the epoch) and `metadata` (see [[ManifestSummary]]).
+   * (nanoseconds since the epoch) and `metadata` (see [[ManifestSummary]]).
    */
   def versions(spark: SparkSession, path: String,
       options: java.util.Map[String, String]): String = {
@@ -55,7 +55,9 @@ object LanceMaintenance {
       val s = dataset.open(VersionSpec.Number(vf.version))
       val meta = ManifestSummary.of(s.manifest).toSeq.sorted
         .map { case (k, v) => s"${str(k)}:${str(v)}" }.mkString("{", ",", "}")
-      s"""{"version":${vf.version},"timestamp_micros":${s.timestampMicros},"metadata":$meta}"""
+      val t = s.manifest.getTimestamp
+      val nanos = if (!s.manifest.hasTimestamp) 0L else t.getSeconds * 1000000000L + t.getNanos
+      s"""{"version":${vf.version},"timestamp_nanos":$nanos,"metadata":$meta}"""
     }.mkString("[", ",", "]")
   }
 
