@@ -308,3 +308,16 @@ def scan_metrics(spark, df):
             keys = metrics.keys().toSeq()
             return {keys.apply(k): metrics.apply(keys.apply(k)).value() for k in range(keys.size())}
     raise AssertionError(f"no Lance scan in {plan.treeString()}")
+
+
+_catalog_names = __import__("itertools").count()
+
+
+def lance_catalog(spark, root=None) -> str:
+    """A fresh name for io.sparklance.spark.LanceCatalog (Spark caches catalogs by name),
+    optionally with a root directory; returns the name."""
+    name = f"lance_cat{next(_catalog_names)}"
+    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
+    if root is not None:
+        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
+    return name

@@ -11,6 +11,7 @@ import lance
 import pyarrow as pa
 import pytest
 from pyspark.errors import PySparkException
+from support import lance_catalog as catalog
 
 _names = itertools.count()
 
@@ -20,14 +21,6 @@ SCHEMA = pa.schema([
     pa.field("v", pa.string()),
     pa.field("s", pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])),
 ])
-
-
-def catalog(spark, root=None):
-    name = f"alt{next(_names)}"
-    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
-    if root is not None:
-        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
-    return name
 
 
 def data(start, count):

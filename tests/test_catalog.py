@@ -5,24 +5,13 @@ delete does on a twin."""
 
 from __future__ import annotations
 
-import itertools
 import shutil
 
 import lance
 import pyarrow as pa
 import pytest
 from lance.namespace import DirectoryNamespace
-
-_names = itertools.count()
-
-
-def catalog(spark, root=None):
-    """A fresh catalog name (catalogs are cached by name), optionally with a root."""
-    name = f"lc{next(_names)}"
-    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
-    if root is not None:
-        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
-    return name
+from support import lance_catalog as catalog
 
 
 def table(start, n):

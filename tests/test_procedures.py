@@ -3,7 +3,6 @@ tags from SQL, each equal to pylance's own operation on a twin dataset."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 
@@ -11,19 +10,10 @@ import lance
 import pyarrow as pa
 import pyspark
 import pytest
+from support import lance_catalog as catalog
 
 pytestmark = pytest.mark.skipif(int(pyspark.__version__.split(".")[0]) < 4,
                                 reason="CALL procedures need Spark 4")
-
-_names = itertools.count()
-
-
-def catalog(spark, root=None):
-    name = f"proc{next(_names)}"
-    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
-    if root is not None:
-        spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
-    return name
 
 
 def table(start, n):

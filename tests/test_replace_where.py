@@ -8,21 +8,13 @@ it, is refused with nothing committed and no file left behind."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import os
 
 import lance
 import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
-
-_names = itertools.count()
-
-
-def catalog(spark):
-    name = f"rw{next(_names)}"
-    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
-    return name
+from support import lance_catalog as catalog
 
 
 def table(start, n, k=0):

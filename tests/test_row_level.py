@@ -5,19 +5,10 @@ row versions where the table has them, an Update (or Delete) transaction as pyla
 
 from __future__ import annotations
 
-import itertools
-
 import lance
 import pyarrow as pa
 import pytest
-
-_names = itertools.count()
-
-
-def catalog(spark):
-    name = f"rl{next(_names)}"
-    spark.conf.set(f"spark.sql.catalog.{name}", "io.sparklance.spark.LanceCatalog")
-    return name
+from support import lance_catalog as catalog
 
 
 def table(start, n, k=0):
