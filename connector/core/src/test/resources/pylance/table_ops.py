@@ -78,6 +78,12 @@ def add_null_columns(path, fields):
     lance.dataset(path).add_columns([pa.field(n, types[t]) for n, t in fields])
 
 
+def cast_column(path, column, type_name):
+    """alter_columns with a data_type: the column rewritten with a new field id."""
+    types = {"int32": pa.int32(), "int64": pa.int64(), "double": pa.float64()}
+    lance.dataset(path).alter_columns({"path": column, "data_type": types[type_name]})
+
+
 def describe(path):
     ds = lance.dataset(path)
     valid = True

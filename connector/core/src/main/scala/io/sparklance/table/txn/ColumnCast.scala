@@ -75,7 +75,7 @@ object ColumnCast {
       val fields = s.manifest.getFieldsList.asScala.toSeq.map { p =>
         replaced.get(p.getId).fold(p)(n => SchemaProtos.fieldProto(n))
       }
-      (Merge(fragments, fields), written.toSeq)
+      (Merge(fragments, fields, rewritesRows = true), written.toSeq)
     } catch {
       case e: Throwable =>
         written.foreach(p => try fileIO.delete(p) catch { case _: Exception => })

@@ -128,6 +128,15 @@ final class ManifestBuilder(
       }
     }
 
+  /**
+   * `f` with every row's last-updated version this one (with stable row ids; as is without):
+   * what pylance 14 records when a Merge rewrites a column of every row (a cast).
+   */
+  def updatedAll(f: TableProtos.DataFragment): TableProtos.DataFragment =
+    if (!usesRowIds || f.getPhysicalRows == 0) f
+    else f.toBuilder.setInlineLastUpdatedAtVersions(RowIdSequences.encodeVersions(
+      Array.fill(f.getPhysicalRows.toInt)(version))).build()
+
   /** The version whose index section the next manifest carries (a Restore picks its own). */
   var indicesFrom: Option[Snapshot] = base
 

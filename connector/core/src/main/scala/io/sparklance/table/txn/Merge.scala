@@ -8,7 +8,8 @@ import io.sparklance.table.{SchemaEdits, Snapshot}
 
 /**
  * Lance `Merge`: the whole fragment list and schema replaced by the ones given, made from the
- * read version — what pylance's `add_columns` commits. A column added with no values (all
+ * read version — what pylance's `add_columns` and `alter_columns(data_type=)` commit
+ * (`rewritesRows`: the latter, which updates every row). A column added with no values (all
  * null) changes only the schema: pylance 14 writes no data file for it and readers return
  * nulls for a field no data file holds. The schema metadata is kept.
  *
@@ -17,8 +18,8 @@ import io.sparklance.table.{SchemaEdits, Snapshot}
  * Merge, DataReplacement) is retryable; Overwrite, Restore and Project are incompatible;
  * CreateIndex, ReserveFragments and UpdateConfig are rebased over.
  */
-final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[FileProtos.Field])
-    extends Operation {
+final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[FileProtos.Field],
+    rewritesRows: Boolean = false) extends Operation {
   import Transaction.OperationCase._
 
   override def name: String = "Merge"
@@ -28,7 +29,10 @@ final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[Fil
       .addAllSchema(fields.asJava).setPreservesNullability(true))
 
   override def applyTo(m: ManifestBuilder): Operation = {
-    m.manifest.clearFragments().addAllFragments(fragments.asJava)
+    // A cast rewrites a column of every row: with stable row ids each row's last-updated
+    // version becomes this one, as pylance records it.
+    val frags = if (rewritesRows) fragments.map(m.updatedAll) else fragments
+    m.manifest.clearFragments().addAllFragments(frags.asJava)
       .clearFields().addAllFields(fields.asJava)
     // Tables that track the highest field id ever allocated (writer flag 1 << 15) keep it.
     val b = m.manifest
