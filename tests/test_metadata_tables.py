@@ -1,4 +1,4 @@
-"""The connector's metadata tables, option("metadata_table", "versions" | "tags"), against
+"""The connector's metadata tables (versions, tags, fragments, indices; by option and in SQL), against
 pylance's own view of every fixture and external dataset; and time travel exactly at a commit
 time as the versions table reports it."""
 
@@ -108,3 +108,52 @@ def test_timestamp_at_a_commit_time_reads_that_version(spark, fx):
     with pytest.raises(Exception) as e:
         spark.read.format("lance").option("timestamp", first.isoformat(timespec="microseconds") + "Z").load(path).count()
     assert path in str(e.value)
+
+
+@pytest.mark.parametrize("fx", DATASET_CASES)
+def test_fragments_table(spark, fx):
+    ds = lance.dataset(str(fx.path))
+    got = {r.fragment_id: r for r in metadata(spark, fx.path, "fragments").collect()}
+    assert sorted(got) == sorted(f.fragment_id for f in ds.get_fragments())
+    for f in ds.get_fragments():
+        r = got[f.fragment_id]
+        assert r.num_rows == f.count_rows()
+        assert r.physical_rows == f.physical_rows  # read from the file by old datasets
+        assert r.num_deleted_rows == r.physical_rows - r.num_rows
+        assert r.data_files == [d.path for d in f.metadata.files]
+        assert r.deletion_file == f.deletion_file()
+
+
+def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
+    import warnings
+
+    import pyarrow as pa
+
+    path = tmp_path / "ix"
+    lance.write_dataset(pa.table({"id": list(range(20)), "s": [f"r{i}" for i in range(20)]}),
+                        str(path), max_rows_per_file=10)
+    ds = lance.dataset(str(path))
+    ds.create_scalar_index("id", "BTREE")
+    ds.create_scalar_index("s", "BITMAP", name="s_bits")
+    lance.write_dataset(pa.table({"id": [99], "s": ["x"]}), str(path), mode="append")
+    lance.dataset(str(path)).delete("id = 3")
+    ds = lance.dataset(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = sorted((i["name"], i["uuid"], i["fields"], i["version"], sorted(i["fragment_ids"]))
+                      for i in ds.list_indices())
+    got = sorted((r.name, r.uuid, r.columns, r.dataset_version, sorted(r.fragment_ids))
+                 for r in metadata(spark, path, "indices").collect())
+    assert got == want and len(got) == 2
+
+    # The same tables in SQL, for a path table and a catalog table.
+    c = support.lance_catalog(spark, tmp_path)
+    for kind in ["versions", "tags", "fragments", "indices"]:
+        sql = spark.sql(f"select * from {c}.`{path}`.{kind}").collect()
+        assert sql == metadata(spark, path, kind).collect(), kind
+    spark.sql(f"create table {c}.t using lance as select id from range(3)")
+    spark.sql(f"insert into {c}.t values (7)")
+    assert [r.version for r in spark.sql(f"select version from {c}.t.versions").collect()] == \
+        [v["version"] for v in lance.dataset(str(tmp_path / "t.lance")).versions()]
+    with pytest.raises(Exception, match="TABLE_OR_VIEW_NOT_FOUND|cannot be found"):
+        spark.sql(f"select * from {c}.nope.versions").collect()

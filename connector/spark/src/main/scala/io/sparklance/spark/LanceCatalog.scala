@@ -99,7 +99,24 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
       writable = true, owned)
   }
 
-  override def loadTable(ident: Identifier): Table = load(ident, VersionSpec.Latest)
+  override def loadTable(ident: Identifier): Table =
+    try load(ident, VersionSpec.Latest)
+    catch {
+      case e @ (_: NoSuchTableException | _: NoSuchNamespaceException) =>
+        metadataTable(ident).getOrElse(throw e)
+    }
+
+  /**
+   * ``lance.db.t.versions``, ``lance.`/path`.fragments``: a metadata table (versions, tags,
+   * fragments, indices) of the table the rest of the name names, when no table has the name.
+   */
+  private def metadataTable(ident: Identifier): Option[Table] =
+    MetadataTable.named(ident.name()).filter(_ => ident.namespace().nonEmpty).flatMap { kind =>
+      val ns = ident.namespace()
+      val table = Identifier.of(ns.init, ns.last)
+      scala.util.Try(location(table)).toOption.filter(exists)
+        .map(path => new LanceMetadataTable(LanceDataset.open(fileIO, path), kind))
+    }
 
   /** `VERSION AS OF n` (a version number, or a tag name as pylance's `version=` takes). */
   override def loadTable(ident: Identifier, version: String): Table = {

@@ -10,11 +10,15 @@ import org.apache.spark.sql.types._
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.sparklance.table.{FragmentRef, LanceDataset, RowCounts}
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.proto.TableProtos
+import io.sparklance.table.{FragmentRef, LanceDataset, ManifestFile, RowCounts}
 
 /**
- * A dataset's history as a table (`option("metadata_table", "versions" | "tags")`), read on
- * the driver from the manifests: small, and always the dataset's current state.
+ * A dataset's history and layout as a table (`option("metadata_table", "versions" | "tags" |
+ * "fragments" | "indices")`, or in SQL ``lance.db.t.versions``, ``lance.`/path`.fragments``),
+ * read on the driver from the manifests: small, and always the dataset's current state.
  */
 class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Table with SupportsRead {
   override def name(): String = s"lance.`${dataset.root}`.${kind.name}"
@@ -32,6 +36,19 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
     case MetadataTable.Tags => StructType(Seq(
       StructField("tag", StringType, nullable = false),
       StructField("version", LongType, nullable = false)))
+    case MetadataTable.Fragments => StructType(Seq(
+      StructField("fragment_id", LongType, nullable = false),
+      StructField("num_rows", LongType, nullable = false),
+      StructField("physical_rows", LongType, nullable = false),
+      StructField("num_deleted_rows", LongType, nullable = false),
+      StructField("data_files", ArrayType(StringType, containsNull = false), nullable = false),
+      StructField("deletion_file", StringType, nullable = true)))
+    case MetadataTable.Indices => StructType(Seq(
+      StructField("name", StringType, nullable = false),
+      StructField("uuid", StringType, nullable = false),
+      StructField("columns", ArrayType(StringType, containsNull = false), nullable = false),
+      StructField("dataset_version", LongType, nullable = false),
+      StructField("fragment_ids", ArrayType(LongType, containsNull = false), nullable = false)))
   }
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new ScanBuilder {
@@ -40,6 +57,8 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
       override def rows(): Array[InternalRow] = kind match {
         case MetadataTable.Versions => versionRows()
         case MetadataTable.Tags => dataset.tags().map(t => InternalRow(UTF8String.fromString(t.name), t.version)).toArray
+        case MetadataTable.Fragments => fragmentRows()
+        case MetadataTable.Indices => indexRows()
       }
     }
   }
@@ -55,6 +74,42 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
       InternalRow(
         vf.version, s.timestampMicros, physical - deleted, frags.size.toLong, deleted,
         UTF8String.fromString(s.dataStorageVersion), new GenericArrayData(tags.toArray[Any]))
+    }.toArray
+  }
+
+  private def str(s: String): UTF8String = UTF8String.fromString(s)
+
+  /** The latest version's fragments, in manifest order. */
+  private def fragmentRows(): Array[InternalRow] = {
+    val s = dataset.open(io.sparklance.table.VersionSpec.Latest)
+    s.fragments.map { f =>
+      val ref = FragmentRef(s.root, s, f)
+      val deleted = RowCounts.deletedRows(dataset.io, ref)
+      val physical = RowCounts.physicalRows(dataset.io, ref)
+      val files = f.getFilesList.asScala.map(d => str(d.getPath)).toArray[Any]
+      InternalRow(f.getId, physical - deleted, physical, deleted, new GenericArrayData(files),
+        ref.deletionPath.map(p => str(p.stripPrefix(s.root).stripPrefix("/"))).orNull)
+    }.toArray
+  }
+
+  /** The latest version's indices (its manifest's index section), as pylance lists them. */
+  private def indexRows(): Array[InternalRow] = {
+    val s = dataset.open(io.sparklance.table.VersionSpec.Latest)
+    if (!s.manifest.hasIndexSection) return Array.empty
+    val bytes = ManifestFile.readSection(dataset.io, s.manifestPath, s.manifest.getIndexSection)
+    val byId = s.schema.fields.flatMap(_.preOrder).map(f => f.id -> f.name).toMap
+    TableProtos.IndexSection.parseFrom(bytes).getIndicesList.asScala.map { ix =>
+      val u = java.nio.ByteBuffer.wrap(ix.getUuid.getUuid.toByteArray)
+      val uuid = new java.util.UUID(u.getLong, u.getLong).toString
+      val columns = ix.getFieldsList.asScala.map(i => str(byId.getOrElse(i.intValue,
+        s"#$i"))).toArray[Any]
+      val frags = if (ix.getFragmentBitmap.isEmpty) Array.empty[Any] else {
+        val b = new org.roaringbitmap.RoaringBitmap()
+        b.deserialize(java.nio.ByteBuffer.wrap(ix.getFragmentBitmap.toByteArray))
+        b.toArray.map(i => (i & 0xffffffffL): Any)
+      }
+      InternalRow(str(ix.getName), str(uuid), new GenericArrayData(columns),
+        ix.getDatasetVersion, new GenericArrayData(frags))
     }.toArray
   }
 }

@@ -15,7 +15,11 @@ sealed abstract class MetadataTable(val name: String) extends Serializable
 object MetadataTable {
   case object Versions extends MetadataTable("versions")
   case object Tags extends MetadataTable("tags")
-  val all: Seq[MetadataTable] = Seq(Versions, Tags)
+  case object Fragments extends MetadataTable("fragments")
+  case object Indices extends MetadataTable("indices")
+  val all: Seq[MetadataTable] = Seq(Versions, Tags, Fragments, Indices)
+
+  def named(name: String): Option[MetadataTable] = all.find(_.name.equalsIgnoreCase(name.trim))
 }
 
 /**
@@ -30,7 +34,8 @@ object MetadataTable {
  *  - `timestamp`: read the newest version committed at or before this time; any form
  *    Spark's CAST(... AS TIMESTAMP) accepts, in the session time zone unless it names one.
  *    `timestampAsOf` is the same.
- *  - `metadata_table`: `versions` or `tags` to read the dataset's history instead of rows.
+ *  - `metadata_table`: `versions`, `tags`, `fragments` or `indices` to read the dataset's
+ *    history, its latest version's fragments or its indices instead of rows.
  *  - `batch_size`: rows per columnar batch (default 4096).
  *  - `split_size`: target bytes of data per Spark partition (default: Spark's rule for file
  *    sources, `spark.sql.files.maxPartitionBytes` but no more than the dataset's bytes divided
