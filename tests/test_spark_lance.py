@@ -339,7 +339,8 @@ def test_configure_appends_the_jar_to_given_settings(monkeypatch):
     conf = {"spark.jars": "/opt/other.jar", "spark.driver.extraClassPath": "/opt/cp.jar"}
     b = _Builder()
     assert spark_lance.configure(b, conf) is b  # returns the builder it was given
-    assert b.options == {"spark.jars": f"/opt/other.jar,{jar}", "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}"}
+    assert b.options == {"spark.jars": f"/opt/other.jar,{jar}",
+                         "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}", "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog"}
     # The jar given again is not repeated.
     b = spark_lance.configure(_Builder(), {"spark.jars": f"/opt/other.jar,{jar}"})
     assert b.options["spark.jars"] == f"/opt/other.jar,{jar}"
@@ -349,7 +350,8 @@ def test_configure_on_a_fresh_builder(monkeypatch):
     monkeypatch.delenv(_master.GATEWAY_ENV_VAR, raising=False)
     monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
     b = spark_lance.configure(_Builder())
-    assert b.options == {"spark.jars": spark_lance.jar_path(), "spark.driver.extraClassPath": spark_lance.jar_path()}
+    assert b.options == {"spark.jars": spark_lance.jar_path(),
+                         "spark.driver.extraClassPath": spark_lance.jar_path(), "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog"}
 
 
 def test_configure_does_not_repeat_the_jar_a_running_jvm_reports_as_a_uri(monkeypatch):
@@ -364,11 +366,37 @@ def test_configure_does_not_repeat_the_jar_a_running_jvm_reports_as_a_uri(monkey
 
 
 def test_configure_leaves_spark_submit_alone(monkeypatch):
-    """Under spark-submit the driver JVM runs already: its jars come from spark-submit."""
+    """Under spark-submit the driver JVM runs already: its jars come from spark-submit (the
+    catalogs, SQL settings, still go on the builder)."""
     monkeypatch.setenv(_master.GATEWAY_ENV_VAR, "12345")
     b = _Builder()
     assert spark_lance.configure(b, {"spark.jars": "/opt/other.jar"}) is b
-    assert b.options == {}
+    assert b.options == {"spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog"}
+
+
+def test_configure_registers_the_lance_catalogs(monkeypatch, tmp_path):
+    monkeypatch.setenv(_master.GATEWAY_ENV_VAR, "12345")  # catalogs only
+    b = spark_lance.configure(_Builder(), catalog="lc", root=str(tmp_path),
+                              session_catalog=True)
+    assert b.options == {"spark.sql.catalog.lc": "io.sparklance.spark.LanceCatalog",
+                         "spark.sql.catalog.lc.root": str(tmp_path),
+                         "spark.sql.catalog.spark_catalog":
+                             "io.sparklance.spark.LanceSessionCatalog"}
+    assert spark_lance.configure(_Builder(), catalog=None).options == {}
+    # A catalog the caller configured is kept.
+    given = {"spark.sql.catalog.lance": "my.Catalog"}
+    assert spark_lance.configure(_Builder(), given).options == {}
+    with pytest.raises(ValueError, match="root"):
+        spark_lance.configure(_Builder(), catalog=None, root="/x")
+
+
+def test_the_lance_catalog_is_registered(spark, tmp_path):
+    """The session fixture was built with configure(): path identifiers work at once."""
+    import lance
+    import pyarrow as pa
+    lance.write_dataset(pa.table({"id": [1, 2]}), str(tmp_path / "t"))
+    assert [r.id for r in spark.sql(f"select id from lance.`{tmp_path / 't'}` order by id")
+            .collect()] == [1, 2]
 
 
 def test_configure_makes_lance_resolve(spark):

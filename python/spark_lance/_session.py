@@ -55,8 +55,16 @@ def _jvm_defaults() -> Dict[str, str]:
     return {key: defaults.get(key) for key, _ in JAR_SETTINGS if defaults.get(key)}
 
 
-def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]] = None) -> "SparkSession.Builder":
+def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]] = None, *,
+              catalog: Optional[str] = "lance", root: Optional[str] = None,
+              session_catalog: bool = False) -> "SparkSession.Builder":
     """Add the connector jar to a ``SparkSession.Builder`` and return the builder.
+
+    Also registers the Lance catalog (``io.sparklance.spark.LanceCatalog``) as ``catalog``
+    (default ``lance``: ``SELECT * FROM lance.`/path` ``; ``None`` registers none), rooted at
+    ``root`` (any Hadoop URI; its tables are pylance's directory namespace), and with
+    ``session_catalog=True`` ``io.sparklance.spark.LanceSessionCatalog`` as Spark's built-in
+    catalog (``CREATE TABLE t USING lance``). A catalog already set in ``conf`` is kept.
 
     Sets ``spark.jars`` (Spark ships it to the executors) and ``spark.driver.extraClassPath``
     (the driver JVM that PySpark launches loads the connector from its classpath) to the
@@ -69,13 +77,31 @@ def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]]
     ``getOrCreate()``. Under spark-submit the driver JVM already runs, so the builder is
     returned unchanged: give the jar to spark-submit (``--jars``, ``--packages``).
     """
+    given = dict(conf or {})
+    builder = _catalogs(builder, given, catalog, root, session_catalog)
     if launched_by_spark_submit():
         return builder
     jar = jar_path()
-    given = dict(conf or {})
     running = _jvm_defaults()
     for key, sep in JAR_SETTINGS:
         builder = builder.config(key, _append(given.get(key), running.get(key), jar, sep=sep))
+    return builder
+
+
+def _catalogs(builder: "SparkSession.Builder", given: Mapping[str, Any], catalog: Optional[str],
+              root: Optional[str], session_catalog: bool) -> "SparkSession.Builder":
+    """The Lance catalogs ``configure`` registers, unless ``given`` sets them already."""
+    if catalog is not None:
+        key = f"spark.sql.catalog.{catalog}"
+        if key not in given:
+            builder = builder.config(key, "io.sparklance.spark.LanceCatalog")
+            if root is not None:
+                builder = builder.config(f"{key}.root", str(root))
+    elif root is not None:
+        raise ValueError("root is the Lance catalog's; give a catalog name with it")
+    if session_catalog and "spark.sql.catalog.spark_catalog" not in given:
+        builder = builder.config("spark.sql.catalog.spark_catalog",
+                                 "io.sparklance.spark.LanceSessionCatalog")
     return builder
 
 
@@ -83,6 +109,10 @@ def session(
     master: Optional[str] = None,
     app_name: Optional[str] = None,
     conf: Optional[Mapping[str, Any]] = None,
+    *,
+    catalog: Optional[str] = "lance",
+    root: Optional[str] = None,
+    session_catalog: bool = False,
 ) -> "SparkSession":
     """Get or create a SparkSession that can read ``format("lance")``.
 
@@ -94,6 +124,8 @@ def session(
     :param conf: extra Spark settings as a dict of literal Spark keys, e.g.
         ``{"spark.sql.shuffle.partitions": "4"}``. ``spark.jars`` /
         ``spark.driver.extraClassPath`` given here are kept and the connector jar is appended.
+    :param catalog, root, session_catalog: the Lance catalogs to register (see
+        :func:`configure`).
 
     Raises ``RuntimeError`` if ``format("lance")`` does not work in the session: its JVM was
     started without the jar (an earlier session of this process, even if stopped since, or
@@ -113,7 +145,8 @@ def session(
         builder = builder.appName(app_name)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    spark = configure(builder, conf).getOrCreate()
+    spark = configure(builder, conf, catalog=catalog, root=root,
+                      session_catalog=session_catalog).getOrCreate()
     problem = connector_problem(spark)
     if problem is not None:
         raise RuntimeError(problem)
