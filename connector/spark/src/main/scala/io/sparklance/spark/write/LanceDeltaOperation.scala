@@ -10,7 +10,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetadataColumns, LanceScanBuilder, LanceTable}
-import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
+import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
 import io.sparklance.table.FeatureFlags
 import io.sparklance.table.commit.{DataFileNames, NewFragment}
 import io.sparklance.table.txn

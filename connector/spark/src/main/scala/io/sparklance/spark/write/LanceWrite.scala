@@ -1,11 +1,9 @@
 package io.sparklance.spark.write
 
-import java.io.{ObjectInputStream, ObjectOutputStream}
 import java.util
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TableProvider}
@@ -19,7 +17,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
-import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
+import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
 import io.sparklance.spark.{LanceTable, LanceTables}
 import io.sparklance.table.{RowFilter, RowFilterEvaluator}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
@@ -78,12 +76,6 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
     override def description(): String = s"LanceWrite(${options.get("path")}, " +
       s"${if (replacing.nonEmpty) "replace where" else if (overwrite) "overwrite" else "append"})"
   }
-}
-
-/** Hadoop configuration for executors (Configuration is Writable, not Serializable). */
-final class SerializableConf(@transient var value: Configuration) extends Serializable {
-  private def writeObject(out: ObjectOutputStream): Unit = { out.defaultWriteObject(); value.write(out) }
-  private def readObject(in: ObjectInputStream): Unit = { in.defaultReadObject(); value = new Configuration(false); value.readFields(in) }
 }
 
 /** What one task wrote: its data files, in order. */
