@@ -215,6 +215,39 @@ def test_describe_and_show_create_table_round_trip(spark, tmp_path):
                   "'2.0')")
 
 
+def test_column_encodings_as_table_properties(spark, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.t (id bigint, s string) using lance tblproperties "
+              "('lance.encoding.s.compression' = 'zstd', 'k' = 'v')")
+    spark.sql(f"create table {c}.u using lance tblproperties "
+              "('lance.encoding.s.compression' = 'lz4') as select id, cast(id as string) s "
+              "from range(100)")
+    for name, codec in [("t", b"zstd"), ("u", b"lz4")]:
+        ds = lance.dataset(str(root / f"{name}.lance"))
+        assert ds.schema.field("s").metadata == {b"lance-encoding:compression": codec}
+        assert b"lance-encoding:compression" not in (ds.schema.field("id").metadata or {})
+        shown = {r[0]: r[1] for r in spark.sql(f"show tblproperties {c}.{name}").collect()}
+        assert shown["lance.encoding.s.compression"] == codec.decode()
+    assert lance.dataset(str(root / "t.lance")).config() == {"k": "v"}
+    assert sorted(lance.dataset(str(root / "u.lance")).to_table()["s"].to_pylist()) == \
+        sorted(str(i) for i in range(100))
+    ddl = spark.sql(f"show create table {c}.t").collect()[0][0]
+    spark.sql(f"drop table {c}.t")
+    spark.sql(ddl)
+    assert lance.dataset(str(root / "t.lance")).schema.field("s").metadata == \
+        {b"lance-encoding:compression": b"zstd"}
+    with pytest.raises(Exception, match="encoding"):
+        spark.sql(f"alter table {c}.t set tblproperties ('lance.encoding.s.compression' = "
+                  "'lz4')")
+    with pytest.raises(Exception, match="no column 'nope'"):
+        spark.sql(f"create table {c}.w (id bigint) using lance tblproperties "
+                  "('lance.encoding.nope.compression' = 'zstd')")
+    # A refused CREATE leaves no table behind in the namespace.
+    assert sorted(r.tableName for r in spark.sql(f"show tables in {c}").collect()) == ["t", "u"]
+
+
 def test_tblproperties_are_the_table_config(spark, twins):
     ours, theirs = twins
     c = catalog(spark)

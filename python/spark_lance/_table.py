@@ -132,6 +132,7 @@ class LanceTable:
         props = {r[0]: r[1] for r in self._sql(f"SHOW TBLPROPERTIES {self._name}").collect()}
         for k in ("provider", "location", "lance.version", "lance.data_storage_version"):
             props.pop(k, None)
+        props = {k: v for k, v in props.items() if not k.startswith("lance.encoding.")}
         return props
 
     def nearest(self, column: str, q: Sequence[float], k: int = 10, metric: str = "l2",

@@ -190,13 +190,16 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     checkCreatable(ident, partitions, properties)
     val props = properties.asScala.toMap
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
-    val path = newLocation(ident)
     val writeOptions = LanceTableChanges.createOptions(props)
     val version = writeOptions.get(LanceWriteOptions.DataStorageVersion).map { v =>
       FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
         LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
     }
-    val fields = SparkToLance.fields(schema, version.getOrElse(FileVersion.Default))
+    val fields = SparkToLance.fields(
+      ColumnEncodingProperties.applyTo(schema, writeOptions, s"$catalogName.$ident"),
+      version.getOrElse(FileVersion.Default))
+    // Recorded in the namespace only once the schema and options are known to be writable.
+    val path = newLocation(ident)
     val stable = writeOptions.get(LanceWriteOptions.EnableStableRowIds)
       .exists(_.trim.equalsIgnoreCase("true"))
     val io = fileIO

@@ -128,8 +128,9 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
     val stable = options.get(LanceWriteOptions.EnableStableRowIds)
       .exists(_.trim.equalsIgnoreCase("true"))
     val path = Paths.stripTrailingSlash(location)
-    WritePlan.replace(path, None, SparkToLance.fields(schema, version.getOrElse(
-      FileVersion.Default)), version, mustCreate = true,
+    WritePlan.replace(path, None, SparkToLance.fields(
+      ColumnEncodingProperties.applyTo(schema, options, path),
+      version.getOrElse(FileVersion.Default)), version, mustCreate = true,
       LanceTableChanges.configOf(properties.asScala.toMap))
       .commit(fileIO, Nil, CommitOptions(enableStableRowIds = stable))
   }

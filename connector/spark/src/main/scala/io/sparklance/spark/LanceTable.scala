@@ -57,7 +57,8 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
     (snapshot.manifest.getConfigMap.asScala.toMap ++ owned ++ Map(
       TableCatalog.PROP_PROVIDER -> "lance", TableCatalog.PROP_LOCATION -> snapshot.root,
       LanceTableChanges.VersionKey -> snapshot.version.toString,
-      LanceTableChanges.FormatKey -> snapshot.dataStorageVersion)).asJava
+      LanceTableChanges.FormatKey -> snapshot.dataStorageVersion) ++
+      ColumnEncodingProperties.of(snapshot.schema)).asJava
   }
   override def capabilities(): util.Set[TableCapability] =
     if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)

@@ -46,7 +46,8 @@ object LanceTableChanges {
 
   /**
    * A CREATE's write options: its OPTIONS, with the file version its TBLPROPERTIES name
-   * (`lance.data_storage_version`, which SHOW CREATE TABLE prints) unless OPTIONS name one.
+   * (`lance.data_storage_version`, which SHOW CREATE TABLE prints) unless OPTIONS name one,
+   * and its per-column encodings (see [[ColumnEncodingProperties]]).
    */
   def createOptions(properties: Map[String, String]): Map[String, String] = {
     val opts = properties.collect {
@@ -54,7 +55,8 @@ object LanceTableChanges {
         k.stripPrefix(TableCatalog.OPTION_PREFIX) -> v
     }
     val key = io.sparklance.spark.write.LanceWriteOptions.DataStorageVersion
-    properties.get(FormatKey).fold(opts) { v =>
+    val encodings = properties.filter { case (k, _) => ColumnEncodingProperties.isEncodingKey(k) }
+    encodings ++ properties.get(FormatKey).fold(opts) { v =>
       opts.get(key).filterNot(_.trim.equalsIgnoreCase(v.trim)).foreach { o =>
         throw LanceErrors.invalidOption(key, o, s"TBLPROPERTIES set $FormatKey to $v")
       }
@@ -68,7 +70,7 @@ object LanceTableChanges {
    */
   def configOf(properties: Map[String, String]): Map[String, String] = properties.filter {
     case (k, _) => !k.startsWith(TableCatalog.OPTION_PREFIX) && !Reserved(k.toLowerCase) &&
-      k != TableCatalog.PROP_OWNER
+      k != TableCatalog.PROP_OWNER && !ColumnEncodingProperties.isEncodingKey(k)
   }
 
   /** The Lance field metadata key a column comment is kept under. */
@@ -161,6 +163,10 @@ object LanceTableChanges {
     val entries = group.map {
       case p: SetProperty => p.property() -> Some(p.value())
       case p: RemoveProperty => p.property() -> None
+    }
+    entries.map(_._1).filter(k => ColumnEncodingProperties.isEncodingKey(k)).foreach { k =>
+      refuse(table, s"changing property '$k'", "a column's encoding is chosen when the table " +
+        "is created; its data files keep it")
     }
     entries.map(_._1).filter(k => Reserved(k.toLowerCase)).foreach { k =>
       refuse(table, s"changing property '$k'", "the catalog or Lance sets it")

@@ -18,7 +18,7 @@ import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
-import io.sparklance.spark.{LanceTable, LanceTables}
+import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTables}
 import io.sparklance.table.{RowFilter, RowFilterEvaluator}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
@@ -139,7 +139,9 @@ object LanceBatchWrite {
         (txn.WritePlan.append(s, opts.dataStorageVersion, matched.map(_._1)), matched.map(_._2))
       case _ =>
         val version = txn.WritePlan.replaceVersion(root, existing, opts.dataStorageVersion)
-        val fields = SparkToLance.fields(opts.withVectorColumns(schema), version)
+        val encoded = ColumnEncodingProperties.applyTo(schema,
+          options.asCaseSensitiveMap().asScala.toMap, root)
+        val fields = SparkToLance.fields(opts.withVectorColumns(encoded), version)
         // Creating (append to an empty path included) never replaces a dataset that appears
         // meanwhile.
         val mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate)
