@@ -266,3 +266,24 @@ def test_rename_table_as_pylance_directory_namespace_sees_it(spark, tmp_path):
     with pytest.raises(Exception, match="moving its directory"):
         spark.sql(f"alter table {c}.`{root / 'listed2.lance'}` rename to x")
     assert listed([]) == ["listed2"]
+
+
+def test_save_as_table_and_lancedb_sees_root_tables(spark, tmp_path):
+    lancedb = pytest.importorskip("lancedb")
+    root = tmp_path / "ldb"
+    root.mkdir()
+    c = catalog(spark, root)
+    df = spark.range(4).selectExpr("id", "cast(id as string) as s")
+    df.write.format("lance").saveAsTable(f"{c}.saved")
+    df.write.format("lance").mode("append").saveAsTable(f"{c}.saved")
+    spark.sql(f"create table {c}.made using lance as select 7 as id, 'x' as s")
+    db = lancedb.connect(str(root))
+    names = db.table_names() if hasattr(db, "table_names") else db.list_tables()
+    assert sorted(names) == ["made", "saved"]
+    for name in ["made", "saved"]:
+        assert rows_of(db.open_table(name).to_arrow()) == \
+            spark_rows(spark, f"select id, s from {c}.{name}")
+    assert len(db.open_table("saved").to_arrow()) == 8
+    # A table LanceDB creates at the root is a table of the catalog.
+    db.create_table("from_lancedb", pa.table({"id": [5], "s": ["y"]}))
+    assert spark_rows(spark, f"select id, s from {c}.from_lancedb") == [(5, "y")]
