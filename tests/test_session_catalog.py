@@ -116,3 +116,32 @@ def test_save_as_table_appends_in_a_runtime_configured_session_catalog(session):
         assert session.table(t).count() == 6
     finally:
         session.sql(f"drop table {t}")
+
+
+def test_save_as_table_appends_with_the_catalog_set_at_build_time(tmp_path):
+    """configure(session_catalog=True) in a fresh driver: saveAsTable creates, appends to and
+    overwrites a Lance table in Spark's own catalog."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "driver.py"
+    script.write_text(textwrap.dedent(f"""
+        import spark_lance
+        from pyspark.sql import SparkSession
+        b = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.sql.warehouse.dir", {str(tmp_path / "wh")!r}))
+        spark = spark_lance.configure(b, session_catalog=True).getOrCreate()
+        df = spark.range(3).selectExpr("id", "cast(id as string) as s")
+        df.write.format("lance").saveAsTable("t")
+        df.write.format("lance").mode("append").saveAsTable("t")
+        print("ROWS", spark.table("t").count())
+        df.write.format("lance").mode("overwrite").saveAsTable("t")
+        print("ROWS", spark.table("t").count())
+        spark.stop()
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=600, env={**os.environ, "PYSPARK_SUBMIT_ARGS": "pyspark-shell"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert [ln for ln in r.stdout.splitlines() if ln.startswith("ROWS")] == ["ROWS 6", "ROWS 3"]
+    assert lance.dataset(str(tmp_path / "wh" / "t")).count_rows() == 3
