@@ -120,7 +120,8 @@ object ColumnCast {
     val src = java.nio.ByteBuffer.wrap(in.data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     val width = widthOf(to)
     val out = java.nio.ByteBuffer.allocate(n * width).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-    def long(i: Int): Long = intWidth(from).get match {
+    val fromWidth = intWidth(from).getOrElse(0) // decided once, not per value
+    def long(i: Int): Long = fromWidth match {
       case 1 => in.data(i).toLong
       case 2 => src.getShort(i * 2).toLong
       case 4 => src.getInt(i * 4).toLong
@@ -130,12 +131,15 @@ object ColumnCast {
     (from, to) match {
       case (Float32, Float64) =>
         while (i < n) { out.putDouble(i * 8, src.getFloat(i * 4).toDouble); i += 1 }
+      // Same scale: the 128-bit unscaled values are unchanged.
+      case (Decimal(_, _, s), Decimal(_, _, s2)) if s == s2 =>
+        System.arraycopy(in.data, 0, out.array(), 0, n * 16)
       case (Decimal(_, _, s), Decimal(_, _, s2)) =>
         val factor = BigInteger.TEN.pow(s2 - s)
         val le = new Array[Byte](16)
+        val be = new Array[Byte](16) // BigInteger copies it: one buffer serves every value
         while (i < n) {
           if (in.nulls == null || !in.nulls(i)) {
-            val be = new Array[Byte](16)
             var k = 0
             while (k < 16) { be(k) = in.data(i * 16 + 15 - k); k += 1 }
             val v = new BigInteger(be).multiply(factor).toByteArray

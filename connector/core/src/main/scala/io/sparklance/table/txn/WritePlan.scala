@@ -33,20 +33,21 @@ final case class WritePlan(
     replacing: Option[RowFilter] = None,
     addsColumns: Seq[FileProtos.Field] = Nil) {
 
-  /**
-   * The operation that commits `frags` on version `on`. Replacing the rows a filter matches is
-   * one Update (pylance's REWRITE_ROWS, as `merge_insert` records inserts and deletes): the
-   * matching rows of `on` marked deleted, the new rows in new fragments.
-   */
-  def operation(frags: Seq[NewFragment], on: Option[Snapshot] = base, fileIO: FileIO = null)
-      : Operation = (template, replacing) match {
-    case (_, Some(filter)) if on.isDefined =>
-      val s = on.get
-      Update(RowMatcher.matching(fileIO, s, filter), frags.map(NewRows(_)),
-        s.schema.fields.map(_.id))
-    case (o: Overwrite, _) => o.copy(fragments = frags)
+  /** The operation that commits `frags` (an append or overwrite; see [[replaceOn]]). */
+  def operation(frags: Seq[NewFragment]): Operation = template match {
+    case o: Overwrite => o.copy(fragments = frags)
     case _ => Append(frags)
   }
+
+  /**
+   * Replacing the rows `filter` matches in version `s` by `frags`: one Update (pylance's
+   * REWRITE_ROWS, as `merge_insert` records inserts and deletes), the matching rows marked
+   * deleted, the new rows in new fragments.
+   */
+  private def replaceOn(fileIO: FileIO, s: Snapshot, filter: RowFilter,
+      frags: Seq[NewFragment]): Operation =
+    Update(RowMatcher.matching(fileIO, s, filter), frags.map(NewRows(_)),
+      s.schema.fields.map(_.id))
 
   /**
    * Commits `frags`. An overwrite racing another overwrite is a retryable conflict in
@@ -56,10 +57,10 @@ final case class WritePlan(
   def commit(fileIO: FileIO, frags: Seq[NewFragment], options: CommitOptions): CommitResult = {
     val committer = new Committer(fileIO, root, options)
     if (addsColumns.nonEmpty) return commitWithNewColumns(fileIO, committer, frags)
-    if (replacing.isDefined && base.isDefined)
+    for (filter <- replacing; read <- base)
       // Matched again on the newer version when a concurrent writer changed those rows, as
       // pylance's update and merge_insert re-run.
-      return committer.execute(base.get)(s => operation(frags, Some(s), fileIO))
+      return committer.execute(read)(s => replaceOn(fileIO, s, filter, frags))
     operation(frags) match {
       case o: Overwrite if !o.mustCreate => committer.executeFrom(base)(_ => o)
       case op => committer.commit(base, op)
@@ -75,7 +76,7 @@ final case class WritePlan(
   private def commitWithNewColumns(fileIO: FileIO, committer: Committer,
       frags: Seq[NewFragment]): CommitResult = {
     val read = base.get
-    val planned = WritePlan.withColumns(read, addsColumns)
+    val planned = Merge.addNullColumns(read, addsColumns)
     val merged = committer.execute(read) { now =>
       val m = Merge.addNullColumns(now, addsColumns)
       if (m.fields != planned.fields)
@@ -89,10 +90,6 @@ final case class WritePlan(
 }
 
 object WritePlan {
-  /** The Merge that adds top-level columns `added` (ids from 0, pre-order) to `s`. */
-  def withColumns(s: Snapshot, added: Seq[FileProtos.Field]): Merge =
-    Merge.addNullColumns(s, added)
-
   /**
    * Appending rows that carry top-level columns the dataset `s` lacks (`mergeSchema`): `added`
    * (ids from 0, pre-order) are added first, all null in the existing rows. Returns the plan,
@@ -100,7 +97,7 @@ object WritePlan {
    */
   def appendWithColumns(s: Snapshot, requested: Option[FileVersion],
       added: Seq[FileProtos.Field]): (Seq[LanceField] => WritePlan, LanceSchema) = {
-    val merge = withColumns(s, added)
+    val merge = Merge.addNullColumns(s, added)
     val after = LanceSchema.fromProto(merge.fields, s.schema.metadata, s.root)
     ((fields: Seq[LanceField]) => append(s, requested, fields).copy(addsColumns = added), after)
   }
