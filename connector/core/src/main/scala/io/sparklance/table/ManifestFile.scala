@@ -60,6 +60,21 @@ object ManifestFile {
     } finally in.close()
   }
 
+  /** The indices version `s` records (its manifest's index section); none without one. */
+  def indices(io: FileIO, s: Snapshot): Seq[TableProtos.IndexMetadata] =
+    if (!s.manifest.hasIndexSection) Nil
+    else {
+      import scala.jdk.CollectionConverters._
+      TableProtos.IndexSection.parseFrom(readSection(io, s.manifestPath,
+        s.manifest.getIndexSection)).getIndicesList.asScala.toSeq
+    }
+
+  /** An index's UUID as text (its 16 bytes as two big-endian halves, as pylance prints it). */
+  def uuidText(u: TableProtos.UUID): String = {
+    val bb = ByteBuffer.wrap(u.getUuid.toByteArray)
+    new java.util.UUID(bb.getLong, bb.getLong).toString
+  }
+
   /** Reads a length-prefixed protobuf section (index section, inline transaction) at `pos`. */
   def readSection(io: FileIO, path: String, pos: Long): Array[Byte] = {
     val len = ByteBuffer.wrap(io.readRange(path, pos, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xffffffffL

@@ -12,8 +12,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import scala.jdk.CollectionConverters._
 
-import io.sparklance.proto.TableProtos
 import io.sparklance.table.{FragmentRef, LanceDataset, ManifestFile, RowCounts}
+import io.sparklance.table.txn.Rewrite
 
 /**
  * A dataset's history and layout as a table (`option("metadata_table", "versions" | "tags" |
@@ -95,19 +95,12 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
   /** The latest version's indices (its manifest's index section), as pylance lists them. */
   private def indexRows(): Array[InternalRow] = {
     val s = dataset.open(io.sparklance.table.VersionSpec.Latest)
-    if (!s.manifest.hasIndexSection) return Array.empty
-    val bytes = ManifestFile.readSection(dataset.io, s.manifestPath, s.manifest.getIndexSection)
     val byId = s.schema.fields.flatMap(_.preOrder).map(f => f.id -> f.name).toMap
-    TableProtos.IndexSection.parseFrom(bytes).getIndicesList.asScala.map { ix =>
-      val u = java.nio.ByteBuffer.wrap(ix.getUuid.getUuid.toByteArray)
-      val uuid = new java.util.UUID(u.getLong, u.getLong).toString
+    ManifestFile.indices(dataset.io, s).map { ix =>
+      val uuid = ManifestFile.uuidText(ix.getUuid)
       val columns = ix.getFieldsList.asScala.map(i => str(byId.getOrElse(i.intValue,
         s"#$i"))).toArray[Any]
-      val frags = if (ix.getFragmentBitmap.isEmpty) Array.empty[Any] else {
-        val b = new org.roaringbitmap.RoaringBitmap()
-        b.deserialize(java.nio.ByteBuffer.wrap(ix.getFragmentBitmap.toByteArray))
-        b.toArray.map(i => (i & 0xffffffffL): Any)
-      }
+      val frags = Rewrite.bitmap(ix).toArray.map(i => (i & 0xffffffffL): Any)
       InternalRow(str(ix.getName), str(uuid), new GenericArrayData(columns),
         ix.getDatasetVersion, new GenericArrayData(frags))
     }.toArray

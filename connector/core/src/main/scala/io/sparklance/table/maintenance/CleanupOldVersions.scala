@@ -160,18 +160,10 @@ object CleanupOldVersions {
       }
     }
     if (!m.getTransactionFile.isEmpty) into.transactions += s"_transactions/${m.getTransactionFile}"
-    if (m.hasIndexSection) {
-      val section = TableProtos.IndexSection.parseFrom(
-        ManifestFile.readSection(fileIO, s.manifestPath, m.getIndexSection))
-      section.getIndicesList.asScala.foreach(i => into.indexUuids += uuid(i.getUuid))
-    }
+    ManifestFile.indices(fileIO, s).foreach(i =>
+      into.indexUuids += ManifestFile.uuidText(i.getUuid))
   }
 
-  private def uuid(u: io.sparklance.proto.TableProtos.UUID): String = {
-    val b = u.getUuid.toByteArray
-    val bb = java.nio.ByteBuffer.wrap(b)
-    new java.util.UUID(bb.getLong, bb.getLong).toString
-  }
 
   private def walk(fileIO: FileIO, dir: String): Seq[FileEntry] =
     if (!fileIO.isDirectory(dir)) Nil

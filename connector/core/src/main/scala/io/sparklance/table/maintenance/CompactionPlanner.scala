@@ -90,11 +90,8 @@ object CompactionPlanner {
 
   /** Each index's fragments; an index that records none is taken to cover every fragment. */
   private def indexFragmaps(io: FileIO, s: Snapshot): IndexedSeq[Long => Boolean] =
-    if (!s.manifest.hasIndexSection) IndexedSeq.empty
-    else TableProtos.IndexSection.parseFrom(
-      ManifestFile.readSection(io, s.manifestPath, s.manifest.getIndexSection))
-      .getIndicesList.asScala.toIndexedSeq.map { i =>
-        if (i.getFragmentBitmap.isEmpty) (_: Long) => true
-        else { val bm = Rewrite.bitmap(i); (id: Long) => bm.contains(id.toInt) }
-      }
+    ManifestFile.indices(io, s).toIndexedSeq.map { i =>
+      if (i.getFragmentBitmap.isEmpty) (_: Long) => true
+      else { val bm = Rewrite.bitmap(i); (id: Long) => bm.contains(id.toInt) }
+    }
 }
