@@ -161,6 +161,34 @@ def test_ctas_and_rtas_commit_one_version_with_the_data(spark, tmp_path):
     assert lance.dataset(str(root / "t.lance")).version == 2
 
 
+def test_replace_table_without_a_query_commits_the_schema_as_pylance_overwrites(spark, tmp_path):
+    """REPLACE TABLE / CREATE OR REPLACE TABLE with columns and no AS SELECT: an empty
+    Overwrite with the new schema (history kept) or a new empty table, as pylance's
+    write_dataset of an empty table does."""
+    root = tmp_path / "wh3"
+    root.mkdir()
+    c = catalog(spark, root)
+    spark.sql(f"create table {c}.t (id bigint, s string) using lance")
+    spark.sql(f"insert into {c}.t values (1, 'a')")
+    spark.sql(f"replace table {c}.t (x int) using lance tblproperties ('team' = 'ml')")
+    spark.sql(f"create or replace table {c}.u (y double) using lance")
+    twin = str(tmp_path / "twin")
+    lance.write_dataset(pa.table({"id": pa.array([], pa.int64()), "s": pa.array([], pa.string())}),
+                        twin)
+    lance.write_dataset(table(1, 1).set_column(1, "s", pa.array(["a"])), twin, mode="append")
+    lance.write_dataset(pa.table({"x": pa.array([], pa.int32())}), twin, mode="overwrite")
+    ours, theirs = lance.dataset(str(root / "t.lance")), lance.dataset(twin)
+    assert [v["version"] for v in ours.versions()] == [v["version"] for v in theirs.versions()]
+    assert ours.schema == theirs.schema and ours.count_rows() == 0
+    assert type(ours.read_transaction(3).operation).__name__ == "Overwrite"
+    assert ours.config().get("team") == "ml"
+    assert lance.dataset(str(root / "t.lance"), version=2).count_rows() == 1
+    u = lance.dataset(str(root / "u.lance"))
+    assert u.version == 1 and u.schema == pa.schema([pa.field("y", pa.float64())])
+    with pytest.raises(Exception, match="not found|NOT_FOUND|cannot be found"):
+        spark.sql(f"replace table {c}.nothing (x int) using lance")
+
+
 def test_namespaces_are_pylance_directory_namespaces(spark, tmp_path):
     from lance_namespace import (CreateNamespaceRequest, CreateTableRequest,
                                  DescribeTableRequest, ListNamespacesRequest,

@@ -138,10 +138,116 @@ def test_save_as_table_appends_with_the_catalog_set_at_build_time(tmp_path):
         print("ROWS", spark.table("t").count())
         df.write.format("lance").mode("overwrite").saveAsTable("t")
         print("ROWS", spark.table("t").count())
+        import lance
+        ds = lance.dataset(spark.sql("describe table extended t").where(
+            "col_name = 'Location'").collect()[0][1].replace("file:", ""))
+        print("OPS", [type(ds.read_transaction(v["version"]).operation).__name__
+                      for v in ds.versions()])
         spark.stop()
     """))
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                        timeout=600, env={**os.environ, "PYSPARK_SUBMIT_ARGS": "pyspark-shell"})
     assert r.returncode == 0, r.stderr[-3000:]
     assert [ln for ln in r.stdout.splitlines() if ln.startswith("ROWS")] == ["ROWS 6", "ROWS 3"]
+    # The overwrite keeps the history, as pylance's write, append, overwrite does.
+    twin = str(tmp_path / "twin")
+    for mode in ("create", "append", "overwrite"):
+        lance.write_dataset(pa.table({"id": [0, 1, 2]}), twin, mode=mode)
+    ds = lance.dataset(twin)
+    expected = [type(ds.read_transaction(v["version"]).operation).__name__ for v in ds.versions()]
+    assert [ln for ln in r.stdout.splitlines() if ln.startswith("OPS")] == [f"OPS {expected}"]
     assert lance.dataset(str(tmp_path / "wh" / "t")).count_rows() == 3
+
+
+def history(path):
+    """What a dataset's versions are: (version, operation, rows, schema)."""
+    ds = lance.dataset(str(path))
+    out = []
+    for v in ds.versions():
+        d = lance.dataset(str(path), version=v["version"])
+        out.append((v["version"], type(d.read_transaction(v["version"]).operation).__name__,
+                    d.count_rows(), d.schema.to_string()))
+    return out
+
+
+def location_of(session, t):
+    return session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
+        .collect()[0][1].replace("file:", "")
+
+
+def test_create_or_replace_keeps_the_history_as_pylance_overwrites(session, tmp_path):
+    """CTAS, CREATE OR REPLACE ... AS SELECT, REPLACE TABLE (no AS SELECT) and
+    writeTo(t).createOrReplace() each commit one version of the table's dataset, as pylance's
+    write_dataset (create, overwrite) does on a twin; the catalog entry stays."""
+    t = name()
+    session.sql(f"create table {t} using lance as select id, cast(id as string) s from range(3)")
+    path = location_of(session, t)
+    session.sql(f"create or replace table {t} using lance as select id * 10 as id from range(2)")
+    session.sql(f"replace table {t} (x bigint, y string) using lance")
+    session.range(4).selectExpr("id as x", "'q' as y").writeTo(t).using("lance") \
+        .createOrReplace()
+    assert location_of(session, t) == path
+    kind = session.sql(f"describe table extended {t}").where("col_name = 'Type'").collect()[0][1]
+    assert kind == "MANAGED"
+    twin = tmp_path / "twin"
+
+    def schema(*fields):  # Spark's range and literals are non-null, declared columns nullable
+        return pa.schema([pa.field(n, t, nullable=null) for n, t, null in fields])
+
+    i64, st = pa.int64(), pa.string()
+    lance.write_dataset(pa.table({"id": [0, 1, 2], "s": ["0", "1", "2"]},
+                                 schema(("id", i64, False), ("s", st, False))), twin)
+    lance.write_dataset(pa.table({"id": [0, 10]}, schema(("id", i64, False))), twin,
+                        mode="overwrite")
+    lance.write_dataset(pa.table({"x": [], "y": []}, schema(("x", i64, True), ("y", st, True))),
+                        twin, mode="overwrite")
+    lance.write_dataset(pa.table({"x": list(range(4)), "y": ["q"] * 4},
+                                 schema(("x", i64, False), ("y", st, False))),
+                        twin, mode="overwrite")
+    assert history(path) == history(twin)
+    assert rows(path) == rows(twin)
+    lance.dataset(path).validate()
+    session.sql(f"drop table {t}")
+    assert not os.path.exists(path)
+
+
+def test_a_failed_ctas_leaves_no_table(session):
+    t = name()
+    with pytest.raises(Exception):
+        session.sql(f"create table {t} using lance as "
+                    "select id, assert_true(id < 2) as ok from range(5)")
+    assert not session.catalog.tableExists(t)
+    session.sql(f"create table {t} using lance as select 1L as id")
+    assert session.table(t).count() == 1
+    session.sql(f"drop table {t}")
+
+
+def test_ctas_refuses_a_location_holding_a_dataset_and_create_or_replace_overwrites_it(
+        session, tmp_path):
+    path, twin = str(tmp_path / "ext"), str(tmp_path / "twin")
+    for p in (path, twin):
+        lance.write_dataset(pa.table({"id": pa.array([5, 6], pa.int64())}), p)
+    t = name()
+    with pytest.raises(Exception, match="exists"):
+        session.sql(f"create table {t} using lance location '{path}' as select 1L as id")
+    assert not session.catalog.tableExists(t)
+    assert history(path) == history(twin)
+    session.sql(f"create or replace table {t} using lance location '{path}' "
+                "as select 7L as id")
+    lance.write_dataset(pa.table({"id": [7]}, pa.schema([pa.field("id", pa.int64(), False)])),
+                        twin, mode="overwrite")
+    assert history(path) == history(twin)
+    session.sql(f"drop table {t}")
+    assert history(path) == history(twin)
+
+
+def test_a_parquet_table_replaced_by_a_lance_table(session):
+    t = name()
+    session.sql(f"create table {t} (id bigint) using parquet")
+    session.sql(f"insert into {t} values (1)")
+    session.sql(f"create or replace table {t} using lance as select 2L as id")
+    provider = session.sql(f"describe table extended {t}").where("col_name = 'Provider'") \
+        .collect()[0][1]
+    assert provider == "lance"
+    assert rows(location_of(session, t)) == [(2,)]
+    session.sql(f"drop table {t}")

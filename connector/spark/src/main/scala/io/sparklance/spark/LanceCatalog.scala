@@ -14,13 +14,11 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
-import io.sparklance.format.writer.FileVersion
 import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
 import io.sparklance.spark.shims.LanceProcedureCatalog
-import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
 import io.sparklance.table.{LanceDataset, VersionSpec}
 import io.sparklance.table.namespace.DirectoryNamespace
-import io.sparklance.table.txn.{CommitOptions, WritePlan}
+import io.sparklance.table.txn.WritePlan
 
 /**
  * Lance datasets as Spark SQL tables: `spark.sql.catalog.<name> = io.sparklance.spark.LanceCatalog`.
@@ -188,23 +186,10 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
   override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     checkCreatable(ident, partitions, properties)
-    val props = properties.asScala.toMap
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
-    val writeOptions = LanceTableChanges.createOptions(props)
-    val version = writeOptions.get(LanceWriteOptions.DataStorageVersion).map { v =>
-      FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
-        LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
-    }
-    val fields = SparkToLance.fields(
-      ColumnEncodingProperties.applyTo(schema, writeOptions, s"$catalogName.$ident"),
-      version.getOrElse(FileVersion.Default))
-    // Recorded in the namespace only once the schema and options are known to be writable.
     val path = newLocation(ident)
-    val stable = writeOptions.get(LanceWriteOptions.EnableStableRowIds)
-      .exists(_.trim.equalsIgnoreCase("true"))
-    val io = fileIO
-    try WritePlan.replace(path, None, fields, version, mustCreate = true,
-      LanceTableChanges.configOf(props)).commit(io, Nil, CommitOptions(enableStableRowIds = stable))
+    try EmptyTableWrite(fileIO, path, s"$catalogName.$ident", schema,
+      properties.asScala.toMap, create = true)
     catch {
       case e: Throwable =>
         forget(ident)
@@ -242,18 +227,20 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     }
   }
 
-  /** A table the statement's write creates or replaces, in one commit. */
+  /**
+   * A table the statement creates or replaces in one commit: its write's, or the schema
+   * alone when there is no AS SELECT.
+   */
   private def staged(ident: Identifier, schema: StructType, properties: util.Map[String, String],
       replace: Boolean): StagedTable = {
     val existed = replace && tableExists(ident)
     val path = if (existed) location(ident) else newLocation(ident)
-    val writeOptions = (options - "root") ++
-      LanceTableChanges.createOptions(properties.asScala.toMap) ++ LanceTableChanges.configOf(properties.asScala.toMap).map { case (k, v) =>
-      LanceWriteOptions.TableConfigPrefix + k -> v
-    } + ("path" -> path)
-    new LanceStagedTable(s"$catalogName.${ident}", path, schema,
-      if (replace) writeOptions else writeOptions + (LanceWriteOptions.CreateMode -> "errorifexists"),
-      replace, () => if (!existed && !exists(path)) forget(ident))
+    val props = properties.asScala.toMap
+    val name = s"$catalogName.$ident"
+    new LanceStagedTable(name, schema,
+      LanceStagedTable.writeOptions(options - "root", props, path, replace), replace,
+      () => EmptyTableWrite(fileIO, path, name, schema, props, create = !replace || !exists(path)),
+      () => if (!existed && !exists(path)) forget(ident))
   }
 
   override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform],

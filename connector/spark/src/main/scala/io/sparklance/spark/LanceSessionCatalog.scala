@@ -5,19 +5,20 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
+import org.apache.spark.sql.catalyst.analysis.{NoSuchTableException,
+  TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog.{Column, DelegatingCatalogExtension, Identifier,
-  Table, TableCatalog, TableChange}
+  StagedTable, StagingTableCatalog, SupportsWrite, Table, TableCapability, TableCatalog,
+  TableChange}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
-import io.sparklance.format.writer.FileVersion
 import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
-import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
 import io.sparklance.table.{LanceDataset, VersionSpec}
-import io.sparklance.table.txn.{CommitOptions, WritePlan}
+import io.sparklance.table.txn.WritePlan
 
 /**
  * Lance tables in Spark's built-in catalog (`spark.sql.catalog.spark_catalog =
@@ -27,7 +28,7 @@ import io.sparklance.table.txn.{CommitOptions, WritePlan}
  * tables, which DROP TABLE deletes; external tables keep their data. Tables of other
  * providers are the session catalog's, untouched. ``lance.`/path` `` names a dataset by path.
  */
-class LanceSessionCatalog extends DelegatingCatalogExtension {
+class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
 
   private def spark: SparkSession = SparkSession.active
 
@@ -90,9 +91,7 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
   override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     if (!isLance(properties)) return super.createTable(ident, columns, partitions, properties)
-    if (partitions.nonEmpty)
-      throw LanceErrors.unsupported(s"Cannot create $ident: Lance tables are not partitioned " +
-        s"(PARTITIONED BY ${partitions.mkString(", ")})")
+    checkPartitions(ident, partitions)
     val schema = LanceSessionCatalog.struct(columns)
     val io = fileIO
     val location0 = Option(properties.get(TableCatalog.PROP_LOCATION))
@@ -119,21 +118,85 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
   }
 
   private def create(location: String, schema: StructType,
-      properties: util.Map[String, String]): Unit = {
-    val options = LanceTableChanges.createOptions(properties.asScala.toMap)
-    val version = options.get(LanceWriteOptions.DataStorageVersion).map { v =>
-      FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
-        LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
+      properties: util.Map[String, String]): Unit =
+    EmptyTableWrite(fileIO, Paths.stripTrailingSlash(location), location, schema,
+      properties.asScala.toMap, create = true)
+
+  private def checkPartitions(ident: Identifier, partitions: Array[Transform]): Unit =
+    if (partitions.nonEmpty)
+      throw LanceErrors.unsupported(s"Cannot create $ident: Lance tables are not partitioned " +
+        s"(PARTITIONED BY ${partitions.mkString(", ")})")
+
+  private def locationOf(ident: Identifier, t: Table): String =
+    Paths.stripTrailingSlash(Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
+      throw LanceErrors.unsupported(s"Lance table $ident has no location")))
+
+  private def existingTable(ident: Identifier): Option[Table] =
+    try Some(super.loadTable(ident)) catch { case _: NoSuchTableException => None }
+
+  /**
+   * CREATE/REPLACE TABLE [AS SELECT] of a Lance table as one commit. Replacing a Lance table
+   * overwrites its dataset (history kept) and keeps its catalog entry; a new table is entered
+   * in the session catalog (which refuses a non-empty managed location) and its dataset then
+   * written — created, or replaced when CREATE OR REPLACE names a LOCATION holding one; a
+   * failed statement removes the entry again (an external table's data stays). A table of
+   * another provider being replaced by a Lance table is dropped first.
+   */
+  private def stage(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String], replace: Boolean, orCreate: Boolean): StagedTable = {
+    if (isPath(ident))
+      throw LanceErrors.unsupported(s"Cannot create or replace $ident: name a dataset path in " +
+        "a catalog of io.sparklance.spark.LanceCatalog, or use df.write.format(\"lance\")")
+    val props = properties.asScala.toMap
+    val name = ident.toString
+    existingTable(ident) match {
+      case Some(t) if replace && isLance(t.properties()) =>
+        checkPartitions(ident, partitions)
+        val path = locationOf(ident, t)
+        new LanceStagedTable(name, schema,
+          LanceStagedTable.writeOptions(Map.empty, props, path, replace = true), replace = true,
+          () => EmptyTableWrite(fileIO, path, name, schema, props, create = false))
+      case Some(_) if !replace => throw new TableAlreadyExistsException(ident)
+      case None if replace && !orCreate => throw new NoSuchTableException(ident)
+      case other =>
+        checkPartitions(ident, partitions)
+        if (other.isDefined) super.dropTable(ident)
+        super.createTable(ident, LanceSessionCatalog.columns(schema), partitions, properties)
+        val path = locationOf(ident, super.loadTable(ident))
+        val overwrite = replace && WritePlan.existing(fileIO, path).isDefined
+        new LanceStagedTable(name, schema,
+          LanceStagedTable.writeOptions(Map.empty, props, path, overwrite), overwrite,
+          () => EmptyTableWrite(fileIO, path, name, schema, props, create = !overwrite),
+          () => super.dropTable(ident))
     }
-    val stable = options.get(LanceWriteOptions.EnableStableRowIds)
-      .exists(_.trim.equalsIgnoreCase("true"))
-    val path = Paths.stripTrailingSlash(location)
-    WritePlan.replace(path, None, SparkToLance.fields(
-      ColumnEncodingProperties.applyTo(schema, options, path),
-      version.getOrElse(FileVersion.Default)), version, mustCreate = true,
-      LanceTableChanges.configOf(properties.asScala.toMap))
-      .commit(fileIO, Nil, CommitOptions(enableStableRowIds = stable))
   }
+
+  /** Another provider's table: created at once, as a catalog without staging would. */
+  private def unstaged(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String], replace: Boolean): StagedTable = {
+    if (replace) super.dropTable(ident)
+    new LanceSessionCatalog.CreatedTable(
+      super.createTable(ident, LanceSessionCatalog.columns(schema), partitions, properties),
+      () => super.dropTable(ident))
+  }
+
+  override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    if (!isLance(properties)) unstaged(ident, schema, partitions, properties, replace = false)
+    else stage(ident, schema, partitions, properties, replace = false, orCreate = false)
+
+  override def stageReplace(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    if (!isLance(properties)) {
+      if (existingTable(ident).isEmpty) throw new NoSuchTableException(ident)
+      unstaged(ident, schema, partitions, properties, replace = true)
+    } else stage(ident, schema, partitions, properties, replace = true, orCreate = false)
+
+  override def stageCreateOrReplace(ident: Identifier, schema: StructType,
+      partitions: Array[Transform], properties: util.Map[String, String]): StagedTable =
+    if (!isLance(properties)) {
+      unstaged(ident, schema, partitions, properties, existingTable(ident).isDefined)
+    } else stage(ident, schema, partitions, properties, replace = true, orCreate = true)
 
   /**
    * ALTER TABLE of a Lance table changes its dataset (see LanceTableChanges); the session
@@ -162,6 +225,24 @@ class LanceSessionCatalog extends DelegatingCatalogExtension {
 }
 
 object LanceSessionCatalog {
+  /** A table of another provider, created as the statement began; dropped if it fails. */
+  private class CreatedTable(table: Table, drop: () => Unit) extends StagedTable
+      with SupportsWrite {
+    override def name(): String = table.name()
+    @scala.annotation.nowarn("cat=deprecation")
+    override def schema(): StructType = table.schema()
+    override def columns(): Array[Column] = table.columns()
+    override def properties(): util.Map[String, String] = table.properties()
+    override def capabilities(): util.Set[TableCapability] = table.capabilities()
+    override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = table match {
+      case w: SupportsWrite => w.newWriteBuilder(info)
+      case _ => throw LanceErrors.unsupported(s"Cannot write to ${table.name()}: its provider " +
+        "does not support writes through this catalog")
+    }
+    override def commitStagedChanges(): Unit = ()
+    override def abortStagedChanges(): Unit = drop()
+  }
+
   private[spark] def columns(schema: StructType): Array[Column] = schema.fields.map { f =>
     Column.create(f.name, f.dataType, f.nullable, f.getComment().orNull, null)
   }

@@ -6,26 +6,47 @@ import org.apache.spark.sql.connector.catalog.{StagedTable, SupportsWrite, Table
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 
-import io.sparklance.spark.write.LanceWriteBuilder
+import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions}
 
 /**
- * A table CREATE/REPLACE TABLE ... AS SELECT is about to write: the write itself creates
+ * A table CREATE/REPLACE TABLE is about to make. With AS SELECT, the write itself creates
  * (failing if a dataset appeared meanwhile) or replaces the dataset in one commit, so there
- * is nothing left to publish afterwards — a failed write committed nothing; `onAbort` undoes
- * what the catalog recorded for a table being created.
+ * is nothing left to publish afterwards. Without it (`REPLACE TABLE t (...)`), nothing is
+ * written and `commitStagedChanges` commits the schema alone (`commitEmpty`). A failed
+ * statement committed nothing; `onAbort` undoes what the catalog recorded of a new table.
  */
-class LanceStagedTable(tableName: String, path: String, schema0: StructType,
-    writeOptions: Map[String, String], replace: Boolean, onAbort: () => Unit = () => ())
+class LanceStagedTable(tableName: String, schema0: StructType,
+    writeOptions: Map[String, String], replace: Boolean, commitEmpty: () => Unit,
+    onAbort: () => Unit = () => ())
   extends StagedTable with SupportsWrite {
+
+  @volatile private var written = false
 
   override def name(): String = tableName
   override def schema(): StructType = schema0
   override def capabilities(): util.Set[TableCapability] =
     util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE)
 
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    written = true
     new LanceWriteBuilder(info, writeOptions, replace)
+  }
 
-  override def commitStagedChanges(): Unit = ()
+  override def commitStagedChanges(): Unit = if (!written) commitEmpty()
   override def abortStagedChanges(): Unit = onAbort()
+}
+
+object LanceStagedTable {
+  /**
+   * The options of the staged write to `path`: the catalog's storage options, the table's
+   * OPTIONS and its TBLPROPERTIES as table config; a create fails if a dataset exists there.
+   */
+  def writeOptions(base: Map[String, String], properties: Map[String, String], path: String,
+      replace: Boolean): Map[String, String] = {
+    val config = LanceTableChanges.configOf(properties).map { case (k, v) =>
+      LanceWriteOptions.TableConfigPrefix + k -> v
+    }
+    val all = base ++ LanceTableChanges.createOptions(properties) ++ config + ("path" -> path)
+    if (replace) all else all + (LanceWriteOptions.CreateMode -> "errorifexists")
+  }
 }
