@@ -140,9 +140,9 @@ def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
     ds = lance.dataset(str(path))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        want = sorted((i["name"], i["uuid"], i["fields"], i["version"], sorted(i["fragment_ids"]))
-                      for i in ds.list_indices())
-    got = sorted((r.name, r.uuid, r.columns, r.dataset_version, sorted(r.fragment_ids))
+        want = sorted((i["name"], i["type"], i["uuid"], i["fields"], i["version"],
+                       sorted(i["fragment_ids"])) for i in ds.list_indices())
+    got = sorted((r.name, r.type, r.uuid, r.columns, r.dataset_version, sorted(r.fragment_ids))
                  for r in metadata(spark, path, "indices").collect())
     assert got == want and len(got) == 2
 

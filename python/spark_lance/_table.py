@@ -207,6 +207,30 @@ class LanceTable:
         props = ", ".join(f"'{_sql_str(k)}'" for k in keys)
         self._sql(f"ALTER TABLE {self._name} UNSET TBLPROPERTIES IF EXISTS ({props})")
 
+    # ---- indices ------------------------------------------------------------------------------
+    def create_scalar_index(self, column: str, index_type: str = "BTREE",
+                            name: Optional[str] = None, *, replace: bool = True) -> None:
+        """pylance's ``create_scalar_index``: a BTREE index of ``column`` (named
+        ``{column}_idx`` unless ``name`` is given); ``replace`` replaces an index of that name
+        in the same commit."""
+        if index_type.upper() != "BTREE":
+            raise ValueError(f"index_type {index_type!r} is not supported; BTREE is")
+        col = ".".join(_quote(p) for p in column.split("."))
+        idx = _quote(name or f"{column}_idx")
+        opts = " OPTIONS ('replace' = 'true')" if replace else ""
+        self._sql(f"CREATE INDEX {idx} ON {self._name} USING btree ({col}){opts}")
+
+    def drop_index(self, name: str) -> None:
+        """pylance's ``drop_index``."""
+        self._sql(f"DROP INDEX {_quote(name)} ON {self._name}")
+
+    def list_indices(self) -> List[Dict[str, Any]]:
+        """pylance's ``list_indices()``: name, type, uuid, fields, version (the dataset version
+        it was built on) and fragment_ids (a set)."""
+        return [{"name": r.name, "type": r.type, "uuid": r.uuid, "fields": list(r.columns),
+                 "version": r.dataset_version, "fragment_ids": set(r.fragment_ids)}
+                for r in self._sql(f"SELECT * FROM {self._name}.indices").collect()]
+
     # ---- maintenance --------------------------------------------------------------------------
     def compact_files(self, **options: Any) -> Dict[str, int]:
         """pylance's ``optimize.compact_files`` (see :func:`spark_lance.compact_files`)."""

@@ -233,3 +233,55 @@ def low_cardinality(path, version):
                             data_storage_version=version)
     lance.dataset(path).delete("id % 10 = 0")
     return lance.dataset(path).version
+
+
+def btree_rows(path, column, version=None):
+    """The rows a BTREE index of `column` holds, as pylance reads them at `version`: values
+    sorted nulls first, ties by row address (pylance 14 indexes row addresses, also with
+    stable row ids)."""
+    ds = lance.dataset(path, version=version)
+    t = ds.to_table(columns=[column], with_row_address=True)
+    ids = t["_rowaddr"]
+    rows = sorted(zip(t[column].to_pylist(), ids.to_pylist()),
+                  key=lambda r: (r[0] is not None, r[0] if r[0] is not None else 0, r[1]))
+    return {"values": [r[0] for r in rows], "ids": [r[1] for r in rows]}
+
+
+def index_files(path, name):
+    """An index's two files as pylance reads them: the data (ties of equal values in id
+    order: pylance's own sort leaves them in any order) and the page lookup."""
+    import glob
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == name][0]
+    out = {}
+    for f in sorted(glob.glob(os.path.join(path, "_indices", ix["uuid"], "*"))):
+        t = LanceFileReader(f).read_all().to_table()
+        d = t.to_pydict()
+        if "ids" in d:
+            rows = sorted(zip(d["values"], d["ids"]),
+                          key=lambda r: (r[0] is not None, r[0] if r[0] is not None else 0,
+                                         r[1]))
+            d = {"values": [r[0] for r in rows], "ids": [r[1] for r in rows]}
+        meta = {k.decode(): v.decode() for k, v in (t.schema.metadata or {}).items()}
+        out[os.path.basename(f)] = {"schema": str(t.schema.remove_metadata()), "meta": meta,
+                                    "data": d}
+    desc = [d for d in ds.describe_indices() if d.name == name][0]
+    out["description"] = [desc.type_url, desc.num_rows_indexed, desc.fields]
+    return out
+
+
+def create_index(path, column, name):
+    lance.dataset(path).create_scalar_index(column, "BTREE", name=name)
+
+
+def drop_index(path, name):
+    lance.dataset(path).drop_index(name)
+
+
+def stale_create_index(path, read_version, column, name):
+    """pylance alone: a handle opened at `read_version` indexes `column` after others
+    committed."""
+    ds = lance.dataset(path, version=read_version)
+    return _outcome(lambda: ds.create_scalar_index(column, "BTREE", name=name))

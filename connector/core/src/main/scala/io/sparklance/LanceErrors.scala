@@ -97,6 +97,14 @@ object LanceErrors {
       "there is false or null); an overwrite of the rows matching a condition writes only " +
       "rows that match it")
 
+  def indexNotFound(path: String, name: String, available: Seq[String]): LanceNotFoundException =
+    new LanceNotFoundException(s"Lance dataset $path has no index named '$name' (indices: " +
+      s"${if (available.isEmpty) "none" else available.sorted.mkString(", ")})")
+
+  def indexExists(path: String, name: String): LanceException =
+    new LanceException(s"Lance dataset $path already has an index named '$name'; drop it " +
+      "first or replace it")
+
   def datasetExists(path: String): LanceException =
     new LanceException(s"""Lance dataset $path already exists; use mode("append") or mode("overwrite")""")
 

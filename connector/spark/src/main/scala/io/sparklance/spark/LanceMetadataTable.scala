@@ -45,6 +45,7 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
       StructField("deletion_file", StringType, nullable = true)))
     case MetadataTable.Indices => StructType(Seq(
       StructField("name", StringType, nullable = false),
+      StructField("type", StringType, nullable = false),
       StructField("uuid", StringType, nullable = false),
       StructField("columns", ArrayType(StringType, containsNull = false), nullable = false),
       StructField("dataset_version", LongType, nullable = false),
@@ -101,7 +102,8 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
       val columns = ix.getFieldsList.asScala.map(i => str(byId.getOrElse(i.intValue,
         s"#$i"))).toArray[Any]
       val frags = Rewrite.bitmap(ix).toArray.map(i => (i & 0xffffffffL): Any)
-      InternalRow(str(ix.getName), str(uuid), new GenericArrayData(columns),
+      InternalRow(str(ix.getName), str(LanceIndexes.typeName(ix.getIndexDetails.getTypeUrl)),
+        str(uuid), new GenericArrayData(columns),
         ix.getDatasetVersion, new GenericArrayData(frags))
     }.toArray
   }

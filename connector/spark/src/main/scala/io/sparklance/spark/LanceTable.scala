@@ -7,6 +7,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2,
   SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table,
   TableCapability}
+import org.apache.spark.sql.connector.catalog.index.{SupportsIndex, TableIndex}
+import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder,
@@ -36,7 +38,7 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
     tableOptions: Map[String, String] = Map.empty, writable: Boolean = false,
     tableProperties: Map[String, String] = Map.empty)
   extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
-  with SupportsDeleteV2 with SupportsRowLevelOperations {
+  with SupportsDeleteV2 with SupportsRowLevelOperations with SupportsIndex {
 
   private lazy val sparkSchema = SchemaConverter.toSpark(snapshot.schema)
 
@@ -78,6 +80,20 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
     new RowLevelOperationBuilder {
       override def build() = new LanceDeltaOperation(LanceTable.this, info.command(), tableOptions)
     }
+
+  /** CREATE INDEX ... USING btree (column): a BTREE scalar index (see LanceIndexes). */
+  override def createIndex(indexName: String, columns: Array[NamedReference],
+      columnsProperties: util.Map[NamedReference, util.Map[String, String]],
+      properties: util.Map[String, String]): Unit =
+    LanceIndexes.create(this, indexName, columns, properties,
+      tableOptions - "path")
+
+  override def dropIndex(indexName: String): Unit = LanceIndexes.drop(this, indexName)
+
+  override def indexExists(indexName: String): Boolean =
+    listIndexes().exists(_.indexName() == indexName)
+
+  override def listIndexes(): Array[TableIndex] = LanceIndexes.list(this)
 
   private def translate(predicates: Array[Predicate]): Option[RowFilter] = {
     val t = new FilterTranslator(snapshot.schema, schema())

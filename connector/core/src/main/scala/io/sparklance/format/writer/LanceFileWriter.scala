@@ -35,7 +35,9 @@ final class LanceFileWriter(
     val fields: Seq[LanceField],
     val version: FileVersion,
     options: FileWriterOptions = FileWriterOptions(),
-    sidecars: BlobSidecars = BlobSidecars.None) extends AutoCloseable {
+    sidecars: BlobSidecars = BlobSidecars.None,
+    /** The file schema's metadata (what an index file records, e.g. its batch size). */
+    schemaMetadata: Map[String, String] = Map.empty) extends AutoCloseable {
 
   private val leafPaths: Seq[Seq[LeafPath]] = if (version.structural) fields.map(LeafPath.leaves) else Nil
   private val numColumns =
@@ -94,6 +96,7 @@ final class LanceFileWriter(
     if (version.structural) structural.foreach(_.foreach(_.finish())) else v20.foreach(_.finish())
     sidecarWriter.close()
     val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(fields, version)).asJava)
+    schemaMetadata.foreach { case (k, v) => schema.putMetadata(k, ByteString.copyFromUtf8(v)) }
     val size = container.finish(FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build())
     val ids =
       if (version.structural) leafPaths.flatten.map(_.leaf.id).toArray

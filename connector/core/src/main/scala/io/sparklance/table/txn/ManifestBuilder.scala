@@ -141,11 +141,22 @@ final class ManifestBuilder(
   var indicesFrom: Option[Snapshot] = base
 
   /**
-   * The index section to carry into the next manifest: verbatim when `op` keeps indices and
+   * The index section of the next manifest: a CreateIndex's edit of the base version's; else
+   * the one carried over: verbatim when `op` keeps indices and
    * leaves the schema alone; after a schema change without the indices on fields the new
    * schema lacks (Lance's `retain_relevant_indices`; system indices, named `__...`, stay).
    */
-  def indexSection(op: Operation): Option[Array[Byte]] =
+  def indexSection(op: Operation): Option[Array[Byte]] = op match {
+    case c: CreateIndex =>
+      val before = indicesFrom.toSeq.flatMap(ManifestFile.indices(fileIO, _))
+      val after = c.edit(before)
+      if (after.isEmpty) None
+      else Some(TableProtos.IndexSection.newBuilder().addAllIndices(after.asJava).build()
+        .toByteArray)
+    case _ => carriedIndexSection(op)
+  }
+
+  private def carriedIndexSection(op: Operation): Option[Array[Byte]] =
     if (!op.keepsIndices) None
     else indicesFrom.filter(_.manifest.hasIndexSection).flatMap { s =>
       val bytes = ManifestFile.readSection(fileIO, s.manifestPath, s.manifest.getIndexSection)

@@ -17,7 +17,7 @@ import io.sparklance.format.writer.{ByteBuf, IntBuf}
  * when the builder is made. A value that does not fit its Lance type (a negative value for
  * an unsigned column, a vector of the wrong length) fails naming the column.
  */
-private[write] abstract class ColBuilder(val field: LanceField) {
+private[spark] abstract class ColBuilder(val field: LanceField) {
   protected val nulls = new ByteBuf(1024)
   protected var anyNull = false
   def size: Int = nulls.size
@@ -43,7 +43,7 @@ private[write] abstract class ColBuilder(val field: LanceField) {
   }
 }
 
-private[write] object ColBuilder {
+private[spark] object ColBuilder {
   def apply(f: LanceField, dt: DataType): ColBuilder = (f.logicalType, dt) match {
     // A blob column (v1 binary or v2 struct) takes its bytes; the file writer stores the descriptors.
     case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) && dt == BinaryType => new VarBuilder(f, dt, LargeBinary)
