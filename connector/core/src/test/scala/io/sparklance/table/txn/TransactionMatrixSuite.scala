@@ -3,6 +3,7 @@ package io.sparklance.table.txn
 import java.nio.file.Path
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 import org.scalatest.BeforeAndAfterAll
@@ -11,6 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.LanceConcurrentModificationException
 import io.sparklance.storage.HadoopFileIO
 import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
+import io.sparklance.table.index.ScalarIndexes
 import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
@@ -40,6 +42,19 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
       reRuns = false),
     "drop_columns" -> Ours(s => Project(SchemaEdits(s).drop(Seq(Seq("v")))), reRuns = false),
     "add_null_column" -> Ours(OurOps.addNullColumn(_, "z"), reRuns = false),
+    // A BTREE index of id, fed the rows pylance reads at the read version; never re-run.
+    "create_index" -> Ours(_ => null, reRuns = false, custom = Some((p, read) => {
+      ScalarIndexes.createBTree(fileIO, read, "id", None, replace = true) { w =>
+        val rows = Pylance.call("table_ops", "btree_rows", p.toString, "id",
+          Long.box(read.version))
+        val ids = rows.get("ids").elements().asScala.map(_.asLong()).toArray
+        val b = java.nio.ByteBuffer.allocate(ids.length * 8)
+          .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        rows.get("values").elements().asScala.foreach(v => b.putLong(v.asLong()))
+        w.add(new io.sparklance.format.FixedWidthArray(ids.length, null, 8, b.array()), ids)
+      }
+      ()
+    })),
     // ReserveFragments, then a Rewrite read at the planned version (two commits).
     "compact" -> Ours(_ => null, reRuns = false, custom = Some((p, read) =>
       io.sparklance.table.maintenance.Compaction(fileIO, p.toString, read = Some(read)))))
