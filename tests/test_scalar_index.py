@@ -148,3 +148,28 @@ def test_helper_and_catalog_tables(spark, tmp_path):
     assert [i["name"] for i in lance.dataset(str(root / "t.lance")).list_indices()] == ["id_idx"]
     with pytest.raises(ValueError, match="BTREE"):
         table.create_scalar_index("s", "BITMAP")
+
+
+def test_compaction_remaps_the_index_as_pylance(spark, twins):
+    """spark_lance.compact_files on a table with a BTREE index: the indexed fragments are
+    compacted too and the index remapped in the same commit, as pylance's compact_files."""
+    ours, theirs = twins
+    spark.sql(f"create index id_idx on {catalog(spark)}.`{ours}` (id)")
+    lance.dataset(theirs).create_scalar_index("id", "BTREE")
+    for p in (ours, theirs):
+        for i in range(3):
+            lance.write_dataset(data(40), p, mode="append")
+        lance.dataset(p).delete("big = 5")
+    got = spark_lance.compact_files(spark, ours)
+    want = lance.dataset(theirs).optimize.compact_files()
+    assert (got["fragments_removed"], got["fragments_added"]) == \
+        (want.fragments_removed, want.fragments_added)
+    assert got["indexed_fragments_skipped"] == 0
+    assert index_files(ours, "id_idx") == index_files(theirs, "id_idx")
+    o, t = lance.dataset(ours), lance.dataset(theirs)
+    o.validate()
+    assert [f.metadata.physical_rows for f in o.get_fragments()] == \
+        [f.metadata.physical_rows for f in t.get_fragments()]
+    for flt in ("id = 4104", "id < 20", "id is null"):
+        assert "ScalarIndexQuery" in plan(ours, flt)
+        assert o.to_table(filter=flt).sort_by("big") == t.to_table(filter=flt).sort_by("big")

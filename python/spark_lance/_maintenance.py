@@ -78,8 +78,9 @@ def compact_files(
     """pylance's ``optimize.compact_files``: rewrites small fragments (fewer rows than
     ``target_rows_per_fragment``, default 1Mi) with their neighbours, and fragments with more
     than ``materialize_deletions_threshold`` (default 10%) of their rows deleted, one Spark
-    task per group; commits as pylance does. Fragments an index covers are left alone (their
-    index files would need remapping). Returns pylance's CompactionMetrics fields plus
+    task per group; commits as pylance does. BTREE indices covering compacted fragments are
+    remapped in the same commit, as pylance remaps them; fragments other indices cover are left
+    alone. Returns pylance's CompactionMetrics fields plus
     ``indexed_fragments_skipped``."""
     m = _jvm(spark).compactFiles(
         spark._jsparkSession, path,

@@ -285,3 +285,7 @@ def stale_create_index(path, read_version, column, name):
     committed."""
     ds = lance.dataset(path, version=read_version)
     return _outcome(lambda: ds.create_scalar_index(column, "BTREE", name=name))
+
+
+def bitmap_index(path, column):
+    lance.dataset(path).create_scalar_index(column, "BITMAP")

@@ -100,6 +100,19 @@ object LanceFileReader {
     }
   }
 
+  /** Opens a file no manifest describes (an index file): its own footer names its version. */
+  def openStandalone(io: FileIO, path: String, fields: FileFields): LanceFileReader = {
+    val input = io.open(path)
+    val (major, minor) = try {
+      val size = input.length
+      val n = math.min(size, FileContainer.TailBytes.toLong)
+      if (size < 8) throw LanceErrors.corruptFile(path, s"file is only $size bytes, too short " +
+        "for a Lance footer")
+      FileFooter.version(input.read(size - n, n.toInt), path)
+    } finally input.close()
+    open(io, path, major, minor, fields)
+  }
+
   /** 2.1 / 2.2 files: the container is read here, the pages by the structural reader. */
   private final class StructuralFile(container: FileContainer, fileFields: FileFields, minor: Int) extends LanceFileReader {
     def path: String = container.path

@@ -95,16 +95,21 @@ object ScalarIndexes {
     r
   }
 
-  private def metadata(uuid: UUID, name: String, fieldId: Int, read: Snapshot,
-      files: Seq[(String, Long)]): TableProtos.IndexMetadata = {
+  /** A UUID as an index's `uuid` records it (its 16 bytes, big-endian halves). */
+  def uuidProto(uuid: UUID): TableProtos.UUID = {
     val id = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits)
       .putLong(uuid.getLeastSignificantBits).array()
+    TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(id)).build()
+  }
+
+  private def metadata(uuid: UUID, name: String, fieldId: Int, read: Snapshot,
+      files: Seq[(String, Long)]): TableProtos.IndexMetadata = {
     val fragments = new RoaringBitmap()
     read.fragments.foreach(f => fragments.add(f.getId.toInt))
     val bitmap = ByteBuffer.allocate(fragments.serializedSizeInBytes())
     fragments.serialize(bitmap)
     val b = TableProtos.IndexMetadata.newBuilder()
-      .setUuid(TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(id)))
+      .setUuid(uuidProto(uuid))
       .addFields(fieldId)
       .setName(name)
       .setDatasetVersion(read.version)

@@ -3,7 +3,10 @@ package io.sparklance.table.maintenance
 import org.slf4j.LoggerFactory
 
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{FeatureFlags, LanceDataset, RowIdSequences, Snapshot, VersionSpec}
+import io.sparklance.proto.TableProtos
+import io.sparklance.table.{DeletionVector, FeatureFlags, FragmentRef, LanceDataset, ManifestFile,
+  RowCounts, RowIdSequences, Snapshot, VersionSpec}
+import io.sparklance.table.index.BTreeIndexRemap
 import io.sparklance.table.commit.DataFileNames
 import io.sparklance.table.txn.{CommitOptions, Committer, ManifestBuilder, ReserveFragments,
   Rewrite, RewriteGroup}
@@ -41,7 +44,7 @@ object Compaction {
     val plan = CompactionPlanner.plan(io, s, opts)
     if (plan.indexedFragmentsSkipped > 0)
       log.warn(s"Compaction of $root leaves ${plan.indexedFragmentsSkipped} fragment(s) " +
-        "alone: indices cover them, and their index files would need remapping")
+        "alone: indices other than BTREE cover them, whose files this connector cannot remap")
     if (plan.groups.isEmpty)
       return CompactionMetrics(0, 0, 0, 0, plan.indexedFragmentsSkipped)
     val token = DataFileNames.newToken()
@@ -86,7 +89,15 @@ object Compaction {
         p.build()
       })
     }
-    committer.commitOn(Some(s), Some(onto), Rewrite(groups))
+    val remapped = remapIndices(io, s, groups)
+    try committer.commitOn(Some(s), Some(onto), Rewrite(groups, remapped))
+    catch {
+      case e: Throwable =>
+        remapped.foreach { case (_, n) =>
+          deleteTree(io, Paths.join(Paths.join(root, "_indices"), ManifestFile.uuidText(n.getUuid)))
+        }
+        throw e
+    }
     val old = plan.groups.flatMap(_.fragments)
     CompactionMetrics(
       fragmentsRemoved = old.size,
@@ -95,4 +106,57 @@ object Compaction {
       filesAdded = total,
       indexedFragmentsSkipped = plan.indexedFragmentsSkipped)
   }
+
+  /**
+   * The indices covering compacted fragments, remapped to the new fragments (pylance remaps
+   * them inside its Rewrite, with or without stable row ids): old and new metadata.
+   */
+  private def remapIndices(io: FileIO, s: Snapshot, groups: Seq[RewriteGroup])
+      : Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
+    val oldIds = groups.flatMap(_.oldIds).toSet
+    val affected = ManifestFile.indices(io, s).filter { i =>
+      !i.getName.startsWith("__") && oldIds.exists(id => Rewrite.bitmap(i).contains(id.toInt))
+    }
+    if (affected.isEmpty) return Nil
+    val moved = groups.flatMap(g => newAddresses(io, s, g)).toMap
+    affected.map { i =>
+      val covered = Rewrite.bitmap(i)
+      val added = groups.filter(_.oldIds.forall(id => covered.contains(id.toInt)))
+        .flatMap(_.newFragments.map(_.getId))
+      i -> BTreeIndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) },
+        added)
+    }
+  }
+
+  /**
+   * Where each row of a group's old fragments went: the live rows, in order, fill the new
+   * fragments in order (as CompactionTask writes them); a deleted row maps to -1.
+   */
+  private def newAddresses(io: FileIO, s: Snapshot, g: RewriteGroup): Seq[(Long, Array[Long])] = {
+    val news = g.newFragments.toIndexedSeq
+    var n = 0
+    var offset = 0L
+    g.oldFragments.map { f =>
+      val ref = FragmentRef(s.root, s, f)
+      val deleted = DeletionVector.read(io, ref)
+      val out = new Array[Long](RowCounts.physicalRows(io, ref).toInt)
+      var o = 0
+      while (o < out.length) {
+        if (deleted.contains(o)) out(o) = -1L
+        else {
+          while (offset >= news(n).getPhysicalRows) { n += 1; offset = 0 }
+          out(o) = (news(n).getId << 32) | offset
+          offset += 1
+        }
+        o += 1
+      }
+      f.getId -> out
+    }
+  }
+
+  private def deleteTree(io: FileIO, path: String): Unit =
+    try {
+      if (io.isDirectory(path)) io.list(path).foreach(e => deleteTree(io, e.path))
+      io.delete(path)
+    } catch { case e: Exception => log.warn(s"Could not delete $path: ${e.getMessage}") }
 }

@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.FileIO
 import io.sparklance.table.{FragmentRef, ManifestFile, RowCounts, Snapshot}
+import io.sparklance.table.index.BTreeIndexRemap
 import io.sparklance.table.txn.Rewrite
 
 /** One group of adjacent fragments to rewrite together: a compaction task. */
@@ -25,7 +26,8 @@ final case class CompactionPlan(
  * deletions materialized is left; bins are split into runs of at least the target rows.
  *
  * pylance also rewrites the files of indices covering a bin (with or without stable row
- * ids); this connector does not write index files, so such bins are left alone and counted.
+ * ids). This connector remaps BTREE indices (BTreeIndexRemap); bins covered by any other
+ * index are left alone and counted.
  */
 object CompactionPlanner {
   private final class Bin(val indices: Set[Int]) {
@@ -36,7 +38,8 @@ object CompactionPlanner {
   }
 
   def plan(io: FileIO, s: Snapshot, options: CompactionOptions): CompactionPlan = {
-    val fragmaps = indexFragmaps(io, s)
+    val all = ManifestFile.indices(io, s).toIndexedSeq
+    val fragmaps = indexFragmaps(all)
     val bins = mutable.ArrayBuffer.empty[Bin]
     var current: Option[Bin] = None
     s.fragments.foreach { f =>
@@ -63,7 +66,8 @@ object CompactionPlanner {
       }
     }
     current.foreach(bins += _)
-    val (kept, skipped) = bins.filterNot(_.noop).partition(_.indices.isEmpty)
+    val (kept, skipped) = bins.filterNot(_.noop)
+      .partition(_.indices.forall(i => BTreeIndexRemap.remappable(all(i))))
     CompactionPlan(s, kept.toSeq.flatMap(split(_, options.targetRowsPerFragment)),
       skipped.map(_.fragments.size.toLong).sum)
   }
@@ -89,8 +93,9 @@ object CompactionPlanner {
   }
 
   /** Each index's fragments; an index that records none is taken to cover every fragment. */
-  private def indexFragmaps(io: FileIO, s: Snapshot): IndexedSeq[Long => Boolean] =
-    ManifestFile.indices(io, s).toIndexedSeq.map { i =>
+  private def indexFragmaps(all: IndexedSeq[TableProtos.IndexMetadata])
+      : IndexedSeq[Long => Boolean] =
+    all.map { i =>
       if (i.getFragmentBitmap.isEmpty) (_: Long) => true
       else { val bm = Rewrite.bitmap(i); (id: Long) => bm.contains(id.toInt) }
     }

@@ -20,7 +20,7 @@ import io.sparklance.table.ManifestFile
  * stay masked by deletion files, as in pylance).
  */
 final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq[IndexMetadata])
-  extends Operation {
+  extends Operation with IndexEdit {
   import Transaction.OperationCase._
 
   override def name: String = "CreateIndex"
@@ -31,8 +31,11 @@ final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq
 
   override def applyTo(m: ManifestBuilder): Operation = this
 
+  override def editsIndices: Boolean = true
+
   /** The next index section: the base version's indices without the removed ones, plus ours. */
-  def edit(indices: Seq[IndexMetadata]): Seq[IndexMetadata] = {
+  override def editIndices(root: String, readVersion: Long, indices: Seq[IndexMetadata])
+      : Seq[IndexMetadata] = {
     val removed = removedIndices.map(i => ManifestFile.uuidText(i.getUuid)).toSet
     indices.filterNot(i => removed(ManifestFile.uuidText(i.getUuid))) ++ newIndices
   }

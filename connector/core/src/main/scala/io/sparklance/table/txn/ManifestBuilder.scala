@@ -141,15 +141,15 @@ final class ManifestBuilder(
   var indicesFrom: Option[Snapshot] = base
 
   /**
-   * The index section of the next manifest: a CreateIndex's edit of the base version's; else
+   * The index section of the next manifest: an IndexEdit's edit of the base version's; else
    * the one carried over: verbatim when `op` keeps indices and
    * leaves the schema alone; after a schema change without the indices on fields the new
    * schema lacks (Lance's `retain_relevant_indices`; system indices, named `__...`, stay).
    */
   def indexSection(op: Operation): Option[Array[Byte]] = op match {
-    case c: CreateIndex =>
+    case e: IndexEdit if e.editsIndices =>
       val before = indicesFrom.toSeq.flatMap(ManifestFile.indices(fileIO, _))
-      val after = c.edit(before)
+      val after = e.editIndices(root, readVersion, before)
       if (after.isEmpty) None
       else Some(TableProtos.IndexSection.newBuilder().addAllIndices(after.asJava).build()
         .toByteArray)

@@ -7,15 +7,18 @@ import org.roaringbitmap.RoaringBitmap
 import io.sparklance.LanceErrors
 import io.sparklance.proto.TableProtos
 import io.sparklance.proto.TransactionProtos.Transaction
+import io.sparklance.table.ManifestFile
 
 /**
  * Lance `Rewrite`: groups of adjacent fragments replaced by new fragments holding their live
  * rows (compaction, `ds.optimize.compact_files`). New fragments, with the ids a
  * ReserveFragments committed before, replace the old ones in the id-ordered list; with stable
- * row ids they carry the old rows' ids and versions. A group never holds indexed fragments:
- * pylance rewrites the files of indices covering them (`rewritten_indices`, with stable row
- * ids too), which this connector does not write yet, so the planner leaves them alone and the
- * index section carries over unchanged.
+ * row ids they carry the old rows' ids and versions. Indices covering compacted fragments are
+ * remapped as pylance 14 remaps them, with or without stable row ids: `rewrittenIndices` pairs
+ * each old index with its rewritten copy (a new UUID; see BTreeIndexRemap), recorded in
+ * `rewritten_indices` and swapped into the index section; other indices carry over. Should an
+ * index being remapped be gone or replaced by the time this commits, the Rewrite is a
+ * retryable conflict (its copy would resurrect it).
  *
  * Conflicts (pylance's `check_rewrite_txn`, no fragment-reuse index): a committed Delete or
  * Update that changed one of our old fragments, a Rewrite of one of them, a
@@ -23,15 +26,39 @@ import io.sparklance.proto.TransactionProtos.Transaction
  * retryable (compaction is planned again); Overwrite and Restore are incompatible;
  * everything else (Append, ReserveFragments, Project, UpdateConfig) is rebased over.
  */
-final case class Rewrite(groups: Seq[RewriteGroup]) extends Operation {
+final case class Rewrite(groups: Seq[RewriteGroup],
+    rewrittenIndices: Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = Nil)
+  extends Operation with IndexEdit {
   import Transaction.OperationCase._
 
   override def name: String = "Rewrite"
 
   private lazy val oldIds: Set[Long] = groups.flatMap(_.oldIds).toSet
 
-  override def writeTo(t: Transaction.Builder): Unit =
-    t.setRewrite(Transaction.Rewrite.newBuilder().addAllGroups(groups.map(_.toProto).asJava))
+  override def writeTo(t: Transaction.Builder): Unit = {
+    val r = Transaction.Rewrite.newBuilder().addAllGroups(groups.map(_.toProto).asJava)
+    rewrittenIndices.foreach { case (old, now) =>
+      r.addRewrittenIndices(Transaction.Rewrite.RewrittenIndex.newBuilder()
+        .setOldId(old.getUuid).setNewId(now.getUuid)
+        .setNewIndexDetails(now.getIndexDetails).setNewIndexVersion(now.getIndexVersion)
+        .addAllNewIndexFiles(now.getFilesList))
+    }
+    t.setRewrite(r)
+  }
+
+  override def editsIndices: Boolean = rewrittenIndices.nonEmpty
+
+  override def editIndices(root: String, readVersion: Long,
+      indices: Seq[TableProtos.IndexMetadata]): Seq[TableProtos.IndexMetadata] = {
+    val byUuid = rewrittenIndices.map { case (o, n) => ManifestFile.uuidText(o.getUuid) -> n }
+      .toMap
+    val present = indices.map(i => ManifestFile.uuidText(i.getUuid)).toSet
+    byUuid.keys.find(!present(_)).foreach { u =>
+      throw LanceErrors.concurrentModification(root, readVersion, s"index $u, which this " +
+        "compaction remaps, was dropped or replaced by a concurrent commit", retryable = true)
+    }
+    indices.map(i => byUuid.getOrElse(ManifestFile.uuidText(i.getUuid), i))
+  }
 
   override def applyTo(m: ManifestBuilder): Operation = {
     val b = m.manifest
@@ -60,6 +87,9 @@ final case class Rewrite(groups: Seq[RewriteGroup]) extends Operation {
         overlap(c.updatedFragmentIds ++ c.removedFragmentIds, "changed")
       case REWRITE => overlap(c.rewrittenFragmentIds, "also rewrote")
       case DATA_REPLACEMENT => overlap(c.replacedFragmentIds, "replaced data files of")
+      case CREATE_INDEX if removesOurs(c) =>
+        Resolution.Retryable(s"the ${c.operationName} dropped or replaced an index this " +
+          "Rewrite remaps")
       case CREATE_INDEX =>
         val indices = c.txn.get.getCreateIndex.getNewIndicesList.asScala
         if (indices.exists(_.getFragmentBitmap.isEmpty))
@@ -69,6 +99,12 @@ final case class Rewrite(groups: Seq[RewriteGroup]) extends Operation {
           "indexed")
       case _ => Resolution.Rebase
     }
+  }
+
+  private def removesOurs(c: CommittedTransaction): Boolean = {
+    val ours = rewrittenIndices.map(p => ManifestFile.uuidText(p._1.getUuid)).toSet
+    c.txn.get.getCreateIndex.getRemovedIndicesList.asScala
+      .exists(i => ours(ManifestFile.uuidText(i.getUuid)))
   }
 
   override def keepsIndices: Boolean = true
