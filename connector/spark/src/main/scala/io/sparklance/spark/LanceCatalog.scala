@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
-import io.sparklance.storage.{FileIO, Paths, RoutingFileIO}
+import io.sparklance.storage.{FileIO, FileTrees, Paths, RoutingFileIO}
 import io.sparklance.spark.shims.LanceProcedureCatalog
 import io.sparklance.table.{LanceDataset, VersionSpec}
 import io.sparklance.table.namespace.DirectoryNamespace
@@ -284,7 +284,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
       case _: NoSuchTableException | _: NoSuchNamespaceException => return false
     }
     forget(ident)
-    if (fileIO.isDirectory(path)) LanceCatalog.deleteTree(fileIO, path)
+    if (fileIO.isDirectory(path)) FileTrees.delete(fileIO, path)
     true
   }
 
@@ -331,9 +331,4 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 object LanceCatalog {
   /** The directory suffix of root-namespace tables in pylance's directory namespace. */
   val Suffix = ".lance"
-
-  private[spark] def deleteTree(io: FileIO, path: String): Unit = {
-    if (io.isDirectory(path)) io.list(path).foreach(e => deleteTree(io, e.path))
-    io.delete(path)
-  }
 }

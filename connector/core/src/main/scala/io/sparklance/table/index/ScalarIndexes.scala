@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory
 import io.sparklance.LanceErrors
 import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
 import io.sparklance.table.txn.{CommitOptions, CommitResult, Committer, CreateIndex}
 
@@ -79,7 +79,7 @@ object ScalarIndexes {
       r
     } catch {
       case e: Throwable =>
-        deleteTree(io, dir)
+        FileTrees.deleteQuietly(io, dir, log)
         throw e
     }
   }
@@ -124,9 +124,4 @@ object ScalarIndexes {
     b.build()
   }
 
-  private def deleteTree(io: FileIO, path: String): Unit =
-    try {
-      if (io.isDirectory(path)) io.list(path).foreach(e => deleteTree(io, e.path))
-      io.delete(path)
-    } catch { case e: Exception => log.warn(s"Could not delete $path: ${e.getMessage}") }
 }

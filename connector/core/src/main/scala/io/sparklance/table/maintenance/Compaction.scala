@@ -2,7 +2,7 @@ package io.sparklance.table.maintenance
 
 import org.slf4j.LoggerFactory
 
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.proto.TableProtos
 import io.sparklance.table.{DeletionVector, FeatureFlags, FragmentRef, LanceDataset, ManifestFile,
   RowCounts, RowIdSequences, Snapshot, VersionSpec}
@@ -94,7 +94,8 @@ object Compaction {
     catch {
       case e: Throwable =>
         remapped.foreach { case (_, n) =>
-          deleteTree(io, Paths.join(Paths.join(root, "_indices"), ManifestFile.uuidText(n.getUuid)))
+          FileTrees.deleteQuietly(io, Paths.join(Paths.join(root, "_indices"),
+            ManifestFile.uuidText(n.getUuid)), log)
         }
         throw e
     }
@@ -153,10 +154,4 @@ object Compaction {
       f.getId -> out
     }
   }
-
-  private def deleteTree(io: FileIO, path: String): Unit =
-    try {
-      if (io.isDirectory(path)) io.list(path).foreach(e => deleteTree(io, e.path))
-      io.delete(path)
-    } catch { case e: Exception => log.warn(s"Could not delete $path: ${e.getMessage}") }
 }
