@@ -1,5 +1,7 @@
 """The S3 server (tests/s3server.py: moto behind a fault-injecting proxy) for the Scala
-storage suites, kept for the life of the pylance co-process."""
+storage suites, kept for the life of the pylance co-process and stopped when it exits (the
+co-process ends when the JVM closes its stdin)."""
+import atexit
 import os
 import sys
 
@@ -14,6 +16,7 @@ def _s():
     global _server
     if _server is None:
         _server = s3server.S3Server()
+        atexit.register(_server.stop)
     return _server
 
 
