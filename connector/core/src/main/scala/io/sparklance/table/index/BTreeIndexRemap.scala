@@ -5,9 +5,6 @@ import java.util.UUID
 
 import scala.jdk.CollectionConverters._
 
-import com.google.protobuf.ByteString
-import org.roaringbitmap.RoaringBitmap
-
 import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
@@ -72,7 +69,7 @@ object BTreeIndexRemap {
     added.foreach(id => bitmap.add(id.toInt))
     val b = old.toBuilder.clearFiles()
       .setUuid(ScalarIndexes.uuidProto(uuid))
-      .setFragmentBitmap(serialize(bitmap))
+      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
     files.foreach { case (path, size) =>
       b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size))
     }
@@ -99,11 +96,5 @@ object BTreeIndexRemap {
       i += 1
     }
     (java.util.Arrays.copyOf(keep, k), java.util.Arrays.copyOf(out, k))
-  }
-
-  private def serialize(bm: RoaringBitmap): ByteString = {
-    val buf = ByteBuffer.allocate(bm.serializedSizeInBytes())
-    bm.serialize(buf)
-    ByteString.copyFrom(buf.array())
   }
 }

@@ -12,7 +12,7 @@ import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
-import io.sparklance.table.txn.{CommitOptions, CommitResult, Committer, CreateIndex}
+import io.sparklance.table.txn.{CommitOptions, CommitResult, Committer, CreateIndex, Rewrite}
 
 /**
  * Scalar indices of a Lance dataset, created and dropped as pylance 14 does: a BTREE index
@@ -106,14 +106,12 @@ object ScalarIndexes {
       files: Seq[(String, Long)]): TableProtos.IndexMetadata = {
     val fragments = new RoaringBitmap()
     read.fragments.foreach(f => fragments.add(f.getId.toInt))
-    val bitmap = ByteBuffer.allocate(fragments.serializedSizeInBytes())
-    fragments.serialize(bitmap)
     val b = TableProtos.IndexMetadata.newBuilder()
       .setUuid(uuidProto(uuid))
       .addFields(fieldId)
       .setName(name)
       .setDatasetVersion(read.version)
-      .setFragmentBitmap(ByteString.copyFrom(bitmap.array()))
+      .setFragmentBitmap(Rewrite.bitmapBytes(fragments))
       .setIndexDetails(ProtoAny.newBuilder().setTypeUrl(BTreeDetailsType))
       // What pylance 14 records: 1 on a table with stable row ids, else 0.
       .setIndexVersion(if ((read.writerFeatureFlags & FeatureFlags.StableRowIds) != 0) 1 else 0)

@@ -164,7 +164,6 @@ object CleanupOldVersions {
       into.indexUuids += ManifestFile.uuidText(i.getUuid))
   }
 
-
   private def walk(fileIO: FileIO, dir: String): Seq[FileEntry] =
     if (!fileIO.isDirectory(dir)) Nil
     else fileIO.list(dir).flatMap(e => if (e.isDirectory) walk(fileIO, e.path) else Seq(e))

@@ -115,13 +115,13 @@ object Compaction {
   private def remapIndices(io: FileIO, s: Snapshot, groups: Seq[RewriteGroup])
       : Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
     val oldIds = groups.flatMap(_.oldIds).toSet
-    val affected = ManifestFile.indices(io, s).filter { i =>
-      !i.getName.startsWith("__") && oldIds.exists(id => Rewrite.bitmap(i).contains(id.toInt))
-    }
+    // Each index's bitmap decoded once.
+    val affected = ManifestFile.indices(io, s).filterNot(_.getName.startsWith("__"))
+      .map(i => i -> Rewrite.bitmap(i))
+      .filter { case (_, covered) => oldIds.exists(id => covered.contains(id.toInt)) }
     if (affected.isEmpty) return Nil
     val moved = groups.flatMap(g => newAddresses(io, s, g)).toMap
-    affected.map { i =>
-      val covered = Rewrite.bitmap(i)
+    affected.map { case (i, covered) =>
       val added = groups.filter(_.oldIds.forall(id => covered.contains(id.toInt)))
         .flatMap(_.newFragments.map(_.getId))
       i -> BTreeIndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) },

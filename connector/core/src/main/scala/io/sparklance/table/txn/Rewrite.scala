@@ -119,4 +119,11 @@ object Rewrite {
     if (!i.getFragmentBitmap.isEmpty) bm.deserialize(i.getFragmentBitmap.asReadOnlyByteBuffer())
     bm
   }
+
+  /** A fragment bitmap as an index records it (portable Roaring): what [[bitmap]] reads. */
+  def bitmapBytes(bm: RoaringBitmap): com.google.protobuf.ByteString = {
+    val buf = java.nio.ByteBuffer.allocate(bm.serializedSizeInBytes())
+    bm.serialize(buf)
+    com.google.protobuf.ByteString.copyFrom(buf.array())
+  }
 }
