@@ -163,13 +163,39 @@ class LanceTable:
         return MergeInsertBuilder(self, [on] if isinstance(on, str) else list(on))
 
     # ---- schema -------------------------------------------------------------------------------
-    def add_columns(self, columns: Dict[str, str]) -> None:
-        """New nullable columns, all null (``{"name": "spark type"}``), as pylance's
-        ``add_columns(pa.field(...))``."""
+    def add_columns(self, columns: Union[Dict[str, str], "DataFrame"],
+                    on: Optional[str] = None) -> None:
+        """New columns: ``{"name": "spark type"}`` adds nullable columns, all null (pylance's
+        ``add_columns(pa.field(...))``); a DataFrame with ``on`` adds its other columns with
+        their values, matched to the table's rows on ``on`` — :meth:`merge`."""
+        from pyspark.sql import DataFrame
+
+        if isinstance(columns, DataFrame):
+            if not on:
+                raise ValueError("adding a DataFrame's columns needs on=: the column (or "
+                                 "_rowaddr / _rowid) matching its rows to the table's")
+            self.merge(columns, on)
+            return
+        if on is not None:
+            raise ValueError("on= applies to a DataFrame of values, not to column types")
         if not columns:
             raise ValueError("columns must name at least one column")
         cols = ", ".join(f"{_quote(n)} {t}" for n, t in columns.items())
         self._sql(f"ALTER TABLE {self._name} ADD COLUMNS ({cols})")
+
+    def merge(self, data: "DataFrame", left_on: str, right_on: Optional[str] = None) -> None:
+        """pylance's ``merge(data, left_on, right_on)``: every column of ``data`` but
+        ``right_on`` (default ``left_on``) added to the table, matched to its rows on the
+        column ``left_on`` (or ``_rowaddr`` / ``_rowid``) — a left join: rows ``data`` does
+        not match get nulls. The existing columns are not rewritten: each fragment gets one
+        new data file, written by Spark tasks, and one version commits them. A table row
+        matched by several rows of ``data`` fails (pylance keeps one of them)."""
+        if not isinstance(left_on, str) or not left_on:
+            raise ValueError(f"left_on must name a column, not {left_on!r}")
+        jvm = self._spark.sparkContext._jvm
+        jvm.io.sparklance.spark.write.ColumnBackfill.addColumns(
+            self._spark._jsparkSession, self.path, data._jdf, left_on, right_on,
+            _maintenance._options(self._spark, self._options))
 
     def drop_columns(self, columns: Iterable[str]) -> None:
         """pylance's ``drop_columns``; nested fields as ``"s.a"``."""

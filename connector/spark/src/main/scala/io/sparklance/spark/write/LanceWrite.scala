@@ -197,15 +197,7 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
   }
 
   /** Deletes every data file carrying this job's token; none is referenced, since the job committed nothing. */
-  private def sweep(): Unit = {
-    val dir = Paths.join(plan.root, "data")
-    try io.list(dir).foreach { e =>
-      if (!e.isDirectory && DataFileNames.ofJob(e.name, plan.jobToken)) try io.delete(e.path) catch { case _: Exception => }
-      // A blob sidecar directory is named after its data file, without ".lance".
-      if (e.isDirectory && DataFileNames.ofJob(e.name + ".lance", plan.jobToken)) LanceDataWriter.deleteSidecars(io, e.path + ".lance")
-    }
-    catch { case _: Exception => }
-  }
+  private def sweep(): Unit = LanceDataWriter.sweepJob(io, plan.root, plan.jobToken, Set.empty)
 }
 
 class LanceDataWriterFactory(plan: TaskPlan) extends DataWriterFactory {
@@ -314,6 +306,23 @@ object LanceDataWriter {
       try io.delete(path) catch { case _: Exception => }
       deleteSidecars(io, path)
     }
+
+  /**
+   * Deletes the data files (and their blob sidecars) carrying job `token` but for those named
+   * in `keep`: what a failed job, or a job's failed task attempts, left behind.
+   */
+  def sweepJob(io: FileIO, root: String, token: String, keep: Set[String]): Unit = {
+    val dir = Paths.join(root, "data")
+    try io.list(dir).foreach { e =>
+      if (!e.isDirectory && DataFileNames.ofJob(e.name, token) && !keep(e.name))
+        try io.delete(e.path) catch { case _: Exception => }
+      // A blob sidecar directory is named after its data file, without ".lance".
+      val file = e.name + ".lance"
+      if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
+        deleteSidecars(io, e.path + ".lance")
+    }
+    catch { case _: Exception => }
+  }
 
   /** Deletes the blob sidecar directory of data file `dataFilePath` (`data/<name>/`), if any. */
   def deleteSidecars(io: FileIO, dataFilePath: String): Unit = {
