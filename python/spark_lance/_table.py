@@ -158,9 +158,31 @@ class LanceTable:
         sets = ", ".join(f"{_quote(c)} = {e}" for c, e in updates.items())
         self._sql(f"UPDATE {self._name} SET {sets}" + (f" WHERE {where}" if where else ""))
 
-    def merge_insert(self, on: Union[str, Sequence[str]]) -> "MergeInsertBuilder":
-        """pylance's ``merge_insert(on)`` builder; finish with ``execute(source_df)``."""
+    def merge_insert(self, on: Union[str, Sequence[str], None] = None) -> "MergeInsertBuilder":
+        """pylance's ``merge_insert(on)`` builder; finish with ``execute(source_df)``. Without
+        ``on`` it matches on the table's primary key (:attr:`primary_key`), as pylance."""
+        if on is None:
+            on = self.primary_key
+            if not on:
+                raise ValueError(f"merge_insert needs on=: the table at {self.path} has no "
+                                 "primary key to match on")
         return MergeInsertBuilder(self, [on] if isinstance(on, str) else list(on))
+
+    @property
+    def primary_key(self) -> List[str]:
+        """The table's unenforced primary key columns (empty when it has none)."""
+        props = {r[0]: r[1] for r in self._sql(f"SHOW TBLPROPERTIES {self._name}").collect()}
+        return [c.strip() for c in props.get("lance.primary_key", "").split(",") if c.strip()]
+
+    def set_unenforced_primary_key(self, columns: Union[str, Sequence[str]]) -> None:
+        """Makes ``columns`` (NOT NULL top-level columns of 32/64-bit integers, strings or
+        binaries) the table's unenforced primary key, once: Lance does not check that keys
+        are unique, but merges on the key then detect concurrent inserts of the same key.
+        As ``ALTER TABLE t SET TBLPROPERTIES ('lance.primary_key' = 'a,b')``."""
+        cols = [columns] if isinstance(columns, str) else list(columns)
+        value = ",".join(cols).replace("'", "\\'")
+        self._sql(f"ALTER TABLE {self._name} SET TBLPROPERTIES "
+                  f"('lance.primary_key' = '{value}')")
 
     # ---- schema -------------------------------------------------------------------------------
     def add_columns(self, columns: Union[Dict[str, str], "DataFrame"],

@@ -39,6 +39,12 @@ object RowFiles {
             codec.LittleEndian.putI64(data, 8 * i, r(f.name).asInstanceOf[Long])
           }
           new FixedWidthArray(rows.size, null, 8, data): ColumnArray
+        case LogicalType.Int32 =>
+          val data = new Array[Byte](4 * rows.size)
+          rows.zipWithIndex.foreach { case (r, i) =>
+            codec.LittleEndian.putI32(data, 4 * i, r(f.name).asInstanceOf[Number].intValue)
+          }
+          new FixedWidthArray(rows.size, null, 4, data): ColumnArray
         case LogicalType.Utf8 =>
           val bytes = rows.map(_(f.name).toString.getBytes(UTF_8))
           new VarBinaryArray(rows.size, null, bytes.scanLeft(0)(_ + _.length).toArray,

@@ -6,6 +6,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.writer.FileVersion
 import io.sparklance.storage.FileIO
 import io.sparklance.spark.write.{LanceWriteOptions, SparkToLance}
+import io.sparklance.table.PrimaryKey
 import io.sparklance.table.txn.{CommitOptions, WritePlan}
 
 /**
@@ -29,9 +30,10 @@ private[spark] object EmptyTableWrite {
         LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
     }
     val existing = if (create) None else WritePlan.existing(io, path)
-    val fields = SparkToLance.fields(
+    val fields = PrimaryKey.mark(path, SparkToLance.fields(
       ColumnEncodingProperties.applyTo(schema, options, table),
-      WritePlan.replaceVersion(path, existing, requested))
+      WritePlan.replaceVersion(path, existing, requested)),
+      options.get(LanceWriteOptions.PrimaryKey).toSeq.flatMap(LanceTableChanges.keyColumns))
     val stable = options.get(LanceWriteOptions.EnableStableRowIds)
       .exists(_.trim.equalsIgnoreCase("true"))
     WritePlan.replace(path, existing, fields, requested, mustCreate = create,

@@ -60,6 +60,8 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
       TableCatalog.PROP_PROVIDER -> "lance", TableCatalog.PROP_LOCATION -> snapshot.root,
       LanceTableChanges.VersionKey -> snapshot.version.toString,
       LanceTableChanges.FormatKey -> snapshot.dataStorageVersion) ++
+      Some(_root_.io.sparklance.table.PrimaryKey.paths(snapshot.schema)).filter(_.nonEmpty)
+        .map(k => LanceTableChanges.PrimaryKeyKey -> k.mkString(",")) ++
       ColumnEncodingProperties.of(snapshot.schema)).asJava
   }
   override def capabilities(): util.Set[TableCapability] =

@@ -9,7 +9,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.writer.{FileVersion, SchemaProtos}
 import io.sparklance.storage.FileIO
 import io.sparklance.spark.write.SparkToLance
-import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
+import io.sparklance.table.{LanceDataset, PrimaryKey, SchemaEdits, Snapshot, VersionSpec}
 import io.sparklance.table.txn.{ColumnCast, Committer, Merge, Operation, Project, UpdateConfig,
   UpdateMap}
 
@@ -42,7 +42,13 @@ object LanceTableChanges {
    */
   val Reserved: Set[String] = Set(TableCatalog.PROP_LOCATION, TableCatalog.PROP_PROVIDER,
     TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, "path", VersionKey,
-    FormatKey)
+    FormatKey, PrimaryKeyKey)
+
+  /**
+   * The table's unenforced primary key, its top-level columns comma-separated (shown; a
+   * CREATE's TBLPROPERTIES or ALTER TABLE SET TBLPROPERTIES set it once).
+   */
+  val PrimaryKeyKey = "lance.primary_key"
 
   /**
    * A CREATE's write options: its OPTIONS, with the file version its TBLPROPERTIES name
@@ -56,13 +62,21 @@ object LanceTableChanges {
     }
     val key = io.sparklance.spark.write.LanceWriteOptions.DataStorageVersion
     val encodings = properties.filter { case (k, _) => ColumnEncodingProperties.isEncodingKey(k) }
-    encodings ++ properties.get(FormatKey).fold(opts) { v =>
-      opts.get(key).filterNot(_.trim.equalsIgnoreCase(v.trim)).foreach { o =>
-        throw LanceErrors.invalidOption(key, o, s"TBLPROPERTIES set $FormatKey to $v")
+    def fromProperty(o: Map[String, String], property: String, option: String,
+        same: (String, String) => Boolean) = properties.get(property).fold(o) { v =>
+      o.get(option).filterNot(same(_, v)).foreach { x =>
+        throw LanceErrors.invalidOption(option, x, s"TBLPROPERTIES set $property to $v")
       }
-      opts + (key -> v)
+      o + (option -> v)
     }
+    val withFormat = fromProperty(opts, FormatKey, key, _.trim equalsIgnoreCase _.trim)
+    encodings ++ fromProperty(withFormat, PrimaryKeyKey,
+      io.sparklance.spark.write.LanceWriteOptions.PrimaryKey,
+      (a, b) => LanceTableChanges.keyColumns(a) == LanceTableChanges.keyColumns(b))
   }
+
+  /** The columns of a `lance.primary_key` / `primary_key` value. */
+  def keyColumns(v: String): Seq[String] = v.split(',').map(_.trim).filter(_.nonEmpty).toSeq
 
   /**
    * The table config a CREATE TABLE's properties set: its TBLPROPERTIES, without table
@@ -92,8 +106,12 @@ object LanceTableChanges {
   private case object Reshape extends Kind
   private case object Comment extends Kind
   private case object Retype extends Kind
+  private case object Key extends Kind
 
   private def kind(table: String, c: TableChange): Kind = c match {
+    case p: SetProperty if p.property() == PrimaryKeyKey => Key
+    case p: RemoveProperty if p.property() == PrimaryKeyKey =>
+      refuse(table, s"removing '$PrimaryKeyKey'", "a primary key, once set, stays")
     case _: SetProperty | _: RemoveProperty => Config
     case _: AddColumn => Add
     case _: DeleteColumn | _: RenameColumn | _: UpdateColumnNullability => Reshape
@@ -120,6 +138,8 @@ object LanceTableChanges {
   private def operation(s: Snapshot, table: String, group: Seq[TableChange]): Operation =
     kind(table, group.head) match {
       case Config => config(s, table, group)
+      case Key => PrimaryKey.install(s, keyColumns(group.last.asInstanceOf[SetProperty].value())
+        .map(Seq(_)))
       case Add => add(s, table, group.map(_.asInstanceOf[AddColumn]))
       case Reshape => reshape(s, table, group)
       case Retype => throw new IllegalStateException("ALTER COLUMN TYPE writes data; see retype")

@@ -25,15 +25,18 @@ object SchemaProtos {
     f.metadata.foreach { case (k, v) => b.putMetadata(k, ByteString.copyFrom(v)) }
     // Lance mirrors the Arrow extension name into its own field (lance-file `From<&Field>`).
     f.metadataString(BlobColumn.ExtensionNameKey).foreach(b.setExtensionName)
-    // ... and the unenforced primary key, declared in field metadata, into its booleans.
-    if (f.metadataString(SchemaProtos.PrimaryKey).exists(_.trim.equalsIgnoreCase("true")))
-      b.setUnenforcedPrimaryKey(true)
-    f.metadataString(SchemaProtos.PrimaryKeyPosition).flatMap(p => scala.util.Try(p.trim.toInt)
-      .toOption).foreach { p =>
+    mirrorPrimaryKey(b, f.metadataString)
+    b.build()
+  }
+
+  /** Mirrors the unenforced primary key declared in field metadata `md` into `b`'s booleans. */
+  def mirrorPrimaryKey(b: FileProtos.Field.Builder, md: String => Option[String]): Unit = {
+    b.clearUnenforcedPrimaryKey().clearUnenforcedPrimaryKeyPosition()
+    if (md(PrimaryKey).exists(_.trim.equalsIgnoreCase("true"))) b.setUnenforcedPrimaryKey(true)
+    md(PrimaryKeyPosition).flatMap(p => scala.util.Try(p.trim.toInt).toOption).foreach { p =>
       b.setUnenforcedPrimaryKey(true)
       if (p > 0) b.setUnenforcedPrimaryKeyPosition(p)
     }
-    b.build()
   }
 
   /**

@@ -41,6 +41,11 @@ final case class CommittedTransaction(version: Long, txn: Option[Transaction]) {
     }
   }.getOrElse(Set.empty)
 
+  /** The keys a primary-key merge committed here inserted (an Update's `inserted_rows`). */
+  def insertedKeys: Option[KeyExistenceFilter] = txn.filter(_.getOperationCase == UPDATE)
+    .map(_.getUpdate).filter(_.hasInsertedRows)
+    .map(u => KeyExistenceFilter.fromProto(u.getInsertedRows))
+
   /** Fragments a Rewrite committed here replaced (their rows now live elsewhere). */
   def rewrittenFragmentIds: Set[Long] = txn.filter(_.getOperationCase == REWRITE).map { t =>
     val r = t.getRewrite

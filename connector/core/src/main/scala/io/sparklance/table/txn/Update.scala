@@ -23,6 +23,11 @@ import io.sparklance.table.RowIdSequences
  * of ours, else it is a retryable conflict: re-running the update on the newer version (what
  * pylance's `update` does, see [[Committer.execute]]) reads the other writer's values.
  *
+ * A merge keyed on the table's primary key records the keys it inserts (`insertedKeys`,
+ * pylance's `inserted_rows`) and then, before the rules above, conflicts (retryably) with any
+ * concurrent Append, with any concurrent Update that records no keys or other key fields, and
+ * with one whose keys may include one of ours: two merges never both insert a key.
+ *
  * `updated`, `removed` and `written` are what one attempt wrote; the transaction records them.
  */
 final case class Update(
@@ -30,7 +35,8 @@ final case class Update(
     newRows: Seq[NewRows],
     updatedFields: Seq[Int],
     updated: Seq[TableProtos.DataFragment] = Nil,
-    removed: Seq[Long] = Nil) extends Operation {
+    removed: Seq[Long] = Nil,
+    insertedKeys: Option[KeyExistenceFilter] = None) extends Operation {
   import TransactionProtos.Transaction
   import Transaction.OperationCase._
 
@@ -48,6 +54,7 @@ final case class Update(
       .addAllUpdatedFragments(updated.asJava)
       .addAllFieldsForPreservingFragBitmap(updatedFields.map(Int.box).asJava)
       .setUpdateMode(Transaction.UpdateMode.REWRITE_ROWS)
+    insertedKeys.foreach(k => u.setInsertedRows(k.toProto))
     // As pylance records them: ids assigned at commit, the carried row ids only.
     written.foreach { r =>
       val p = r.fragment.toProto(0).toBuilder
@@ -64,7 +71,28 @@ final case class Update(
     copy(updated = d.updated, removed = d.removed)
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = {
+  override def checkAgainst(c: CommittedTransaction): Resolution =
+    insertedKeys.flatMap(keyConflict(_, c)).getOrElse(rowConflict(c))
+
+  /** pylance's primary-key rules, checked first when this Update records inserted keys. */
+  private def keyConflict(ours: KeyExistenceFilter, c: CommittedTransaction)
+      : Option[Resolution] = c.operationCase match {
+    case APPEND => Some(Resolution.Retryable(s"the ${c.operationName} may have added keys " +
+      "this Update inserts"))
+    case UPDATE => c.insertedKeys match {
+      case None => Some(Resolution.Retryable(s"the ${c.operationName} recorded no inserted " +
+        "keys to check against the keys this Update inserts"))
+      case Some(theirs) if theirs.fieldIds != ours.fieldIds =>
+        Some(Resolution.Retryable(s"the ${c.operationName} inserted keys of other columns"))
+      case Some(theirs) if ours.mayIntersect(theirs) =>
+        Some(Resolution.Retryable(s"the ${c.operationName} may have inserted a key this " +
+          "Update inserts"))
+      case _ => None
+    }
+    case _ => None
+  }
+
+  private def rowConflict(c: CommittedTransaction): Resolution = {
     def overlap(ids: Set[Long], what: String): Resolution =
       Resolution.retryableOnOverlap(c, ids, what, touched, "this Update changes rows of")
     c.operationCase match {

@@ -5,6 +5,8 @@ import scala.jdk.CollectionConverters._
 import com.google.protobuf.ByteString
 
 import io.sparklance.LanceErrors
+import io.sparklance.format.writer.SchemaProtos
+import io.sparklance.table.PrimaryKey
 import io.sparklance.proto.TransactionProtos.Transaction
 
 /**
@@ -53,12 +55,20 @@ final case class UpdateConfig(
       val next = u.applyTo(b.getSchemaMetadataMap.asScala.toMap, UpdateConfig.bytes)
       b.clearSchemaMetadata().putAllSchemaMetadata(next.asJava)
     }
+    // The primary key is set once (Lance rejects any later change, on rebase too, so two
+    // writers setting different keys cannot both win).
+    if (PrimaryKey.touches(this) &&
+      b.getFieldsList.asScala.exists(f => f.getUnenforcedPrimaryKey ||
+        f.containsMetadata(PrimaryKey.Marker) || f.containsMetadata(PrimaryKey.Position)))
+      throw LanceErrors.invalidSchemaChange(m.root, "the primary key is set and cannot change")
     fieldMetadata.foreach { case (id, u) =>
       val i = (0 until b.getFieldsCount).find(b.getFields(_).getId == id).getOrElse(
         throw LanceErrors.invalidSchemaChange(m.root, s"field id $id does not exist"))
       val f = b.getFieldsBuilder(i)
       val next = u.applyTo(f.getMetadataMap.asScala.toMap, UpdateConfig.bytes)
       f.clearMetadata().putAllMetadata(next.asJava)
+      // Lance mirrors the key's markers into the field's booleans.
+      SchemaProtos.mirrorPrimaryKey(f, k => next.get(k).map(_.toStringUtf8))
     }
     this
   }

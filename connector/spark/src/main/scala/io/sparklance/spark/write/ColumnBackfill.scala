@@ -117,9 +117,10 @@ object ColumnBackfill {
 
   /** Writes one data file per fragment; the files by fragment id. */
   private def writeFiles(spark: SparkSession, s: Snapshot, plan: TaskPlan,
-      storage: Map[String, String], rowCounts: Map[Long, Long], source: DataFrame, key: StructField, leftOn: String,
-      added: StructType): Map[Long, NewDataFile] = {
-    val target = spark.read.format("lance").options(storage).option("version", s.version.toString).load(s.root)
+      storage: Map[String, String], rowCounts: Map[Long, Long], source: DataFrame,
+      key: StructField, leftOn: String, added: StructType): Map[Long, NewDataFile] = {
+    val target = spark.read.format("lance").options(storage)
+      .option("version", s.version.toString).load(s.root)
       .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol), col(leftOn).as(KeyCol))
     val joined = target.join(source, target(KeyCol) === source(key.name))
       .select(target(AddrCol) +: added.fieldNames.toSeq.map(n => source(n)): _*)
@@ -157,7 +158,8 @@ object ColumnBackfill {
       }
     } catch {
       case e: Throwable =>
-        LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root, out.map(_._2).toSeq)
+        LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root,
+          out.map(_._2).toSeq)
         throw e
     }
     out.iterator

@@ -11,7 +11,7 @@ import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetadataColumns, LanceScanBuilder, LanceTable}
 import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
-import io.sparklance.table.FeatureFlags
+import io.sparklance.table.{FeatureFlags, PrimaryKey}
 import io.sparklance.table.commit.{DataFileNames, NewFragment}
 import io.sparklance.table.txn
 
@@ -62,15 +62,34 @@ object LanceDeltaBatchWrite {
     val plan = TaskPlan(Paths.stripTrailingSlash(s.root), write.fields, sparkTypes,
       write.fields.indices, write.fileVersion, options, new SerializableConf(hadoop),
       DataFileNames.newToken())
-    new LanceDeltaBatchWrite(table, cmd, plan, new RoutingFileIO(hadoop))
+    new LanceDeltaBatchWrite(table, cmd, plan, new RoutingFileIO(hadoop), insertedKeys(table, cmd))
+  }
+
+  /**
+   * The key columns a MERGE records the inserted keys of: a table with a primary key of
+   * top-level columns. (pylance records them when the merge's ON columns are the key; Spark
+   * does not tell a write its MERGE condition, so every MERGE does: the more conflicts, never
+   * a key inserted twice.)
+   */
+  private def insertedKeys(table: LanceTable, cmd: RowLevelOperation.Command)
+      : Option[(Seq[Int], InsertedKeyColumns)] = {
+    val key = PrimaryKey.of(table.snapshot.schema)
+    val top = table.snapshot.schema.fields
+    if (cmd != RowLevelOperation.Command.MERGE || key.isEmpty ||
+      key.exists(_.parentId != -1)) None
+    else {
+      val ordinals = key.map(k => top.indexWhere(_.id == k.id))
+      Some(key.map(_.id) -> InsertedKeyColumns(ordinals,
+        ordinals.map(i => table.schema().fields(i).dataType)))
+    }
   }
 }
 
 class LanceDeltaBatchWrite(table: LanceTable, cmd: RowLevelOperation.Command, plan: TaskPlan,
-    io: FileIO) extends DeltaBatchWrite {
+    io: FileIO, keys: Option[(Seq[Int], InsertedKeyColumns)] = None) extends DeltaBatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
-    new LanceDeltaWriterFactory(plan)
+    new LanceDeltaWriterFactory(plan, keys.map(_._2))
 
   override def useCommitCoordinator(): Boolean = true
 
@@ -96,7 +115,13 @@ class LanceDeltaBatchWrite(table: LanceTable, cmd: RowLevelOperation.Command, pl
         } ++ inserted.map(f => txn.NewRows(NewFragment(f)))
         // Which columns an UPDATE or MERGE assigned is not known here: all are recorded,
         // as pylance's merge_insert records them.
-        txn.Update(removed.toMap, rows, table.snapshot.schema.fields.map(_.id))
+        val insertedKeys = keys.map { case (ids, _) =>
+          val bloom = new txn.KeyBloom()
+          all.flatMap(_.insertedKeys).foreach(b => bloom.or(txn.KeyBloom.fromBytes(b)))
+          bloom.toFilter(ids)
+        }
+        txn.Update(removed.toMap, rows, table.snapshot.schema.fields.map(_.id),
+          insertedKeys = insertedKeys)
       }
     try new txn.Committer(io, plan.root).commit(Some(table.snapshot), op)
     catch {

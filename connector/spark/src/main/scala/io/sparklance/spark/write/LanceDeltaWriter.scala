@@ -3,24 +3,50 @@ package io.sparklance.spark.write
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.table.commit.NewDataFile
+import io.sparklance.table.txn.KeyBloom
 
 /**
  * What one task of a DELETE, UPDATE or MERGE did: the rows it removed (row offsets per
  * fragment, from `_rowaddr`), the files of rows it rewrote with the stable row ids they keep
- * (in file order), and the files of rows it inserted.
+ * (in file order), the files of rows it inserted, and (a MERGE on a table with a primary
+ * key) the keys it inserted, as a [[KeyBloom]]'s bytes.
  */
 final case class LanceDeltaTaskCommit(
     removed: Map[Long, Array[Byte]],
     rewritten: Seq[(NewDataFile, Array[Long])],
-    inserted: Seq[NewDataFile]) extends WriterCommitMessage
+    inserted: Seq[NewDataFile],
+    insertedKeys: Option[Array[Byte]] = None) extends WriterCommitMessage
 
-class LanceDeltaWriterFactory(plan: TaskPlan) extends DeltaWriterFactory {
+/** The primary key's columns in the rows a MERGE inserts: ordinals and Spark types. */
+final case class InsertedKeyColumns(ordinals: Seq[Int], types: Seq[DataType]) {
+  /** The key of `row` as Lance hashes it; None when a part is null (Lance skips those). */
+  def keyOf(row: InternalRow): Option[Array[Byte]] = {
+    val parts = ordinals.zip(types).map { case (o, t) =>
+      if (row.isNullAt(o)) return None
+      t match {
+        case IntegerType => KeyBloom.Key.long(row.getInt(o).toLong)
+        case LongType => KeyBloom.Key.long(row.getLong(o))
+        case StringType => row.getUTF8String(o).getBytes
+        case BinaryType => row.getBinary(o)
+        case d: DecimalType => // uint64 read as decimal(20,0): its 64 bits
+          KeyBloom.Key.long(row.getDecimal(o, d.precision, d.scale).toJavaBigDecimal
+            .toBigInteger.longValue)
+        case other => throw new IllegalStateException(s"key column of type $other")
+      }
+    }
+    Some(if (parts.size == 1) parts.head else KeyBloom.Key.composite(parts))
+  }
+}
+
+class LanceDeltaWriterFactory(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
+  extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
-    new LanceDeltaWriter(plan)
+    new LanceDeltaWriter(plan, keys)
 }
 
 /**
@@ -31,7 +57,8 @@ class LanceDeltaWriterFactory(plan: TaskPlan) extends DeltaWriterFactory {
  * commit). Nothing is committed here: the driver turns every task's report into one Lance
  * transaction.
  */
-class LanceDeltaWriter(plan: TaskPlan) extends DeltaWriter[InternalRow] {
+class LanceDeltaWriter(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
+  extends DeltaWriter[InternalRow] {
   private val removed = mutable.HashMap.empty[Long, RoaringBitmap]
   private lazy val rewrites = new LanceDataWriter(plan)
   private lazy val inserts = new LanceDataWriter(plan)
@@ -51,7 +78,13 @@ class LanceDeltaWriter(plan: TaskPlan) extends DeltaWriter[InternalRow] {
     wroteRewrites = true
   }
 
-  override def insert(row: InternalRow): Unit = { inserts.write(row); wroteInserts = true }
+  private val bloom = keys.map(_ => new KeyBloom())
+
+  override def insert(row: InternalRow): Unit = {
+    inserts.write(row)
+    wroteInserts = true
+    keys.foreach(k => k.keyOf(row).foreach(bloom.get.add))
+  }
 
   private def remove(addr: Long): Unit =
     removed.getOrElseUpdate(addr >>> 32, new RoaringBitmap()).add((addr & 0xffffffffL).toInt)
@@ -68,7 +101,7 @@ class LanceDeltaWriter(plan: TaskPlan) extends DeltaWriter[InternalRow] {
     }
     val inserted = if (!wroteInserts) Nil else inserts.commit().asInstanceOf[LanceTaskCommit].files
     LanceDeltaTaskCommit(removed.map { case (f, b) => f -> LanceDeltaWriter.bytes(b) }.toMap,
-      rewritten, inserted)
+      rewritten, inserted, bloom.map(_.bytes))
   }
 
   override def abort(): Unit = {

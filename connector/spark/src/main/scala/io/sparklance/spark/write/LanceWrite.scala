@@ -18,8 +18,9 @@ import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
-import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTables}
-import io.sparklance.table.{RowFilter, RowFilterEvaluator}
+import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges,
+  LanceTables}
+import io.sparklance.table.{PrimaryKey, RowFilter, RowFilterEvaluator}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
 
@@ -120,6 +121,15 @@ object LanceBatchWrite {
         (ReplaceWhere.fromCondition(spark, read, root, c), c)
       }
     }
+    existing.filter(_ => !truncate && opts.primaryKey.nonEmpty).foreach { s =>
+      val key = PrimaryKey.paths(s.schema)
+      if (key != opts.primaryKey)
+        throw LanceErrors.invalidOption(LanceWriteOptions.PrimaryKey,
+          opts.primaryKey.mkString(","), s"the dataset's primary key is " +
+            s"${if (key.isEmpty) "not set" else key.mkString(",")}; an append does not change " +
+            s"it (ALTER TABLE SET TBLPROPERTIES ('${LanceTableChanges.PrimaryKeyKey}' = ...) " +
+            "sets a key once)")
+    }
     val (write, ordinals) = existing match {
       case Some(s) if replaceFilter.isDefined =>
         val matched = SparkToLance.matchForAppend(root, s.schema, schema)
@@ -141,7 +151,8 @@ object LanceBatchWrite {
         val version = txn.WritePlan.replaceVersion(root, existing, opts.dataStorageVersion)
         val encoded = ColumnEncodingProperties.applyTo(schema,
           options.asCaseSensitiveMap().asScala.toMap, root)
-        val fields = SparkToLance.fields(opts.withVectorColumns(encoded), version)
+        val fields = PrimaryKey.mark(root,
+          SparkToLance.fields(opts.withVectorColumns(encoded), version), opts.primaryKey)
         // Creating (append to an empty path included) never replaces a dataset that appears
         // meanwhile.
         val mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate)

@@ -29,6 +29,9 @@ import io.sparklance.spark.OptionValues.{bool, positiveLong}
  *    does); new datasets and overwrites.
  *  - `commit_message`: recorded with the commit, as pylance's `commit_message` (pylance shows
  *    it in `read_transaction(v).transaction_properties`).
+ *  - `primary_key`: `col[,col…]` — new datasets and overwrites: these top-level columns become
+ *    the unenforced primary key (NOT NULL; see [[io.sparklance.table.PrimaryKey]]); an
+ *    append naming another key than the dataset's fails.
  */
 final case class LanceWriteOptions(
     path: String,
@@ -43,7 +46,8 @@ final case class LanceWriteOptions(
     vectorColumns: Map[String, Int],
     createMode: Option[String],
     tableConfig: Map[String, String] = Map.empty,
-    mergeSchema: Boolean = false) {
+    mergeSchema: Boolean = false,
+    primaryKey: Seq[String] = Nil) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 
   /** `schema` with the `vector_columns` marked as vectors in their field metadata. */
@@ -74,6 +78,8 @@ object LanceWriteOptions {
   val CommitTimeoutSeconds = "commit_timeout_seconds"
   val CommitMessage = "commit_message"
   val VectorColumns = "vector_columns"
+  /** A new table's unenforced primary key: top-level columns, comma-separated. */
+  val PrimaryKey = "primary_key"
   /** Delta's name: an append may carry new top-level columns, added first (all null before). */
   val MergeSchema = "mergeSchema"
   /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
@@ -126,6 +132,8 @@ object LanceWriteOptions {
       tableConfig = options.asCaseSensitiveMap().asScala.collect {
         case (k, v) if k.startsWith(TableConfigPrefix) => k.stripPrefix(TableConfigPrefix) -> v
       }.toMap,
-      mergeSchema = bool(options, MergeSchema, default = false))
+      mergeSchema = bool(options, MergeSchema, default = false),
+      primaryKey = Option(options.get(PrimaryKey)).toSeq
+        .flatMap(io.sparklance.spark.LanceTableChanges.keyColumns))
   }
 }
