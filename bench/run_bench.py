@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import lance_spark, maintenance, prep, pylance_ref, report, tpch  # noqa: E402
+from benchlib import (lance_spark, maintenance, prep, pylance_ref, report,  # noqa: E402
+                      rowlevel, tpch)
 from benchlib.data import DEFAULT_ROWS, DEFAULT_WRITE_ROWS, Paths  # noqa: E402
 from benchlib.queries import queries  # noqa: E402
 from benchlib.spark_worker import run_worker, worker  # noqa: E402
@@ -29,7 +30,8 @@ from benchlib.spark_worker import run_worker, worker  # noqa: E402
 HERE = Path(__file__).resolve().parent
 _VERSION = (HERE.parent / "VERSION").read_text().strip()
 DEFAULT_JAR = HERE.parent / "connector" / "target" / "spark40_213" / "scala-2.13" / f"spark-lance-4.0_2.13-{_VERSION}.jar"
-SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "compact", "tpch", "report"]
+SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "compact", "rowlevel", "tpch",
+            "report"]
 
 
 class LoadWatcher:
@@ -82,6 +84,11 @@ def parse_args(argv):
                     help="fragments of the compaction table (--rows rows, 5%% deleted)")
     ap.add_argument("--compact-master", default=f"local[{os.cpu_count()}]",
                     help="Spark master of the compaction run (pylance uses every core)")
+    ap.add_argument("--rowlevel-rows", type=int, default=None,
+                    help="rows of the row-level (DELETE/UPDATE/MERGE) table (default: --rows)")
+    ap.add_argument("--rowlevel-master", default=f"local[{os.cpu_count()}]",
+                    help="Spark master of the row-level section (this connector and Delta; "
+                    "pylance uses every core)")
     ap.add_argument("--tpch-sf", type=float, default=1.0, help="TPC-H scale factor (tpchgen-cli)")
     ap.add_argument("--tpch-runs", type=int, default=3, help="timed runs of each TPC-H query")
     ap.add_argument("--tpch-master", default=f"local[{os.cpu_count()}]",
@@ -189,6 +196,24 @@ def main(argv=None) -> int:
                 log("pylance compaction")
                 replace(maintenance.pylance_compaction(paths, args.rows, args.compact_fragments,
                                                        args.runs, log))
+        if "rowlevel" in sections:
+            with phase("rowlevel"):
+                rl_rows = args.rowlevel_rows or args.rows
+                doc["rowlevel_rows"] = rl_rows
+                rl_paths = Paths(Path(args.data), rl_rows)
+                rowlevel.prepare(rl_paths, rl_rows, log)
+                spec = dict(base_spec, section="rowlevel", master=args.rowlevel_master,
+                            rowlevel_rows=rl_rows)
+                # Runs with --rows rl_rows so the worker's Paths is rl_paths.
+                rl_args = argparse.Namespace(**dict(vars(args), rows=rl_rows))
+                replace(run_worker(rl_args, dict(spec, engine="ours", jar=str(jar)), log))
+                pkg = rowlevel.delta_package()
+                if pkg:
+                    replace(run_worker(rl_args, dict(spec, engine="delta", packages=pkg), log))
+                else:
+                    log("no delta-spark build for this pyspark: Delta skipped")
+                log("pylance row-level changes")
+                replace(rowlevel.pylance_rowlevel(rl_paths, rl_rows, args.runs, log))
         if "tpch" in sections:
             with phase("tpch"):
                 doc["tpch_sf"] = args.tpch_sf

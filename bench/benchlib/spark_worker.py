@@ -64,6 +64,10 @@ def spark_session(engine: str, master: str, jar: str | None, packages: str | Non
         b = b.config("spark.jars.packages", packages).config("spark.jars.ivy", ivy)
     if engine == "lance-spark":
         b = b.config(*LANCE_SPARK_CATALOG)
+    if engine == "delta":
+        b = (b.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+             .config("spark.sql.catalog.spark_catalog",
+                     "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
     if jfr:
         b = b.config("spark.driver.extraJavaOptions",
                      f"-XX:StartFlightRecording=filename={jfr},settings=profile,dumponexit=true")
@@ -253,6 +257,11 @@ def worker(args) -> None:
         from .maintenance import spark_compaction
         results += spark_compaction(spark, jvm, paths, args.rows, spec["compact_fragments"],
                                     spec["runs"], master, log)
+        emit()
+    if spec["section"] == "rowlevel":
+        from .rowlevel import spark_rowlevel
+        results += spark_rowlevel(spark, engine, paths, spec["rowlevel_rows"], spec["runs"],
+                                  master, log)
         emit()
     if spec["section"] == "tpch":
         from .tpch import spark_tpch
