@@ -130,12 +130,15 @@ def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
     import pyarrow as pa
 
     path = tmp_path / "ix"
-    lance.write_dataset(pa.table({"id": list(range(20)), "s": [f"r{i}" for i in range(20)]}),
-                        str(path), max_rows_per_file=10)
+    def rows(ids):
+        return pa.table({"id": ids, "s": [f"r{i}" for i in ids],
+                         "st": [{"a": i % 4, "b": "x"} for i in ids]})
+    lance.write_dataset(rows(list(range(20))), str(path), max_rows_per_file=10)
     ds = lance.dataset(str(path))
     ds.create_scalar_index("id", "BTREE")
     ds.create_scalar_index("s", "BITMAP", name="s_bits")
-    lance.write_dataset(pa.table({"id": [99], "s": ["x"]}), str(path), mode="append")
+    ds.create_scalar_index("st.a", "BTREE", name="nested")  # listed by its path, "st.a"
+    lance.write_dataset(rows([99]), str(path), mode="append")
     lance.dataset(str(path)).delete("id = 3")
     ds = lance.dataset(str(path))
     with warnings.catch_warnings():
@@ -144,7 +147,7 @@ def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
                        sorted(i["fragment_ids"])) for i in ds.list_indices())
     got = sorted((r.name, r.type, r.uuid, r.columns, r.dataset_version, sorted(r.fragment_ids))
                  for r in metadata(spark, path, "indices").collect())
-    assert got == want and len(got) == 2
+    assert got == want and len(got) == 3
 
     # The same tables in SQL, for a path table and a catalog table.
     c = support.lance_catalog(spark, tmp_path)

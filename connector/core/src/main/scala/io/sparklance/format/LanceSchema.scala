@@ -32,6 +32,11 @@ final case class LanceSchema(fields: Seq[LanceField], metadata: Map[String, Arra
   lazy val byId: Map[Int, LanceField] = fields.flatMap(_.preOrder).map(f => f.id -> f).toMap
   def field(name: String): Option[LanceField] = fields.find(_.name == name)
   def maxFieldId: Int = if (byId.isEmpty) -1 else byId.keys.max
+
+  /** The names from the top-level field down to field `id` (None: no such field). */
+  def pathOf(id: Int): Option[Seq[String]] = byId.get(id).map { f =>
+    byId.get(f.parentId).flatMap(p => pathOf(p.id)).getOrElse(Nil) :+ f.name
+  }
 }
 
 object LanceSchema {

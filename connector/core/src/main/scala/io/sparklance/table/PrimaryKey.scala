@@ -39,12 +39,8 @@ object PrimaryKey {
       .map(_._1)
 
   /** Dotted paths of the key's fields, in key order. */
-  def paths(schema: LanceSchema): Seq[String] = {
-    val byId = schema.fields.flatMap(_.preOrder).map(f => f.id -> f).toMap
-    def path(f: LanceField): String =
-      byId.get(f.parentId).fold(f.name)(p => path(p) + "." + f.name)
-    of(schema).map(path)
-  }
+  def paths(schema: LanceSchema): Seq[String] =
+    of(schema).map(f => schema.pathOf(f.id).getOrElse(Seq(f.name)).mkString("."))
 
   /** Field metadata marking the `i`-th (from 0) of `n` key fields (positions count from 1). */
   def marker(i: Int, n: Int): Map[String, String] =

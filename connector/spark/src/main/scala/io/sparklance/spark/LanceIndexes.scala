@@ -87,7 +87,7 @@ private[spark] object LanceIndexes {
   def list(table: LanceTable): Array[TableIndex] =
     ScalarIndexes.list(table.io, table.snapshot).filterNot(_.getName.startsWith("__")).map { i =>
       val fields = i.getFieldsList.asScala.map { id =>
-        val path = pathOf(table.snapshot.schema.fields, id.intValue)
+        val path = table.snapshot.schema.pathOf(id.intValue).getOrElse(Seq(s"<field $id>"))
         Expressions.column(path.map(n => s"`${n.replace("`", "``")}`").mkString("."))
       }.toArray
       new TableIndex(i.getName, typeName(i.getIndexDetails.getTypeUrl), fields,
@@ -97,11 +97,4 @@ private[spark] object LanceIndexes {
   /** pylance's index type name (`list_indices()`'s `type`) of an index details type URL. */
   def typeName(typeUrl: String): String =
     typeUrl.split('/').last.split('.').last.stripSuffix("IndexDetails")
-
-  private def pathOf(fields: Seq[LanceField], id: Int): Seq[String] =
-    fields.view.flatMap { f =>
-      if (f.id == id) Some(Seq(f.name))
-      else if (f.children.isEmpty) None
-      else Some(pathOf(f.children, id)).filter(_.nonEmpty).map(f.name +: _)
-    }.headOption.getOrElse(Seq(s"<field $id>"))
 }

@@ -96,11 +96,11 @@ class LanceMetadataTable(dataset: LanceDataset, kind: MetadataTable) extends Tab
   /** The latest version's indices (its manifest's index section), as pylance lists them. */
   private def indexRows(): Array[InternalRow] = {
     val s = dataset.open(io.sparklance.table.VersionSpec.Latest)
-    val byId = s.schema.fields.flatMap(_.preOrder).map(f => f.id -> f.name).toMap
     ManifestFile.indices(dataset.io, s).map { ix =>
       val uuid = ManifestFile.uuidText(ix.getUuid)
-      val columns = ix.getFieldsList.asScala.map(i => str(byId.getOrElse(i.intValue,
-        s"#$i"))).toArray[Any]
+      // Nested fields by their dotted path, as pylance's list_indices names them.
+      val columns = ix.getFieldsList.asScala.map(i => str(s.schema.pathOf(i.intValue)
+        .fold(s"#$i")(_.mkString(".")))).toArray[Any]
       val frags = Rewrite.bitmap(ix).toArray.map(i => (i & 0xffffffffL): Any)
       InternalRow(str(ix.getName), str(LanceIndexes.typeName(ix.getIndexDetails.getTypeUrl)),
         str(uuid), new GenericArrayData(columns),
