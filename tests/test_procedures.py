@@ -76,6 +76,12 @@ def test_restore_and_tags_by_table_name(spark, tmp_path):
     assert lance.dataset(path).tags.list()["first"]["version"] == 2
     spark.sql(f"call {c}.system.delete_tag(table => 't', tag => 'first')")
     assert lance.dataset(path).tags.list() == {}
+    assert spark.sql(f"call {c}.system.create_branch(table => 't', branch => 'dev', "
+                     "version => 2)").collect()[0][0] == 2
+    assert lance.dataset(path).branches.list()["dev"]["parent_version"] == 2
+    assert lance.dataset(path + "/tree/dev").count_rows() == 4
+    spark.sql(f"call {c}.system.delete_branch(table => 't', branch => 'dev')")
+    assert lance.dataset(path).branches.list() == {}
 
 
 def test_cleanup_old_versions(spark, twins):

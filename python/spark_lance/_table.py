@@ -299,6 +299,52 @@ class LanceTable:
         """pylance's ``tags``: ``create``, ``update``, ``delete``, ``list``."""
         return Tags(self)
 
+    @property
+    def branches(self) -> "Branches":
+        """pylance's ``branches``: ``list``, ``delete``."""
+        return Branches(self)
+
+    def create_branch(self, branch: str, version: Union[int, str, None] = None) -> "LanceTable":
+        """pylance's ``create_branch(branch, version)``: a branch made from ``version`` (a
+        number or a tag; default the latest) of the main branch, as pylance makes it — its
+        own dataset under ``tree/<branch>`` sharing this one's files. Returns the branch as a
+        :class:`LanceTable` (read and write it as any table; ``option("branch", ...)`` on
+        this path does the same)."""
+        if version is None:
+            version = self.version
+        elif isinstance(version, str):
+            tags = self.tags.list()
+            if version not in tags:
+                raise ValueError(f"no tag {version!r} in {self.path} (tags: {sorted(tags)})")
+            version = tags[version]
+        _maintenance._jvm(self._spark).createBranch(
+            self._spark._jsparkSession, self.path, branch, int(version),
+            _maintenance._options(self._spark, self._options))
+        return LanceTable(self._spark, f"{self.path}/tree/{branch}", **self._options)
+
+
+class Branches:
+    def __init__(self, table: LanceTable):
+        self._t = table
+
+    def list(self) -> Dict[str, Dict[str, Any]]:
+        """name -> ``parent_branch``, ``parent_version``, ``create_at``, ``manifest_size``,
+        ``branch_identifier`` (pylance's ``branches.list()`` fields but ``metadata``)."""
+        import json
+
+        raw = json.loads(_maintenance._jvm(self._t._spark).listBranches(
+            self._t._spark._jsparkSession, self._t.path,
+            _maintenance._options(self._t._spark, self._t._options)))
+        for b in raw.values():
+            b["branch_identifier"] = [tuple(p) for p in b["branch_identifier"]]
+        return raw
+
+    def delete(self, branch: str) -> None:
+        """Deletes the branch: its record and its own files (those it shares stay)."""
+        _maintenance._jvm(self._t._spark).deleteBranch(
+            self._t._spark._jsparkSession, self._t.path, branch,
+            _maintenance._options(self._t._spark, self._t._options))
+
 
 class Tags:
     def __init__(self, table: LanceTable):

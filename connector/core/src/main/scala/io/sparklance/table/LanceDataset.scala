@@ -37,9 +37,12 @@ final class LanceDataset private (val io: FileIO, val root: String) {
     case VersionSpec.Number(v) => load(versionLog.find(v))
     case VersionSpec.TagName(name) =>
       val tag = Tags.get(io, root, name)
-      if (tag.branch.exists(_.nonEmpty))
-        throw LanceErrors.unsupported(s"Tag '$name' of $root points at branch '${tag.branch.get}'; branches are not supported yet")
-      load(versionLog.find(tag.version))
+      // A tag of a branch names a version of the branch's own dataset (tree/{branch}).
+      tag.branch.filter(_.nonEmpty) match {
+        case Some(b) => LanceDataset.open(io, Branches.path(root, b))
+          .open(VersionSpec.Number(tag.version))
+        case None => load(versionLog.find(tag.version))
+      }
     case VersionSpec.AsOf(micros) =>
       val all = versionLog.list()
       if (all.isEmpty) throw LanceErrors.notADataset(root, "no manifests under _versions/")

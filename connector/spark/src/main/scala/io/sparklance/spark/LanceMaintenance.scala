@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LanceDataset, ManifestSummary, Tags, VersionSpec}
+import io.sparklance.table.{Branches, LanceDataset, ManifestSummary, Tags, VersionSpec}
 import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy, Compaction,
   CompactionOptions}
 import io.sparklance.table.txn.{Committer, Restore}
@@ -128,6 +128,32 @@ object LanceMaintenance {
   def deleteTag(spark: SparkSession, path: String, tag: String,
       options: java.util.Map[String, String]): Unit =
     Tags.delete(fileIO(spark, options), Paths.stripTrailingSlash(path), tag)
+
+  /** pylance's `create_branch(branch, version)` from a version of the main branch. */
+  def createBranch(spark: SparkSession, path: String, branch: String, version: Long,
+      options: java.util.Map[String, String]): Unit =
+    Branches.create(fileIO(spark, options), Paths.stripTrailingSlash(path), branch, version)
+
+  /** pylance's `branches.delete(branch)`: the ref and the branch's own files. */
+  def deleteBranch(spark: SparkSession, path: String, branch: String,
+      options: java.util.Map[String, String]): Unit =
+    Branches.delete(fileIO(spark, options), Paths.stripTrailingSlash(path), branch)
+
+  /**
+   * pylance's `branches.list()`, as JSON for Python: name -> parent_branch, parent_version,
+   * create_at, manifest_size, branch_identifier.
+   */
+  def listBranches(spark: SparkSession, path: String,
+      options: java.util.Map[String, String]): String = {
+    def str(v: String) = "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
+    Branches.list(fileIO(spark, options), Paths.stripTrailingSlash(path)).map { b =>
+      val ids = b.versionMapping.map { case (v, id) => s"[$v,${str(id)}]" }.mkString("[", ",", "]")
+      val parent = b.parentBranch.map(str).getOrElse("null")
+      s"""${str(b.name)}:{"parent_branch":$parent,"parent_version":${b.parentVersion},""" +
+        s""""create_at":${b.createAt},"manifest_size":${b.manifestSize},""" +
+        s""""branch_identifier":$ids}"""
+    }.mkString("{", ",", "}")
+  }
 
   /** tag name -> version, as pylance's `tags.list()` names them. */
   def listTags(spark: SparkSession, path: String,

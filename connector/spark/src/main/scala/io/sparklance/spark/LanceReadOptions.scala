@@ -64,12 +64,15 @@ object LanceReadOptions {
   val BatchSize = "batch_size"
   val SplitSize = "split_size"
   val FilterPushdown = "filter_pushdown"
+  /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
+  val Branch = "branch"
 
   def parse(options: CaseInsensitiveStringMap, sessionZone: ZoneId, defaultSplitBytes: Long): LanceReadOptions = {
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: spark.read.format(\"lance\").load(path)"))
     LanceReadOptions(
-      path = path,
+      path = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty)
+        .fold(path)(b => io.sparklance.table.Branches.path(path, b)),
       versionSpec = versionSpec(options, sessionZone),
       metadataTable = Option(options.get(MetadataTableKey)).map { v =>
         MetadataTable.all.find(_.name.equalsIgnoreCase(v.trim)).getOrElse(

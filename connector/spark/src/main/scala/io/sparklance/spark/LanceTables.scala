@@ -16,6 +16,10 @@ object LanceTables {
     val conf = spark.sessionState.conf
     val opts = LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
     val io = fileIO(spark, options)
+    // A branch that does not exist is named as such (not as a missing directory).
+    Option(options.get(LanceReadOptions.Branch)).map(_.trim).filter(_.nonEmpty).foreach { b =>
+      _root_.io.sparklance.table.Branches.get(io, options.get(LanceReadOptions.Path), b)
+    }
     val dataset = LanceDataset.open(io, opts.path)
     opts.metadataTable match {
       case Some(kind) => new LanceMetadataTable(dataset, kind)

@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory
 import io.sparklance.LanceErrors
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileEntry, FileIO, Paths}
-import io.sparklance.table.{LanceDataset, ManifestFile, Snapshot, Tags, VersionSpec}
+import io.sparklance.table.{Branches, LanceDataset, ManifestFile, Snapshot, Tags,
+  VersionSpec}
 
 /**
  * Which versions `cleanup_old_versions` removes, as pylance 14 takes its arguments: versions
@@ -43,8 +44,10 @@ final case class CleanupStats(
  *     transaction or index file no kept version names is removed when it is verified, or
  *     older than 7 days, or `deleteUnverified` — anything else may belong to a write in
  *     progress and stays. Manifests of removed versions go too.
- * Other files (tags, branches, the version hint, files outside those directories) are never
- * touched. With `dryRun` nothing is deleted and the stats tell what would be.
+ * Versions that branches were made from are kept like tagged ones (their files are the
+ * branches' too). Other files (tags, branches, the version hint, files outside those
+ * directories) are never touched. With `dryRun` nothing is deleted and the stats tell what
+ * would be.
  */
 object CleanupOldVersions {
   private val log = LoggerFactory.getLogger(getClass)
@@ -72,6 +75,9 @@ object CleanupOldVersions {
     }
     val tags = Tags.list(fileIO, root).filter(_.branch.isEmpty)
     val tagged = tags.map(_.version).toSet
+    // Versions branches were made from stay, as pylance keeps them: the branches read their
+    // files (never an error, unlike old tagged versions).
+    val branched = Branches.referencedVersions(fileIO, root)
 
     val kept = new Files
     val verified = new Files
@@ -84,7 +90,7 @@ object CleanupOldVersions {
       val old = beforeMillis.forall(millis < _) && beforeVersion.forall(s.version < _)
       val isLatest = s.version >= latest
       if (tagged(s.version) && !isLatest && old) taggedOld += s.version
-      val keep = isLatest || !old || tagged(s.version)
+      val keep = isLatest || !old || tagged(s.version) || branched(s.version)
       record(fileIO, s, if (keep) kept else verified)
       if (!keep) oldManifests += s.manifestPath -> fileIO.size(s.manifestPath)
       // pylance 14 (observed) looks at files up to the oldest kept version that is kept for its

@@ -90,6 +90,20 @@ object LanceProcedures {
       (spark, path, a) => {
         LanceMaintenance.deleteTag(spark, path, get[String](a, "tag").get, noOptions)
         Seq(true)
+      }),
+    Spec("create_branch", "pylance's create_branch (from a version of the main branch)",
+      Seq(table, Param("branch", StringType, required = true),
+        Param("version", LongType, required = true)), longs("version"),
+      (spark, path, a) => {
+        val v = get[Long](a, "version").get
+        LanceMaintenance.createBranch(spark, path, get[String](a, "branch").get, v, noOptions)
+        Seq(v)
+      }),
+    Spec("delete_branch", "pylance's branches.delete", Seq(table, Param("branch", StringType,
+      required = true)), StructType(Seq(StructField("deleted", BooleanType, nullable = false))),
+      (spark, path, a) => {
+        LanceMaintenance.deleteBranch(spark, path, get[String](a, "branch").get, noOptions)
+        Seq(true)
       }))
 
   private val byName: Map[String, Spec] = all.map(s => s.name -> s).toMap

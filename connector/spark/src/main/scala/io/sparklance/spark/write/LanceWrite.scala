@@ -111,6 +111,10 @@ object LanceBatchWrite {
     val root = Paths.stripTrailingSlash(opts.path)
     val existing = txn.WritePlan.existing(io, root)
     if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
+    opts.branch.filter(_ => existing.isEmpty).foreach { b =>
+      throw LanceErrors.invalidOption(LanceWriteOptions.Branch, b, s"the dataset has no branch " +
+        s"'$b' (no dataset at $root); create it first (create_branch)")
+    }
     val condition = Option(options.get(ReplaceWhere.ConditionKey))
     // The rows to replace, read from the version the write starts from.
     val replaceFilter: Option[(RowFilter, String)] = existing.flatMap { s =>

@@ -29,6 +29,8 @@ import io.sparklance.spark.OptionValues.{bool, positiveLong}
  *    does); new datasets and overwrites.
  *  - `commit_message`: recorded with the commit, as pylance's `commit_message` (pylance shows
  *    it in `read_transaction(v).transaction_properties`).
+ *  - `branch`: appends and overwrites go to this branch (pylance's `create_branch`), which
+ *    must exist.
  *  - `primary_key`: `col[,col…]` — new datasets and overwrites: these top-level columns become
  *    the unenforced primary key (NOT NULL; see [[io.sparklance.table.PrimaryKey]]); an
  *    append naming another key than the dataset's fails.
@@ -47,7 +49,8 @@ final case class LanceWriteOptions(
     createMode: Option[String],
     tableConfig: Map[String, String] = Map.empty,
     mergeSchema: Boolean = false,
-    primaryKey: Seq[String] = Nil) {
+    primaryKey: Seq[String] = Nil,
+    branch: Option[String] = None) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 
   /** `schema` with the `vector_columns` marked as vectors in their field metadata. */
@@ -78,6 +81,8 @@ object LanceWriteOptions {
   val CommitTimeoutSeconds = "commit_timeout_seconds"
   val CommitMessage = "commit_message"
   val VectorColumns = "vector_columns"
+  /** Writes go to this existing branch of the dataset (its own dataset under `tree/`). */
+  val Branch = "branch"
   /** A new table's unenforced primary key: top-level columns, comma-separated. */
   val PrimaryKey = "primary_key"
   /** Delta's name: an append may carry new top-level columns, added first (all null before). */
@@ -114,7 +119,9 @@ object LanceWriteOptions {
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
     LanceWriteOptions(
-      path = path,
+      path = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty)
+        .fold(path)(b => io.sparklance.table.Branches.path(path, b)),
+      branch = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty),
       dataStorageVersion = Option(options.get(DataStorageVersion)).map { v =>
         FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(DataStorageVersion, v,
           "expected 2.0, 2.1, 2.2 or stable (legacy and 2.3 are not written by this connector)"))
