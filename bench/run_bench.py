@@ -190,12 +190,21 @@ def main(argv=None) -> int:
             with phase("compact"):
                 doc["compact_fragments"] = args.compact_fragments
                 maintenance.prepare(paths, args.rows, args.compact_fragments, log)
+                maintenance.prepare_cleanup(paths, log)
                 replace(run_worker(args, dict(base_spec, engine="ours", section="compact",
                                               master=args.compact_master, jar=str(jar),
                                               compact_fragments=args.compact_fragments), log))
                 log("pylance compaction")
                 replace(maintenance.pylance_compaction(paths, args.rows, args.compact_fragments,
                                                        args.runs, log))
+                replace(maintenance.pylance_cleanup(paths, args.runs, log))
+                pkg = rowlevel.delta_package()
+                if pkg:
+                    maintenance.prepare_parquet(paths, args.rows, args.compact_fragments, log)
+                    replace(run_worker(args, dict(base_spec, engine="delta", section="compact",
+                                                  master=args.compact_master, packages=pkg,
+                                                  compact_fragments=args.compact_fragments),
+                                       log))
         if "rowlevel" in sections:
             with phase("rowlevel"):
                 rl_rows = args.rowlevel_rows or args.rows

@@ -1,7 +1,10 @@
-"""The compaction benchmark (issue 16): a table of many small fragments with 5% of the rows
-deleted, compacted by this connector (`LanceMaintenance.compactFiles`, one Spark task per
-rewrite group) and by pylance's `optimize.compact_files` (its own threads, all cores), each
-on a fresh copy per run. Both must leave the same rows and fragments."""
+"""The maintenance benchmark (issue 16). Compaction: a table of many small fragments with 5%
+of the rows deleted, compacted by this connector (`LanceMaintenance.compactFiles`, one Spark
+task per rewrite group), by pylance's `optimize.compact_files` (its own threads, all cores)
+and by Delta Lake's OPTIMIZE on the same rows as as many small files (5% deleted through
+deletion vectors), each on a fresh copy per run; the Lance ones must leave the same rows and
+fragments. Cleanup: `cleanup_old_versions` of a table of CLEANUP_VERSIONS versions (one small
+append each), by this connector and by pylance, on fresh copies."""
 from __future__ import annotations
 
 import os
@@ -13,6 +16,7 @@ from .data import Paths, mixed_batches, stats
 
 DEFAULT_FRAGMENTS = 1000
 DELETED = "id % 20 = 0"  # 5% of the rows, in every fragment
+CLEANUP_VERSIONS = 1000
 
 
 def source(paths: Paths, rows: int, fragments: int) -> Path:
@@ -39,6 +43,48 @@ def prepare(paths: Paths, rows: int, fragments: int, log) -> Path:
     lance.write_dataset(reader, str(src), data_storage_version="2.2",
                         max_rows_per_file=max(1, rows // fragments))
     lance.dataset(str(src)).delete(DELETED)
+    return src
+
+
+def parquet_source(paths: Paths, rows: int, fragments: int) -> Path:
+    """The compaction source's rows (before the delete) as Parquet, for Delta's copy."""
+    return paths.root / f"compact_source_{fragments}_parquet"
+
+
+def delta_source(paths: Paths, rows: int, fragments: int) -> Path:
+    return paths.root / f"compact_source_{fragments}_delta"
+
+
+def prepare_parquet(paths: Paths, rows: int, fragments: int, log) -> Path:
+    import lance
+    import pyarrow.parquet as pq
+    out = parquet_source(paths, rows, fragments)
+    if out.exists():
+        return out
+    out.mkdir(parents=True)
+    # Version 1 of the Lance source holds every row (the delete came after).
+    ds = lance.dataset(str(source(paths, rows, fragments)), version=1)
+    with pq.ParquetWriter(out / "part-0.parquet", ds.schema) as w:
+        for b in ds.to_batches():
+            w.write_batch(b)
+    return out
+
+
+def cleanup_source(paths: Paths) -> Path:
+    return paths.root / f"cleanup_source_{CLEANUP_VERSIONS}"
+
+
+def prepare_cleanup(paths: Paths, log) -> Path:
+    """CLEANUP_VERSIONS versions by pylance: a 1,000-row table, then one-row appends."""
+    import lance
+    import pyarrow as pa
+    src = cleanup_source(paths)
+    if (src / "_versions").exists():
+        return src
+    log(f"cleanup source: {CLEANUP_VERSIONS} versions -> {src}")
+    lance.write_dataset(pa.table({"id": list(range(1000))}), str(src))
+    for i in range(CLEANUP_VERSIONS - 1):
+        lance.write_dataset(pa.table({"id": [1000 + i]}), str(src), mode="append")
     return src
 
 
@@ -98,6 +144,90 @@ def spark_compaction(spark, jvm, paths: Paths, rows: int, fragments: int, runs: 
                  master=master, **after, **stats(times, rows))]
 
 
+def pylance_cleanup(paths: Paths, runs: int, log) -> list[dict]:
+    import datetime
+
+    import lance
+    src = cleanup_source(paths)
+    times, after = [], {}
+    for i in range(runs + 1):
+        dst = fresh_copy(src, paths.scratch, "cleanup_pylance")
+        t0 = time.perf_counter()
+        st = lance.dataset(str(dst)).cleanup_old_versions(older_than=datetime.timedelta(0))
+        if i > 0:
+            times.append(time.perf_counter() - t0)
+        after = dict(old_versions=st.old_versions, bytes_removed=st.bytes_removed)
+        shutil.rmtree(dst, ignore_errors=True)
+    log(f"  pylance cleanup: median {sorted(times)[len(times) // 2]:.2f}s {after}")
+    return [dict(section="cleanup", engine="pylance", format="lance2.2", query="cleanup",
+                 threads=os.cpu_count(), **after, **stats(times, CLEANUP_VERSIONS))]
+
+
+def spark_cleanup(spark, jvm, paths: Paths, runs: int, master: str, log) -> list[dict]:
+    src = cleanup_source(paths)
+    times, after = [], {}
+    opts = jvm.java.util.HashMap()
+    for i in range(runs + 1):
+        dst = fresh_copy(src, paths.scratch, "cleanup_ours")
+        t0 = time.perf_counter()
+        m = jvm.io.sparklance.spark.LanceMaintenance.cleanupOldVersions(
+            spark._jsparkSession, str(dst), 0.0, None, False, True, False, opts)
+        if i > 0:
+            times.append(time.perf_counter() - t0)
+        after = dict(old_versions=int(m.get("old_versions")),
+                     bytes_removed=int(m.get("bytes_removed")))
+        shutil.rmtree(dst, ignore_errors=True)
+    log(f"  ours cleanup: median {sorted(times)[len(times) // 2]:.2f}s {after}")
+    return [dict(section="cleanup", engine="ours", format="lance2.2", query="cleanup",
+                 master=master, **after, **stats(times, CLEANUP_VERSIONS))]
+
+
+def delta_optimize(spark, paths: Paths, rows: int, fragments: int, runs: int, master: str,
+                   log) -> list[dict]:
+    """Delta's OPTIMIZE of the same rows as `fragments` small files, 5% deleted (deletion
+    vectors), on fresh copies."""
+    src = delta_source(paths, rows, fragments)
+    if not (src / "_delta_log").exists():
+        log(f"Delta compaction source: {fragments} files -> {src}")
+        shutil.rmtree(src, ignore_errors=True)
+        spark.read.parquet(str(parquet_source(paths, rows, fragments))) \
+            .repartition(fragments).write.format("delta") \
+            .option("delta.enableDeletionVectors", "true").save(str(src))
+        spark.sql(f"DELETE FROM delta.`{src}` WHERE {DELETED}")
+    times, after = [], {}
+    for i in range(runs + 1):
+        dst = fresh_copy(src, paths.scratch, "compact_delta")
+        t0 = time.perf_counter()
+        spark.sql(f"OPTIMIZE delta.`{dst}`").collect()
+        if i > 0:
+            times.append(time.perf_counter() - t0)
+        n = spark.sql(f"SELECT count(*) FROM delta.`{dst}`").collect()[0][0]
+        files = spark.sql(f"DESCRIBE DETAIL delta.`{dst}`").collect()[0]["numFiles"]
+        after = dict(rows_after=int(n), fragments_after=int(files))
+        shutil.rmtree(dst, ignore_errors=True)
+    log(f"  delta OPTIMIZE ({master}): median {sorted(times)[len(times) // 2]:.2f}s {after}")
+    return [dict(section="compact", engine="delta", format="delta", query="compact_files",
+                 master=master, **after, **stats(times, rows))]
+
+
+def cleanup_table(res: list[dict]) -> list[str]:
+    got = {r.get("engine"): r for r in res if r.get("section") == "cleanup" and not r.get("error")}
+    if not got:
+        return []
+    ours, py = got.get("ours"), got.get("pylance")
+    lines = ["", f"## Cleanup of {CLEANUP_VERSIONS} versions (seconds, median of runs after a "
+                 "warm-up; lower is better)", "",
+             "| engine | seconds | versions removed | bytes removed | pylance ÷ ours (seconds) |",
+             "|---|---|---|---|---|"]
+    for name, r in (("ours (driver)", ours), (f"pylance ({py.get('threads') if py else ''} "
+                                              "threads)", py)):
+        if r:
+            ratio = f"{py['median_s'] / ours['median_s']:.2f}" if r is ours and py else ""
+            lines.append(f"| {name} | {r['median_s']:.2f} | {r['old_versions']} | "
+                         f"{r['bytes_removed']} | {ratio} |")
+    return lines
+
+
 def table(res: list[dict], fragments: int) -> list[str]:
     got = {r.get("engine"): r for r in res if r.get("section") == "compact" and not r.get("error")}
     if not got:
@@ -105,13 +235,15 @@ def table(res: list[dict], fragments: int) -> list[str]:
     ours, py = got.get("ours", {}), got.get("pylance", {})
     lines = ["", f"## Compaction ({fragments} fragments, 5% of rows deleted; seconds, median of "
                  "runs after a warm-up; lower is better)", "",
-             "| engine | seconds | M rows/s | fragments after | rows after | ours ÷ pylance "
-             "(throughput) |", "|---|---|---|---|---|---|"]
+             "| engine | seconds | M rows/s | fragments (files) after | rows after | "
+             "ours ÷ this (throughput) |", "|---|---|---|---|---|---|"]
+    delta = got.get("delta", {})
     for name, r in (("ours (" + str(ours.get("master")) + ")", ours),
-                    (f"pylance ({py.get('threads')} threads)", py)):
+                    (f"pylance ({py.get('threads')} threads)", py),
+                    ("Delta OPTIMIZE (" + str(delta.get("master")) + ")", delta)):
         if r:
-            ratio = (ours["rows_per_s"] / py["rows_per_s"]) if ours.get("rows_per_s") and \
-                py.get("rows_per_s") and r is ours else None
+            ratio = (ours["rows_per_s"] / r["rows_per_s"]) if ours.get("rows_per_s") and \
+                r.get("rows_per_s") and r is not ours else None
             lines.append(f"| {name} | {r['median_s']:.2f} | {r['rows_per_s'] / 1e6:.2f} | "
                          f"{r.get('fragments_after')} | {r.get('rows_after')} | "
                          f"{f'{ratio:.2f}' if ratio else ''} |")

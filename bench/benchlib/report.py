@@ -118,6 +118,7 @@ def build_report(doc: dict, out: Path) -> None:
             lines.append(f"| {n} | {fmt_rate(rp)} | {fmt_rate(r22)} | {fmt_rate(r20)} | {fmt_ratio(ratio(r22, rp))} | {fmt_ratio(ratio(r20, rp))} |")
     lines += write_table(res, doc.get("write_rows"))
     lines += maintenance.table(res, doc.get("compact_fragments"))
+    lines += maintenance.cleanup_table(res)
     lines += rowlevel.table(res, doc.get("rowlevel_rows") or doc.get("rows"))
     lines += tpch.table(res, doc.get("tpch_sf"), doc.get("tpch_sizes"))
     errs = [r for r in res if r.get("error")]

@@ -253,10 +253,17 @@ def worker(args) -> None:
         return
     spark.sparkContext.setLogLevel("ERROR")
     jvm = spark.sparkContext._jvm
-    if spec["section"] == "compact":
-        from .maintenance import spark_compaction
+    if spec["section"] == "compact" and engine == "delta":
+        from .maintenance import delta_optimize
+        results += delta_optimize(spark, paths, args.rows, spec["compact_fragments"],
+                                  spec["runs"], master, log)
+        emit()
+    elif spec["section"] == "compact":
+        from .maintenance import spark_cleanup, spark_compaction
         results += spark_compaction(spark, jvm, paths, args.rows, spec["compact_fragments"],
                                     spec["runs"], master, log)
+        emit()
+        results += spark_cleanup(spark, jvm, paths, spec["runs"], master, log)
         emit()
     if spec["section"] == "rowlevel":
         from .rowlevel import spark_rowlevel

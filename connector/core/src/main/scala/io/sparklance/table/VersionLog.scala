@@ -32,9 +32,20 @@ final class VersionLog(io: FileIO, val root: String) {
 
   def latest(): Option[VersionFile] = list().lastOption
 
+  /**
+   * Version `version`'s manifest: looked up at the path each naming scheme gives it (one
+   * existence check each, not a listing: opening every version of a long history stays
+   * linear), listing the directory only to name the versions there are when it is missing.
+   */
   def find(version: Long): VersionFile = {
-    val all = list()
-    all.find(_.version == version).getOrElse(throw LanceErrors.versionNotFound(root, version, all.map(_.version)))
+    val direct = Seq(ManifestNaming.V2, ManifestNaming.V1).iterator.map { n =>
+      VersionFile(version, n, manifestPath(version, n))
+    }.find(vf => io.exists(vf.path))
+    direct.getOrElse {
+      val all = list()
+      all.find(_.version == version).getOrElse(
+        throw LanceErrors.versionNotFound(root, version, all.map(_.version)))
+    }
   }
 
   def manifestPath(version: Long, naming: ManifestNaming): String = Paths.join(versionsDir, naming.fileName(version))

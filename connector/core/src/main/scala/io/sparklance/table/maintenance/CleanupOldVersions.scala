@@ -54,11 +54,13 @@ object CleanupOldVersions {
   private val UnverifiedThreshold = 7.days
   private val DefaultOlderThan = 14.days
 
+  /** Files named by a set of versions; filled by several threads at once. */
   private final class Files {
-    val data = mutable.HashSet.empty[String]
-    val deletions = mutable.HashSet.empty[String]
-    val transactions = mutable.HashSet.empty[String]
-    val indexUuids = mutable.HashSet.empty[String]
+    private def set() = java.util.concurrent.ConcurrentHashMap.newKeySet[String]().asScala
+    val data: mutable.Set[String] = set()
+    val deletions: mutable.Set[String] = set()
+    val transactions: mutable.Set[String] = set()
+    val indexUuids: mutable.Set[String] = set()
   }
 
   def apply(fileIO: FileIO, root0: String, policy: CleanupPolicy, dryRun: Boolean = false,
@@ -81,18 +83,26 @@ object CleanupOldVersions {
 
     val kept = new Files
     val verified = new Files
-    val oldManifests = mutable.ArrayBuffer.empty[(String, Long)]
+    val oldManifests = mutable.ArrayBuffer.empty[String]
     val taggedOld = mutable.ArrayBuffer.empty[Long]
     var earliestKeptMillis = Long.MaxValue
-    versions.foreach { vf =>
+    // Every manifest is read (and what it names collected) by a few threads at once: long
+    // histories are thousands of manifests, each a round trip on an object store.
+    def isOld(version: Long, millis: Long) =
+      beforeMillis.forall(millis < _) && beforeVersion.forall(version < _)
+    def keeps(version: Long, millis: Long) = version >= latest || !isOld(version, millis) ||
+      tagged(version) || branched(version)
+    val read = inParallel(versions) { vf =>
       val s = dataset.open(VersionSpec.Number(vf.version))
       val millis = s.timestampMicros / 1000L
-      val old = beforeMillis.forall(millis < _) && beforeVersion.forall(s.version < _)
-      val isLatest = s.version >= latest
-      if (tagged(s.version) && !isLatest && old) taggedOld += s.version
-      val keep = isLatest || !old || tagged(s.version) || branched(s.version)
-      record(fileIO, s, if (keep) kept else verified)
-      if (!keep) oldManifests += s.manifestPath -> fileIO.size(s.manifestPath)
+      record(fileIO, s, if (keeps(s.version, millis)) kept else verified)
+      (s.version, millis, s.manifestPath)
+    }
+    read.foreach { case (version, millis, manifestPath) =>
+      val old = isOld(version, millis)
+      val isLatest = version >= latest
+      if (tagged(version) && !isLatest && old) taggedOld += version
+      if (!keeps(version, millis)) oldManifests += manifestPath
       // pylance 14 (observed) looks at files up to the oldest kept version that is kept for its
       // age or position, not for a tag: files of versions after an old tag are candidates.
       if (isLatest || !old) earliestKeptMillis = math.min(earliestKeptMillis, millis)
@@ -127,7 +137,8 @@ object CleanupOldVersions {
         else None
       kind.foreach(k => removed += ((e.path, e.size, k)))
     }
-    val all = removed.toSeq ++ oldManifests.map { case (p, size) => (p, size, 'v') }
+    val sizes = inParallel(oldManifests.toSeq)(p => fileIO.size(p))
+    val all = removed.toSeq ++ oldManifests.zip(sizes).map { case (p, size) => (p, size, 'v') }
     if (!dryRun) deleteAll(fileIO, root, all.map(_._1))
     log.info("Cleanup of {}{}: {} old versions, {} files", root, if (dryRun) " (dry run)" else "",
       Long.box(oldManifests.size.toLong), Int.box(all.size))
@@ -151,6 +162,24 @@ object CleanupOldVersions {
   }
 
   private val DeleteThreads = 16
+  private val ReadThreads = 8
+
+  /** `f` of every element, in order, on at most `ReadThreads` threads. */
+  private def inParallel[A, B](xs: Seq[A])(f: A => B): Seq[B] =
+    if (xs.size <= 1) xs.map(f)
+    else {
+      val pool = java.util.concurrent.Executors.newFixedThreadPool(math.min(ReadThreads, xs.size))
+      try {
+        val futures = xs.map(x => pool.submit(new java.util.concurrent.Callable[B] {
+          def call(): B = f(x)
+        }))
+        futures.map { fu =>
+          try fu.get() catch {
+            case e: java.util.concurrent.ExecutionException => throw e.getCause
+          }
+        }
+      } finally pool.shutdownNow()
+    }
 
   /** The files a version names, relative to the dataset root. */
   private def record(fileIO: FileIO, s: Snapshot, into: Files): Unit = {
