@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .data import Paths, stats
+from .maintenance import fresh_copy
 
 # name -> (Spark SQL on table `t` (and view `src`), pylance call on dataset `ds`, what it is)
 OPS = {
@@ -96,13 +97,6 @@ def prepare(paths: Paths, rows: int, log) -> None:
 def _chain(first, rest):
     yield first
     yield from rest
-
-
-def fresh_copy(src: Path, scratch: Path, name: str) -> Path:
-    dst = scratch / name
-    shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst)
-    return dst
 
 
 def _check(spark, table: str) -> dict:

@@ -1,0 +1,29 @@
+"""pylance side of BranchesSuite: branches made by pylance's create_branch, and what pylance
+reads of a branch (its rows, versions, indices and ref)."""
+import lance
+
+
+def create(path, name, version):
+    try:
+        lance.dataset(path).create_branch(name, version)
+        return "ok"
+    except Exception as e:  # noqa: BLE001
+        return "error: " + str(e)
+
+
+def describe(path, name):
+    """The branch as pylance reads it (validated), and its ref without times and ids."""
+    b = lance.dataset(path + "/tree/" + name)
+    b.validate()
+    ref = lance.dataset(path).branches.list()[name]
+    return {"rows": sorted(b.to_table().to_pylist(), key=lambda r: str(r)),
+            "version": b.version, "versions": [v["version"] for v in b.versions()],
+            "indices": sorted((i["name"], i["fields"]) for i in b.list_indices()),
+            "ref": [ref["parent_branch"], ref["parent_version"],
+                    [v for v, _ in ref["branch_identifier"]]],
+            "operation": type(b.read_transaction(b.version).operation).__name__}
+
+
+def append(path, name, count):
+    ds = lance.dataset(path + "/tree/" + name)
+    lance.write_dataset(ds.to_table().slice(0, count), ds.uri, mode="append")
