@@ -264,6 +264,8 @@ def index_files(path, name):
                           key=lambda r: (r[0] is not None, r[0] if r[0] is not None else 0,
                                          r[1]))
             d = {"values": [r[0] for r in rows], "ids": [r[1] for r in rows]}
+        # Binary columns (a BITMAP index's bitmaps) as hex, for JSON.
+        d = {k: [v.hex() if isinstance(v, bytes) else v for v in vs] for k, vs in d.items()}
         meta = {k.decode(): v.decode() for k, v in (t.schema.metadata or {}).items()}
         out[os.path.basename(f)] = {"schema": str(t.schema.remove_metadata()), "meta": meta,
                                     "data": d}

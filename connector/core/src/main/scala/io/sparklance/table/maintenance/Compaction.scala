@@ -6,7 +6,7 @@ import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.proto.TableProtos
 import io.sparklance.table.{DeletionVector, FeatureFlags, FragmentRef, LanceDataset, ManifestFile,
   RowCounts, RowIdSequences, Snapshot, VersionSpec}
-import io.sparklance.table.index.BTreeIndexRemap
+import io.sparklance.table.index.IndexRemap
 import io.sparklance.table.commit.DataFileNames
 import io.sparklance.table.txn.{CommitOptions, Committer, ManifestBuilder, ReserveFragments,
   Rewrite, RewriteGroup}
@@ -44,7 +44,8 @@ object Compaction {
     val plan = CompactionPlanner.plan(io, s, opts)
     if (plan.indexedFragmentsSkipped > 0)
       log.warn(s"Compaction of $root leaves ${plan.indexedFragmentsSkipped} fragment(s) " +
-        "alone: indices other than BTREE cover them, whose files this connector cannot remap")
+        "alone: indices other than BTREE and BITMAP cover them, whose files this connector " +
+        "cannot remap")
     if (plan.groups.isEmpty)
       return CompactionMetrics(0, 0, 0, 0, plan.indexedFragmentsSkipped)
     val token = DataFileNames.newToken()
@@ -124,7 +125,7 @@ object Compaction {
     affected.map { case (i, covered) =>
       val added = groups.filter(_.oldIds.forall(id => covered.contains(id.toInt)))
         .flatMap(_.newFragments.map(_.getId))
-      i -> BTreeIndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) },
+      i -> IndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) },
         added)
     }
   }

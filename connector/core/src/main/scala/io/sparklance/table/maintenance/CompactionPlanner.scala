@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.FileIO
 import io.sparklance.table.{FragmentRef, ManifestFile, RowCounts, Snapshot}
-import io.sparklance.table.index.BTreeIndexRemap
+import io.sparklance.table.index.IndexRemap
 import io.sparklance.table.txn.Rewrite
 
 /** One group of adjacent fragments to rewrite together: a compaction task. */
@@ -26,8 +26,8 @@ final case class CompactionPlan(
  * deletions materialized is left; bins are split into runs of at least the target rows.
  *
  * pylance also rewrites the files of indices covering a bin (with or without stable row
- * ids). This connector remaps BTREE indices (BTreeIndexRemap); bins covered by any other
- * index are left alone and counted.
+ * ids). This connector remaps BTREE and BITMAP indices (IndexRemap); bins covered by any
+ * other index are left alone and counted.
  */
 object CompactionPlanner {
   private final class Bin(val indices: Set[Int]) {
@@ -67,7 +67,7 @@ object CompactionPlanner {
     }
     current.foreach(bins += _)
     val (kept, skipped) = bins.filterNot(_.noop)
-      .partition(_.indices.forall(i => BTreeIndexRemap.remappable(all(i))))
+      .partition(_.indices.forall(i => IndexRemap.remappable(all(i))))
     CompactionPlan(s, kept.toSeq.flatMap(split(_, options.targetRowsPerFragment)),
       skipped.map(_.fragments.size.toLong).sum)
   }

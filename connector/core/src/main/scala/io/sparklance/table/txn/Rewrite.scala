@@ -15,7 +15,7 @@ import io.sparklance.table.ManifestFile
  * ReserveFragments committed before, replace the old ones in the id-ordered list; with stable
  * row ids they carry the old rows' ids and versions. Indices covering compacted fragments are
  * remapped as pylance 14 remaps them, with or without stable row ids: `rewrittenIndices` pairs
- * each old index with its rewritten copy (a new UUID; see BTreeIndexRemap), recorded in
+ * each old index with its rewritten copy (a new UUID; see IndexRemap), recorded in
  * `rewritten_indices` and swapped into the index section; other indices carry over. Should an
  * index being remapped be gone or replaced by the time this commits, the Rewrite is a
  * retryable conflict (its copy would resurrect it).

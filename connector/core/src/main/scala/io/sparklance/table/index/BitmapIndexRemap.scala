@@ -1,0 +1,140 @@
+package io.sparklance.table.index
+
+import java.nio.{ByteBuffer, ByteOrder}
+import java.util.UUID
+
+import scala.jdk.CollectionConverters._
+
+import org.roaringbitmap.RoaringBitmap
+
+import io.sparklance.LanceErrors
+import io.sparklance.format._
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
+import io.sparklance.proto.TableProtos
+import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
+import io.sparklance.table.txn.Rewrite
+
+/**
+ * A BITMAP index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite.
+ * The index is one file, `bitmap_page_lookup.lance`: a row per distinct value (`keys`, null
+ * among them) with the addresses of its rows (`bitmaps`, Lance's row-address tree map: a u32
+ * count, then per fragment its id, the byte length of a Roaring bitmap of row offsets — 0 for
+ * every row of the fragment — and the bitmap). Addresses in compacted fragments move to their
+ * new ones (deleted rows dropped); the rest stay. On a table with stable row ids the index
+ * holds row ids, which compaction keeps: its bitmaps are copied as they are (as pylance's).
+ * The copy gets a new UUID and covers the old fragments it still has plus the new ones made
+ * from fragments it covered.
+ */
+object BitmapIndexRemap {
+  val DetailsType = "/lance.table.BitmapIndexDetails"
+  val LookupFile = "bitmap_page_lookup.lance"
+  private val StatsKey = "lance:index_stats"
+
+  def remappable(i: TableProtos.IndexMetadata): Boolean =
+    i.getIndexDetails.getTypeUrl == DetailsType && i.getFieldsCount == 1 &&
+      !i.getFragmentBitmap.isEmpty && i.getFilesList.asScala.map(_.getPath).toSet == Set(LookupFile)
+
+  /**
+   * Writes the remapped copy of `old` (an index of `s`) and returns its metadata.
+   *
+   * @param moved old fragment id -> the new address of each of its rows by offset (-1: a
+   *              deleted row)
+   * @param added the new fragments made from fragments `old` covered
+   */
+  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
+    val field = s.schema.byId.getOrElse(old.getFields(0), throw LanceErrors.corruptFile(
+      s.manifestPath, s"index ${old.getName} names field ${old.getFields(0)}, which the " +
+        "schema lacks"))
+    val oldPath = Paths.join(Paths.join(Paths.join(s.root, "_indices"),
+      ManifestFile.uuidText(old.getUuid)), LookupFile)
+    val rowIds = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+    val uuid = UUID.randomUUID()
+    val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), LookupFile)
+    val fields = Seq(LanceField(0, -1, "keys", field.logicalType, nullable = true, Map.empty, Nil),
+      LanceField(1, -1, "bitmaps", LogicalType.Binary, nullable = true, Map.empty, Nil))
+    val reader = LanceFileReader.openStandalone(io, oldPath, FileFields(Array(0, 1), Array(0, 1)))
+    val size = try {
+      val rows = reader.numRows
+      val Array(keys, bitmaps) = reader.scan(fields, 0, rows).next(rows.toInt)
+      val newBitmaps = if (rowIds) bitmaps else {
+        val old = bitmaps.asInstanceOf[VarBinaryArray]
+        val out = (0 until rows.toInt).map { i =>
+          val from = old.offsets(i)
+          remap(java.util.Arrays.copyOfRange(old.data, from, old.offsets(i + 1)), moved, oldPath)
+        }
+        val offsets = out.scanLeft(0)(_ + _.length).toArray
+        new VarBinaryArray(out.size, null, offsets, out.flatten.toArray)
+      }
+      val w = new LanceFileWriter(new StreamSink(io.create(path)), fields, FileVersion.V2_2,
+        schemaMetadata = Map(StatsKey -> s"""{"num_bitmaps":$rows}"""))
+      try {
+        w.write(Array(keys, newBitmaps))
+        w.finish().sizeBytes
+      } finally w.close()
+    } finally reader.close()
+    val bitmap = Rewrite.bitmap(old)
+    moved.keys.foreach(id => bitmap.remove(id.toInt))
+    added.foreach(id => bitmap.add(id.toInt))
+    old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
+      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
+      .addFiles(TableProtos.IndexFile.newBuilder().setPath(LookupFile).setSizeBytes(size))
+      .build()
+  }
+
+  /** One value's row-address tree map with the moved fragments' rows at their new addresses. */
+  private def remap(bytes: Array[Byte], moved: Map[Long, Array[Long]], file: String)
+      : Array[Byte] = {
+    val in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
+    val out = new java.util.TreeMap[Long, RoaringBitmap]()
+    def add(addr: Long): Unit = {
+      val frag = addr >>> 32
+      var b = out.get(frag)
+      if (b == null) { b = new RoaringBitmap(); out.put(frag, b) }
+      b.add((addr & 0xffffffffL).toInt)
+    }
+    val kept = new java.util.TreeMap[Long, Array[Byte]]() // untouched entries, verbatim
+    if (bytes.nonEmpty) {
+      val n = in.getInt()
+      var i = 0
+      while (i < n) {
+        val frag = in.getInt() & 0xffffffffL
+        val len = in.getInt()
+        val entry = new Array[Byte](len)
+        in.get(entry)
+        moved.get(frag) match {
+          case None => kept.put(frag, entry)
+          case Some(to) =>
+            val offsets: Iterator[Int] =
+              if (len == 0) Iterator.range(0, to.length) // every row of the fragment
+              else {
+                val b = new RoaringBitmap()
+                try b.deserialize(ByteBuffer.wrap(entry)) catch {
+                  case e: Exception => throw LanceErrors.corruptFile(file,
+                    s"a bitmap of fragment $frag does not decode: ${e.getMessage}", e)
+                }
+                b.iterator().asScala.map(_.intValue)
+              }
+            offsets.foreach { off =>
+              if (off < to.length && to(off) >= 0) add(to(off))
+            }
+        }
+        i += 1
+      }
+    }
+    val entries = new java.util.TreeMap[Long, Array[Byte]](kept)
+    // Array and bitmap containers only, as pylance writes them (no run containers, which
+    // pylance 14's reader of this index does not take).
+    out.asScala.foreach { case (frag, b) =>
+      val buf = ByteBuffer.allocate(b.serializedSizeInBytes())
+      b.serialize(buf)
+      entries.put(frag, buf.array())
+    }
+    val total = 4 + entries.values.asScala.map(8 + _.length).sum
+    val o = ByteBuffer.allocate(total).order(ByteOrder.LITTLE_ENDIAN)
+    o.putInt(entries.size)
+    entries.asScala.foreach { case (frag, e) => o.putInt(frag.toInt).putInt(e.length).put(e) }
+    o.array()
+  }
+}
