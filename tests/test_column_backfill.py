@@ -209,3 +209,18 @@ def test_null_structs_on_lance_2_0_fail_as_pylance_and_leave_nothing(spark, tmp_
         lance.dataset(theirs).merge(arrow, left_on="id", right_on="key")
     assert files_under(ours) == before
     assert lance.dataset(ours).version == lance.dataset(theirs).version == 3
+
+
+def test_embeddings_backfilled_as_vectors_as_pylance(spark, tmp_path):
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in (ours, theirs):
+        make(p, "2.2", False)
+    keys = list(range(0, 300, 2))
+    embs = [[k / 10, -k / 10, 1.0] for k in keys]
+    df = spark.createDataFrame(list(zip(keys, embs)), "id long, emb array<float>")
+    LanceTable(spark, ours).add_columns(df, on="id", vector_columns="emb:3")
+    arrow = pa.table({"id": pa.array(keys, pa.int64()),
+                      "emb": pa.array(embs, pa.list_(pa.float32(), 3))})
+    lance.dataset(theirs).merge(arrow, left_on="id")
+    assert view(ours) == view(theirs)
+    assert str(lance.dataset(ours).schema.field("emb").type) == "fixed_size_list<item: float>[3]"

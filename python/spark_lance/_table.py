@@ -186,38 +186,43 @@ class LanceTable:
 
     # ---- schema -------------------------------------------------------------------------------
     def add_columns(self, columns: Union[Dict[str, str], "DataFrame"],
-                    on: Optional[str] = None) -> None:
+                    on: Optional[str] = None, **options: str) -> None:
         """New columns: ``{"name": "spark type"}`` adds nullable columns, all null (pylance's
         ``add_columns(pa.field(...))``); a DataFrame with ``on`` adds its other columns with
-        their values, matched to the table's rows on ``on`` — :meth:`merge`."""
+        their values, matched to the table's rows on ``on`` — :meth:`merge` (``options``
+        too)."""
         from pyspark.sql import DataFrame
 
         if isinstance(columns, DataFrame):
             if not on:
                 raise ValueError("adding a DataFrame's columns needs on=: the column (or "
                                  "_rowaddr / _rowid) matching its rows to the table's")
-            self.merge(columns, on)
+            self.merge(columns, on, **options)
             return
-        if on is not None:
-            raise ValueError("on= applies to a DataFrame of values, not to column types")
+        if on is not None or options:
+            raise ValueError("on= and write options apply to a DataFrame of values, not to "
+                             "column types")
         if not columns:
             raise ValueError("columns must name at least one column")
         cols = ", ".join(f"{_quote(n)} {t}" for n, t in columns.items())
         self._sql(f"ALTER TABLE {self._name} ADD COLUMNS ({cols})")
 
-    def merge(self, data: "DataFrame", left_on: str, right_on: Optional[str] = None) -> None:
+    def merge(self, data: "DataFrame", left_on: str, right_on: Optional[str] = None,
+              **options: str) -> None:
         """pylance's ``merge(data, left_on, right_on)``: every column of ``data`` but
         ``right_on`` (default ``left_on``) added to the table, matched to its rows on the
         column ``left_on`` (or ``_rowaddr`` / ``_rowid``) — a left join: rows ``data`` does
         not match get nulls. The existing columns are not rewritten: each fragment gets one
         new data file, written by Spark tasks, and one version commits them. A table row
-        matched by several rows of ``data`` fails (pylance keeps one of them)."""
+        matched by several rows of ``data`` fails (pylance keeps one of them). ``options``
+        are write options for the new columns, e.g. ``vector_columns="emb:768"`` to store an
+        array column as a vector (``fixed_size_list``), as LanceDB's embeddings are."""
         if not isinstance(left_on, str) or not left_on:
             raise ValueError(f"left_on must name a column, not {left_on!r}")
         jvm = self._spark.sparkContext._jvm
         jvm.io.sparklance.spark.write.ColumnBackfill.addColumns(
             self._spark._jsparkSession, self.path, data._jdf, left_on, right_on,
-            _maintenance._options(self._spark, self._options))
+            _maintenance._options(self._spark, {**self._options, **options}))
 
     def drop_columns(self, columns: Iterable[str]) -> None:
         """pylance's ``drop_columns``; nested fields as ``"s.a"``."""
