@@ -188,8 +188,10 @@ def test_existing_columns_and_empty_sources_are_refused(spark, twins):
     ours, _ = twins
     t = LanceTable(spark, ours)
     df, _ = both(spark, source_rows([1, 2]))
-    with pytest.raises(Exception, match="already has a column 'V'"):
+    with pytest.raises(Exception, match="'V' already exist and 'score', 'st', 'xs' do not"):
         t.merge(df.withColumnRenamed("tag", "V"), "id", "key")
+    with pytest.raises(Exception, match="fragment 0 stores them with other columns"):
+        t.merge(df.select("key", "tag").withColumnRenamed("tag", "v"), "id", "key")
     with pytest.raises(Exception, match="no column besides the key"):
         t.merge(df.select("key"), "id", "key")
     with pytest.raises(ValueError, match="on="):
@@ -224,3 +226,29 @@ def test_embeddings_backfilled_as_vectors_as_pylance(spark, tmp_path):
     lance.dataset(theirs).merge(arrow, left_on="id")
     assert view(ours) == view(theirs)
     assert str(lance.dataset(ours).schema.field("emb").type) == "fixed_size_list<item: float>[3]"
+
+
+def test_columns_added_without_values_are_filled_in_place(spark, twins):
+    """ALTER TABLE ADD COLUMNS, then a backfill of those columns: a DataReplacement that
+    leaves the table pylance's merge of the same values makes (but the operation and the
+    row versions); a second backfill replaces the values."""
+    ours, theirs = twins
+    df, arrow = both(spark, source_rows(range(0, 300, 3)), key="id", table=ours)
+    df = df.select("id", "score", "tag")
+    LanceTable(spark, ours).add_columns({"score": "double", "tag": "string"})
+    LanceTable(spark, ours).add_columns(df, on="id")
+    lance.dataset(theirs).merge(arrow.select(["id", "score", "tag"]), left_on="id")
+
+    def same(v):
+        v = dict(v)
+        v["rows"] = [{k: x for k, x in r.items() if not k.startswith("_row_")}
+                     for r in v["rows"]]
+        return {k: v[k] for k in ("schema", "fields", "rows", "fragments")}
+    assert same(view(ours)) == same(view(theirs))
+    assert view(ours)["operation"] == "DataReplacement"
+    again = spark.createDataFrame([(3, 0.5, "again")], "id long, score double, tag string")
+    LanceTable(spark, ours).add_columns(again, on="id")
+    got = {r["id"]: (r["score"], r["tag"]) for r in lance.dataset(ours).to_table().to_pylist()}
+    assert got[3] == (0.5, "again") and got[6] == (None, None)
+    keep_going(ours)
+    assert view(ours)["rows"]

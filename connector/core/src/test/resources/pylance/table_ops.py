@@ -291,3 +291,15 @@ def stale_create_index(path, read_version, column, name):
 
 def bitmap_index(path, column):
     lance.dataset(path).create_scalar_index(column, "BITMAP")
+
+
+def z_values(path):
+    """[row address, z] of every row whose z is not null (DataReplacementSuite)."""
+    t = lance.dataset(path).to_table(columns=["z"], with_row_address=True, filter="z IS NOT NULL")
+    return [[a, z] for a, z in zip(t["_rowaddr"].to_pylist(), t["z"].to_pylist())]
+
+
+def append_current(path, count):
+    """`count` rows appended with the dataset's current columns (copies of its first rows)."""
+    ds = lance.dataset(path)
+    lance.write_dataset(ds.to_table().slice(0, count), path, mode="append")

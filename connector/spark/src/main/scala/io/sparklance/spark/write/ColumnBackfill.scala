@@ -17,7 +17,7 @@ import io.sparklance.spark.LanceMetadataColumns
 import io.sparklance.storage.{Paths, RoutingFileIO, SerializableConf}
 import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
-import io.sparklance.table.txn.{Committer, Merge}
+import io.sparklance.table.txn.{Committer, DataReplacement, Merge}
 
 /**
  * Column backfill (Lance's data evolution): columns computed in Spark added to a dataset
@@ -29,7 +29,10 @@ import io.sparklance.table.txn.{Committer, Merge}
  * The table's rows (`_rowaddr` and the key, read at the version the backfill starts from)
  * are joined to the source on the key — a data column, or `_rowaddr`/`_rowid` — then shuffled
  * by fragment and sorted by row address; each task writes the files of the fragments it got,
- * and fragments no source row matched get all-null files from a second, small job. A table
+ * and fragments no source row matched get all-null files from a second, small job. Columns
+ * the table has already — added without values (ALTER TABLE ADD COLUMNS), or filled by an
+ * earlier backfill — are filled instead: the same files, committed as a DataReplacement
+ * (Lance's null column population), their field ids kept. A table
  * row matched by several source rows fails the backfill: pylance keeps the last of them in
  * its input's order, which a Spark DataFrame does not have. Nothing is committed and every
  * file the job wrote is deleted when anything fails; Merge is not retried, as pylance's.
@@ -61,9 +64,30 @@ object ColumnBackfill {
       throw fail(root, s"the source has no key column '$right' (its columns: " +
         s"${source.schema.fieldNames.mkString(", ")})"))
     checkTableKey(s, leftOn)
-    val added = StructType(source.schema.fields.filterNot(_ eq key).map(_.copy(nullable = true)))
-    if (added.isEmpty) throw fail(root, s"the source has no column besides the key '$right'")
-    val (fields, newFields) = newSchema(s, opts.withVectorColumns(added))
+    val columns = source.schema.fields.filterNot(_ eq key).toSeq
+    if (columns.isEmpty) throw fail(root, s"the source has no column besides the key '$right'")
+    val existing = s.schema.fields.map(f => f.name.toLowerCase -> f).toMap
+    val filling = columns.filter(c => existing.contains(c.name.toLowerCase))
+    if (filling.nonEmpty && filling.size != columns.size)
+      throw fail(root, s"${filling.map(c => s"'${c.name}'").mkString(", ")} already exist and " +
+        s"${columns.filterNot(filling.contains).map(c => s"'${c.name}'").mkString(", ")} do " +
+        "not: add new columns and fill existing ones in separate calls")
+    // New columns: a Merge adds them. Existing ones (added without values, or filled by an
+    // earlier backfill): a DataReplacement gives them their values.
+    val (added, newFields, commitOp) =
+      if (filling.isEmpty) {
+        val added = StructType(columns.map(_.copy(nullable = true)))
+        val (fields, newFields) = newSchema(s, opts.withVectorColumns(added))
+        (added, newFields, (w: Map[Long, NewDataFile]) => Merge(s.fragments.map(f =>
+          f.toBuilder.addFiles(w(f.getId).toProto).build()), fields, rewritesRows = true))
+      } else {
+        val fields = filled(s, filling.map(c => existing(c.name.toLowerCase)))
+        val byName = columns.map(c => c.name.toLowerCase -> c).toMap
+        val ordered = StructType(fields.map(f => byName(f.name.toLowerCase)))
+        SparkToLance.matchForAppend(root, LanceSchema(fields, Map.empty), ordered)
+        (ordered, fields, (w: Map[Long, NewDataFile]) =>
+          DataReplacement(s.fragments.map(f => f.getId -> w(f.getId).toProto)))
+      }
 
     val token = DataFileNames.newToken()
     val plan = TaskPlan(root, newFields, added.fields.map(_.dataType).toSeq,
@@ -74,9 +98,7 @@ object ColumnBackfill {
     try {
       val storage = all.asScala.toMap.filter(_._1.startsWith("fs."))
       val written = writeFiles(spark, s, plan, storage, rowCounts, source, key, leftOn, added)
-      val fragments = s.fragments.map(f => f.toBuilder.addFiles(written(f.getId).toProto).build())
-      val version = new Committer(io, root)
-        .commit(Some(s), Merge(fragments, fields, rewritesRows = true)).version
+      val version = new Committer(io, root).commit(Some(s), commitOp(written)).version
       log.info(s"Backfilled ${added.size} column(s) into $root: version $version, " +
         s"${written.size} data file(s)")
       LanceDataWriter.sweepJob(io, root, token, keep = written.values.map(_.path).toSet)
@@ -101,13 +123,35 @@ object ColumnBackfill {
         s"columns: ${s.schema.fields.map(_.name).mkString(", ")}; or _rowaddr, _rowid)")
   }
 
+  /**
+   * The existing top-level `fields` a backfill may fill, in schema order: nullable, and in
+   * every fragment either held by no data file (added without values) or held by one file
+   * of exactly these fields (an earlier backfill's), which the new file replaces.
+   */
+  private def filled(s: Snapshot, fields: Seq[LanceField]): Seq[LanceField] = {
+    val ids = fields.map(_.id).sorted
+    fields.filterNot(_.nullable).foreach { f =>
+      throw fail(s.root, s"column '${f.name}' exists and is NOT NULL; only nullable columns " +
+        "are filled (rows the source does not match get null)")
+    }
+    fields.filterNot(_.parentId == -1).foreach(f => throw fail(s.root, s"'${f.name}' is nested"))
+    s.fragments.foreach { frag =>
+      val holding = frag.getFilesList.asScala.filter(_.getFieldsList.asScala
+        .exists(id => ids.contains(id.intValue)))
+      val fits = holding.isEmpty || (holding.size == 1 &&
+        holding.head.getFieldsList.asScala.map(_.intValue) == ids)
+      if (!fits)
+        throw fail(s.root, s"column(s) ${fields.map(f => s"'${f.name}'").mkString(", ")} " +
+          s"already exist, and fragment ${frag.getId} stores them with other columns; only " +
+          "columns added without values, or filled together by an earlier backfill, can be " +
+          "filled")
+    }
+    fields.sortBy(_.id)
+  }
+
   /** The manifest's fields with `added` appended, and the new top-level fields. */
   private def newSchema(s: Snapshot, added: StructType)
       : (Seq[io.sparklance.proto.FileProtos.Field], Seq[LanceField]) = {
-    val existing = s.schema.fields.map(_.name.toLowerCase).toSet
-    added.fields.find(f => existing(f.name.toLowerCase)).foreach { f =>
-      throw fail(s.root, s"the table already has a column '${f.name}'")
-    }
     val version = FileVersion.ofDataset(s.dataStorageVersion, s.root)
     val protos = SchemaProtos.toProto(SparkToLance.fields(added, version))
     val fields = SchemaEdits(s).add(protos, SchemaEdits.firstFreeId(s.manifest))

@@ -1,0 +1,86 @@
+package io.sparklance.table.txn
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.LanceErrors
+import io.sparklance.proto.TableProtos
+import io.sparklance.proto.TransactionProtos.Transaction
+
+/**
+ * Lance `DataReplacement`: new data files for the same columns of some fragments, every
+ * file holding the same fields (Lance requires it). In each fragment the new file takes the
+ * place of the data file with exactly those fields and file version, or, when no file of the
+ * fragment holds any of them (a column added without values, all null), joins the fragment —
+ * Lance's "null column population". A fragment it changes neither way is an error, as in
+ * Lance. Rows, row ids and the schema stay; the index section carries over.
+ *
+ * Conflicts (pylance's `check_data_replacement_txn`): rebased over Append, Delete, Update,
+ * Merge, Project, UpdateConfig and ReserveFragments (the replaced fragments keep their rows in
+ * place); retryable over a CreateIndex that indexes a replaced field; incompatible with a
+ * Rewrite or another DataReplacement (which may have moved or replaced the same cells), an
+ * Overwrite or a Restore.
+ */
+final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)])
+  extends Operation {
+  import Transaction.OperationCase._
+
+  override def name: String = "DataReplacement"
+
+  private def fields: Seq[Int] =
+    replacements.headOption.toSeq.flatMap(_._2.getFieldsList.asScala.map(_.intValue))
+
+  override def writeTo(t: Transaction.Builder): Unit =
+    t.setDataReplacement(Transaction.DataReplacement.newBuilder().addAllReplacements(
+      replacements.map { case (id, f) =>
+        Transaction.DataReplacementGroup.newBuilder().setFragmentId(id).setNewFile(f).build()
+      }.asJava))
+
+  override def applyTo(m: ManifestBuilder): Operation = {
+    val fieldSets = replacements.map(_._2.getFieldsList.asScala.toSeq).distinct
+    if (fieldSets.size > 1) {
+      val sets = fieldSets.map(_.mkString("[", ",", "]")).mkString(", ")
+      throw LanceErrors.unsupported(s"A DataReplacement of ${m.root} must give every fragment " +
+        s"a file of the same fields, not $sets")
+    }
+    val byId = replacements.toMap
+    val ids = fields.toSet
+    val b = m.manifest
+    b.getFragmentsBuilderList.asScala.filter(f => byId.contains(f.getId)).foreach { f =>
+      val next = byId(f.getId)
+      val files = f.getFilesBuilderList.asScala
+      val same = files.filter(d => d.getFieldsList.asScala.map(_.intValue) == fields &&
+        d.getFileMajorVersion == next.getFileMajorVersion &&
+        d.getFileMinorVersion == next.getFileMinorVersion)
+      val covered = files.exists(_.getFieldsList.asScala.exists(id => ids(id.intValue)))
+      if (same.nonEmpty) same.foreach { d =>
+        d.setPath(next.getPath).setFileSizeBytes(next.getFileSizeBytes)
+        if (next.hasBaseId) d.setBaseId(next.getBaseId) else d.clearBaseId()
+      }
+      else if (!covered) f.addFiles(next)
+      else throw LanceErrors.unsupported(s"A DataReplacement of ${m.root} cannot replace " +
+        s"fields ${fields.mkString(", ")} of fragment ${f.getId}: its data files hold them " +
+        "with other fields or in another file version")
+    }
+    val missing = byId.keySet -- b.getFragmentsList.asScala.map(_.getId)
+    if (missing.nonEmpty)
+      throw LanceErrors.concurrentModification(m.root, m.readVersion, s"fragment(s) " +
+        s"${missing.toSeq.sorted.mkString(", ")} this DataReplacement replaces are gone",
+        retryable = false)
+    this
+  }
+
+  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
+    case CREATE_INDEX =>
+      val indexed = c.txn.get.getCreateIndex.getNewIndicesList.asScala
+        .flatMap(_.getFieldsList.asScala.map(_.intValue)).toSet
+      if (fields.exists(indexed)) Resolution.Retryable(s"the ${c.operationName} indexes a " +
+        "field this DataReplacement replaces")
+      else Resolution.Rebase
+    case REWRITE | DATA_REPLACEMENT | OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
+      Resolution.Incompatible(s"the ${c.operationName} moved or replaced the data this " +
+        "DataReplacement replaces")
+    case _ => Resolution.Rebase
+  }
+
+  override def keepsIndices: Boolean = true
+}
