@@ -100,6 +100,22 @@ def fresh_copy(src: Path, scratch: Path, name: str) -> Path:
     return dst
 
 
+def on_copies(src: Path, scratch: Path, name: str, runs: int, run, after) -> tuple:
+    """`run(copy)` timed on a fresh copy of `src` each time (a warm-up, then `runs`);
+    `after(copy, result)` describes the table it left (not timed). Returns the times and the
+    last description."""
+    times, described = [], {}
+    for i in range(runs + 1):
+        dst = fresh_copy(src, scratch, name)
+        t0 = time.perf_counter()
+        result = run(dst)
+        if i > 0:
+            times.append(time.perf_counter() - t0)
+        described = after(dst, result)
+        shutil.rmtree(dst, ignore_errors=True)
+    return times, described
+
+
 def summary(path: Path) -> dict:
     import lance
     ds = lance.dataset(str(path))
@@ -108,17 +124,11 @@ def summary(path: Path) -> dict:
 
 def pylance_compaction(paths: Paths, rows: int, fragments: int, runs: int, log) -> list[dict]:
     import lance
-    src = source(paths, rows, fragments)
-    times, after = [], {}
-    for i in range(runs + 1):
-        dst = fresh_copy(src, paths.scratch, "compact_pylance")
-        t0 = time.perf_counter()
-        m = lance.dataset(str(dst)).optimize.compact_files()
-        if i > 0:
-            times.append(time.perf_counter() - t0)
-        after = dict(summary(dst), fragments_removed=m.fragments_removed,
-                     fragments_added=m.fragments_added)
-        shutil.rmtree(dst, ignore_errors=True)
+    times, after = on_copies(
+        source(paths, rows, fragments), paths.scratch, "compact_pylance", runs,
+        lambda dst: lance.dataset(str(dst)).optimize.compact_files(),
+        lambda dst, m: dict(summary(dst), fragments_removed=m.fragments_removed,
+                            fragments_added=m.fragments_added))
     log(f"  pylance compact_files: median {sorted(times)[len(times) // 2]:.2f}s {after}")
     return [dict(section="compact", engine="pylance", format="lance2.2", query="compact_files",
                  threads=os.cpu_count(), **after, **stats(times, rows))]
@@ -126,19 +136,13 @@ def pylance_compaction(paths: Paths, rows: int, fragments: int, runs: int, log) 
 
 def spark_compaction(spark, jvm, paths: Paths, rows: int, fragments: int, runs: int, master: str,
                      log) -> list[dict]:
-    src = source(paths, rows, fragments)
-    times, after = [], {}
     opts = jvm.java.util.HashMap()
-    for i in range(runs + 1):
-        dst = fresh_copy(src, paths.scratch, "compact_ours")
-        t0 = time.perf_counter()
-        m = jvm.io.sparklance.spark.LanceMaintenance.compactFiles(
-            spark._jsparkSession, str(dst), None, None, None, None, None, None, opts)
-        if i > 0:
-            times.append(time.perf_counter() - t0)
-        after = dict(summary(dst), fragments_removed=int(m.get("fragments_removed")),
-                     fragments_added=int(m.get("fragments_added")))
-        shutil.rmtree(dst, ignore_errors=True)
+    times, after = on_copies(
+        source(paths, rows, fragments), paths.scratch, "compact_ours", runs,
+        lambda dst: jvm.io.sparklance.spark.LanceMaintenance.compactFiles(
+            spark._jsparkSession, str(dst), None, None, None, None, None, None, opts),
+        lambda dst, m: dict(summary(dst), fragments_removed=int(m.get("fragments_removed")),
+                            fragments_added=int(m.get("fragments_added"))))
     log(f"  ours compact_files ({master}): median {sorted(times)[len(times) // 2]:.2f}s {after}")
     return [dict(section="compact", engine="ours", format="lance2.2", query="compact_files",
                  master=master, **after, **stats(times, rows))]
@@ -148,35 +152,24 @@ def pylance_cleanup(paths: Paths, runs: int, log) -> list[dict]:
     import datetime
 
     import lance
-    src = cleanup_source(paths)
-    times, after = [], {}
-    for i in range(runs + 1):
-        dst = fresh_copy(src, paths.scratch, "cleanup_pylance")
-        t0 = time.perf_counter()
-        st = lance.dataset(str(dst)).cleanup_old_versions(older_than=datetime.timedelta(0))
-        if i > 0:
-            times.append(time.perf_counter() - t0)
-        after = dict(old_versions=st.old_versions, bytes_removed=st.bytes_removed)
-        shutil.rmtree(dst, ignore_errors=True)
+    times, after = on_copies(
+        cleanup_source(paths), paths.scratch, "cleanup_pylance", runs,
+        lambda dst: lance.dataset(str(dst)).cleanup_old_versions(
+            older_than=datetime.timedelta(0)),
+        lambda dst, st: dict(old_versions=st.old_versions, bytes_removed=st.bytes_removed))
     log(f"  pylance cleanup: median {sorted(times)[len(times) // 2]:.2f}s {after}")
     return [dict(section="cleanup", engine="pylance", format="lance2.2", query="cleanup",
                  threads=os.cpu_count(), **after, **stats(times, CLEANUP_VERSIONS))]
 
 
 def spark_cleanup(spark, jvm, paths: Paths, runs: int, master: str, log) -> list[dict]:
-    src = cleanup_source(paths)
-    times, after = [], {}
     opts = jvm.java.util.HashMap()
-    for i in range(runs + 1):
-        dst = fresh_copy(src, paths.scratch, "cleanup_ours")
-        t0 = time.perf_counter()
-        m = jvm.io.sparklance.spark.LanceMaintenance.cleanupOldVersions(
-            spark._jsparkSession, str(dst), 0.0, None, False, True, False, opts)
-        if i > 0:
-            times.append(time.perf_counter() - t0)
-        after = dict(old_versions=int(m.get("old_versions")),
-                     bytes_removed=int(m.get("bytes_removed")))
-        shutil.rmtree(dst, ignore_errors=True)
+    times, after = on_copies(
+        cleanup_source(paths), paths.scratch, "cleanup_ours", runs,
+        lambda dst: jvm.io.sparklance.spark.LanceMaintenance.cleanupOldVersions(
+            spark._jsparkSession, str(dst), 0.0, None, False, True, False, opts),
+        lambda dst, m: dict(old_versions=int(m.get("old_versions")),
+                            bytes_removed=int(m.get("bytes_removed"))))
     log(f"  ours cleanup: median {sorted(times)[len(times) // 2]:.2f}s {after}")
     return [dict(section="cleanup", engine="ours", format="lance2.2", query="cleanup",
                  master=master, **after, **stats(times, CLEANUP_VERSIONS))]
@@ -194,17 +187,13 @@ def delta_optimize(spark, paths: Paths, rows: int, fragments: int, runs: int, ma
             .repartition(fragments).write.format("delta") \
             .option("delta.enableDeletionVectors", "true").save(str(src))
         spark.sql(f"DELETE FROM delta.`{src}` WHERE {DELETED}")
-    times, after = [], {}
-    for i in range(runs + 1):
-        dst = fresh_copy(src, paths.scratch, "compact_delta")
-        t0 = time.perf_counter()
-        spark.sql(f"OPTIMIZE delta.`{dst}`").collect()
-        if i > 0:
-            times.append(time.perf_counter() - t0)
+    def described(dst, _):
         n = spark.sql(f"SELECT count(*) FROM delta.`{dst}`").collect()[0][0]
         files = spark.sql(f"DESCRIBE DETAIL delta.`{dst}`").collect()[0]["numFiles"]
-        after = dict(rows_after=int(n), fragments_after=int(files))
-        shutil.rmtree(dst, ignore_errors=True)
+        return dict(rows_after=int(n), fragments_after=int(files))
+    times, after = on_copies(src, paths.scratch, "compact_delta", runs,
+                             lambda dst: spark.sql(f"OPTIMIZE delta.`{dst}`").collect(),
+                             described)
     log(f"  delta OPTIMIZE ({master}): median {sorted(times)[len(times) // 2]:.2f}s {after}")
     return [dict(section="compact", engine="delta", format="delta", query="compact_files",
                  master=master, **after, **stats(times, rows))]

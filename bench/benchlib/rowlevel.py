@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 from .data import Paths, stats
-from .maintenance import fresh_copy
+from .maintenance import on_copies
 
 # name -> (Spark SQL on table `t` (and view `src`), pylance call on dataset `ds`, what it is)
 OPS = {
@@ -118,18 +117,13 @@ def spark_rowlevel(spark, engine: str, paths: Paths, rows: int, runs: int, maste
     spark.read.parquet(str(src["merge"])).createOrReplaceTempView("src")
     results = []
     for name, (sql, _, _) in OPS.items():
-        times, after = [], {}
+        def table(dst):
+            return f"lance.`{dst}`" if engine == "ours" else f"delta.`{dst}`"
         try:
-            for i in range(runs + 1):
-                dst = fresh_copy(src["lance" if engine == "ours" else "delta"], paths.scratch,
-                                 f"dml_{engine}")
-                table = f"lance.`{dst}`" if engine == "ours" else f"delta.`{dst}`"
-                t0 = time.perf_counter()
-                spark.sql(sql.format(t=table))
-                if i > 0:
-                    times.append(time.perf_counter() - t0)
-                after = _check(spark, table)
-                shutil.rmtree(dst, ignore_errors=True)
+            times, after = on_copies(
+                src["lance" if engine == "ours" else "delta"], paths.scratch, f"dml_{engine}",
+                runs, lambda dst: spark.sql(sql.format(t=table(dst))),
+                lambda dst, _: _check(spark, table(dst)))
             log(f"  {engine} {name}: median {sorted(times)[len(times) // 2]:.2f}s {after}")
             results.append(dict(section="rowlevel", engine=engine, format=engine, query=name,
                                 master=master, **after, **stats(times, rows)))
@@ -147,18 +141,12 @@ def pylance_rowlevel(paths: Paths, rows: int, runs: int, log) -> list[dict]:
     merge_src = pq.read_table(src["merge"])
     results = []
     for name, (_, call, _) in OPS.items():
-        times, after = [], {}
-        for i in range(runs + 1):
-            dst = fresh_copy(src["lance"], paths.scratch, "dml_pylance")
-            ds = lance.dataset(str(dst))
-            t0 = time.perf_counter()
-            call(ds, merge_src)
-            if i > 0:
-                times.append(time.perf_counter() - t0)
+        def described(dst, _):
             t = lance.dataset(str(dst)).to_table(columns=["b"])
-            after = dict(rows_after=t.num_rows,
-                         checksum=round(float(t.column("b").to_numpy().sum()), 2))
-            shutil.rmtree(dst, ignore_errors=True)
+            return dict(rows_after=t.num_rows,
+                        checksum=round(float(t.column("b").to_numpy().sum()), 2))
+        times, after = on_copies(src["lance"], paths.scratch, "dml_pylance", runs,
+                                 lambda dst: call(lance.dataset(str(dst)), merge_src), described)
         log(f"  pylance {name}: median {sorted(times)[len(times) // 2]:.2f}s {after}")
         results.append(dict(section="rowlevel", engine="pylance", format="lance2.2", query=name,
                             threads=os.cpu_count(), **after, **stats(times, rows)))
