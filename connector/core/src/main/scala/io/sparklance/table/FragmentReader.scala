@@ -223,11 +223,19 @@ final class FragmentReader(
       if (c == n) return null
     }
     val s = start.toInt
+    // The deleted offsets of this range, walked once (not a bitmap lookup per row).
+    val deleted = if (!anyDeleted) null else {
+      val d = new Array[Boolean](n)
+      val it = deletions.deleted.getIntIterator
+      it.advanceIfNeeded(s)
+      while (it.hasNext && it.peekNext() < s + n) d(it.next() - s) = true
+      d
+    }
     val kept = new Array[Int](n)
     var k = 0
     var i = 0
     while (i < n) {
-      if ((passed == null || passed(i)) && !(anyDeleted && deletions.deleted.contains(s + i))) { kept(k) = i; k += 1 }
+      if ((passed == null || passed(i)) && (deleted == null || !deleted(i))) { kept(k) = i; k += 1 }
       i += 1
     }
     if (k == n) null else java.util.Arrays.copyOf(kept, k)

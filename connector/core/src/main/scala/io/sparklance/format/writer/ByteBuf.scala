@@ -27,6 +27,9 @@ final class ByteBuf(initial: Int = 256) {
   def bytes(b: Array[Byte]): Unit = bytes(b, 0, b.length)
   def bytes(b: Array[Byte], off: Int, len: Int): Unit = { ensure(len); System.arraycopy(b, off, a, n, len); n += len }
   def zeros(len: Int): Unit = { ensure(len); java.util.Arrays.fill(a, n, n + len, 0.toByte); n += len }
+  /** Grows the content by `len` bytes, left as they are for the caller to write at the
+   * returned offset of [[array]]. */
+  def extend(len: Int): Int = { ensure(len); val at = n; n += len; at }
   /** Pads with `fill` until the size is a multiple of `align`. */
   def pad(align: Int, fill: Byte): Unit = {
     val p = (align - (n % align)) % align

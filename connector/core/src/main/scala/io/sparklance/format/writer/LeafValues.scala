@@ -26,11 +26,22 @@ private[writer] final class FixedValuesBuf(val width: Int, val bool: Boolean) ex
     values match {
       case f: FixedWidthArray =>
         require(f.byteWidth == width, s"expected $width-byte values, got ${f.byteWidth}")
+        // Runs of consecutive values (or of nulls) are copied (or zeroed) at once: most
+        // batches are one run.
+        val at = data.extend(n * width)
+        val dst = data.array
         var k = 0
         while (k < n) {
           val i = vis(k)
-          if (i >= 0) data.bytes(f.data, i * width, width) else data.zeros(width)
-          k += 1
+          var j = k + 1
+          if (i >= 0) {
+            while (j < n && vis(j) == i + (j - k)) j += 1
+            System.arraycopy(f.data, i * width, dst, at + k * width, (j - k) * width)
+          } else {
+            while (j < n && vis(j) < 0) j += 1
+            java.util.Arrays.fill(dst, at + k * width, at + j * width, 0.toByte)
+          }
+          k = j
         }
       case _: NullArray => data.zeros(n * width)
       case other => throw new IllegalArgumentException(s"expected fixed-width values, got ${other.getClass.getSimpleName}")
@@ -61,16 +72,28 @@ private[writer] final class VarValuesBuf(val large: Boolean = false) extends Lea
   def clear(): Unit = { data.clear(); offsets.clear(); offsets.add(0); maxLen = 0 }
   def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = values match {
     case v: VarBinaryArray =>
+      // A run of consecutive values is one copy of their bytes, then their offsets.
       var k = 0
       while (k < n) {
         val i = vis(k)
-        if (i >= 0) {
-          val s = v.offsets(i); val len = v.offsets(i + 1) - s
-          data.bytes(v.data, s, len)
-          if (len > maxLen) maxLen = len
+        if (i < 0) { offsets.add(data.size); k += 1 }
+        else {
+          var j = k + 1
+          while (j < n && vis(j) == i + (j - k)) j += 1
+          val last = i + (j - k)
+          val from = v.offsets(i)
+          val base = data.size - from
+          data.bytes(v.data, from, v.offsets(last) - from)
+          var x = i
+          while (x < last) {
+            val end = v.offsets(x + 1)
+            val len = end - v.offsets(x)
+            if (len > maxLen) maxLen = len
+            offsets.add(base + end)
+            x += 1
+          }
+          k = j
         }
-        offsets.add(data.size)
-        k += 1
       }
     case _: NullArray => var k = 0; while (k < n) { offsets.add(data.size); k += 1 }
     case other => throw new IllegalArgumentException(s"expected variable-width values, got ${other.getClass.getSimpleName}")
