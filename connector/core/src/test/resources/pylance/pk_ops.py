@@ -56,8 +56,9 @@ def upsert(path, key, on, ids, n, read_version=None, retries=None):
         return "ok"
     except Exception as e:  # noqa: BLE001 - the outcome is what we report
         msg = str(e)
-        return ("retryable" if any(w in msg for w in ("etryable", "ontention", "onflict",
-                                                      "oncurrent writers"))
+        return ("incompatible" if "ncompatible" in msg
+                else "retryable" if any(w in msg for w in ("etryable", "ontention", "onflict",
+                                                           "oncurrent writers"))
                 else f"error: {type(e).__name__}: {msg[:300]}")
 
 

@@ -2,7 +2,11 @@
 UpdateConfig, Project (drop/rename columns, nullability) and Merge (new columns). Datasets of
 (id int64 not null, n int64, v string, s struct<a int32, b string>); pylance's own operation
 on a twin copy; and what pylance reads back. Called through server.py."""
+import os
+import uuid
+
 import lance
+import lance.file
 import pyarrow as pa
 
 SCHEMA = pa.schema([
@@ -303,3 +307,30 @@ def append_current(path, count):
     """`count` rows appended with the dataset's current columns (copies of its first rows)."""
     ds = lance.dataset(path)
     lance.write_dataset(ds.to_table().slice(0, count), path, mode="append")
+
+
+def stale_replace_z(path, read_version, base):
+    """pylance alone: a handle opened at `read_version` gives every fragment a new file of
+    column z (int32: offset + base + 1000 * fragment id, as DataReplacementSuite writes it)
+    and commits the DataReplacement after others committed."""
+    ds = lance.dataset(path, version=read_version)
+    groups = []
+    for f in ds.get_fragments():
+        rows = f.metadata.physical_rows
+        z = pa.table({"z": pa.array([i + base + 1000 * f.fragment_id for i in range(rows)],
+                                    pa.int32())})
+        name = f"{uuid.uuid4().hex}.lance"
+        w = lance.file.LanceFileWriter(os.path.join(path, "data", name), z.schema,
+                                       version=ds.data_storage_version)
+        w.write_batch(z)
+        w.close()
+        major, minor = (int(x) for x in ds.data_storage_version.split("."))
+        new = lance.fragment.DataFile(name, [ds.lance_schema.field("z").id()], [0], major, minor,
+                                      os.path.getsize(os.path.join(path, "data", name)))
+        groups.append(lance.LanceOperation.DataReplacementGroup(f.fragment_id, new))
+    op = lance.LanceOperation.DataReplacement(groups)
+    return _outcome(lambda: lance.LanceDataset.commit(path, op, read_version=read_version))
+
+
+def update(path, pred):
+    lance.dataset(path).update({"n": "n + 1"}, where=pred)

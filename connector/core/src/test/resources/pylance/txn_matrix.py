@@ -42,13 +42,21 @@ def prepare(path, op, role):
     elif op == "overwrite":
         t = table(300 if role == "first" else 400, 3)
         _PREPARED[(path, role)] = (t.schema, lance.fragment.write_fragments(t, path))
+    elif op == "data_replacement":
+        # Fragment 0's rows again, n = 100 (first) or 200 (second), in one new data file.
+        n = 100 if role == "first" else 200
+        frag = lance.fragment.write_fragments(table(0, 20, n), path)[0]
+        _PREPARED[(path, role)] = frag.files[0]
 
 
 def _apply(ds, path, op, role, version):
-    if op in ("append", "overwrite") and (path, role) not in _PREPARED:
+    if op in ("append", "overwrite", "data_replacement") and (path, role) not in _PREPARED:
         prepare(path, op, role)
     if op == "append":
         _commit(path, lance.LanceOperation.Append(_PREPARED.pop((path, role))), version)
+    elif op == "data_replacement":
+        group = lance.LanceOperation.DataReplacementGroup(0, _PREPARED.pop((path, role)))
+        _commit(path, lance.LanceOperation.DataReplacement([group]), version)
     elif op == "delete":
         ds.delete(PRED[role]["delete"])
     elif op == "update":
@@ -107,7 +115,11 @@ def describe(path):
         frags.append({"id": m.id, "physical_rows": m.physical_rows,
                       "files": [sorted(x.fields) for x in m.files],
                       "deletion": None if d is None else [d.file_type, d.num_deleted_rows]})
-    t = ds.to_table().sort_by("id")
+    # Every row with its row id and its created and last-updated versions (the fragments'
+    # row id sequences and version metadata).
+    names = [f.name for f in ds.schema] + ["_row_created_at_version",
+                                            "_row_last_updated_at_version"]
+    t = ds.to_table(columns=names, with_row_id=True).sort_by("id")
     return {
         "version": ds.version,
         "schema": [[f.name, str(f.type)] for f in ds.schema],

@@ -57,4 +57,19 @@ object RowFiles {
     NewFragment(NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor,
       f.sizeBytes, f.numRows))
   }
+
+  /** One int64 column's data file of `values`, in the dataset's file version. */
+  def column(s: Snapshot, field: LanceField, values: Seq[Long]): NewDataFile = {
+    val version = FileVersion.parse(s.dataStorageVersion).get
+    val name = DataFileNames.next()
+    val dir = new java.io.File(Paths.join(s.root, "data")); dir.mkdirs()
+    val w = new LanceFileWriter(new StreamSink(new FileOutputStream(new java.io.File(dir, name))),
+      Seq(field), version)
+    val data = new Array[Byte](8 * values.size)
+    values.zipWithIndex.foreach { case (v, i) => codec.LittleEndian.putI64(data, 8 * i, v) }
+    w.write(Array(new FixedWidthArray(values.size, null, 8, data)))
+    val f = try w.finish() finally w.close()
+    NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor, f.sizeBytes,
+      f.numRows)
+  }
 }

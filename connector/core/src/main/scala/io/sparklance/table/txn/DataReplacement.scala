@@ -12,13 +12,15 @@ import io.sparklance.proto.TransactionProtos.Transaction
  * place of the data file with exactly those fields and file version, or, when no file of the
  * fragment holds any of them (a column added without values, all null), joins the fragment —
  * Lance's "null column population". A fragment it changes neither way is an error, as in
- * Lance. Rows, row ids and the schema stay; the index section carries over.
+ * Lance. Rows, row ids and the schema stay; the index section carries over; the rows of a
+ * replaced fragment get this version as their last-updated one.
  *
- * Conflicts (pylance's `check_data_replacement_txn`): rebased over Append, Delete, Update,
- * Merge, Project, UpdateConfig and ReserveFragments (the replaced fragments keep their rows in
- * place); retryable over a CreateIndex that indexes a replaced field; incompatible with a
- * Rewrite or another DataReplacement (which may have moved or replaced the same cells), an
- * Overwrite or a Restore.
+ * Conflicts, as pylance 14 resolves them (found pair by pair in TransactionMatrixSuite):
+ * incompatible with a Delete or Update that removed a replaced fragment whole, a Project that
+ * dropped a replaced field, an Overwrite or a Restore; retryable over any Merge, an Update or
+ * Rewrite of a replaced fragment, a DataReplacement of the same fields of the same fragment,
+ * and a CreateIndex of a replaced field; rebased over everything else (Append, a Delete that
+ * keeps the fragment, UpdateConfig, ReserveFragments, changes to other fragments or fields).
  */
 final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)])
   extends Operation {
@@ -61,6 +63,13 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
         s"fields ${fields.mkString(", ")} of fragment ${f.getId}: its data files hold them " +
         "with other fields or in another file version")
     }
+    // Every row of a replaced fragment was rewritten in those columns: with stable row ids its
+    // last-updated version becomes this one, as pylance 14 records it.
+    b.getFragmentsBuilderList.asScala.filter(f => byId.contains(f.getId)).foreach { f =>
+      val rewritten = m.updatedAll(f.build())
+      if (rewritten.hasInlineLastUpdatedAtVersions)
+        f.setInlineLastUpdatedAtVersions(rewritten.getInlineLastUpdatedAtVersions)
+    }
     val missing = byId.keySet -- b.getFragmentsList.asScala.map(_.getId)
     if (missing.nonEmpty)
       throw LanceErrors.concurrentModification(m.root, m.readVersion, s"fragment(s) " +
@@ -69,17 +78,38 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case CREATE_INDEX =>
-      val indexed = c.txn.get.getCreateIndex.getNewIndicesList.asScala
-        .flatMap(_.getFieldsList.asScala.map(_.intValue)).toSet
-      if (fields.exists(indexed)) Resolution.Retryable(s"the ${c.operationName} indexes a " +
-        "field this DataReplacement replaces")
-      else Resolution.Rebase
-    case REWRITE | DATA_REPLACEMENT | OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-      Resolution.Incompatible(s"the ${c.operationName} moved or replaced the data this " +
-        "DataReplacement replaces")
-    case _ => Resolution.Rebase
+  override def checkAgainst(c: CommittedTransaction): Resolution = {
+    val mine = replacements.map(_._1).toSet
+    lazy val retry = Resolution.Retryable(s"the ${c.operationName} changed data this " +
+      "DataReplacement replaces")
+    val removed = (c.removedFragmentIds & mine).toSeq.sorted
+    if (removed.nonEmpty) Resolution.Incompatible(s"the ${c.operationName} removed fragment(s) " +
+      s"${removed.mkString(", ")} this DataReplacement replaces")
+    else c.operationCase match {
+      case CREATE_INDEX =>
+        val indexed = c.txn.get.getCreateIndex.getNewIndicesList.asScala
+          .flatMap(_.getFieldsList.asScala.map(_.intValue)).toSet
+        if (fields.exists(indexed)) retry else Resolution.Rebase
+      case UPDATE => if ((c.updatedFragmentIds & mine).nonEmpty) retry else Resolution.Rebase
+      case REWRITE => if ((c.rewrittenFragmentIds & mine).nonEmpty) retry else Resolution.Rebase
+      case DATA_REPLACEMENT =>
+        val overlaps = c.txn.get.getDataReplacement.getReplacementsList.asScala.exists { g =>
+          mine(g.getFragmentId) && g.getNewFile.getFieldsList.asScala.exists(f => fields
+            .contains(f.intValue))
+        }
+        if (overlaps) retry else Resolution.Rebase
+      case MERGE => retry
+      case PROJECT =>
+        val kept = c.txn.get.getProject.getSchemaList.asScala.map(_.getId).toSet
+        val dropped = fields.filterNot(kept)
+        if (dropped.isEmpty) Resolution.Rebase
+        else Resolution.Incompatible(s"the ${c.operationName} dropped field(s) " +
+          s"${dropped.mkString(", ")} this DataReplacement replaces")
+      case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
+        Resolution.Incompatible(s"the ${c.operationName} replaced the data this " +
+          "DataReplacement replaces")
+      case _ => Resolution.Rebase
+    }
   }
 
   override def keepsIndices: Boolean = true

@@ -70,26 +70,33 @@ class DataReplacementSuite extends TwinDatasetSuite {
     assert(e.getMessage.contains("stores") || e.getMessage.contains("hold them"))
   }
 
-  private val rules = Seq(
-    ("pylance appends", (p: java.nio.file.Path) => pylance("append_current", p, 2), "ok"),
-    ("pylance deletes", (p: java.nio.file.Path) => pylance("delete", p, "id = 4"), "ok"),
-    ("pylance indexes another column", (p: java.nio.file.Path) =>
-      pylance("create_index", p, "n", "n_idx"), "ok"),
-    ("pylance indexes the replaced column", (p: java.nio.file.Path) =>
-      pylance("create_index", p, "z", "z_idx"), "retryable"),
-    ("pylance compacts", (p: java.nio.file.Path) => pylance("compact", p,
-      Map[String, Any]().asJava), "incompatible"))
+  /** What pylance commits before our DataReplacement, read at the version before it. */
+  private val rules: Seq[(String, java.nio.file.Path => Unit)] = Seq(
+    "pylance appends" -> (p => pylance("append_current", p, 2)),
+    "pylance deletes a row" -> (p => pylance("delete", p, "id = 4")),
+    "pylance deletes a whole fragment" -> (p => pylance("delete", p, "id >= 1000 AND id < 1003")),
+    "pylance updates a row" -> (p => pylance("update", p, "id = 4")),
+    "pylance indexes another column" -> (p => pylance("create_index", p, "n", "n_idx")),
+    "pylance indexes the replaced column" -> (p => pylance("create_index", p, "z", "z_idx")),
+    "pylance drops another column" -> (p => pylance("drop_columns", p, jlist("v"))),
+    "pylance drops the replaced column" -> (p => pylance("drop_columns", p, jlist("z"))),
+    "pylance adds a column" -> (p => pylance("add_null_columns", p, jlist(jlist("y", "int32")))),
+    "pylance compacts" -> (p => pylance("compact", p, Map[String, Any]().asJava)))
 
-  for ((what, theirs, expected) <- rules) {
-    test(s"$what, then our DataReplacement from the older version: $expected") {
-      val (ours, _) = twins()
-      pylance("appends", ours, 2, 3)
-      pylance("add_null_columns", ours, jlist(jlist("z", "int32")))
+  for ((what, theirs) <- rules) {
+    test(s"$what, then our DataReplacement from the older version: as pylance's own") {
+      val (ours, ref) = twins()
+      Seq(ours, ref).foreach { p =>
+        pylance("appends", p, 2, 3)
+        pylance("add_null_columns", p, jlist(jlist("z", "int32")))
+      }
       val read = latest(ours)
       val op = DataReplacement(files(read, 0))
-      theirs(ours)
-      assert(outcome(ours, read, op) == expected)
-      if (expected == "ok") assertValues(ours, 0)
+      Seq(ours, ref).foreach(theirs)
+      val want = pylance("stale_replace_z", ref, Long.box(read.version), Int.box(0)).asText
+      assert(outcome(ours, read, op) == want)
+      assertSameJson("after both", describe(ours), describe(ref))
+      if (want == "ok") assertValues(ours, 0)
     }
   }
 }

@@ -15,8 +15,7 @@ object KillableCommit {
     val Array(kind, path) = args
     val fileIO = HadoopFileIO.local()
     val read = LanceDataset.open(fileIO, path).open(VersionSpec.Latest)
-    val op = KillAtCommitSuite.operations(kind)(read)
-    new Committer(fileIO, path).commit(Some(read), op)
+    KillAtCommitSuite.operations(kind).run(fileIO, read)
     System.err.println("commit finished: the pause did not happen")
     System.exit(3)
   }

@@ -12,7 +12,6 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.LanceConcurrentModificationException
 import io.sparklance.storage.HadoopFileIO
 import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
-import io.sparklance.table.index.ScalarIndexes
 import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
@@ -42,25 +41,18 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
       reRuns = false),
     "drop_columns" -> Ours(s => Project(SchemaEdits(s).drop(Seq(Seq("v")))), reRuns = false),
     "add_null_column" -> Ours(OurOps.addNullColumn(_, "z"), reRuns = false),
+    "add_columns" -> Ours(OurOps.addColumnW, reRuns = false),
+    "data_replacement" -> Ours(OurOps.replaceFragment0(_, 200), reRuns = false),
     // A BTREE index of id, fed the rows pylance reads at the read version; never re-run.
-    "create_index" -> Ours(_ => null, reRuns = false, custom = Some((p, read) => {
-      ScalarIndexes.createBTree(fileIO, read, "id", None, replace = true) { w =>
-        val rows = Pylance.call("table_ops", "btree_rows", p.toString, "id",
-          Long.box(read.version))
-        val ids = rows.get("ids").elements().asScala.map(_.asLong()).toArray
-        val b = java.nio.ByteBuffer.allocate(ids.length * 8)
-          .order(java.nio.ByteOrder.LITTLE_ENDIAN)
-        rows.get("values").elements().asScala.foreach(v => b.putLong(v.asLong()))
-        w.add(new io.sparklance.format.FixedWidthArray(ids.length, null, 8, b.array()), ids)
-      }
-      ()
-    })),
+    "create_index" -> Ours(_ => null, reRuns = false,
+      custom = Some((_, read) => OurOps.createIdIndex(fileIO, read))),
     // ReserveFragments, then a Rewrite read at the planned version (two commits).
-    "compact" -> Ours(_ => null, reRuns = false, custom = Some((p, read) =>
-      io.sparklance.table.maintenance.Compaction(fileIO, p.toString, read = Some(read)))))
+    "compact" -> Ours(_ => null, reRuns = false,
+      custom = Some((_, read) => OurOps.compact(fileIO, read))))
 
   private val theirs = Seq("append", "delete", "update", "overwrite", "create_index", "compact",
-    "restore", "update_config", "add_columns", "drop_columns")
+    "restore", "update_config", "add_columns", "add_null_column", "drop_columns",
+    "data_replacement")
 
   private val outcomes = mutable.LinkedHashMap.empty[(String, String), String]
 
