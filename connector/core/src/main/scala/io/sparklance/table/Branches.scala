@@ -11,7 +11,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.proto.TableProtos
 import io.sparklance.proto.TransactionProtos.Transaction
 import io.sparklance.storage.{FileIO, FileTrees, Paths}
-import io.sparklance.table.txn.TransactionLog
+import io.sparklance.table.txn.{ManifestBuilder, TransactionLog}
 
 /**
  * A branch as pylance 14 records it in `_refs/branches/{name}.json`: made from version
@@ -92,8 +92,7 @@ object Branches {
       throw LanceErrors.unsupported(s"$root is branch '${source.manifest.getBranch}': " +
         "branches are made from the main branch here")
 
-    val m = source.manifest.toBuilder.clearIndexSection().clearTransactionSection()
-      .clearTransactionSectionDeprecated().clearTag().clearVersionAuxData()
+    val m = ManifestBuilder.nextOf(source.manifest)
     val baseId = (m.getBasePathsList.asScala.map(_.getId) :+ -1).max + 1
     m.addBasePaths(TableProtos.BasePath.newBuilder().setId(baseId).setIsDatasetRoot(true)
       .setPath(root))
@@ -126,8 +125,7 @@ object Branches {
     val manifestPath = versions.manifestPath(version, source.naming)
     if (!io.createIfAbsent(manifestPath, bytes))
       throw LanceErrors.invalidOption("branch", name, s"branch $name already exists in $root")
-    io.write(Paths.join(versions.versionsDir, "latest_version_hint.json"),
-      s"""{"version":$version}""".getBytes("UTF-8"))
+    versions.writeHint(version)
     val id = UUID.randomUUID().toString.replace("-", "")
     val created = now.getEpochSecond
     val json =

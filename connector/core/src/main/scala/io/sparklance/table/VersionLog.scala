@@ -48,5 +48,14 @@ final class VersionLog(io: FileIO, val root: String) {
     }
   }
 
-  def manifestPath(version: Long, naming: ManifestNaming): String = Paths.join(versionsDir, naming.fileName(version))
+  def manifestPath(version: Long, naming: ManifestNaming): String =
+    Paths.join(versionsDir, naming.fileName(version))
+
+  /**
+   * `_versions/latest_version_hint.json` as pylance 14 writes it after a commit: a hint for
+   * readers, never trusted here (a failure to write it fails nothing but this call).
+   */
+  def writeHint(version: Long): Unit =
+    io.write(Paths.join(versionsDir, "latest_version_hint.json"),
+      s"""{"version":$version}""".getBytes("UTF-8"))
 }

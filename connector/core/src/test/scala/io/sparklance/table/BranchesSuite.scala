@@ -5,7 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.LanceException
 import io.sparklance.storage.HadoopFileIO
 import io.sparklance.table.maintenance.{CleanupOldVersions, CleanupPolicy}
-import io.sparklance.testutil.{Pylance, TempDirs}
+import io.sparklance.testutil.{HistoryTwins, Pylance}
 
 /**
  * Branches we create read in pylance exactly as the ones its create_branch makes, pylance
@@ -14,15 +14,7 @@ import io.sparklance.testutil.{Pylance, TempDirs}
 class BranchesSuite extends AnyFunSuite {
   private val fileIO = HadoopFileIO.local()
 
-  private def twins(): (String, String) = {
-    Pylance.require()
-    val dir = TempDirs.create("lance-branches-")
-    val ours = dir.resolve("ours").toString
-    Pylance.call("cleanup_ops", "make_history", ours, false)
-    val theirs = dir.resolve("theirs").toString
-    Pylance.call("cleanup_ops", "twin", ours, theirs)
-    (ours, theirs)
-  }
+  private def twins(): (String, String) = HistoryTwins.make("lance-branches-")
 
   test("create_branch as pylance's; pylance reads and appends to both alike") {
     val (ours, theirs) = twins()

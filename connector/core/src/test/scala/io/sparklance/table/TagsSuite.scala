@@ -4,19 +4,14 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.LanceException
 import io.sparklance.storage.HadoopFileIO
-import io.sparklance.testutil.{Pylance, TempDirs}
+import io.sparklance.testutil.{HistoryTwins, Pylance, TempDirs}
 
 /** Tags we create, move and delete read in pylance exactly as the ones pylance writes. */
 class TagsSuite extends AnyFunSuite {
   private val fileIO = HadoopFileIO.local()
 
   test("create, update and delete tags as pylance does; pylance opens versions by them") {
-    Pylance.require()
-    val dir = TempDirs.create("lance-tags-")
-    val ours = dir.resolve("ours").toString
-    Pylance.call("cleanup_ops", "make_history", ours, false)
-    val theirs = dir.resolve("theirs").toString
-    Pylance.call("cleanup_ops", "twin", ours, theirs)
+    val (ours, theirs) = HistoryTwins.make("lance-tags-")
     Tags.create(fileIO, ours, "nightly", 3)
     Pylance.call("tag_ops", "create", theirs, "nightly", 3)
     Tags.create(fileIO, ours, "_x-1.2", 5)

@@ -50,7 +50,6 @@ object LanceMaintenance {
   def versions(spark: SparkSession, path: String,
       options: java.util.Map[String, String]): String = {
     val dataset = LanceDataset.open(fileIO(spark, options), Paths.stripTrailingSlash(path))
-    def str(v: String) = "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
     dataset.versions().map { vf =>
       val s = dataset.open(VersionSpec.Number(vf.version))
       val meta = ManifestSummary.of(s.manifest).toSeq.sorted
@@ -145,7 +144,6 @@ object LanceMaintenance {
    */
   def listBranches(spark: SparkSession, path: String,
       options: java.util.Map[String, String]): String = {
-    def str(v: String) = "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\""
     Branches.list(fileIO(spark, options), Paths.stripTrailingSlash(path)).map { b =>
       val ids = b.versionMapping.map { case (v, id) => s"[$v,${str(id)}]" }.mkString("[", ",", "]")
       val parent = b.parentBranch.map(str).getOrElse("null")
@@ -160,4 +158,9 @@ object LanceMaintenance {
       options: java.util.Map[String, String]): java.util.Map[String, java.lang.Long] =
     Tags.list(fileIO(spark, options), Paths.stripTrailingSlash(path))
       .map(t => t.name -> java.lang.Long.valueOf(t.version)).toMap.asJava
+
+  /** `v` as a JSON string (quotes, backslashes and control characters escaped). */
+  private def str(v: String): String =
+    "\"" + new String(com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance
+      .quoteAsString(v)) + "\""
 }

@@ -148,27 +148,19 @@ object CleanupOldVersions {
   }
 
   /** Deletes `paths` with at most `DeleteThreads` deletes in flight (object stores are slow). */
-  private def deleteAll(fileIO: FileIO, root: String, paths: Seq[String]): Unit = {
-    val pool = java.util.concurrent.Executors.newFixedThreadPool(DeleteThreads)
-    try {
-      val futures = paths.map { p =>
-        pool.submit(new java.util.concurrent.Callable[Unit] {
-          def call(): Unit =
-            if (!fileIO.delete(p)) log.warn("Cleanup of {} could not delete {}", root, p: Any)
-        })
-      }
-      futures.foreach(_.get())
-    } finally pool.shutdown()
-  }
+  private def deleteAll(fileIO: FileIO, root: String, paths: Seq[String]): Unit =
+    inParallel(paths, DeleteThreads) { p =>
+      if (!fileIO.delete(p)) log.warn("Cleanup of {} could not delete {}", root, p: Any)
+    }
 
   private val DeleteThreads = 16
   private val ReadThreads = 8
 
-  /** `f` of every element, in order, on at most `ReadThreads` threads. */
-  private def inParallel[A, B](xs: Seq[A])(f: A => B): Seq[B] =
+  /** `f` of every element, in order, on at most `threads` threads. */
+  private def inParallel[A, B](xs: Seq[A], threads: Int = ReadThreads)(f: A => B): Seq[B] =
     if (xs.size <= 1) xs.map(f)
     else {
-      val pool = java.util.concurrent.Executors.newFixedThreadPool(math.min(ReadThreads, xs.size))
+      val pool = java.util.concurrent.Executors.newFixedThreadPool(math.min(threads, xs.size))
       try {
         val futures = xs.map(x => pool.submit(new java.util.concurrent.Callable[B] {
           def call(): B = f(x)

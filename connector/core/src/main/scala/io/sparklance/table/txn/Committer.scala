@@ -136,7 +136,6 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
 
   /** `_versions/latest_version_hint.json`, as pylance 14 writes it: a hint only. */
   private def writeHint(version: Long): Unit =
-    try fileIO.write(Paths.join(versions.versionsDir, "latest_version_hint.json"),
-      s"""{"version":$version}""".getBytes("UTF-8"))
+    try versions.writeHint(version)
     catch { case e: Exception => log.debug(s"Could not update the version hint of $root", e) }
 }

@@ -28,10 +28,7 @@ final class ManifestBuilder(
   val version: Long = base.map(_.version).getOrElse(0L) + 1
 
   val manifest: TableProtos.Manifest.Builder = base match {
-    case Some(s) =>
-      // Positions into the previous manifest file, and per-version values, do not carry over.
-      s.manifest.toBuilder.clearIndexSection().clearTransactionSection()
-        .clearTransactionSectionDeprecated().clearTag().clearVersionAuxData()
+    case Some(s) => ManifestBuilder.nextOf(s.manifest)
     case None => TableProtos.Manifest.newBuilder()
   }
 
@@ -216,6 +213,14 @@ final class ManifestBuilder(
 }
 
 object ManifestBuilder {
+  /**
+   * A copy of `m` to build a later version's manifest from: positions into `m`'s file (index
+   * and transaction sections) and per-version values (tag, auxiliary data) do not carry over.
+   */
+  def nextOf(m: TableProtos.Manifest): TableProtos.Manifest.Builder =
+    m.toBuilder.clearIndexSection().clearTransactionSection()
+      .clearTransactionSectionDeprecated().clearTag().clearVersionAuxData()
+
   /** Writer flags this connector keeps correct when it commits. */
   val WriterSupported: Long = FeatureFlags.DeletionFiles | FeatureFlags.StableRowIds |
     FeatureFlags.UseV2Format | FeatureFlags.TableConfig | FeatureFlags.BasePaths |
