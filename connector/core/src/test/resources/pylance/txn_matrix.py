@@ -57,6 +57,8 @@ def _apply(ds, path, op, role, version):
     elif op == "data_replacement":
         group = lance.LanceOperation.DataReplacementGroup(0, _PREPARED.pop((path, role)))
         _commit(path, lance.LanceOperation.DataReplacement([group]), version)
+    elif op == "update_columns":
+        _update_columns(ds, path, PRED[role]["update"], version)
     elif op == "delete":
         ds.delete(PRED[role]["delete"])
     elif op == "update":
@@ -80,6 +82,26 @@ def _apply(ds, path, op, role, version):
         ds.add_columns(pa.field("z", pa.int32()))
     else:
         raise ValueError(op)
+
+
+def _update_columns(ds, path, pred, version):
+    """pylance's column rewrite of `n = n + 1 where pred` in fragment 0: update_columns on the
+    matched rows' addresses, committed as an Update in rewrite_columns mode."""
+    hit = ds.to_table(columns=["n"], filter=pred, with_row_address=True)
+    src = pa.table({"_rowaddr": hit["_rowaddr"],
+                    "n": pa.array([n + 1 for n in hit["n"].to_pylist()], pa.int64())})
+    meta, fields, offsets = ds.get_fragment(0).update_columns(src, left_on="_rowaddr",
+                                                              with_offsets=True)
+    op = lance.LanceOperation.Update(updated_fragments=[meta], fields_modified=fields,
+                                     update_mode="rewrite_columns",
+                                     updated_fragment_offsets={0: offsets})
+    _commit(path, op, version)
+
+
+def update_columns(path, pred):
+    """pylance's column rewrite of `n = n + 1 where pred` on the latest version."""
+    ds = lance.dataset(path)
+    _update_columns(ds, path, pred, ds.version)
 
 
 def run(path, op, role):

@@ -103,3 +103,16 @@ def indexed(path, pred):
     a = ds.to_table(columns=["id", "n"], filter=pred).sort_by("id").to_pylist()
     b = ds.to_table(columns=["id", "n"], filter=pred, use_scalar_index=False).sort_by("id")
     return {"indexed": a, "flat": b.to_pylist()}
+
+
+def column_values(path, version, column):
+    """Fragment id (a string) -> `column` of every physical row (0 for deleted ones)."""
+    ds = lance.dataset(path, version=version)
+    out = {}
+    for f in ds.get_fragments():
+        vals = [0] * f.metadata.physical_rows
+        t = f.to_table(columns=[column], with_row_address=True)
+        for a, v in zip(t["_rowaddr"].to_pylist(), t[column].to_pylist()):
+            vals[a & 0xFFFFFFFF] = v
+        out[str(f.fragment_id)] = vals
+    return out

@@ -120,6 +120,7 @@ object KillAtCommitSuite {
   val operations: Map[String, Killed] = Map(
     "delete" -> op("delete")(s => OurOps.delete(s, "id = 2")),
     "update" -> op("update")(s => OurOps.update(s, "id = 4", 1)),
+    "update_columns" -> op("update_columns")(s => OurOps.updateColumns(s, "id = 4", 1)),
     "append" -> op("append")(s => OurOps.append(s, 200, 5, 1)),
     "overwrite" -> op("overwrite")(s => OurOps.overwrite(s, 400, 3)),
     "restore" -> op("restore")(_ => Restore(1)),

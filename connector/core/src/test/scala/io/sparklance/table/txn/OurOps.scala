@@ -52,6 +52,25 @@ object OurOps {
     Update(rows, written, Seq(n))
   }
 
+  /**
+   * `update n = n + add where pred` as a column rewrite (pylance's `update_columns`): every
+   * fragment with a matched row gets a new file of n for all its physical rows.
+   */
+  def updateColumns(s: Snapshot, pred: String, add: Long): Operation = {
+    val (rows, hits) = matched(s, pred)
+    val n = s.schema.fields.find(_.name == "n").get
+    val all = Pylance.call("update_ops", "column_values", s.root, s.version, "n")
+    val files = rows.keys.map { f =>
+      val values = all.get(f.toString).elements().asScala.map(_.asLong).toArray
+      hits.filter(_.get("fragment").asLong == f).foreach { h =>
+        val o = h.get("offset").asInt
+        values(o) += add
+      }
+      f -> RowFiles.column(s, n, values.toSeq).toProto
+    }.toMap
+    ColumnUpdate(files, rows, Seq(n.id))
+  }
+
   /** `count` new rows from id `start`, all with n = `n`. */
   def append(s: Snapshot, start: Long, count: Int, n: Long): Operation =
     Append(Seq(RowFiles.fragment(s, rows(start, count, n))))

@@ -35,6 +35,7 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
     "append" -> Ours(OurOps.append(_, 200, 5, 1), reRuns = false),
     "delete" -> Ours(OurOps.delete(_, "id = 2"), reRuns = true),
     "update" -> Ours(OurOps.update(_, "id = 4", 1), reRuns = true),
+    "update_columns" -> Ours(OurOps.updateColumns(_, "id = 4", 1), reRuns = false),
     "overwrite" -> Ours(OurOps.overwrite(_, 400, 3), reRuns = false),
     "restore" -> Ours(_ => Restore(1), reRuns = false),
     "update_config" -> Ours(_ => UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second")))),
@@ -50,9 +51,9 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
     "compact" -> Ours(_ => null, reRuns = false,
       custom = Some((_, read) => OurOps.compact(fileIO, read))))
 
-  private val theirs = Seq("append", "delete", "update", "overwrite", "create_index", "compact",
-    "restore", "update_config", "add_columns", "add_null_column", "drop_columns",
-    "data_replacement")
+  private val theirs = Seq("append", "delete", "update", "update_columns", "overwrite",
+    "create_index", "compact", "restore", "update_config", "add_columns", "add_null_column",
+    "drop_columns", "data_replacement")
 
   private val outcomes = mutable.LinkedHashMap.empty[(String, String), String]
 
