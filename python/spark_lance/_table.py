@@ -151,10 +151,29 @@ class LanceTable:
         """pylance's ``delete(predicate)``: deletion files, no data rewritten."""
         self._sql(f"DELETE FROM {self._name} WHERE {predicate}")
 
-    def update(self, updates: Dict[str, str], where: Optional[str] = None) -> None:
-        """pylance's ``update({"col": "sql expression"}, where=...)``."""
+    def update(self, updates: Dict[str, str], where: Optional[str] = None, *,
+               mode: str = "auto") -> None:
+        """pylance's ``update({"col": "sql expression"}, where=...)``.
+
+        ``mode`` picks how the new values are written: ``"rows"`` moves the matched rows to
+        new fragments (SQL ``UPDATE``, merge-on-read: deletion files where they were);
+        ``"columns"`` writes the updated columns again for every row of each fragment that
+        has a matched row, keeping the rows and their other columns in place (pylance's
+        ``update_columns`` committed in ``rewrite_columns`` mode); ``"auto"`` (default)
+        takes whichever writes fewer bytes by estimate — columns when few columns of many
+        rows change, rows otherwise."""
         if not updates:
             raise ValueError("updates must name at least one column")
+        if mode not in ("auto", "rows", "columns"):
+            raise ValueError(f"mode must be 'auto', 'rows' or 'columns', not {mode!r}")
+        if mode != "rows":
+            jvm = self._spark.sparkContext._jvm
+            names, exprs = list(updates.keys()), list(updates.values())
+            version = jvm.io.sparklance.spark.write.ColumnRewrite.update(
+                self._spark._jsparkSession, self.path, names, exprs, where, mode,
+                _maintenance._options(self._spark, self._options))
+            if version >= 0 or mode == "columns":
+                return
         sets = ", ".join(f"{_quote(c)} = {e}" for c, e in updates.items())
         self._sql(f"UPDATE {self._name} SET {sets}" + (f" WHERE {where}" if where else ""))
 

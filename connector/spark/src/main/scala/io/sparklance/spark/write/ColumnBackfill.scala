@@ -213,7 +213,7 @@ object ColumnBackfill {
    * The new columns of fragment `frag` (`physicalRows` rows) as one data file: `rows` (sorted
    * by address) at their offsets, nulls between them and after the last.
    */
-  private def writeFragment(plan: TaskPlan, frag: Long, physicalRows: Long,
+  private[write] def writeFragment(plan: TaskPlan, frag: Long, physicalRows: Long,
       rows: Iterator[InternalRow], leftOn: String): NewDataFile = {
     if (physicalRows < 0)
       throw new IllegalStateException(s"fragment $frag is not in the version backfilled")
