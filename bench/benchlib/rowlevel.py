@@ -32,6 +32,16 @@ OPS = {
                     "MERGE of a source of rows/10 rows, half of them matching"),
 }
 
+# UPDATEs this connector also writes as columns (LanceTable.update(mode="columns"): one new
+# file of the column per touched fragment, rows kept in place): name -> (the OPS line it
+# does again, update, where, what it is). Delta and pylance are compared on that line.
+COLUMN_OPS = {
+    "update_1pct_columns": ("update_1pct", {"b": "b + 1"}, "id % 100 = 3",
+                            "UPDATE of one column on 1% of the rows, written as columns"),
+    "update_50pct_columns": ("update_50pct", {"b": "b + 1"}, "id % 2 = 0",
+                             "UPDATE of one column on 50% of the rows, written as columns"),
+}
+
 # pyspark line -> the delta-spark build for it (Maven Central)
 DELTA = {"4.0": "io.delta:delta-spark_2.13:4.0.1", "3.5": "io.delta:delta-spark_2.12:3.3.2"}
 
@@ -116,14 +126,28 @@ def spark_rowlevel(spark, engine: str, paths: Paths, rows: int, runs: int, maste
         spark.conf.set("spark.sql.catalog.lance", "io.sparklance.spark.LanceCatalog")
     spark.read.parquet(str(src["merge"])).createOrReplaceTempView("src")
     results = []
-    for name, (sql, _, _) in OPS.items():
-        def table(dst):
-            return f"lance.`{dst}`" if engine == "ours" else f"delta.`{dst}`"
+
+    def table(dst):
+        return f"lance.`{dst}`" if engine == "ours" else f"delta.`{dst}`"
+
+    def column_update(updates, where):
+        # What LanceTable.update(updates, where, mode="columns") calls (the bench's
+        # environment has the jar, not the Python package).
+        def run(dst):
+            jvm = spark.sparkContext._jvm
+            jvm.io.sparklance.spark.write.ColumnRewrite.update(
+                spark._jsparkSession, str(dst), list(updates), list(updates.values()), where,
+                "columns", jvm.java.util.HashMap())
+        return run
+    todo = [(name, lambda dst, sql=sql: spark.sql(sql.format(t=table(dst))))
+            for name, (sql, _, _) in OPS.items()]
+    if engine == "ours":
+        todo += [(name, column_update(u, w)) for name, (_, u, w, _) in COLUMN_OPS.items()]
+    for name, run in todo:
         try:
             times, after = on_copies(
                 src["lance" if engine == "ours" else "delta"], paths.scratch, f"dml_{engine}",
-                runs, lambda dst: spark.sql(sql.format(t=table(dst))),
-                lambda dst, _: _check(spark, table(dst)))
+                runs, run, lambda dst, _: _check(spark, table(dst)))
             log(f"  {engine} {name}: median {sorted(times)[len(times) // 2]:.2f}s {after}")
             results.append(dict(section="rowlevel", engine=engine, format=engine, query=name,
                                 master=master, **after, **stats(times, rows)))
@@ -175,6 +199,20 @@ def table(res: list[dict], rows: int) -> list[str]:
         checks = {(r["rows_after"], r["checksum"]) for r in (o, d, p) if r}
         same = "yes" if len(checks) == 1 else "**no**"
         lines.append(f"| {what} | {sec(o)} | {sec(d)} | {sec(p)} | {ratio(d)} | {ratio(p)} | "
+                     f"{same} |")
+    for name, (base, _, _, what) in COLUMN_OPS.items():
+        o = got.get(("ours", name))
+        if not o:
+            continue
+        d, p = (got.get((e, base)) for e in ("delta", "pylance"))
+
+        def ratio(r):
+            return f"{r['median_s'] / o['median_s']:.2f}" if r else "—"
+        checks = {(r["rows_after"], r["checksum"]) for r in (o, d, p) if r}
+        same = "yes" if len(checks) == 1 else "**no**"
+        lines.append(f"| {what} | {o['median_s']:.2f} | "
+                     f"{d['median_s'] if d else float('nan'):.2f} | "
+                     f"{p['median_s'] if p else float('nan'):.2f} | {ratio(d)} | {ratio(p)} | "
                      f"{same} |")
     errors = [r for r in res if r.get("section") == "rowlevel" and r.get("error")]
     for r in errors:

@@ -1,13 +1,7 @@
 package io.sparklance.table.txn
 
-import java.nio.file.Path
-
 import org.scalatest.funsuite.AnyFunSuite
 
-import com.fasterxml.jackson.databind.JsonNode
-
-import io.sparklance.storage.HadoopFileIO
-import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
 import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
@@ -19,21 +13,7 @@ import io.sparklance.testutil.{Pylance, TempDirs}
  * TransactionMatrixSuite's "update_columns" row and column.
  */
 class ColumnUpdateSuite extends AnyFunSuite {
-  private val fileIO = HadoopFileIO.local()
-
-  private def latest(p: Path): Snapshot =
-    LanceDataset.open(fileIO, p.toString).open(VersionSpec.Latest)
-
-  private def describe(p: Path): JsonNode = Pylance.call("txn_matrix", "describe", p.toString)
-
-  private def assertSame(what: String, ours: JsonNode, theirs: JsonNode): Unit = {
-    assert(theirs.get("valid").asBoolean(), s"$what: pylance's own: ${theirs.get("valid")}")
-    val it = theirs.fieldNames()
-    while (it.hasNext) {
-      val k = it.next()
-      assert(ours.get(k) == theirs.get(k), s"$what: $k differs")
-    }
-  }
+  import TxnMatrix.{assertSame, describe, fileIO, latest}
 
   for (stable <- Seq(false, true)) {
     test(s"two column updates of n, with indices on n and id, as pylance's (stable: $stable)") {

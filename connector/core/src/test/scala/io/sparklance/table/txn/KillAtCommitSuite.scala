@@ -24,7 +24,7 @@ import io.sparklance.testutil.{Pylance, TempDirs}
  * each point; between the two the table is the old one a version on.
  */
 class KillAtCommitSuite extends AnyFunSuite {
-  private def describe(p: Path): JsonNode = Pylance.call("txn_matrix", "describe", p.toString)
+  import TxnMatrix.describe
 
   /** Runs KillableCommit, waits until it pauses at `point`, and kills it. */
   private def killAt(kind: String, path: Path, point: String, nth: Int): Unit = {

@@ -5,13 +5,11 @@ import java.nio.file.Path
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
-import com.fasterxml.jackson.databind.JsonNode
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.LanceConcurrentModificationException
-import io.sparklance.storage.HadoopFileIO
-import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
+import io.sparklance.table.{SchemaEdits, Snapshot}
 import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
@@ -25,7 +23,8 @@ import io.sparklance.testutil.{Pylance, TempDirs}
  * The outcomes, including the pairs pylance itself refuses, are printed as a table at the end.
  */
 class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private val fileIO = HadoopFileIO.local()
+  import TxnMatrix.{assertSame, describe, fileIO, latest}
+
 
   /** Our operations: how each is built from a snapshot, and whether it re-runs on conflict. */
   private case class Ours(build: Snapshot => Operation, reRuns: Boolean,
@@ -56,20 +55,6 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
     "drop_columns", "data_replacement")
 
   private val outcomes = mutable.LinkedHashMap.empty[(String, String), String]
-
-  private def latest(p: Path): Snapshot =
-    LanceDataset.open(fileIO, p.toString).open(VersionSpec.Latest)
-
-  private def describe(p: Path): JsonNode = Pylance.call("txn_matrix", "describe", p.toString)
-
-  private def assertSame(what: String, ours: JsonNode, theirs: JsonNode): Unit = {
-    assert(theirs.get("valid").asBoolean(), s"$what: pylance's own table: ${theirs.get("valid")}")
-    val it = theirs.fieldNames()
-    while (it.hasNext) {
-      val k = it.next()
-      assert(ours.get(k) == theirs.get(k), s"$what: $k differs")
-    }
-  }
 
   private def commit(path: Path, read: Snapshot, op: Ours): String = {
     val c = new Committer(fileIO, path.toString)

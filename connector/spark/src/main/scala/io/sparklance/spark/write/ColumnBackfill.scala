@@ -187,23 +187,31 @@ object ColumnBackfill {
 
   /** One task's fragments: rows (row address first, then the new columns) sorted by address. */
   private def writePartition(plan: TaskPlan, rowCounts: Map[Long, Long], leftOn: String,
-      rows: Iterator[InternalRow]): Iterator[(Long, NewDataFile)] = {
-    val out = scala.collection.mutable.ArrayBuffer[(Long, NewDataFile)]()
+      rows: Iterator[InternalRow]): Iterator[(Long, NewDataFile)] =
+    eachFragment(plan, rows)((out: (Long, NewDataFile)) => out._2) { (frag, ofFragment) =>
+      frag -> writeFragment(plan, frag, rowCounts.getOrElse(frag, -1L), ofFragment, leftOn)
+    }
+
+  /**
+   * `write` of each fragment's run of `rows` (sorted by row address, the first column), in
+   * order; when one fails, the files of the ones before it (`file` of each result) are deleted.
+   */
+  private[write] def eachFragment[T](plan: TaskPlan, rows: Iterator[InternalRow])(
+      file: T => NewDataFile)(write: (Long, Iterator[InternalRow]) => T): Iterator[T] = {
+    val out = scala.collection.mutable.ArrayBuffer[T]()
     val pending = rows.buffered
     try {
       while (pending.hasNext) {
         val frag = pending.head.getLong(0) >>> 32
-        val ofFragment = new Iterator[InternalRow] {
+        out += write(frag, new Iterator[InternalRow] {
           def hasNext: Boolean = pending.hasNext && (pending.head.getLong(0) >>> 32) == frag
           def next(): InternalRow = pending.next()
-        }
-        out += frag -> writeFragment(plan, frag, rowCounts.getOrElse(frag, -1L), ofFragment,
-          leftOn)
+        })
       }
     } catch {
       case e: Throwable =>
         LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root,
-          out.map(_._2).toSeq)
+          out.map(file).toSeq)
         throw e
     }
     out.iterator

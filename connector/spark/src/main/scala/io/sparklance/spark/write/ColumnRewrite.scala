@@ -4,14 +4,14 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.functions.{coalesce, col, expr, lit, raise_error,
-  shiftrightunsigned, when}
+import org.apache.spark.sql.functions.{coalesce, col, expr, lit, raise_error, when}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.roaringbitmap.RoaringBitmap
 import org.slf4j.LoggerFactory
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
+import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.FileVersion
 import io.sparklance.spark.{LanceMetadataColumns, SchemaConverter}
 import io.sparklance.storage.{Paths, RoutingFileIO, SerializableConf}
@@ -119,7 +119,7 @@ object ColumnRewrite {
       Some("the table's data files are of Lance file format 0.1")
     else fields.collectFirst {
       case f if f.children.nonEmpty => s"'${f.name}' is nested"
-      case f if f.metadata.contains(io.sparklance.format.blob.BlobColumn.BlobMetaKey) => s"'${f.name}' is a blob column"
+      case f if f.metadata.contains(BlobColumn.BlobMetaKey) => s"'${f.name}' is a blob column"
     }
 
   private def sparkType(f: LanceField) = SchemaConverter.toSparkType(f)
@@ -128,9 +128,8 @@ object ColumnRewrite {
   private def matchedPerFragment(spark: SparkSession, s: Snapshot, storage: Map[String, String],
       where: String): Map[Long, Long] = {
     val df = table(spark, s, storage)
-    df.where(condition(where)).groupBy(shiftrightunsigned(col(
-      LanceMetadataColumns.RowAddr.name), 32)).count().collect()
-      .map(r => r.getLong(0) -> r.getLong(1)).toMap
+    df.where(condition(where)).groupBy(col(LanceMetadataColumns.FragId.name)).count()
+      .collect().map(r => r.getInt(0).toLong -> r.getLong(1)).toMap
   }
 
   private def table(spark: SparkSession, s: Snapshot, storage: Map[String, String]): DataFrame =
@@ -171,21 +170,33 @@ object ColumnRewrite {
         s"${s.root} sets NOT NULL column '${f.name}' to null"))).otherwise(v)
       when(col(MatchCol), checked).otherwise(col(f.name)).as(f.name)
     }
-    val frag = shiftrightunsigned(col(LanceMetadataColumns.RowAddr.name), 32)
-    val rows = table(spark, s, storage).where(frag.isin(touched.toSeq: _*))
+    // Splits big enough that no fragment is cut: each task reads whole fragments, each in
+    // row order, so it writes their files without a shuffle.
+    val biggest = s.fragments.filter(f => touched(f.getId)).map { f =>
+      val known = f.getFilesList.asScala.map(_.getFileSizeBytes).sum
+      if (known > 0) known else f.getPhysicalRows * 64L
+    }.max
+    val rows = table(spark, s, storage + ("split_size" -> (2 * biggest + (1L << 20)).toString))
+      .where(col(LanceMetadataColumns.FragId.name).isin(touched.toSeq.map(_.toInt): _*))
       .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol) +: cond.as(MatchCol) +:
         fields.map(f => col(f.name)): _*)
       .select(col(AddrCol) +: values :+ col(MatchCol): _*)
-      .repartition(shiftrightunsigned(col(AddrCol), 32))
-      .sortWithinPartitions(AddrCol)
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     val sc = spark.sparkContext
     sc.setJobDescription(s"Lance column update of ${s.root}")
     try {
       val matchAt = fields.size + 1
-      rows.queryExecution.toRdd.mapPartitions { it =>
+      val written = rows.queryExecution.toRdd.mapPartitions { it =>
         writePartition(plan, rowCounts, matchAt, it)
-      }.collect().map { case (f, file, bytes) =>
+      }.collect()
+      val twice = written.groupBy(_._1).collect { case (f, ws) if ws.length > 1 => f }
+      if (twice.nonEmpty) {
+        LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root,
+          written.map(_._2).toSeq)
+        throw new IllegalStateException(s"fragment(s) ${twice.mkString(", ")} of ${s.root} " +
+          "were read by more than one task")
+      }
+      written.map { case (f, file, bytes) =>
         val b = new RoaringBitmap()
         b.deserialize(java.nio.ByteBuffer.wrap(bytes))
         f -> (file, b)
@@ -193,35 +204,20 @@ object ColumnRewrite {
     } finally sc.setJobDescription(null)
   }
 
-  /** One task's fragments: each written by [[ColumnBackfill]]'s fragment writer. */
+  /** One task's fragments, each with the offsets of its matched rows (serialized). */
   private def writePartition(plan: TaskPlan, rowCounts: Map[Long, Long], matchAt: Int,
-      rows: Iterator[InternalRow]): Iterator[(Long, NewDataFile, Array[Byte])] = {
-    val out = scala.collection.mutable.ArrayBuffer[(Long, NewDataFile, Array[Byte])]()
-    val pending = rows.buffered
-    try {
-      while (pending.hasNext) {
-        val frag = pending.head.getLong(0) >>> 32
+      rows: Iterator[InternalRow]): Iterator[(Long, NewDataFile, Array[Byte])] =
+    ColumnBackfill.eachFragment(plan, rows)((r: (Long, NewDataFile, Array[Byte])) => r._2) {
+      (frag, ofFragment) =>
         val matched = new RoaringBitmap()
-        val ofFragment = new Iterator[InternalRow] {
-          def hasNext: Boolean = pending.hasNext && (pending.head.getLong(0) >>> 32) == frag
-          def next(): InternalRow = {
-            val r = pending.next()
-            if (r.getBoolean(matchAt)) matched.add((r.getLong(0) & 0xffffffffL).toInt)
-            r
-          }
+        val noted = ofFragment.map { r =>
+          if (r.getBoolean(matchAt)) matched.add((r.getLong(0) & 0xffffffffL).toInt)
+          r
         }
         val file = ColumnBackfill.writeFragment(plan, frag, rowCounts.getOrElse(frag, -1L),
-          ofFragment, LanceMetadataColumns.RowAddr.name)
+          noted, LanceMetadataColumns.RowAddr.name)
         val bytes = new java.io.ByteArrayOutputStream()
         matched.serialize(new java.io.DataOutputStream(bytes))
-        out += ((frag, file, bytes.toByteArray))
-      }
-    } catch {
-      case e: Throwable =>
-        LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root,
-          out.map(_._2).toSeq)
-        throw e
+        (frag, file, bytes.toByteArray)
     }
-    out.iterator
-  }
 }
