@@ -140,8 +140,12 @@ def main(argv=None) -> int:
 
     def replace(rs):
         keys = {(r.get("section"), r.get("engine"), r.get("format"), r.get("query"), r.get("master")) for r in rs}
+        ran = {(r.get("section"), r.get("engine")) for r in rs}
+        # A worker that failed as a whole left an error without a query: a new run replaces it.
         doc["results"] = [r for r in doc["results"] if (r.get("section"), r.get("engine"), r.get("format"),
-                                                        r.get("query"), r.get("master")) not in keys] + rs
+                                                        r.get("query"), r.get("master")) not in keys
+                          and not (r.get("query") is None and r.get("error")
+                                   and (r.get("section"), r.get("engine")) in ran)] + rs
         (out / "latest.json").write_text(json.dumps(doc, indent=1, default=str))
 
     jar = Path(args.jar)

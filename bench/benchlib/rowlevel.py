@@ -216,5 +216,5 @@ def table(res: list[dict], rows: int) -> list[str]:
                      f"{same} |")
     errors = [r for r in res if r.get("section") == "rowlevel" and r.get("error")]
     for r in errors:
-        lines.append(f"\n- {r['engine']} {r['query']}: `{r['error'][:300]}`")
+        lines.append(f"\n- {r['engine']} {r.get('query') or '(all)'}: `{r['error'][:300]}`")
     return lines
