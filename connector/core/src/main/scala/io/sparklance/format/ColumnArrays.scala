@@ -16,10 +16,11 @@ object ColumnArrays {
         val w = a.byteWidth
         val out = new Array[Byte](n * w)
         var i = 0
-        if (w == 1) {
-          while (i < n) { out(i) = a.data(rowIndices(i)); i += 1 }
-        } else {
-          while (i < n) { System.arraycopy(a.data, rowIndices(i) * w, out, i * w, w); i += 1 }
+        // Runs of consecutive rows (all but deleted ones, typically) are copied at once.
+        while (i < n) {
+          val j = runEnd(rowIndices, i)
+          System.arraycopy(a.data, rowIndices(i) * w, out, i * w, (j - i) * w)
+          i = j
         }
         new FixedWidthArray(n, nulls, w, out)
       case a: VarBinaryArray =>
@@ -31,10 +32,15 @@ object ColumnArrays {
         i = 0
         var pos = 0
         while (i < n) {
+          val j = runEnd(rowIndices, i)
           val r = rowIndices(i)
-          val s = a.offsets(r); val len = a.offsets(r + 1) - s
-          System.arraycopy(a.data, s, data, pos, len)
-          pos += len; offsets(i + 1) = pos; i += 1
+          val s = a.offsets(r)
+          val e = a.offsets(r + (j - i))
+          System.arraycopy(a.data, s, data, pos, e - s)
+          var k = i
+          while (k < j) { offsets(k + 1) = pos + (a.offsets(r + (k - i) + 1) - s); k += 1 }
+          pos += e - s
+          i = j
         }
         new VarBinaryArray(n, nulls, offsets, data)
       case a: DictionaryArray =>
@@ -268,6 +274,13 @@ object ColumnArrays {
     case ValueShape.FixedList(d, item) => new FixedSizeListArray(0, null, d, empty(item))
     case ValueShape.VarList(_, item) => new ListArray(0, null, new Array[Int](1), empty(item))
     case ValueShape.Struct(children) => new StructArray(0, null, children.map { case (_, s) => empty(s) }.toArray)
+  }
+
+  /** The end (exclusive) of the run of consecutive row indices starting at `i`. */
+  @inline private def runEnd(idx: Array[Int], i: Int): Int = {
+    var j = i + 1
+    while (j < idx.length && idx(j) == idx(j - 1) + 1) j += 1
+    j
   }
 
   private def takeNulls(nulls: Array[Boolean], idx: Array[Int]): Array[Boolean] = {

@@ -207,11 +207,15 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
   test("ColumnArrays.take selects rows of every kind of array") {
     val (path, df, fields) = firstFile("types_2.0")
     val cols = readAll(path, df, fields)
-    val idx = Array(499, 0, 3, 3, 250)
-    cols.zip(fields).foreach { case (c, f) =>
-      val t = ColumnArrays.take(c, idx)
-      assert(t.length == idx.length)
-      idx.indices.foreach(i => assert(toJson(t, f, i) == toJson(c, f, idx(i)), s"${f.name} row $i"))
+    // Single rows, repeats, and runs of consecutive rows (copied a run at a time).
+    for (idx <- Seq(Array(499, 0, 3, 3, 250),
+        Array(0, 1, 2, 5, 6, 7, 8, 497, 498, 499, 100, 101, 3, 3, 4, 250, 251))) {
+      cols.zip(fields).foreach { case (c, f) =>
+        val t = ColumnArrays.take(c, idx)
+        assert(t.length == idx.length)
+        idx.indices.foreach(i =>
+          assert(toJson(t, f, i) == toJson(c, f, idx(i)), s"${f.name} row $i"))
+      }
     }
   }
 }

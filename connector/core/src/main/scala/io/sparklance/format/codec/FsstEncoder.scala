@@ -59,12 +59,19 @@ object FsstEncoder {
     @inline def longest(a: Array[Byte], p: Int, end: Int): Int = {
       val rem = end - p
       if (rem >= 3) {
+        // One load serves the long, pair and byte lookups.
         val w = load(a, p, math.min(rem, 8))
         val c = longCode(hash3(w))
         if (c >= 0) { val l = len(c); if (l <= rem && (w & mask(l)) == value(c)) return c }
+        val c2 = pairCode((w & 0xFFFF).toInt)
+        if (c2 >= 0) c2 else byteCode((w & 0xFF).toInt)
+      } else {
+        if (rem == 2) {
+          val c = pairCode((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
+          if (c >= 0) return c
+        }
+        byteCode(a(p) & 0xFF)
       }
-      if (rem >= 2) { val c = pairCode((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8)); if (c >= 0) return c }
-      byteCode(a(p) & 0xFF)
     }
   }
 
@@ -73,12 +80,14 @@ object FsstEncoder {
     val x = (w & 0xFFFFFFL) * 2971215073L
     ((x ^ (x >>> 15)) & (HashSize - 1)).toInt
   }
-  /** Little-endian load of `n` (1..8) bytes at `p`. */
-  @inline private def load(a: Array[Byte], p: Int, n: Int): Long = {
-    var w = 0L; var i = 0
-    while (i < n) { w |= (a(p + i) & 0xFFL) << (8 * i); i += 1 }
-    w
-  }
+  /** Little-endian load of `n` (1..8) bytes at `p` (one 8-byte read where the array allows). */
+  @inline private def load(a: Array[Byte], p: Int, n: Int): Long =
+    if (p + 8 <= a.length) LittleEndian.i64(a, p) & mask(n)
+    else {
+      var w = 0L; var i = 0
+      while (i < n) { w |= (a(p + i) & 0xFFL) << (8 * i); i += 1 }
+      w
+    }
 
   /**
    * Compresses strings `data[offsets(i), offsets(i+1))` for `i < n` (offsets relative to

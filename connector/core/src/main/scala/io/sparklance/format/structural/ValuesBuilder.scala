@@ -20,7 +20,8 @@ private[structural] abstract class ValuesBuilder {
     throw new IllegalStateException(s"decoded ${v.getClass.getSimpleName} does not fit ${getClass.getSimpleName}")
 
   /** Resolves constants and dictionaries, which any builder accepts, then calls `direct`. */
-  protected final def generic(v: Values, from: Int, until: Int)(direct: (Values, Int, Int) => Unit): Unit = v match {
+  protected final def generic(v: Values, from: Int, until: Int)(direct: ValuesBuilder.RangeAppend)
+      : Unit = v match {
     case c: ConstantValues =>
       if (c.scalar == null) appendNulls(until - from)
       else { var i = from; while (i < until) { direct(c.scalar, 0, 1); i += 1 } }
@@ -32,6 +33,12 @@ private[structural] abstract class ValuesBuilder {
 }
 
 private[structural] object ValuesBuilder {
+  /**
+   * Appends values `[from, until)` of a decoded run: a trait of primitive parameters, so the
+   * per-value calls for constants and dictionaries box nothing (a Function3 boxes its Ints).
+   */
+  trait RangeAppend { def apply(v: Values, from: Int, until: Int): Unit }
+
   /** The builder for the values a leaf field of this type decodes to. */
   def forField(f: LanceField): ValuesBuilder = {
     if (f.logicalType == LogicalType.Struct || f.children.nonEmpty && f.logicalType == LogicalType.Struct)
@@ -102,7 +109,7 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
       n += k
     case _ => generic(v, from, until)(direct)
   }
-  private val direct: (Values, Int, Int) => Unit = (v, from, until) => v match {
+  private val direct: ValuesBuilder.RangeAppend = (v, from, until) => v match {
     case f: FixedValues if f.width == width =>
       val k = until - from; ensure(k)
       System.arraycopy(f.data, f.off + from * width, data, n * width, k * width); n += k
@@ -192,7 +199,7 @@ private[structural] final class VarBuilder(keepDictionary: Boolean = false,
       n += k
     case _ => generic(v, from, until)(direct)
   }
-  private val direct: (Values, Int, Int) => Unit = (v, from, until) => v match {
+  private val direct: ValuesBuilder.RangeAppend = (v, from, until) => v match {
     case x: VarValues =>
       val k = until - from; ensureValues(k)
       val s = x.offsets(x.offOff + from); val e = x.offsets(x.offOff + until)
@@ -242,7 +249,7 @@ private[structural] final class FslBuilder(val dim: Int, val child: ValuesBuilde
     else if (items > itemNulls.length) itemNulls = java.util.Arrays.copyOf(itemNulls, math.max(items, itemNulls.length * 2))
   }
   def append(v: Values, from: Int, until: Int): Unit = generic(v, from, until)(direct)
-  private val direct: (Values, Int, Int) => Unit = (v, from, until) => v match {
+  private val direct: ValuesBuilder.RangeAppend = (v, from, until) => v match {
     case f: FslValues if f.dim == dim =>
       val k = until - from
       if (f.itemNulls != null) {
@@ -275,7 +282,7 @@ private[structural] final class StructBuilder(val children: Array[ValuesBuilder]
   private var n = 0
   def size: Int = n
   def append(v: Values, from: Int, until: Int): Unit = generic(v, from, until)(direct)
-  private val direct: (Values, Int, Int) => Unit = (v, from, until) => v match {
+  private val direct: ValuesBuilder.RangeAppend = (v, from, until) => v match {
     case s: StructValues if s.children.length == children.length =>
       var i = 0
       while (i < children.length) { children(i).append(s.children(i), from, until); i += 1 }

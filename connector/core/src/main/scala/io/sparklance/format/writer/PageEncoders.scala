@@ -80,7 +80,12 @@ private[writer] object MiniBlockEncoder {
     }
 
     val meta = new ByteBuf(chunks.size * 4 + 8)
-    val data = new ByteBuf(64 * 1024)
+    // Sized for the planned chunks up front (values, headers, levels, padding): growing from
+    // a small buffer copied every page twice over.
+    val planned = chunks.iterator.map { case (cvs, k, _, cl) =>
+      vals.bytes(cvs, k) + 8L * (numBuffers + levelBufs + 2) + (if (levelBufs > 0) 4L * cl else 0L)
+    }.sum
+    val data = new ByteBuf(math.min(Int.MaxValue - 16L, math.max(64L * 1024, planned)).toInt)
     val repIndex = if (hasRep) new ByteBuf(16 * chunks.size + 8) else null
     var prevRows = 0L; var prevLeft = 0L
     val maxRep = lp.maxRep.toShort

@@ -72,11 +72,34 @@ private[writer] final class Shredded(
 
 private[writer] object Shredder {
   /** Shreds the rows of top-level array `top` down to the leaf of `lp`. */
-  def shred(lp: LeafPath, top: ColumnArray): Shredded = {
+  def shred(lp: LeafPath, top: ColumnArray): Shredded =
+    if (lp.numLayers == 1) flat(lp, top) else nested(lp, top)
+
+  /**
+   * A top-level leaf: one level per row (a null row gets the leaf's null level), every row
+   * visible, its value at its own index — what [[nested]] gives, without its per-layer work.
+   */
+  private def flat(lp: LeafPath, a: ColumnArray): Shredded = {
+    val n = a.length
+    val nulls = a.nulls
+    val vis = new Array[Int](n)
+    val defs = if (lp.maxDef > 0) new Array[Short](n) else null
+    val nullLevel = lp.nullLevel(0).toShort
+    var s = 0
+    if (nulls == null) while (s < n) { vis(s) = s; s += 1 }
+    else while (s < n) {
+      if (nulls(s)) { vis(s) = -1; if (defs != null) defs(s) = nullLevel } else vis(s) = s
+      s += 1
+    }
+    new Shredded(n, null, defs, a, vis, n)
+  }
+
+  private def nested(lp: LeafPath, top: ColumnArray): Shredded = {
     var n = top.length
     var rep: Array[Short] = if (lp.maxRep > 0) Array.fill(n)(lp.maxRep.toShort) else null
     var defs = new Array[Short](n)
-    var idx = Array.tabulate(n)(identity)
+    var idx = new Array[Int](n)
+    locally { var i = 0; while (i < n) { idx(i) = i; i += 1 } }
     var cur: ColumnArray = top
     var listsAbove = lp.maxRep
     var d = 0
@@ -156,7 +179,6 @@ private[writer] object Shredder {
       }
       s += 1
     }
-    val anyDef = lp.maxDef > 0 && defs.exists(_ != 0)
     new Shredded(n, rep, if (lp.maxDef > 0) defs else null, cur, vis, nv)
   }
 }
