@@ -131,6 +131,23 @@ def test_two_columns_twice_and_every_row_as_pylance(spark, twins):
     assert keep_going(ours) == keep_going(theirs)
 
 
+def test_values_computed_from_other_columns_as_pylance(spark, twins):
+    ours, theirs = twins
+    LanceTable(spark, ours).update({"f": "n * 2 + id"}, where="id < 120", mode="columns")
+    pylance_update_columns(theirs, {"f": lambda t: pa.compute.cast(pa.compute.add(
+        pa.compute.multiply(t["n"], 2), t["id"]), pa.float64())}, "id < 120")
+    assert view(ours) == view(theirs)
+
+
+def test_a_column_name_with_a_space(spark, tmp_path):
+    path = str(tmp_path / "t")
+    lance.write_dataset(pa.table({"id": [1, 2, 3], "a b": [10, 20, 30]}), path)
+    LanceTable(spark, path).update({"a b": "`a b` + id"}, where="id >= 2", mode="columns")
+    got = lance.dataset(path).to_table().sort_by("id").to_pylist()
+    assert got == [{"id": 1, "a b": 10}, {"id": 2, "a b": 22}, {"id": 3, "a b": 33}]
+    assert view(path)["operation"][1] == "rewrite_columns"
+
+
 def test_spark_reads_the_update_as_pylance(spark, twins):
     ours, _ = twins
     LanceTable(spark, ours).update({"n": "n * 10", "v": "null"}, where="id >= 240",

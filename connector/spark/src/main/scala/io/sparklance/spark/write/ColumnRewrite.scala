@@ -124,6 +124,9 @@ object ColumnRewrite {
 
   private def sparkType(f: LanceField) = SchemaConverter.toSparkType(f)
 
+  /** The table's column `name`, quoted (a name may hold dots or backticks). */
+  private def column(name: String): Column = col("`" + name.replace("`", "``") + "`")
+
   /** Matched rows per fragment of `s` (only fragments with at least one). */
   private def matchedPerFragment(spark: SparkSession, s: Snapshot, storage: Map[String, String],
       where: String): Map[Long, Long] = {
@@ -168,7 +171,8 @@ object ColumnRewrite {
       val v = expr(e).cast(t)
       val checked = if (f.nullable) v else when(v.isNull, raise_error(lit(s"UPDATE of " +
         s"${s.root} sets NOT NULL column '${f.name}' to null"))).otherwise(v)
-      when(col(MatchCol), checked).otherwise(col(f.name)).as(f.name)
+      // Evaluated on the table's row: an expression may read any column.
+      when(cond, checked).otherwise(column(f.name)).as(f.name)
     }
     // Splits big enough that no fragment is cut: each task reads whole fragments, each in
     // row order, so it writes their files without a shuffle.
@@ -178,9 +182,8 @@ object ColumnRewrite {
     }.max
     val rows = table(spark, s, storage + ("split_size" -> (2 * biggest + (1L << 20)).toString))
       .where(col(LanceMetadataColumns.FragId.name).isin(touched.toSeq.map(_.toInt): _*))
-      .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol) +: cond.as(MatchCol) +:
-        fields.map(f => col(f.name)): _*)
-      .select(col(AddrCol) +: values :+ col(MatchCol): _*)
+      .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol) +: values :+ cond.as(MatchCol)
+        : _*)
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     val sc = spark.sparkContext
     sc.setJobDescription(s"Lance column update of ${s.root}")
