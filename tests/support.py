@@ -321,3 +321,23 @@ def lance_catalog(spark, root=None) -> str:
     if root is not None:
         spark.conf.set(f"spark.sql.catalog.{name}.root", str(root))
     return name
+
+
+# ---------------------------------------------------------------------------------------------
+# Twin datasets (ours and pylance's copy of the same table)
+# ---------------------------------------------------------------------------------------------
+
+#: (file format version, stable row ids) the twin tests run on.
+TWIN_PARAMS = [("2.0", False), ("2.1", True), ("2.2", False), ("2.2", True)]
+
+
+def twin_id(param) -> str:
+    return f"{param[0]}-{'stable' if param[1] else 'addr'}"
+
+
+def make_twins(tmp_path, make, version: str, stable: bool):
+    """`make(path, version, stable)` run twice: (ours, theirs)."""
+    paths = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for p in paths:
+        make(p, version, stable)
+    return paths

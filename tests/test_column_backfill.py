@@ -15,6 +15,7 @@ from pyspark.sql.types import (ArrayType, DoubleType, IntegerType, LongType, Str
                                StructField, StructType)
 
 from spark_lance import LanceTable
+from support import TWIN_PARAMS, make_twins, twin_id
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("v", pa.string())])
 
@@ -45,14 +46,9 @@ def make(path, version, stable):
     lance.dataset(path).delete("id % 37 = 5 or id = 120")
 
 
-@pytest.fixture(params=[("2.0", False), ("2.1", True), ("2.2", False), ("2.2", True)],
-                ids=lambda p: f"{p[0]}-{'stable' if p[1] else 'addr'}")
+@pytest.fixture(params=TWIN_PARAMS, ids=twin_id)
 def twins(request, tmp_path):
-    version, stable = request.param
-    paths = str(tmp_path / "ours"), str(tmp_path / "theirs")
-    for p in paths:
-        make(p, version, stable)
-    return paths
+    return make_twins(tmp_path, make, *request.param)
 
 
 def source_rows(keys):

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from spark_lance import LanceTable
+from support import TWIN_PARAMS, make_twins, twin_id
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("n", pa.int64()),
                     pa.field("f", pa.float64()), pa.field("v", pa.string()),
@@ -36,14 +37,9 @@ def make(path, version, stable):
     lance.dataset(path).create_scalar_index("n", "BTREE")
 
 
-@pytest.fixture(params=[("2.0", False), ("2.1", True), ("2.2", False), ("2.2", True)],
-                ids=lambda p: f"{p[0]}-{'stable' if p[1] else 'addr'}")
+@pytest.fixture(params=TWIN_PARAMS, ids=twin_id)
 def twins(request, tmp_path):
-    version, stable = request.param
-    paths = str(tmp_path / "ours"), str(tmp_path / "theirs")
-    for p in paths:
-        make(p, version, stable)
-    return paths
+    return make_twins(tmp_path, make, *request.param)
 
 
 def pylance_update_columns(path, values, where):
