@@ -58,6 +58,41 @@ final class FileContainer private (
     ColumnPageSpans(index, starts, bytes)
   }
 
+  /**
+   * Plans the reads of `columns` over rows `[startRow, endRow)` with the input: their column
+   * buffers and the buffers of their pages holding any of those rows (see
+   * `RandomAccessInput.plan`).
+   */
+  def planReads(columns: Seq[Int], startRow: Long, endRow: Long): Unit = {
+    val out = Array.newBuilder[Long]
+    columns.distinct.foreach { c =>
+      val meta = column(c)
+      var k = 0
+      while (k < math.min(meta.getBufferOffsetsCount, meta.getBufferSizesCount)) {
+        out += meta.getBufferOffsets(k)
+        out += meta.getBufferSizes(k)
+        k += 1
+      }
+      var row = 0L
+      var p = 0
+      while (p < meta.getPagesCount && row < endRow) {
+        val page = meta.getPages(p)
+        val next = row + page.getLength
+        if (next > startRow || page.getLength == 0) {
+          k = 0
+          while (k < math.min(page.getBufferOffsetsCount, page.getBufferSizesCount)) {
+            out += page.getBufferOffsets(k)
+            out += page.getBufferSizes(k)
+            k += 1
+          }
+        }
+        row = next
+        p += 1
+      }
+    }
+    input.plan(out.result())
+  }
+
   def globalBuffer(index: Int): Array[Byte] = {
     if (index >= globalBuffers.length)
       throw LanceErrors.corruptFile(path, s"global buffer $index requested but the file has ${globalBuffers.length}")

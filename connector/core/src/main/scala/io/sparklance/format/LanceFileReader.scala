@@ -56,6 +56,13 @@ trait LanceFileReader extends AutoCloseable {
    * pages count items) are left out, as are fields this file does not hold.
    */
   def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans]
+
+  /**
+   * Tells the storage which page buffers a scan of `fields` over rows `[startRow, endRow)` will
+   * read (the columns of [[pageSpans]]), so that a remote store fetches nearby ones with one
+   * request. Reads nothing; does nothing by default.
+   */
+  def planReads(fields: Seq[LanceField], startRow: Long, endRow: Long): Unit = ()
 }
 
 object LanceFileReader {
@@ -121,6 +128,8 @@ object LanceFileReader {
       structural.StructuralFileReader.scan(container, fields, fileFields, minor, startRow, endRow)
     def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] =
       structural.StructuralFileReader.pageSpans(container, fields, fileFields)
+    override def planReads(fields: Seq[LanceField], startRow: Long, endRow: Long): Unit =
+      container.planReads(pageSpans(fields).map(_.column), startRow, endRow)
     def close(): Unit = container.input.close()
   }
 }

@@ -16,6 +16,9 @@ final class RoutingFileIO(conf0: Configuration) extends FileIO {
   @transient private lazy val hadoop = new HadoopFileIO(conf)
   @transient private lazy val s3 = new S3FileIO(S3Config.from(conf))
 
+  /** A setting of the configuration (reader/writer options are in it too). */
+  def setting(key: String): Option[String] = Option(conf.get(key))
+
   /** The S3 (and DynamoDB) settings of this configuration. */
   def s3Config: S3Config = s3.config
 

@@ -22,5 +22,19 @@ final class TailCachedInput(input: RandomAccessInput, tailStart: Long, tail: Arr
       System.arraycopy(tail, (offset - tailStart).toInt, dst, dstOffset, len)
     else input.readInto(offset, dst, dstOffset, len)
 
+  /** Forwards the ranges the tail does not hold. */
+  override def plan(ranges: Array[Long]): Unit = {
+    val out = Array.newBuilder[Long]
+    var i = 0
+    while (i + 1 < ranges.length) {
+      if (ranges(i) < tailStart || ranges(i) + ranges(i + 1) > tailStart + tail.length) {
+        out += ranges(i)
+        out += ranges(i + 1)
+      }
+      i += 2
+    }
+    input.plan(out.result())
+  }
+
   override def close(): Unit = input.close()
 }

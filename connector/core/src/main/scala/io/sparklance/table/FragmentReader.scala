@@ -99,9 +99,12 @@ final class FragmentReader(
         val rest = restFields.flatMap(restrictTo(_, df))
         if (first.nonEmpty || rest.nonEmpty) {
           val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
-          opened += FilePart(reader,
-            if (first.isEmpty) None else Some(reader.scan(first, startRow, endRow) -> first),
-            if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest))
+          opened += (try {
+            reader.planReads(first ++ rest, startRow, endRow)
+            FilePart(reader,
+              if (first.isEmpty) None else Some(reader.scan(first, startRow, endRow) -> first),
+              if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest))
+          } catch { case e: Throwable => closeQuietly(reader); throw e })
         }
       }
       opened.result()

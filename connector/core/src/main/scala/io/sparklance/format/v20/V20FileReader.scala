@@ -83,6 +83,9 @@ final class V20FileReader(
     out.result()
   }
 
+  override def planReads(fields: Seq[LanceField], startRow: Long, endRow: Long): Unit =
+    container.planReads(pageSpans(fields).map(_.column), startRow, endRow)
+
   /** Positions of the requested children among the packed struct's children in the file's own schema. */
   private def packedPositions(field: LanceField): Array[Int] = {
     val all = container.descriptor.getSchema.getFieldsList.asScala.filter(_.getParentId == field.id).map(_.getId).toIndexedSeq

@@ -6,7 +6,7 @@ import java.nio.file.FileAlreadyExistsException
 import org.slf4j.LoggerFactory
 
 import io.sparklance.LanceErrors
-import io.sparklance.storage.{FileEntry, FileIO, RandomAccessInput}
+import io.sparklance.storage.{CoalescingInput, FileEntry, FileIO, RandomAccessInput}
 
 /**
  * FileIO on S3 (`s3://bucket/key`, and `s3a://` for paths Spark users already write) through
@@ -119,7 +119,8 @@ final class S3FileIO(val config: S3Config) extends FileIO {
     java.util.Arrays.copyOfRange(all, offset.toInt, offset.toInt + length)
   }
 
-  override def open(path: String): RandomAccessInput = new S3Input(this, path)
+  override def open(path: String): RandomAccessInput =
+    new CoalescingInput(new S3Input(this, path))
 
   /** The last `n` bytes of `path` and its length, in one request. */
   private[s3] def tail(path: String, n: Int): (Array[Byte], Long) = {
@@ -164,7 +165,8 @@ final class S3FileIO(val config: S3Config) extends FileIO {
           throw LanceErrors.unsupported(s"The S3 endpoint ${config.endpoint.getOrElse("aws")} " +
             s"does not support conditional writes (If-None-Match), so a commit of $path " +
             "could silently replace another writer's version. Use an endpoint that supports " +
-            "them (aws_endpoint / fs.s3a.endpoint).")
+            "them (aws_endpoint / fs.s3a.endpoint), or commit through DynamoDB as pylance " +
+            "does: s3+ddb://bucket/path?ddbTableName=<table>.")
         case _ => throw S3Errors.failure("PUT", path, r)
       }
     }
