@@ -87,4 +87,14 @@ object LanceDataset {
       throw LanceErrors.notADataset(root, "it has no _versions/ directory")
     new LanceDataset(io, root)
   }
+
+  /**
+   * The latest version of the dataset at `path`, or None when no manifest is there (no
+   * dataset, or not yet one): one listing and one manifest read, the least an object store
+   * can do (a write's and a read's planning).
+   */
+  def latestIfAny(io: FileIO, path: String): Option[Snapshot] = {
+    val ds = new LanceDataset(io, Paths.stripTrailingSlash(path))
+    ds.versionLog.latest().map(ds.load)
+  }
 }

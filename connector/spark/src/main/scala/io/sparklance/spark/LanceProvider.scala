@@ -58,10 +58,8 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
     // The session catalog checks a new table's schema here, with no path for managed tables.
     if (path == null) new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
     else inferred.collect { case (o, t) if o == properties.asScala.toMap && t.schema() == schema => t }
-      .getOrElse {
-        if (!LanceProvider.datasetExists(session, options)) new LanceMissingTable(path, schema)
-        else LanceTables.load(session, options)
-      }
+      .getOrElse(LanceTables.loadIfExists(session, options)
+        .getOrElse(new LanceMissingTable(path, schema)))
   }
 
   override def createRelation(
@@ -77,7 +75,7 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
       throw LanceErrors.unsupported(s"Cannot write Lance dataset $path partitioned by $c: Lance " +
         "datasets have no Hive-style partitions; write without partitionBy")
     }
-    val exists = LanceProvider.datasetExists(sqlContext.sparkSession, options)
+    lazy val exists = LanceProvider.datasetExists(sqlContext.sparkSession, options)
     // replaceWhere with an overwrite replaces only the matching rows (ReplaceWhere); with any
     // other mode it reaches the write's options, which refuse it.
     val replaceWhere = Option(options.get("replaceWhere")).filter(_ => mode == SaveMode.Overwrite)

@@ -8,7 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.{FileIO, RoutingFileIO}
-import io.sparklance.table.LanceDataset
+import io.sparklance.table.{LanceDataset, VersionSpec}
 
 /** Resolves reader options to the table they name: a dataset version or a metadata table. */
 object LanceTables {
@@ -20,10 +20,32 @@ object LanceTables {
     Option(options.get(LanceReadOptions.Branch)).map(_.trim).filter(_.nonEmpty).foreach { b =>
       _root_.io.sparklance.table.Branches.get(io, options.get(LanceReadOptions.Path), b)
     }
-    val dataset = LanceDataset.open(io, opts.path)
     opts.metadataTable match {
-      case Some(kind) => new LanceMetadataTable(dataset, kind)
-      case None => new LanceTable(dataset.open(opts.versionSpec), io, opts)
+      case Some(kind) => new LanceMetadataTable(LanceDataset.open(io, opts.path), kind)
+      case None if opts.versionSpec == VersionSpec.Latest =>
+        // One listing and one manifest read; the checks naming what is wrong only when
+        // there is no manifest.
+        val s = LanceDataset.latestIfAny(io, opts.path).getOrElse(
+          LanceDataset.open(io, opts.path).open(VersionSpec.Latest))
+        new LanceTable(s, io, opts)
+      case None => new LanceTable(LanceDataset.open(io, opts.path).open(opts.versionSpec), io, opts)
+    }
+  }
+
+  /**
+   * The table at the options' path, or None when no dataset is there yet. The latest version
+   * of a path table costs one listing and one manifest read (a save's planning on S3).
+   */
+  def loadIfExists(spark: SparkSession, options: CaseInsensitiveStringMap): Option[Table] = {
+    val conf = spark.sessionState.conf
+    val opts = LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
+    val plain = opts.metadataTable.isEmpty && opts.versionSpec == VersionSpec.Latest &&
+      Option(options.get(LanceReadOptions.Branch)).forall(_.trim.isEmpty)
+    if (!plain) {
+      if (LanceProvider.datasetExists(spark, options)) Some(load(spark, options)) else None
+    } else {
+      val io = fileIO(spark, options)
+      LanceDataset.latestIfAny(io, opts.path).map(s => new LanceTable(s, io, opts))
     }
   }
 

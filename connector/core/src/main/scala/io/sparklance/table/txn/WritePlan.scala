@@ -106,12 +106,8 @@ object WritePlan {
   val ManagedBlobsKey = "lance.blob.managed"
 
   /** The latest version of the dataset at `root`, None when there is none yet. */
-  def existing(fileIO: FileIO, root: String): Option[Snapshot] = {
-    val versions = Paths.join(root, "_versions")
-    if (fileIO.isDirectory(versions) && fileIO.list(versions).exists(_.name.endsWith(".manifest")))
-      Some(LanceDataset.open(fileIO, root).open(VersionSpec.Latest))
-    else None
-  }
+  def existing(fileIO: FileIO, root: String): Option[Snapshot] =
+    LanceDataset.latestIfAny(fileIO, root)
 
   /** Appending to `s` rows whose columns are the dataset fields `fields`. */
   def append(s: Snapshot, requested: Option[FileVersion], fields: Seq[LanceField]): WritePlan = {
