@@ -1,7 +1,7 @@
 package io.sparklance.table
 
 import io.sparklance.LanceErrors
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, ObjectStores, Paths}
 
 /** One committed version: its number and where its manifest lives. */
 final case class VersionFile(version: Long, naming: ManifestNaming, path: String)
@@ -53,9 +53,10 @@ final class VersionLog(io: FileIO, val root: String) {
 
   /**
    * `_versions/latest_version_hint.json` as pylance 14 writes it after a commit: a hint for
-   * readers, never trusted here (a failure to write it fails nothing but this call).
+   * readers, never trusted here (a failure to write it fails nothing but this call). Not on
+   * object stores, where pylance writes none.
    */
   def writeHint(version: Long): Unit =
-    io.write(Paths.join(versionsDir, "latest_version_hint.json"),
+    if (!ObjectStores.isObjectStore(root)) io.write(Paths.join(versionsDir, "latest_version_hint.json"),
       s"""{"version":$version}""".getBytes("UTF-8"))
 }

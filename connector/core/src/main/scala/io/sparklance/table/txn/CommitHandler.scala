@@ -1,7 +1,7 @@
 package io.sparklance.table.txn
 
 import io.sparklance.LanceErrors
-import io.sparklance.storage.{FileIO, RoutingFileIO}
+import io.sparklance.storage.{FileIO, ObjectStores, RoutingFileIO}
 import io.sparklance.storage.s3.{DynamoDbClient, S3Config, S3FileIO}
 
 /**
@@ -16,20 +16,45 @@ trait CommitHandler extends Serializable {
 }
 
 object CommitHandler {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[CommitHandler])
   /** DynamoDB tables whose key schema was checked (once per table, as pylance does). */
   private val checkedTables = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   /**
    * The handler for where `root` lives: local files (hard link), `s3+ddb://` (pylance's
-   * DynamoDB external manifest store), anything else the store's own create-if-absent (S3's
-   * conditional PUT, HDFS's never-replacing rename).
+   * DynamoDB external manifest store), object stores whose Hadoop rename is a copy refused
+   * (`ObjectStores.RenameIsCopySchemes`: two writers could both "win" a version) unless the
+   * user says the table has one writer ([[UnsafeRenameCommit]]), anything else the store's
+   * own create-if-absent (S3's conditional PUT, HDFS's never-replacing rename).
    */
   def forRoot(fileIO: FileIO, root: String): CommitHandler = {
-    val i = root.indexOf("://")
-    val scheme = if (i > 0) root.substring(0, i).toLowerCase(java.util.Locale.ROOT) else "file"
+    val scheme = ObjectStores.scheme(root)
     if (scheme == "file") new LocalCommitHandler(fileIO)
     else if (scheme == DynamoDbCommitHandler.Scheme) dynamoDb(fileIO, root)
+    else if (ObjectStores.RenameIsCopySchemes.contains(scheme))
+      renameOnObjectStore(fileIO, root, scheme)
     else new RenameCommitHandler(fileIO)
+  }
+
+  /** The option (or Hadoop setting) that accepts rename commits on such a store. */
+  val UnsafeRenameCommit = "unsafe_rename_commit"
+
+  private def renameOnObjectStore(fileIO: FileIO, root: String, scheme: String)
+      : CommitHandler = {
+    val allowed = fileIO match {
+      case r: RoutingFileIO =>
+        r.setting(UnsafeRenameCommit).exists(_.trim.equalsIgnoreCase("true"))
+      case _ => false
+    }
+    if (!allowed) throw LanceErrors.unsupported(s"Cannot commit to $root: $scheme:// is " +
+      "reached through its Hadoop file system, whose rename is not an exclusive create, so " +
+      "two writers could both commit one version and one would be silently lost. Commits " +
+      "are safe on local files, HDFS, s3:// (conditional PUT) and s3+ddb:// (DynamoDB). If " +
+      s"this table has a single writer, set the option $UnsafeRenameCommit=true to commit by " +
+      "rename anyway.")
+    log.warn(s"Committing to $root by rename ($UnsafeRenameCommit=true): not safe with " +
+      "concurrent writers")
+    new RenameCommitHandler(fileIO)
   }
 
   private def dynamoDb(fileIO: FileIO, root: String): DynamoDbCommitHandler = {

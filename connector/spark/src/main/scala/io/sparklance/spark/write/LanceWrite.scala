@@ -109,6 +109,8 @@ object LanceBatchWrite {
     val hadoop = spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
     val io = new RoutingFileIO(hadoop)
     val root = Paths.stripTrailingSlash(opts.path)
+    // A store where this write could not commit safely is refused before anything is written.
+    txn.CommitHandler.forRoot(io, root)
     val existing = txn.WritePlan.existing(io, root)
     if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
     opts.branch.filter(_ => existing.isEmpty).foreach { b =>
