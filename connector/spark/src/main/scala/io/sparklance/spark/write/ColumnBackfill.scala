@@ -7,14 +7,13 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.functions.{col, shiftrightunsigned}
 import org.apache.spark.sql.types.{StructField, StructType}
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.slf4j.LoggerFactory
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.{LanceField, LanceSchema}
 import io.sparklance.format.writer.{FileVersion, SchemaProtos}
 import io.sparklance.spark.LanceMetadataColumns
-import io.sparklance.storage.{Paths, RoutingFileIO, SerializableConf}
+import io.sparklance.storage.{RoutingFileIO, SerializableConf}
 import io.sparklance.table.{LanceDataset, SchemaEdits, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
 import io.sparklance.table.txn.{Committer, DataReplacement, Merge}
@@ -49,14 +48,8 @@ object ColumnBackfill {
    */
   def addColumns(spark: SparkSession, path: String, source: DataFrame, leftOn: String,
       rightOn: String, options: java.util.Map[String, String]): Long = {
-    val root = Paths.stripTrailingSlash(path)
-    val all = new java.util.HashMap[String, String]()
-    Option(options).foreach(all.putAll)
-    all.put(LanceWriteOptions.Path, root)
-    val caseMap = new CaseInsensitiveStringMap(all)
-    val opts = LanceWriteOptions.parse(caseMap)
-    val hadoop = spark.sessionState.newHadoopConfWithOptions(all.asScala.toMap)
-    val io = new RoutingFileIO(hadoop)
+    val job = new ColumnJob(spark, path, options)
+    val (root, opts, hadoop, io) = (job.root, job.opts, job.hadoop, job.io)
     val s = LanceDataset.open(io, root).open(VersionSpec.Latest)
     val resolver = spark.sessionState.conf.resolver
     val right = Option(rightOn).getOrElse(leftOn)
@@ -96,8 +89,7 @@ object ColumnBackfill {
       new SerializableConf(hadoop), token)
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     try {
-      val storage = all.asScala.toMap.filter(_._1.startsWith("fs."))
-      val written = writeFiles(spark, s, plan, storage, rowCounts, source, key, leftOn, added)
+      val written = writeFiles(spark, s, plan, job.readOptions, rowCounts, source, key, leftOn, added)
       val version = new Committer(io, root).commit(Some(s), commitOp(written)).version
       log.info(s"Backfilled ${added.size} column(s) into $root: version $version, " +
         s"${written.size} data file(s)")

@@ -5,7 +5,6 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.functions.{coalesce, col, expr, lit, raise_error, when}
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.roaringbitmap.RoaringBitmap
 import org.slf4j.LoggerFactory
 
@@ -14,7 +13,7 @@ import io.sparklance.format.LanceField
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.FileVersion
 import io.sparklance.spark.{LanceMetadataColumns, SchemaConverter}
-import io.sparklance.storage.{Paths, RoutingFileIO, SerializableConf}
+import io.sparklance.storage.{RoutingFileIO, SerializableConf}
 import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
 import io.sparklance.table.txn.{ColumnUpdate, Committer}
@@ -50,17 +49,12 @@ object ColumnRewrite {
   def update(spark: SparkSession, path: String, columns: java.util.List[String],
       exprs: java.util.List[String], where: String, mode: String,
       options: java.util.Map[String, String]): Long = {
-    val root = Paths.stripTrailingSlash(path)
     if (!Modes(mode))
       throw LanceErrors.invalidOption("mode", mode, s"an update's mode is one of " +
         s"${Modes.toSeq.sorted.mkString(", ")} (or rows)")
-    val all = new java.util.HashMap[String, String]()
-    Option(options).foreach(all.putAll)
-    all.put(LanceWriteOptions.Path, root)
-    val opts = LanceWriteOptions.parse(new CaseInsensitiveStringMap(all))
-    val hadoop = spark.sessionState.newHadoopConfWithOptions(all.asScala.toMap)
-    val io = new RoutingFileIO(hadoop)
-    val storage = all.asScala.toMap.filter(_._1.startsWith("fs."))
+    val job = new ColumnJob(spark, path, options)
+    val (root, opts, hadoop, io, storage) = (job.root, job.opts, job.hadoop, job.io,
+      job.readOptions)
     val read = LanceDataset.open(io, root).open(VersionSpec.Latest)
     val sets = columns.asScala.zip(exprs.asScala).toSeq
     val fields = resolve(spark, read, sets.map(_._1))
