@@ -234,6 +234,96 @@ def test_compaction_and_cleanup_on_s3(spark, s3, bucket):
     assert_reads_as_pylance(spark, uri, so)
 
 
+def test_column_changes_tags_branches_and_restore_on_s3(spark, s3, bucket):
+    """The Python table API's other changes on S3, each beside pylance's own on a twin there:
+    an update written as columns, a column backfill, tags, a branch and a restore."""
+    so = s3.storage_options()
+    ours, twin = f"s3://{bucket}/ops.lance", f"s3://{bucket}/ops_twin.lance"
+    for uri in (ours, twin):
+        lance.write_dataset(data(0, 60), uri, storage_options=so, max_rows_per_file=25)
+    t = spark_lance.LanceTable(spark, ours, **so)
+    t.update({"f": "f * 2"}, where="id >= 10", mode="columns")
+    t.add_columns(spark.createDataFrame([(i, i * 3) for i in range(0, 60, 2)],
+                                        "id bigint, x bigint"), on="id")
+    t.tags.create("v3", 3)
+    branch = t.create_branch("exp", "v3")
+    frame(spark, data(500, 4)).selectExpr("*", "id * 3 as x").write.format("lance") \
+        .options(**so, branch="exp").mode("append").save(ours)
+    t.restore(1)
+    theirs = lance.dataset(twin, storage_options=so)
+    theirs.update({"f": "f * 2"}, where="id >= 10")
+    theirs.merge(pa.table({"id": pa.array(range(0, 60, 2), pa.int64()),
+                           "x": pa.array([i * 3 for i in range(0, 60, 2)], pa.int64())}), "id")
+    theirs.tags.create("v3", 3)
+    theirs.create_branch("exp", "v3")
+    a = lance.dataset(ours, storage_options=so)
+    a.validate()
+    v3 = lance.dataset(ours, version="v3", storage_options=so)
+    v3t = lance.dataset(twin, version="v3", storage_options=so)
+    assert v3.to_table().sort_by("id").to_pylist() == v3t.to_table().sort_by("id").to_pylist()
+    assert a.tags.list()["v3"]["version"] == 3
+    assert a.version == 4 and a.to_table().sort_by("id").to_pylist() == \
+        lance.dataset(twin, version=1, storage_options=so).to_table().sort_by("id").to_pylist()
+    assert type(a.read_transaction(4).operation).__name__ == "Restore"
+    got = sorted(r["id"] for r in branch.to_df().select("id").collect())
+    assert got == sorted([r["id"] for r in v3t.to_table().to_pylist()] + list(range(500, 504)))
+    assert_reads_as_pylance(spark, ours, so)
+    want = v3.to_table().sort_by("id")
+    df = spark.read.format("lance").options(**so).option("tag", "v3").load(ours)
+    diff = first_difference(rows_from_arrow(want),
+                            rows_from_spark(sorted(df.collect(), key=lambda r: r["id"]),
+                                            df.schema), want.column_names)
+    assert diff is None, diff
+
+
+def test_requests_per_commit_against_pylance(spark, s3, bucket):
+    """What an append costs in requests, ours beside pylance's (printed for the record): one
+    listing, the manifest, the data file, the transaction and the conditional PUT of the
+    manifest — and no version hint, which pylance writes only on local files."""
+    so = s3.storage_options()
+    uri = f"s3://{bucket}/commits.lance"
+    lance.write_dataset(data(0, 100), uri, storage_options=so)
+    df = frame(spark, data(200, 50)).coalesce(1)
+    s3.faults.reset()
+    lance.write_dataset(data(100, 50), uri, mode="append", storage_options=so)
+    theirs = s3.faults.counts("commits.lance")
+    s3.faults.reset()
+    df.write.format("lance").options(**so).mode("append").save(uri)
+    ours = s3.faults.counts("commits.lance")
+    print(f"requests for an append: ours {ours}, pylance {theirs}")
+    assert ours.get("PUT", 0) == theirs.get("PUT", 0), (ours, theirs)
+    assert ours.get("LIST", 0) <= theirs.get("LIST", 0), (ours, theirs)
+    assert sum(ours.values()) <= sum(theirs.values()) + 1, (ours, theirs)
+    keys = set(manifest_keys(s3, bucket, "commits.lance"))
+    assert all(k.endswith(".manifest") for k in keys) and len(keys) == 3, keys
+
+
+def test_wide_scans_read_nearby_pages_together(spark, s3, bucket):
+    """50 small columns: their pages are read with a few requests (coalesced, as pylance
+    reads them), not one each; the values are pylance's."""
+    so = s3.storage_options()
+    uri = f"s3://{bucket}/wide.lance"
+    n = 20000
+    cols = {f"c{j}": pa.array([(i * (j + 7)) % 1009 for i in range(n)], pa.int32())
+            for j in range(50)}
+    cols["id"] = pa.array(range(n), pa.int64())
+    lance.write_dataset(pa.table(cols), uri, storage_options=so, data_storage_version="2.1")
+    s3.faults.reset()
+    want = lance.dataset(uri, storage_options=so).to_table()
+    theirs = s3.faults.counts("wide.lance/data/")
+    s3.faults.reset()
+    df = spark.read.format("lance").options(**so).load(uri)
+    got = df.collect()
+    ours = s3.faults.counts("wide.lance/data/")
+    print(f"requests for the data of a 51-column scan: ours {ours}, pylance {theirs}")
+    assert sum(ours.values()) <= sum(theirs.values()) + 2, (ours, theirs)
+    want = want.sort_by("id")
+    diff = first_difference(rows_from_arrow(want),
+                            rows_from_spark(sorted(got, key=lambda r: r["id"]), df.schema),
+                            want.column_names)
+    assert diff is None, diff
+
+
 def race(spark, uri, so, spark_options):
     """6 Spark and 2 pylance writers append 8 times each to `uri` at once: every row lands
     once and the history is linear, as pylance sees it and as Spark reads it."""
