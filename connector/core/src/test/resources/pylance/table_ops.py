@@ -334,3 +334,90 @@ def stale_replace_z(path, read_version, base):
 
 def update(path, pred):
     lance.dataset(path).update({"n": "n + 1"}, where=pred)
+
+
+# ---- Index kinds under compaction (CompactionSuite): one index of a kind on ten fragments ----
+
+KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
+                "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
+                "IVF_SQ": "v", "IVF_HNSW_SQ": "v"}
+KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1'])", "s": "contains(s, 'w17')",
+                "id": "id = 1234"}
+
+
+def _kind_table(start, count):
+    import numpy as np
+    ids = list(range(start, start + count))
+    rng = np.random.default_rng(start + 7)
+    vecs = rng.standard_normal(count * 8).astype(np.float32)
+    return pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "k": pa.array([i % 20 for i in ids], pa.int64()),
+        "s": pa.array([f"w{i % 50} x{i % 7}" for i in ids]),
+        "tags": pa.array([[f"t{i % 5}", f"u{i % 3}"] for i in ids]),
+        "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), 8),
+    })
+
+
+def kinds_make(path, stable, kind):
+    """Ten fragments of 300 rows, an index `x_idx` of `kind`, then every tenth row deleted."""
+    lance.write_dataset(_kind_table(0, 3000), path, max_rows_per_file=300,
+                        enable_stable_row_ids=stable)
+    ds = lance.dataset(path)
+    column = KIND_COLUMNS[kind]
+    if kind.startswith("IVF"):
+        kw = {"num_partitions": 2}
+        if "PQ" in kind:
+            kw["num_sub_vectors"] = 2
+        ds.create_index(column, kind, name="x_idx", **kw)
+    else:
+        ds.create_scalar_index(column, kind, name="x_idx")
+    lance.dataset(path).delete("id % 10 = 3")
+    return lance.dataset(path).version
+
+
+def kinds_index(path):
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    return {"uuid": ix["uuid"], "type": ix["type"], "fragments": sorted(ix["fragment_ids"])}
+
+
+def kinds_queries(path, kind):
+    """What pylance answers through the index: ids of the 20 nearest rows to a fixed vector
+    (all partitions probed), the rows a full-text query finds, or a filter's rows with the
+    index and by a flat scan."""
+    ds = lance.dataset(path)
+    column = KIND_COLUMNS[kind]
+    if kind.startswith("IVF"):
+        q = [0.5, -0.25, 1.0, 0.0, -1.0, 0.75, 0.1, -0.5]
+        t = ds.to_table(columns=["id"], nearest={"column": "v", "q": q, "k": 20, "nprobes": 2},
+                        disable_scoring_autoprojection=True)
+        return {"nearest": t["id"].to_pylist()}
+    if kind == "INVERTED":
+        t = ds.to_table(columns=["id"], full_text_query="w17",
+                        disable_scoring_autoprojection=True)
+        return {"found": sorted(t["id"].to_pylist())}
+    pred = KIND_FILTERS[column]
+    a = ds.to_table(columns=["id"], filter=pred)["id"].to_pylist()
+    b = ds.to_table(columns=["id"], filter=pred, use_scalar_index=False)["id"].to_pylist()
+    return {"indexed": sorted(a), "flat": sorted(b)}
+
+
+def kinds_keep_going(path):
+    """pylance goes on: validates, appends, deletes, optimizes the index, compacts; the rows
+    it then reads."""
+    ds = lance.dataset(path)
+    ds.validate()
+    lance.write_dataset(_kind_table(5000, 40), path, mode="append")
+    lance.dataset(path).delete("id % 10 = 5")
+    lance.dataset(path).optimize.optimize_indices()
+    lance.dataset(path).optimize.compact_files()
+    ds = lance.dataset(path)
+    ds.validate()
+    return {"count": ds.count_rows(), "ids": sorted(ds.to_table(columns=["id"])["id"].to_pylist())}
+
+
+def copy_dataset(src, dst):
+    """A byte-for-byte copy of the dataset at `src` (same index files, same row ids)."""
+    import shutil
+    shutil.copytree(src, dst)

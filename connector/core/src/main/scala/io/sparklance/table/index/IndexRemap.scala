@@ -5,13 +5,45 @@ import io.sparklance.storage.FileIO
 import io.sparklance.table.Snapshot
 
 /**
- * The index kinds whose rows a compaction can move to the rewritten fragments here, as
- * pylance remaps them inside its Rewrite: BTREE ([[BTreeIndexRemap]]) and BITMAP
- * ([[BitmapIndexRemap]]). Fragments covered by any other kind are not compacted.
+ * What a compaction does to the indices covering the fragments it rewrites, as pylance 14
+ * does inside its Rewrite.
+ *
+ * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]) and BITMAP
+ * ([[BitmapIndexRemap]]) indices are rewritten under a new UUID; fragments covered by any
+ * other kind are not compacted here.
+ *
+ * With stable row ids, rows keep their ids. BTREE indices still hold row addresses (pylance
+ * 14) and are rewritten; every kind pylance keeps as it is (found kind by kind against
+ * pylance 14.0.2) keeps its UUID and files, and only its fragment bitmap changes: the
+ * compacted fragments leave it, and the new fragments join it — except for ZONEMAP and
+ * BLOOMFILTER indices, whose zones name fragments, which the new fragments never join.
+ * Fragments covered by other kinds are not compacted here.
  */
 object IndexRemap {
-  def remappable(i: TableProtos.IndexMetadata): Boolean =
-    BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i)
+  private val KeptJoiningNew = Set("/lance.table.BitmapIndexDetails",
+    "/lance.table.LabelListIndexDetails", "/lance.table.NGramIndexDetails",
+    "/lance.table.InvertedIndexDetails", "/lance.index.pb.VectorIndexDetails",
+    "/lance.table.VectorIndexDetails")
+  private val KeptNotJoiningNew = Set("/lance.table.ZoneMapIndexDetails",
+    "/lance.index.pb.BloomFilterIndexDetails")
+
+  /**
+   * Whether a compaction of a table with stable row ids keeps `i` as it is, editing only its
+   * fragment bitmap (then `Some(true)` when the new fragments join it); None when `i` is
+   * rewritten or its fragments are not compacted.
+   */
+  def keptWithStableRowIds(i: TableProtos.IndexMetadata): Option[Boolean] = {
+    val url = i.getIndexDetails.getTypeUrl
+    if (i.getFragmentBitmap.isEmpty) None
+    else if (KeptJoiningNew(url)) Some(true)
+    else if (KeptNotJoiningNew(url)) Some(false)
+    else None
+  }
+
+  /** Whether the fragments `i` covers can be compacted here. */
+  def remappable(i: TableProtos.IndexMetadata, stableRowIds: Boolean): Boolean =
+    if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
+    else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,

@@ -44,8 +44,7 @@ object Compaction {
     val plan = CompactionPlanner.plan(io, s, opts)
     if (plan.indexedFragmentsSkipped > 0)
       log.warn(s"Compaction of $root leaves ${plan.indexedFragmentsSkipped} fragment(s) " +
-        "alone: indices other than BTREE and BITMAP cover them, whose files this connector " +
-        "cannot remap")
+        "alone: indices cover them whose files this connector cannot remap (see IndexRemap)")
     if (plan.groups.isEmpty)
       return CompactionMetrics(0, 0, 0, 0, plan.indexedFragmentsSkipped)
     val token = DataFileNames.newToken()
@@ -90,8 +89,12 @@ object Compaction {
         p.build()
       })
     }
-    val remapped = remapIndices(io, s, groups)
-    try committer.commitOn(Some(s), Some(onto), Rewrite(groups, remapped))
+    val remapped = remapIndices(io, s, groups, stable)
+    // With stable row ids, the indices pylance keeps as they are get only a new bitmap.
+    val kept = if (!stable) Map.empty[String, Boolean] else ManifestFile.indices(io, s)
+      .flatMap(i => IndexRemap.keptWithStableRowIds(i).map(ManifestFile.uuidText(i.getUuid) -> _))
+      .toMap
+    try committer.commitOn(Some(s), Some(onto), Rewrite(groups, remapped, kept))
     catch {
       case e: Throwable =>
         remapped.foreach { case (_, n) =>
@@ -113,11 +116,12 @@ object Compaction {
    * The indices covering compacted fragments, remapped to the new fragments (pylance remaps
    * them inside its Rewrite, with or without stable row ids): old and new metadata.
    */
-  private def remapIndices(io: FileIO, s: Snapshot, groups: Seq[RewriteGroup])
-      : Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
+  private def remapIndices(io: FileIO, s: Snapshot, groups: Seq[RewriteGroup],
+      stable: Boolean): Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
     val oldIds = groups.flatMap(_.oldIds).toSet
     // Each index's bitmap decoded once.
     val affected = ManifestFile.indices(io, s).filterNot(_.getName.startsWith("__"))
+      .filterNot(i => stable && IndexRemap.keptWithStableRowIds(i).isDefined)
       .map(i => i -> Rewrite.bitmap(i))
       .filter { case (_, covered) => oldIds.exists(id => covered.contains(id.toInt)) }
     if (affected.isEmpty) return Nil

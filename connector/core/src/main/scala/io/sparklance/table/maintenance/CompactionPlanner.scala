@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.FileIO
-import io.sparklance.table.{FragmentRef, ManifestFile, RowCounts, Snapshot}
+import io.sparklance.table.{FeatureFlags, FragmentRef, ManifestFile, RowCounts, Snapshot}
 import io.sparklance.table.index.IndexRemap
 import io.sparklance.table.txn.Rewrite
 
@@ -25,9 +25,8 @@ final case class CompactionPlan(
  * candidates covered by the same indices form a bin; a bin of one fragment that needs no
  * deletions materialized is left; bins are split into runs of at least the target rows.
  *
- * pylance also rewrites the files of indices covering a bin (with or without stable row
- * ids). This connector remaps BTREE and BITMAP indices (IndexRemap); bins covered by any
- * other index are left alone and counted.
+ * pylance also rewrites or keeps the indices covering a bin; bins covered by an index this
+ * connector cannot treat as pylance does (see IndexRemap) are left alone and counted.
  */
 object CompactionPlanner {
   private final class Bin(val indices: Set[Int]) {
@@ -66,8 +65,9 @@ object CompactionPlanner {
       }
     }
     current.foreach(bins += _)
+    val stable = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
     val (kept, skipped) = bins.filterNot(_.noop)
-      .partition(_.indices.forall(i => IndexRemap.remappable(all(i))))
+      .partition(_.indices.forall(i => IndexRemap.remappable(all(i), stable)))
     CompactionPlan(s, kept.toSeq.flatMap(split(_, options.targetRowsPerFragment)),
       skipped.map(_.fragments.size.toLong).sum)
   }

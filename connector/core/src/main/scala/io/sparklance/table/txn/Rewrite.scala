@@ -16,9 +16,11 @@ import io.sparklance.table.ManifestFile
  * row ids they carry the old rows' ids and versions. Indices covering compacted fragments are
  * remapped as pylance 14 remaps them, with or without stable row ids: `rewrittenIndices` pairs
  * each old index with its rewritten copy (a new UUID; see IndexRemap), recorded in
- * `rewritten_indices` and swapped into the index section; other indices carry over. Should an
- * index being remapped be gone or replaced by the time this commits, the Rewrite is a
- * retryable conflict (its copy would resurrect it).
+ * `rewritten_indices` and swapped into the index section; `keptIndices` (UUID -> whether the
+ * new fragments join it) are the indices a table with stable row ids keeps as they are but
+ * for their fragment bitmaps, as pylance does (nothing recorded); other indices carry over.
+ * Should an index being remapped be gone or replaced by the time this commits, the Rewrite
+ * is a retryable conflict (its copy would resurrect it).
  *
  * Conflicts (pylance's `check_rewrite_txn`, no fragment-reuse index): a committed Delete or
  * Update that changed one of our old fragments, a Rewrite of one of them, a
@@ -27,7 +29,8 @@ import io.sparklance.table.ManifestFile
  * everything else (Append, ReserveFragments, Project, UpdateConfig) is rebased over.
  */
 final case class Rewrite(groups: Seq[RewriteGroup],
-    rewrittenIndices: Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = Nil)
+    rewrittenIndices: Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = Nil,
+    keptIndices: Map[String, Boolean] = Map.empty)
   extends Operation with IndexEdit {
   import Transaction.OperationCase._
 
@@ -46,7 +49,7 @@ final case class Rewrite(groups: Seq[RewriteGroup],
     t.setRewrite(r)
   }
 
-  override def editsIndices: Boolean = rewrittenIndices.nonEmpty
+  override def editsIndices: Boolean = rewrittenIndices.nonEmpty || keptIndices.nonEmpty
 
   override def editIndices(root: String, readVersion: Long,
       indices: Seq[TableProtos.IndexMetadata]): Seq[TableProtos.IndexMetadata] = {
@@ -57,7 +60,26 @@ final case class Rewrite(groups: Seq[RewriteGroup],
       throw LanceErrors.concurrentModification(root, readVersion, s"index $u, which this " +
         "compaction remaps, was dropped or replaced by a concurrent commit", retryable = true)
     }
-    indices.map(i => byUuid.getOrElse(ManifestFile.uuidText(i.getUuid), i))
+    indices.map { i =>
+      val u = ManifestFile.uuidText(i.getUuid)
+      byUuid.get(u).orElse(keptIndices.get(u).map(keepWithNewBitmap(i, _))).getOrElse(i)
+    }
+  }
+
+  /**
+   * A kept index's fragment bitmap after this rewrite: the rewritten fragments leave it; the
+   * new fragments of a group whose old ones it all covered join it when `joins`.
+   */
+  private def keepWithNewBitmap(i: TableProtos.IndexMetadata, joins: Boolean)
+      : TableProtos.IndexMetadata = {
+    val bm = Rewrite.bitmap(i)
+    if (!oldIds.exists(id => bm.contains(id.toInt))) return i
+    val joined = if (!joins) Nil
+      else groups.filter(_.oldIds.forall(id => bm.contains(id.toInt)))
+        .flatMap(_.newFragments.map(_.getId))
+    oldIds.foreach(id => bm.remove(id.toInt))
+    joined.foreach(id => bm.add(id.toInt))
+    i.toBuilder.setFragmentBitmap(Rewrite.bitmapBytes(bm)).build()
   }
 
   override def applyTo(m: ManifestBuilder): Operation = {

@@ -118,6 +118,42 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
+  private val KeptKinds = Seq("BITMAP", "LABEL_LIST", "INVERTED", "NGRAM", "ZONEMAP",
+    "BLOOMFILTER", "IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ")
+
+  for (kind <- KeptKinds) {
+    test(s"with stable row ids a $kind index is kept as pylance keeps it, its bitmap moved") {
+      val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
+      val (o, t, c) = (dir.resolve("ours"), dir.resolve("theirs"), dir.resolve("copy"))
+      def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
+      Seq(o, t).foreach(p => call("kinds_make", p, true, kind))
+      // pylance compacts a copy of ours too: the same index files, so the same answers.
+      call("copy_dataset", o, c.toString)
+      val (oursBefore, theirsBefore) = (call("kinds_index", o), call("kinds_index", t))
+      val m = ours(o)
+      assert(m.indexedFragmentsSkipped == 0)
+      assertMetrics(m, theirs(t))
+      val (a, b) = (call("kinds_index", o), call("kinds_index", t))
+      // pylance keeps the index (its UUID and files) and moves its bitmap; so do we.
+      assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
+      assert((a.get("uuid") == oursBefore.get("uuid")) ==
+        (b.get("uuid") == theirsBefore.get("uuid")), s"ours $a, pylance's $b")
+      theirs(c)
+      assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
+      assert(call("kinds_keep_going", o) == call("kinds_keep_going", t))
+    }
+  }
+
+  test("without stable row ids, fragments a vector index covers are left alone and counted") {
+    val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
+    val o = dir.resolve("ours")
+    Pylance.call(module, "kinds_make", o.toString, false, "IVF_PQ")
+    val before = latest(o).fragments.map(_.getId)
+    val m = ours(o)
+    assert(m.indexedFragmentsSkipped == 10 && m.fragmentsRemoved == 0)
+    assert(latest(o).fragments.map(_.getId) == before)
+  }
+
   for (version <- Seq("2.0", "2.1", "2.2")) {
     test(s"dictionary-encoded strings (Lance $version) are rewritten as pylance rewrites them") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-dict-")
