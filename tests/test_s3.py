@@ -276,6 +276,27 @@ def test_column_changes_tags_branches_and_restore_on_s3(spark, s3, bucket):
     assert diff is None, diff
 
 
+@pytest.mark.parametrize("name", ["blob_v1_2.1", "blob_v2_2.2", "blob_managed_2.2"])
+def test_blob_datasets_on_s3_read_as_take_blobs(spark, s3, bucket, name):
+    """Blob columns (inline, packed, dedicated and managed blobs) on S3: each row's bytes are
+    what pylance's take_blobs returns there."""
+    from test_blobs import BLOBS, blob_paths, spark_column, take_blobs
+    so = s3.storage_options()
+    src = BLOBS / f"{name}.lance"
+    client = s3.client()
+    for f in src.rglob("*"):
+        if f.is_file():
+            client.upload_file(str(f), bucket, f"{name}.lance/{f.relative_to(src)}")
+    uri = f"s3://{bucket}/{name}.lance"
+    ds = lance.dataset(uri, storage_options=so)
+    rows = spark.read.format("lance").options(**so).load(uri).collect()
+    paths = blob_paths(ds.schema)
+    assert paths
+    for p in paths:
+        want, got = take_blobs(ds, p), spark_column(rows, p)
+        assert want == got, p
+
+
 def test_requests_per_commit_against_pylance(spark, s3, bucket):
     """What an append costs in requests, ours beside pylance's (printed for the record): one
     listing, the manifest, the data file, the transaction and the conditional PUT of the

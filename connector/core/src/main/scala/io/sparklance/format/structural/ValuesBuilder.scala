@@ -37,7 +37,7 @@ private[structural] object ValuesBuilder {
    * Appends values `[from, until)` of a decoded run: a trait of primitive parameters, so the
    * per-value calls for constants and dictionaries box nothing (a Function3 boxes its Ints).
    */
-  trait RangeAppend { def apply(v: Values, from: Int, until: Int): Unit }
+  private[structural] trait RangeAppend { def apply(v: Values, from: Int, until: Int): Unit }
 
   /** The builder for the values a leaf field of this type decodes to. */
   def forField(f: LanceField): ValuesBuilder = {

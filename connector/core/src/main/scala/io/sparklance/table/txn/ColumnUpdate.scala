@@ -45,10 +45,7 @@ final case class ColumnUpdate(
       .addAllFieldsModified(fieldsModified.map(Int.box).asJava)
       .setUpdateMode(Transaction.UpdateMode.REWRITE_COLUMNS)
     matched.toSeq.sortBy(_._1).foreach { case (id, offsets) =>
-      val out = new java.io.ByteArrayOutputStream()
-      offsets.serialize(new java.io.DataOutputStream(out))
-      u.putUpdatedFragmentOffsetBitmaps(id, com.google.protobuf.ByteString.copyFrom(
-        out.toByteArray))
+      u.putUpdatedFragmentOffsetBitmaps(id, Rewrite.bitmapBytes(offsets))
     }
     t.setUpdate(u)
   }
@@ -94,13 +91,9 @@ final case class ColumnUpdate(
       if (i.getFragmentBitmap.isEmpty ||
           !i.getFieldsList.asScala.exists(f => modified(f.intValue))) i
       else {
-        val bitmap = new RoaringBitmap()
-        bitmap.deserialize(java.nio.ByteBuffer.wrap(i.getFragmentBitmap.toByteArray))
+        val bitmap = Rewrite.bitmap(i)
         files.keys.foreach(id => bitmap.remove(id.toInt))
-        val out = new java.io.ByteArrayOutputStream()
-        bitmap.serialize(new java.io.DataOutputStream(out))
-        i.toBuilder.setFragmentBitmap(com.google.protobuf.ByteString.copyFrom(out.toByteArray))
-          .build()
+        i.toBuilder.setFragmentBitmap(Rewrite.bitmapBytes(bitmap)).build()
       }
     }
   }

@@ -51,14 +51,8 @@ abstract class TwinDatasetSuite extends AnyFunSuite {
       pylance("keep_going", theirs))
   }
 
-  protected def assertSameJson(what: String, ours: JsonNode, theirs: JsonNode): Unit = {
-    assert(theirs.get("valid").asBoolean(), s"$what: pylance's own: ${theirs.get("valid")}")
-    val it = theirs.fieldNames()
-    while (it.hasNext) {
-      val k = it.next()
-      assert(ours.get(k) == theirs.get(k), s"$what: $k differs")
-    }
-  }
+  protected def assertSameJson(what: String, ours: JsonNode, theirs: JsonNode): Unit =
+    TxnMatrix.assertSame(what, ours, theirs)
 
   /** "ok", "retryable" or "incompatible": how our commit of `op` read at `read` ended. */
   protected def outcome(p: Path, read: Snapshot, op: Operation): String =

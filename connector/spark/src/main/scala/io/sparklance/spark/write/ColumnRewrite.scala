@@ -109,8 +109,9 @@ object ColumnRewrite {
 
   /** Why these columns cannot be written as columns of `s`, if they cannot. */
   private def unsupported(s: Snapshot, fields: Seq[LanceField]): Option[String] =
-    if (FileVersion.ofDataset(s.dataStorageVersion, s.root).major < 2)
-      Some("the table's data files are of Lance file format 0.1")
+    if (FileVersion.parse(s.dataStorageVersion).isEmpty)
+      Some(s"the table's data files are of Lance file format ${s.dataStorageVersion}, which " +
+        "this connector does not write")
     else fields.collectFirst {
       case f if f.children.nonEmpty => s"'${f.name}' is nested"
       case f if f.metadata.contains(BlobColumn.BlobMetaKey) => s"'${f.name}' is a blob column"
