@@ -78,10 +78,12 @@ def compact_files(
     """pylance's ``optimize.compact_files``: rewrites small fragments (fewer rows than
     ``target_rows_per_fragment``, default 1Mi) with their neighbours, and fragments with more
     than ``materialize_deletions_threshold`` (default 10%) of their rows deleted, one Spark
-    task per group; commits as pylance does. BTREE indices covering compacted fragments are
-    remapped in the same commit, as pylance remaps them; fragments other indices cover are left
-    alone. Returns pylance's CompactionMetrics fields plus
-    ``indexed_fragments_skipped``."""
+    task per group; commits as pylance does. Indices covering compacted fragments are treated
+    as pylance treats them in the same commit: BTREE and BITMAP indices are remapped; on tables
+    with stable row ids every other kind pylance keeps (LABEL_LIST, INVERTED, NGRAM, ZONEMAP,
+    BLOOMFILTER, vector indices) is kept with its fragment bitmap moved. Fragments a vector (or
+    other) index covers on a table without stable row ids are left alone. Returns pylance's
+    CompactionMetrics fields plus ``indexed_fragments_skipped`` (the fragments left alone)."""
     m = _jvm(spark).compactFiles(
         spark._jsparkSession, path,
         _typed(target_rows_per_fragment, int, "target_rows_per_fragment"),
