@@ -421,3 +421,26 @@ def copy_dataset(src, dst):
     """A byte-for-byte copy of the dataset at `src` (same index files, same row ids)."""
     import shutil
     shutil.copytree(src, dst)
+
+
+def kinds_aux(path):
+    """The rows of index x_idx's auxiliary.idx (row ids and stored codes or vectors, grouped
+    by partition) and pylance's statistics of the index (partition sizes)."""
+    import json
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    t = LanceFileReader(os.path.join(path, "_indices", ix["uuid"], "auxiliary.idx")) \
+        .read_all().to_table()
+    stats = ds.stats.index_stats("x_idx")
+    parts = [[p["size"] for p in i.get("partitions", [])] for i in stats.get("indices", [])]
+    return {"columns": t.column_names, "rows": [list(map(str, r.values())) for r in t.to_pylist()],
+            "partitions": parts, "indexed": stats.get("num_indexed_rows")}
+
+
+def kinds_append(path):
+    """Three small fragments the index does not cover."""
+    for k in range(3):
+        lance.write_dataset(_kind_table(4000 + 100 * k, 50), path, mode="append")
+    return lance.dataset(path).version

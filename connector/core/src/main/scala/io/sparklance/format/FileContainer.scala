@@ -93,6 +93,8 @@ final class FileContainer private (
     input.plan(out.result())
   }
 
+  def numGlobalBuffers: Int = globalBuffers.length
+
   def globalBuffer(index: Int): Array[Byte] = {
     if (index >= globalBuffers.length)
       throw LanceErrors.corruptFile(path, s"global buffer $index requested but the file has ${globalBuffers.length}")

@@ -53,12 +53,21 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   def addEmptyPage(col: Int, rows: Long, firstRow: Long, encoding: com.google.protobuf.Message): Unit =
     addPage(col, Nil, rows, firstRow, encoding)
 
-  /** Writes the metadata and footer; returns the file size. Does not close the sink. */
-  def finish(descriptor: FileProtos.FileDescriptor): Long = {
+  /**
+   * Writes the metadata and footer; returns the file size. Does not close the sink.
+   * `extraGlobalBuffers` become global buffers 1, 2, … after the descriptor (index files keep
+   * their models there).
+   */
+  def finish(descriptor: FileProtos.FileDescriptor,
+      extraGlobalBuffers: Seq[Array[Byte]] = Nil): Long = {
     align()
     val gb0 = descriptor.toByteArray
-    val gbPos = sink.position
-    sink.write(gb0)
+    val globals = (gb0 +: extraGlobalBuffers).map { b =>
+      align()
+      val pos = sink.position
+      sink.write(b)
+      (pos, b.length.toLong)
+    }
     val columnEncoding = direct(ColumnEncodingAny)
     val cmo = new Array[(Long, Long)](numColumns)
     val columnMetaStart = sink.position
@@ -77,12 +86,12 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
     cmo.foreach { case (p, l) => t.putLong(p); t.putLong(l) }
     sink.write(t.array())
     val gboStart = sink.position
-    val g = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN)
-    g.putLong(gbPos); g.putLong(gb0.length.toLong)
+    val g = ByteBuffer.allocate(16 * globals.size).order(ByteOrder.LITTLE_ENDIAN)
+    globals.foreach { case (p, l) => g.putLong(p); g.putLong(l) }
     sink.write(g.array())
     val f = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN)
     f.putLong(columnMetaStart); f.putLong(cmoStart); f.putLong(gboStart)
-    f.putInt(1); f.putInt(numColumns)
+    f.putInt(globals.size); f.putInt(numColumns)
     f.putShort(version.footerMajor.toShort); f.putShort(version.footerMinor.toShort)
     f.put("LANC".getBytes("US-ASCII"))
     sink.write(f.array())

@@ -89,15 +89,21 @@ final class LanceFileWriter(
     rows += n
   }
 
-  /** Flushes the last pages and writes metadata and footer. Does not close the sink. */
-  def finish(): WrittenFile = {
+  /**
+   * Flushes the last pages and writes metadata and footer. Does not close the sink.
+   * `globalBuffers` become global buffers 1, 2, … (buffer 0 is the file descriptor): what an
+   * index file keeps there.
+   */
+  def finish(globalBuffers: Seq[Array[Byte]] = Nil): WrittenFile = {
     require(!finished, "file already finished")
     finished = true
     if (version.structural) structural.foreach(_.foreach(_.finish())) else v20.foreach(_.finish())
     sidecarWriter.close()
     val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(fields, version)).asJava)
     schemaMetadata.foreach { case (k, v) => schema.putMetadata(k, ByteString.copyFromUtf8(v)) }
-    val size = container.finish(FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build())
+    val size = container.finish(
+      FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build(),
+      globalBuffers)
     val ids =
       if (version.structural) leafPaths.flatten.map(_.leaf.id).toArray
       else fields.flatMap(PackedStructs.columnFields).map(_.id).toArray

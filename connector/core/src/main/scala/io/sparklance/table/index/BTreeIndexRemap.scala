@@ -77,7 +77,7 @@ object BTreeIndexRemap {
   }
 
   /** The kept rows' positions and their new addresses. */
-  private def remapped(ids: FixedWidthArray, moved: Map[Long, Array[Long]])
+  private[index] def remapped(ids: FixedWidthArray, moved: Map[Long, Array[Long]])
       : (Array[Int], Array[Long]) = {
     val bb = ByteBuffer.wrap(ids.data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     val keep = new Array[Int](ids.length)

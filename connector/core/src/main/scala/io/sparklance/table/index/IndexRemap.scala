@@ -8,9 +8,9 @@ import io.sparklance.table.Snapshot
  * What a compaction does to the indices covering the fragments it rewrites, as pylance 14
  * does inside its Rewrite.
  *
- * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]) and BITMAP
- * ([[BitmapIndexRemap]]) indices are rewritten under a new UUID; fragments covered by any
- * other kind are not compacted here.
+ * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP
+ * ([[BitmapIndexRemap]]) and IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) indices are
+ * rewritten under a new UUID; fragments covered by any other kind are not compacted here.
  *
  * With stable row ids, rows keep their ids. BTREE indices still hold row addresses (pylance
  * 14) and are rewritten; every kind pylance keeps as it is (found kind by kind against
@@ -40,14 +40,17 @@ object IndexRemap {
     else None
   }
 
-  /** Whether the fragments `i` covers can be compacted here. */
-  def remappable(i: TableProtos.IndexMetadata, stableRowIds: Boolean): Boolean =
+  /** Whether the fragments `i` (an index of `s`) covers can be compacted here. */
+  def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata,
+      stableRowIds: Boolean): Boolean =
     if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
-    else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i)
+    else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i) ||
+      IvfIndexRemap.remappable(io, s, i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata =
     if (BitmapIndexRemap.remappable(old)) BitmapIndexRemap(io, s, old, moved, added)
-    else BTreeIndexRemap(io, s, old, moved, added)
+    else if (BTreeIndexRemap.remappable(old)) BTreeIndexRemap(io, s, old, moved, added)
+    else IvfIndexRemap(io, s, old, moved, added)
 }

@@ -66,8 +66,11 @@ object CompactionPlanner {
     }
     current.foreach(bins += _)
     val stable = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
+    val decided = mutable.Map.empty[Int, Boolean]
+    def remappable(i: Int) =
+      decided.getOrElseUpdate(i, IndexRemap.remappable(io, s, all(i), stable))
     val (kept, skipped) = bins.filterNot(_.noop)
-      .partition(_.indices.forall(i => IndexRemap.remappable(all(i), stable)))
+      .partition(_.indices.forall(i => remappable(i)))
     CompactionPlan(s, kept.toSeq.flatMap(split(_, options.targetRowsPerFragment)),
       skipped.map(_.fragments.size.toLong).sum)
   }

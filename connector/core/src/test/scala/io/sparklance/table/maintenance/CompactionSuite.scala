@@ -144,10 +144,33 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  test("without stable row ids, fragments a vector index covers are left alone and counted") {
+  for (kind <- Seq("IVF_FLAT", "IVF_SQ", "IVF_PQ"); appended <- Seq(false, true)) {
+    val unindexed = if (appended) ", beside unindexed fragments" else ""
+    test(s"a $kind index is remapped as pylance remaps it$unindexed") {
+      val dir = io.sparklance.testutil.TempDirs.create("lance-ivf-")
+      val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
+      def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
+      call("kinds_make", o, false, kind)
+      if (appended) call("kinds_append", o)
+      // pylance compacts a byte-for-byte copy: the same index before, so the same after.
+      call("copy_dataset", o, c.toString)
+      val before = call("kinds_index", o)
+      val m = ours(o)
+      assert(m.indexedFragmentsSkipped == 0)
+      assertMetrics(m, theirs(c))
+      val (a, b) = (call("kinds_index", o), call("kinds_index", c))
+      assert(a.get("uuid") != before.get("uuid"))
+      assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
+      assert(call("kinds_aux", o) == call("kinds_aux", c))
+      assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
+      assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
+    }
+  }
+
+  test("without stable row ids, fragments an IVF_HNSW index covers are left alone and counted") {
     val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
     val o = dir.resolve("ours")
-    Pylance.call(module, "kinds_make", o.toString, false, "IVF_PQ")
+    Pylance.call(module, "kinds_make", o.toString, false, "IVF_HNSW_SQ")
     val before = latest(o).fragments.map(_.getId)
     val m = ours(o)
     assert(m.indexedFragmentsSkipped == 10 && m.fragmentsRemoved == 0)
