@@ -341,7 +341,8 @@ def update(path, pred):
 KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
                 "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
                 "IVF_SQ": "v", "IVF_HNSW_SQ": "v"}
-KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1'])", "s": "contains(s, 'w17')",
+KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is null",
+                "s": "contains(s, 'w17')",
                 "id": "id = 1234"}
 
 
@@ -354,7 +355,7 @@ def _kind_table(start, count):
         "id": pa.array(ids, pa.int64()),
         "k": pa.array([i % 20 for i in ids], pa.int64()),
         "s": pa.array([f"w{i % 50} x{i % 7}" for i in ids]),
-        "tags": pa.array([[f"t{i % 5}", f"u{i % 3}"] for i in ids]),
+        "tags": pa.array([None if i % 11 == 0 else [f"t{i % 5}", f"u{i % 3}"] for i in ids]),
         "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), 8),
     })
 
@@ -444,3 +445,44 @@ def kinds_append(path):
     for k in range(3):
         lance.write_dataset(_kind_table(4000 + 100 * k, 50), path, mode="append")
     return lance.dataset(path).version
+
+
+def kinds_files(path):
+    """Every file of index x_idx as pylance reads it: rows (as text), schema metadata and
+    global buffers."""
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    d = os.path.join(path, "_indices", ix["uuid"])
+    out = {}
+    for f in sorted(os.listdir(d)):
+        r = LanceFileReader(os.path.join(d, f))
+        t = r.read_all().to_table()
+        meta = {k.decode(): v.decode() for k, v in (t.schema.metadata or {}).items()}
+        if "storage_metadata" in meta:
+            meta["storage_metadata"] = _rounded_storage(meta["storage_metadata"])
+        raw = open(os.path.join(d, f), "rb").read()
+        # Global buffers after the file descriptor: an index's models and tree maps.
+        gbs = [raw[g.position:g.position + g.size].hex()
+               for g in r.metadata().global_buffers[1:]]
+        out[f] = {"columns": t.column_names, "meta": meta, "buffers": gbs,
+                  "rows": [list(map(str, r.values())) for r in t.to_pylist()]}
+    return out
+
+
+def _rounded_storage(text):
+    """An index's storage_metadata with its numbers to 12 significant digits: pylance's remap
+    writes an IVF_SQ index's bounds again one ulp off (-3.6610817909240723 becomes
+    -3.661081790924072), which changes no answer."""
+    import json
+
+    def r(v):
+        if isinstance(v, float):
+            return float(f"{v:.12g}")
+        if isinstance(v, dict):
+            return {k: r(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [r(x) for x in v]
+        return v
+    return [r(json.loads(e)) if isinstance(e, str) else r(e) for e in json.loads(text)]

@@ -16,23 +16,28 @@ import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
 import io.sparklance.table.txn.Rewrite
 
 /**
- * A BITMAP index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite.
- * The index is one file, `bitmap_page_lookup.lance`: a row per distinct value (`keys`, null
- * among them) with the addresses of its rows (`bitmaps`, Lance's row-address tree map: a u32
- * count, then per fragment its id, the byte length of a Roaring bitmap of row offsets — 0 for
- * every row of the fragment — and the bitmap). Addresses in compacted fragments move to their
- * new ones (deleted rows dropped); the rest stay. On a table with stable row ids the index
- * holds row ids, which compaction keeps: its bitmaps are copied as they are (as pylance's).
+ * A BITMAP or LABEL_LIST index rewritten for a compaction, as pylance 14 remaps one inside its
+ * Rewrite. The index is one file, `bitmap_page_lookup.lance`: a row per distinct value (or
+ * list item: `keys`, null among them) with the addresses of its rows (`bitmaps`, Lance's
+ * row-address tree map: a u32 count, then per fragment its id, the byte length of a Roaring
+ * bitmap of row offsets — 0 for every row of the fragment — and the bitmap); a LABEL_LIST
+ * index keeps the tree map of its null lists in the global buffer `lance:label_list_nulls`
+ * names. Addresses in compacted fragments move to their new ones (deleted rows dropped); the
+ * rest stay. (With stable row ids pylance keeps these indices as they are: see IndexRemap.)
  * The copy gets a new UUID and covers the old fragments it still has plus the new ones made
  * from fragments it covered.
  */
 object BitmapIndexRemap {
   val DetailsType = "/lance.table.BitmapIndexDetails"
+  val LabelListDetailsType = "/lance.table.LabelListIndexDetails"
   val LookupFile = "bitmap_page_lookup.lance"
   private val StatsKey = "lance:index_stats"
+  /** A LABEL_LIST index's metadata naming the global buffer of its null rows' tree map. */
+  private val NullsKey = "lance:label_list_nulls"
 
   def remappable(i: TableProtos.IndexMetadata): Boolean =
-    i.getIndexDetails.getTypeUrl == DetailsType && i.getFieldsCount == 1 &&
+    (i.getIndexDetails.getTypeUrl == DetailsType ||
+      i.getIndexDetails.getTypeUrl == LabelListDetailsType) && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty && i.getFilesList.asScala.map(_.getPath).toSet == Set(LookupFile)
 
   /**
@@ -44,34 +49,51 @@ object BitmapIndexRemap {
    */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
-    val field = s.schema.byId.getOrElse(old.getFields(0), throw LanceErrors.corruptFile(
-      s.manifestPath, s"index ${old.getName} names field ${old.getFields(0)}, which the " +
-        "schema lacks"))
     val oldPath = Paths.join(Paths.join(Paths.join(s.root, "_indices"),
       ManifestFile.uuidText(old.getUuid)), LookupFile)
     val rowIds = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
     val uuid = UUID.randomUUID()
     val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), LookupFile)
-    val fields = Seq(LanceField(0, -1, "keys", field.logicalType, nullable = true, Map.empty, Nil),
-      LanceField(1, -1, "bitmaps", LogicalType.Binary, nullable = true, Map.empty, Nil))
-    val reader = LanceFileReader.openStandalone(io, oldPath, FileFields(Array(0, 1), Array(0, 1)))
+    // The file's own schema, metadata and global buffers (a LABEL_LIST index keeps the tree
+    // map of its null rows in one), kept as they are but for the row addresses.
+    val container = FileContainer.open(io.open(oldPath))
+    val (fields, metadata, globals) = try {
+      val sch = container.descriptor.getSchema
+      (LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, oldPath).fields,
+        sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
+        (1 until container.numGlobalBuffers).map(container.globalBuffer))
+    } finally container.input.close()
+    if (fields.map(_.name) != Seq("keys", "bitmaps"))
+      throw LanceErrors.corruptFile(oldPath, s"unexpected columns " +
+        s"${fields.map(_.name).mkString(", ")} in a bitmap index")
+    val nulls = metadata.get(NullsKey).flatMap(v => scala.util.Try(v.trim.toInt).toOption)
+    val newGlobals = globals.zipWithIndex.map { case (b, i) =>
+      if (!rowIds && nulls.contains(i + 1)) remap(b, moved, oldPath) else b
+    }
+    val reader = LanceFileReader.openStandalone(io, oldPath,
+      FileFields(fields.map(_.id).toArray, fields.indices.toArray))
     val size = try {
       val rows = reader.numRows
       val Array(keys, bitmaps) = reader.scan(fields, 0, rows).next(rows.toInt)
-      val newBitmaps = if (rowIds) bitmaps else {
+      val (newKeys, newBitmaps) = if (rowIds) (keys, bitmaps) else {
         val old = bitmaps.asInstanceOf[VarBinaryArray]
-        val out = (0 until rows.toInt).map { i =>
+        val remapped = (0 until rows.toInt).map { i =>
           val from = old.offsets(i)
           remap(java.util.Arrays.copyOfRange(old.data, from, old.offsets(i + 1)), moved, oldPath)
         }
-        val offsets = out.scanLeft(0)(_ + _.length).toArray
-        new VarBinaryArray(out.size, null, offsets, out.flatten.toArray)
+        // A value none of whose rows is left goes, as pylance drops it.
+        val keep = remapped.indices.filter(i => !isEmpty(remapped(i))).toArray
+        val out = keep.map(remapped)
+        val offsets = out.scanLeft(0)(_ + _.length)
+        (if (keep.length == rows) keys else ColumnArrays.take(keys, keep),
+          new VarBinaryArray(out.length, null, offsets, out.flatten))
       }
       val w = new LanceFileWriter(new StreamSink(io.create(path)), fields, FileVersion.V2_2,
-        schemaMetadata = Map(StatsKey -> s"""{"num_bitmaps":$rows}"""))
+        schemaMetadata = metadata +
+          (StatsKey -> s"""{"num_bitmaps":${newKeys.length}}"""))
       try {
-        w.write(Array(keys, newBitmaps))
-        w.finish().sizeBytes
+        w.write(Array(newKeys, newBitmaps))
+        w.finish(newGlobals).sizeBytes
       } finally w.close()
     } finally reader.close()
     val bitmap = Rewrite.bitmap(old)
@@ -82,6 +104,10 @@ object BitmapIndexRemap {
       .addFiles(TableProtos.IndexFile.newBuilder().setPath(LookupFile).setSizeBytes(size))
       .build()
   }
+
+  /** Whether a row-address tree map holds no fragment (its u32 count is 0). */
+  private def isEmpty(treeMap: Array[Byte]): Boolean =
+    treeMap.length < 4 || ByteBuffer.wrap(treeMap).order(ByteOrder.LITTLE_ENDIAN).getInt(0) == 0
 
   /** One value's row-address tree map with the moved fragments' rows at their new addresses. */
   private def remap(bytes: Array[Byte], moved: Map[Long, Array[Long]], file: String)

@@ -8,9 +8,10 @@ import io.sparklance.table.Snapshot
  * What a compaction does to the indices covering the fragments it rewrites, as pylance 14
  * does inside its Rewrite.
  *
- * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP
- * ([[BitmapIndexRemap]]) and IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) indices are
- * rewritten under a new UUID; fragments covered by any other kind are not compacted here.
+ * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP and
+ * LABEL_LIST ([[BitmapIndexRemap]]) and IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) indices are
+ * rewritten under a new UUID; ZONEMAP and BLOOMFILTER indices are left exactly as they are,
+ * as pylance leaves them; fragments covered by any other kind are not compacted here.
  *
  * With stable row ids, rows keep their ids. BTREE indices still hold row addresses (pylance
  * 14) and are rewritten; every kind pylance keeps as it is (found kind by kind against
@@ -40,12 +41,20 @@ object IndexRemap {
     else None
   }
 
+  /**
+   * ZONEMAP and BLOOMFILTER indices, which a compaction without stable row ids leaves exactly
+   * as they are in pylance 14 (same UUID, files and fragment bitmap, which still names the
+   * compacted fragments: pylance then reads the new fragments as unindexed).
+   */
+  def untouchedWithoutStableRowIds(i: TableProtos.IndexMetadata): Boolean =
+    KeptNotJoiningNew(i.getIndexDetails.getTypeUrl)
+
   /** Whether the fragments `i` (an index of `s`) covers can be compacted here. */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata,
       stableRowIds: Boolean): Boolean =
     if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
     else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i) ||
-      IvfIndexRemap.remappable(io, s, i)
+      untouchedWithoutStableRowIds(i) || IvfIndexRemap.remappable(io, s, i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,

@@ -121,7 +121,8 @@ object Compaction {
     val oldIds = groups.flatMap(_.oldIds).toSet
     // Each index's bitmap decoded once.
     val affected = ManifestFile.indices(io, s).filterNot(_.getName.startsWith("__"))
-      .filterNot(i => stable && IndexRemap.keptWithStableRowIds(i).isDefined)
+      .filterNot(i => if (stable) IndexRemap.keptWithStableRowIds(i).isDefined
+        else IndexRemap.untouchedWithoutStableRowIds(i))
       .map(i => i -> Rewrite.bitmap(i))
       .filter { case (_, covered) => oldIds.exists(id => covered.contains(id.toInt)) }
     if (affected.isEmpty) return Nil
