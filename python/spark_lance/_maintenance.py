@@ -79,12 +79,12 @@ def compact_files(
     ``target_rows_per_fragment``, default 1Mi) with their neighbours, and fragments with more
     than ``materialize_deletions_threshold`` (default 10%) of their rows deleted, one Spark
     task per group; commits as pylance does. Indices covering compacted fragments are treated
-    as pylance treats them in the same commit: BTREE, BITMAP, IVF_FLAT, IVF_SQ and IVF_PQ
-    indices are remapped; on tables with stable row ids every other kind pylance keeps
-    (LABEL_LIST, INVERTED, NGRAM, ZONEMAP, BLOOMFILTER, IVF_HNSW_*) is kept with its fragment
-    bitmap moved. Fragments those other kinds cover on a table without stable row ids are left
-    alone. Returns pylance's CompactionMetrics fields plus ``indexed_fragments_skipped`` (the
-    fragments left alone)."""
+    as pylance treats them in the same commit: without stable row ids BTREE, BITMAP,
+    LABEL_LIST, NGRAM, IVF_FLAT, IVF_SQ and IVF_PQ indices are remapped (ZONEMAP and
+    BLOOMFILTER left as pylance leaves them); with stable row ids BTREE indices are remapped and
+    the others kept with their fragment bitmaps moved. Fragments an INVERTED or IVF_HNSW_*
+    index covers on a table without stable row ids are left alone. Returns pylance's
+    CompactionMetrics fields plus ``indexed_fragments_skipped`` (the fragments left alone)."""
     m = _jvm(spark).compactFiles(
         spark._jsparkSession, path,
         _typed(target_rows_per_fragment, int, "target_rows_per_fragment"),

@@ -9,7 +9,8 @@ import io.sparklance.table.Snapshot
  * does inside its Rewrite.
  *
  * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP and
- * LABEL_LIST ([[BitmapIndexRemap]]) and IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) indices are
+ * LABEL_LIST ([[BitmapIndexRemap]]), NGRAM ([[NgramIndexRemap]]) and IVF_FLAT/IVF_SQ/IVF_PQ
+ * ([[IvfIndexRemap]]) indices are
  * rewritten under a new UUID; ZONEMAP and BLOOMFILTER indices are left exactly as they are,
  * as pylance leaves them; fragments covered by any other kind are not compacted here.
  *
@@ -54,12 +55,14 @@ object IndexRemap {
       stableRowIds: Boolean): Boolean =
     if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
     else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i) ||
-      untouchedWithoutStableRowIds(i) || IvfIndexRemap.remappable(io, s, i)
+      NgramIndexRemap.remappable(i) || untouchedWithoutStableRowIds(i) ||
+      IvfIndexRemap.remappable(io, s, i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata =
     if (BitmapIndexRemap.remappable(old)) BitmapIndexRemap(io, s, old, moved, added)
     else if (BTreeIndexRemap.remappable(old)) BTreeIndexRemap(io, s, old, moved, added)
+    else if (NgramIndexRemap.remappable(old)) NgramIndexRemap(io, s, old, moved, added)
     else IvfIndexRemap(io, s, old, moved, added)
 }
