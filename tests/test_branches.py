@@ -1,8 +1,8 @@
 """Branches (issue 16 item 3) as pylance 14 has them: create_branch from a version of the main
-branch (a shallow clone under tree/<name> sharing the parent's files), reading and writing a
-branch (option "branch", or the branch's own path), tags of branches, deleting a branch, and
-cleanup of the main branch keeping the versions branches were made from — each compared
-with pylance's own on a twin."""
+branch or of another branch (a shallow clone under tree/<name> sharing the parent's files),
+reading and writing a branch (option "branch", or the branch's own path), tags of branches,
+deleting a branch, and cleanup of the main branch keeping the versions branches were made
+from — each compared with pylance's own on a twin."""
 
 from __future__ import annotations
 
@@ -85,6 +85,28 @@ def test_create_branch_as_pylance(spark, twins, version):
     assert branch_view(ours) == branch_view(theirs)
     with pytest.raises(Exception, match="already exists"):
         LanceTable(spark, ours).create_branch("dev", 1)
+
+
+def test_branch_of_a_branch_as_pylance(spark, twins):
+    """create_branch(name, (parent, version)): a branch of a branch, as pylance makes it from
+    the parent branch's dataset; pylance keeps going on it alike."""
+    ours, theirs = twins
+    LanceTable(spark, ours).create_branch("dev", 3)
+    lance.dataset(theirs).create_branch("dev", 3)
+    for p in (ours, theirs):
+        lance.write_dataset(rows([300, 301]), p + "/tree/dev", mode="append")
+    b = LanceTable(spark, ours).create_branch("fix", ("dev", 4))
+    lance.dataset(theirs + "/tree/dev").create_branch("fix", 4)
+    assert branch_view(b.path) == branch_view(theirs + "/tree/fix")
+    assert refs(ours) == refs(theirs) == {"dev": (None, 3), "fix": ("dev", 4)}
+    for p in (ours, theirs):
+        lance.write_dataset(rows([400]), p + "/tree/fix", mode="append")
+    assert branch_view(ours + "/tree/fix") == branch_view(theirs + "/tree/fix")
+    got = sorted(r.id for r in spark.read.format("lance").option("branch", "fix").load(ours)
+                 .collect())
+    assert got == sorted(lance.dataset(theirs + "/tree/fix").to_table()["id"].to_pylist())
+    with pytest.raises(Exception, match="nope"):
+        LanceTable(spark, ours).create_branch("x", ("nope", 1))
 
 
 def test_read_and_write_a_branch_by_option(spark, twins):

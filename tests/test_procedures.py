@@ -80,6 +80,11 @@ def test_restore_and_tags_by_table_name(spark, tmp_path):
                      "version => 2)").collect()[0][0] == 2
     assert lance.dataset(path).branches.list()["dev"]["parent_version"] == 2
     assert lance.dataset(path + "/tree/dev").count_rows() == 4
+    spark.sql(f"call {c}.system.create_branch(table => 't', branch => 'fix', version => 2, "
+              "parent_branch => 'dev')")
+    assert lance.dataset(path).branches.list()["fix"]["parent_branch"] == "dev"
+    assert lance.dataset(path + "/tree/fix").count_rows() == 4
+    spark.sql(f"call {c}.system.delete_branch(table => 't', branch => 'fix')")
     spark.sql(f"call {c}.system.delete_branch(table => 't', branch => 'dev')")
     assert lance.dataset(path).branches.list() == {}
 

@@ -7,7 +7,7 @@ maintenance helpers — every change one version, as pylance's own method makes 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _maintenance, _vectors
 from ._io import read_lance
@@ -328,12 +328,19 @@ class LanceTable:
         """pylance's ``branches``: ``list``, ``delete``."""
         return Branches(self)
 
-    def create_branch(self, branch: str, version: Union[int, str, None] = None) -> "LanceTable":
+    def create_branch(self, branch: str,
+                      version: Union[int, str, Tuple[str, int], None] = None) -> "LanceTable":
         """pylance's ``create_branch(branch, version)``: a branch made from ``version`` (a
-        number or a tag; default the latest) of the main branch, as pylance makes it — its
-        own dataset under ``tree/<branch>`` sharing this one's files. Returns the branch as a
+        number or a tag of the main branch, default its latest; or ``(parent_branch,
+        number)`` for a branch of a branch), as pylance makes it — its own dataset under
+        ``tree/<branch>`` sharing this one's files. Returns the branch as a
         :class:`LanceTable` (read and write it as any table; ``option("branch", ...)`` on
         this path does the same)."""
+        parent = None
+        if isinstance(version, tuple):
+            if len(version) != 2 or not isinstance(version[0], str):
+                raise ValueError(f"version must be (parent_branch, number), not {version!r}")
+            parent, version = version
         if version is None:
             version = self.version
         elif isinstance(version, str):
@@ -342,7 +349,7 @@ class LanceTable:
                 raise ValueError(f"no tag {version!r} in {self.path} (tags: {sorted(tags)})")
             version = tags[version]
         _maintenance._jvm(self._spark).createBranch(
-            self._spark._jsparkSession, self.path, branch, int(version),
+            self._spark._jsparkSession, self.path, branch, parent, int(version),
             _maintenance._options(self._spark, self._options))
         return LanceTable(self._spark, f"{self.path}/tree/{branch}", **self._options)
 

@@ -3,9 +3,13 @@ reads of a branch (its rows, versions, indices and ref)."""
 import lance
 
 
-def create(path, name, version):
+def create(path, name, version, parent=None):
+    """pylance's create_branch from `version` of the main branch, or of branch `parent`."""
     try:
-        lance.dataset(path).create_branch(name, version)
+        if parent is None:
+            lance.dataset(path).create_branch(name, version)
+        else:
+            lance.dataset(path + "/tree/" + parent).create_branch(name, version)
         return "ok"
     except Exception as e:  # noqa: BLE001
         return "error: " + str(e)
@@ -21,9 +25,19 @@ def describe(path, name):
             "indices": sorted((i["name"], i["fields"]) for i in b.list_indices()),
             "ref": [ref["parent_branch"], ref["parent_version"],
                     [v for v, _ in ref["branch_identifier"]]],
-            "operation": type(b.read_transaction(b.version).operation).__name__}
+            "operation": type(b.read_transaction(b.version).operation).__name__,
+            "bases": sorted([v.name or "", v.path.replace(path, "<root>"), v.is_dataset_root]
+                            for v in b.base_paths().values())}
 
 
 def append(path, name, count):
     ds = lance.dataset(path + "/tree/" + name)
     lance.write_dataset(ds.to_table().slice(0, count), ds.uri, mode="append")
+
+
+def delete(path, name):
+    try:
+        lance.dataset(path).branches.delete(name)
+        return "ok"
+    except Exception as e:  # noqa: BLE001
+        return "error: " + str(e)

@@ -74,11 +74,15 @@ object Branches {
   }
 
   /**
-   * Creates branch `name` from version `version` of the main branch of `root`, as pylance's
-   * `create_branch(name, version)`: the branch's manifest, its Clone transaction, version
-   * hint and ref file. Fails if the branch exists.
+   * Creates branch `name` from version `version` of the main branch of `root` — or of branch
+   * `parent` — as pylance's `create_branch(name, version)` (`(parent, version)`): the branch's
+   * manifest, its Clone transaction, version hint and ref file. A branch of a branch lives
+   * beside it under `tree/`; the files its parent wrote are reached through a base path named
+   * for the parent, and its ref extends the parent's version mapping. Fails if the branch
+   * exists.
    */
-  def create(io: FileIO, root0: String, name: String, version: Long): Branch = {
+  def create(io: FileIO, root0: String, name: String, version: Long,
+      parent: Option[String] = None): Branch = {
     val root = Paths.stripTrailingSlash(root0)
     Tags.invalidName(name).foreach { why =>
       throw LanceErrors.invalidOption("branch", name, s"not a valid branch name for $root: $why")
@@ -87,15 +91,20 @@ object Branches {
     val home = path(root, name)
     if (io.exists(ref) || io.exists(Paths.join(home, "_versions")))
       throw LanceErrors.invalidOption("branch", name, s"branch $name already exists in $root")
-    val source = LanceDataset.open(io, root).open(VersionSpec.Number(version))
-    if (source.manifest.hasBranch && source.manifest.getBranch.nonEmpty)
-      throw LanceErrors.unsupported(s"$root is branch '${source.manifest.getBranch}': " +
-        "branches are made from the main branch here")
+    val parentRef = parent.map(get(io, root, _))
+    val sourceRoot = parent.map(path(root, _)).getOrElse(root)
+    val source = LanceDataset.open(io, sourceRoot).open(VersionSpec.Number(version))
+    val sourceBranch = if (source.manifest.hasBranch) source.manifest.getBranch else ""
+    if (sourceBranch != parent.getOrElse(""))
+      throw LanceErrors.corruptFile(source.manifestPath, s"version $version of $sourceRoot " +
+        s"records branch '$sourceBranch', not '${parent.getOrElse("")}'")
 
     val m = ManifestBuilder.nextOf(source.manifest)
     val baseId = (m.getBasePathsList.asScala.map(_.getId) :+ -1).max + 1
-    m.addBasePaths(TableProtos.BasePath.newBuilder().setId(baseId).setIsDatasetRoot(true)
-      .setPath(root))
+    val base = TableProtos.BasePath.newBuilder().setId(baseId).setIsDatasetRoot(true)
+      .setPath(sourceRoot)
+    parent.foreach(base.setName)
+    m.addBasePaths(base)
     m.getFragmentsBuilderList.asScala.foreach { f =>
       f.getFilesBuilderList.asScala.filterNot(_.hasBaseId).foreach(_.setBaseId(baseId))
       if (f.hasDeletionFile && !f.getDeletionFile.hasBaseId)
@@ -113,8 +122,12 @@ object Branches {
     val uuid = UUID.randomUUID().toString
     val txnName = TransactionLog.fileName(version, uuid)
     val txn = Transaction.newBuilder().setReadVersion(version).setUuid(uuid)
-      .setClone(Transaction.Clone.newBuilder().setIsShallow(true).setRefVersion(version)
-        .setRefPath(root).setBranchName(name)).build().toByteArray
+      .setClone({
+        val c = Transaction.Clone.newBuilder().setIsShallow(true).setRefVersion(version)
+          .setRefPath(sourceRoot).setBranchName(name)
+        parent.foreach(c.setRefName)
+        c
+      }).build().toByteArray
     val now = java.time.Instant.now()
     m.setTransactionFile(txnName).setTimestamp(com.google.protobuf.Timestamp.newBuilder()
       .setSeconds(now.getEpochSecond).setNanos(now.getNano))
@@ -128,15 +141,20 @@ object Branches {
     versions.writeHint(version)
     val id = UUID.randomUUID().toString.replace("-", "")
     val created = now.getEpochSecond
+    val mapping = parentRef.map(_.versionMapping).getOrElse(Nil) :+ (version -> id)
+    val pairs = mapping.map { case (v, i) =>
+      s"""      [
+         |        $v,
+         |        "$i"
+         |      ]""".stripMargin
+    }.mkString(",\n")
+    val parentJson = parent.map(p => mapper.writeValueAsString(p)).getOrElse("null")
     val json =
       s"""{
-         |  "parentBranch": null,
+         |  "parentBranch": $parentJson,
          |  "identifier": {
          |    "version_mapping": [
-         |      [
-         |        $version,
-         |        "$id"
-         |      ]
+         |$pairs
          |    ]
          |  },
          |  "parentVersion": $version,
@@ -146,13 +164,14 @@ object Branches {
          |}""".stripMargin.getBytes("UTF-8")
     if (!io.createIfAbsent(ref, json))
       throw LanceErrors.invalidOption("branch", name, s"branch $name already exists in $root")
-    log.info(s"Created branch $name of $root from version $version")
-    Branch(name, None, version, Seq(version -> id), created, bytes.length)
+    log.info(s"Created branch $name of $root from version $version" +
+      parent.map(p => s" of branch $p").getOrElse(""))
+    Branch(name, parent, version, mapping, created, bytes.length)
   }
 
   /**
    * Deletes branch `name`: its ref file and its directory (its own files); refused, as by
-   * pylance, while tags name versions of it.
+   * pylance, while tags name versions of it or branches were made from it.
    */
   def delete(io: FileIO, root0: String, name: String): Unit = {
     val root = Paths.stripTrailingSlash(root0)
@@ -161,6 +180,11 @@ object Branches {
     if (tags.nonEmpty)
       throw LanceErrors.unsupported(s"Branch $name of $root is referenced by tags " +
         s"${tags.map(t => s"${t.name} (version ${t.version})").mkString(", ")}: delete them first")
+    val children = list(io, root).filter(_.parentBranch.contains(name))
+    if (children.nonEmpty)
+      throw LanceErrors.unsupported(s"Branch $name of $root is the parent of branch(es) " +
+        s"${children.map(c => s"${c.name} (from version ${c.parentVersion})").mkString(", ")}, " +
+        "which read its files: delete them first")
     io.delete(Paths.join(dir(root), s"$name.json"))
     FileTrees.deleteQuietly(io, path(root, name), log)
     log.info(s"Deleted branch $name of $root")

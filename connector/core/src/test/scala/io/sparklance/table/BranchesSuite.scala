@@ -36,6 +36,27 @@ class BranchesSuite extends AnyFunSuite {
     intercept[LanceException](Branches.delete(fileIO, ours, "nope"))
   }
 
+  test("a branch of a branch as pylance's; pylance reads and appends to it alike") {
+    val (ours, theirs) = twins()
+    Branches.create(fileIO, ours, "one", 3)
+    assert(Pylance.call("branch_ops", "create", theirs, "one", 3).asText == "ok")
+    Seq(ours, theirs).foreach(p => Pylance.call("branch_ops", "append", p, "one", 2))
+    val made = Branches.create(fileIO, ours, "two", 4, Some("one"))
+    assert(Pylance.call("branch_ops", "create", theirs, "two", 4, "one").asText == "ok")
+    assert(made.parentBranch.contains("one") && made.versionMapping.map(_._1) == Seq(3L, 4L))
+    assert(Pylance.call("branch_ops", "describe", ours, "two") ==
+      Pylance.call("branch_ops", "describe", theirs, "two"))
+    Seq(ours, theirs).foreach(p => Pylance.call("branch_ops", "append", p, "two", 3))
+    assert(Pylance.call("branch_ops", "describe", ours, "two") ==
+      Pylance.call("branch_ops", "describe", theirs, "two"))
+    intercept[LanceException](Branches.create(fileIO, ours, "three", 1, Some("nope")))
+    // A parent is not deleted while a branch reads its files, as pylance refuses it.
+    assert(Pylance.call("branch_ops", "delete", theirs, "one").asText.startsWith("error"))
+    intercept[LanceException](Branches.delete(fileIO, ours, "one"))
+    assert(Pylance.call("branch_ops", "describe", ours, "two") ==
+      Pylance.call("branch_ops", "describe", theirs, "two"))
+  }
+
   test("cleanup of the main branch keeps the version a branch was made from") {
     val (ours, _) = twins()
     Branches.create(fileIO, ours, "dev", 2)

@@ -131,7 +131,16 @@ object LanceMaintenance {
   /** pylance's `create_branch(branch, version)` from a version of the main branch. */
   def createBranch(spark: SparkSession, path: String, branch: String, version: Long,
       options: java.util.Map[String, String]): Unit =
-    Branches.create(fileIO(spark, options), Paths.stripTrailingSlash(path), branch, version)
+    createBranch(spark, path, branch, null, version, options)
+
+  /**
+   * pylance's `create_branch(branch, (parent, version))`: from a version of branch `parent`
+   * (the main branch when null).
+   */
+  def createBranch(spark: SparkSession, path: String, branch: String, parent: String,
+      version: Long, options: java.util.Map[String, String]): Unit =
+    Branches.create(fileIO(spark, options), Paths.stripTrailingSlash(path), branch, version,
+      Option(parent).filter(_.nonEmpty))
 
   /** pylance's `branches.delete(branch)`: the ref and the branch's own files. */
   def deleteBranch(spark: SparkSession, path: String, branch: String,

@@ -91,12 +91,15 @@ object LanceProcedures {
         LanceMaintenance.deleteTag(spark, path, get[String](a, "tag").get, noOptions)
         Seq(true)
       }),
-    Spec("create_branch", "pylance's create_branch (from a version of the main branch)",
+    Spec("create_branch", "pylance's create_branch (from a version of the main branch, or " +
+      "of branch parent_branch)",
       Seq(table, Param("branch", StringType, required = true),
-        Param("version", LongType, required = true)), longs("version"),
+        Param("version", LongType, required = true), Param("parent_branch", StringType)),
+      longs("version"),
       (spark, path, a) => {
         val v = get[Long](a, "version").get
-        LanceMaintenance.createBranch(spark, path, get[String](a, "branch").get, v, noOptions)
+        LanceMaintenance.createBranch(spark, path, get[String](a, "branch").get,
+          get[String](a, "parent_branch").orNull, v, noOptions)
         Seq(v)
       }),
     Spec("delete_branch", "pylance's branches.delete", Seq(table, Param("branch", StringType,
