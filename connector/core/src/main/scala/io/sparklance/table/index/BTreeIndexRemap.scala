@@ -10,7 +10,6 @@ import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{ManifestFile, Snapshot}
-import io.sparklance.table.txn.Rewrite
 
 /**
  * A BTREE index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite:
@@ -64,16 +63,7 @@ object BTreeIndexRemap {
       }
       writer.finish()
     } finally { writer.close(); reader.close() }
-    val bitmap = Rewrite.bitmap(old)
-    moved.keys.foreach(id => bitmap.remove(id.toInt))
-    added.foreach(id => bitmap.add(id.toInt))
-    val b = old.toBuilder.clearFiles()
-      .setUuid(ScalarIndexes.uuidProto(uuid))
-      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
-    files.foreach { case (path, size) =>
-      b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size))
-    }
-    b.build()
+    IndexFileLayout.remappedMetadata(old, uuid, moved, added, files)
   }
 
   /** The kept rows' positions and their new addresses. */

@@ -13,7 +13,6 @@ import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
-import io.sparklance.table.txn.Rewrite
 
 /**
  * A BITMAP or LABEL_LIST index rewritten for a compaction, as pylance 14 remaps one inside its
@@ -56,22 +55,14 @@ object BitmapIndexRemap {
     val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), LookupFile)
     // The file's own schema, metadata and global buffers (a LABEL_LIST index keeps the tree
     // map of its null rows in one), kept as they are but for the row addresses.
-    val container = FileContainer.open(io.open(oldPath))
-    val (fields, metadata, globals) = try {
-      val sch = container.descriptor.getSchema
-      (LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, oldPath).fields,
-        sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
-        (1 until container.numGlobalBuffers).map(container.globalBuffer))
-    } finally container.input.close()
-    if (fields.map(_.name) != Seq("keys", "bitmaps"))
-      throw LanceErrors.corruptFile(oldPath, s"unexpected columns " +
-        s"${fields.map(_.name).mkString(", ")} in a bitmap index")
+    val layout = IndexFileLayout.read(io, oldPath)
+    layout.expect("keys", "bitmaps")
+    val (fields, metadata) = (layout.fields, layout.metadata)
     val nulls = metadata.get(NullsKey).flatMap(v => scala.util.Try(v.trim.toInt).toOption)
-    val newGlobals = globals.zipWithIndex.map { case (b, i) =>
+    val newGlobals = layout.globals.zipWithIndex.map { case (b, i) =>
       if (!rowIds && nulls.contains(i + 1)) remap(b, moved, oldPath) else b
     }
-    val reader = LanceFileReader.openStandalone(io, oldPath,
-      FileFields(fields.map(_.id).toArray, fields.indices.toArray))
+    val reader = layout.reader(io)
     val size = try {
       val rows = reader.numRows
       val Array(keys, bitmaps) = reader.scan(fields, 0, rows).next(rows.toInt)
@@ -96,13 +87,7 @@ object BitmapIndexRemap {
         w.finish(newGlobals).sizeBytes
       } finally w.close()
     } finally reader.close()
-    val bitmap = Rewrite.bitmap(old)
-    moved.keys.foreach(id => bitmap.remove(id.toInt))
-    added.foreach(id => bitmap.add(id.toInt))
-    old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
-      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
-      .addFiles(TableProtos.IndexFile.newBuilder().setPath(LookupFile).setSizeBytes(size))
-      .build()
+    IndexFileLayout.remappedMetadata(old, uuid, moved, added, Seq(LookupFile -> size))
   }
 
   /** Whether a row-address tree map holds no fragment (its u32 count is 0). */

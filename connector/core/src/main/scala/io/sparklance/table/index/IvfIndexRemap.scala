@@ -11,7 +11,6 @@ import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.proto.{IndexProtos, TableProtos}
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{ManifestFile, Snapshot}
-import io.sparklance.table.txn.Rewrite
 
 /**
  * An IVF_FLAT, IVF_SQ or IVF_PQ index rewritten for a compaction, as pylance 14 remaps one
@@ -78,24 +77,18 @@ object IvfIndexRemap {
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
     val oldDir = dir(s, old)
     val auxPath = Paths.join(oldDir, AuxFile)
-    val container = FileContainer.open(io.open(auxPath))
-    val (schema, metadata, globals) = try {
-      val sch = container.descriptor.getSchema
-      (sch, sch.getMetadataMap.asScala.toMap,
-        (0 until container.numGlobalBuffers).map(container.globalBuffer))
-    } finally container.input.close()
+    val layout = IndexFileLayout.read(io, auxPath)
+    val (fields, metadata, globals) = (layout.fields, layout.metadata, layout.globals)
     def corrupt(why: String) = LanceErrors.corruptFile(auxPath, why)
-    val ivfIndex = metadata.get(IvfKey)
-      .flatMap(v => scala.util.Try(v.toStringUtf8.trim.toInt).toOption)
-      .filter(i => i > 0 && i < globals.size)
+    // Global buffer n is globals(n - 1): buffer 0 is the file descriptor.
+    val ivfIndex = metadata.get(IvfKey).flatMap(v => scala.util.Try(v.trim.toInt).toOption)
+      .filter(i => i > 0 && i <= globals.size)
       .getOrElse(throw corrupt(s"no global buffer named by '$IvfKey'"))
-    val ivf = IndexProtos.IVF.parseFrom(globals(ivfIndex))
+    val ivf = IndexProtos.IVF.parseFrom(globals(ivfIndex - 1))
     if (ivf.getOffsetsCount != ivf.getLengthsCount)
       throw corrupt(s"the IVF model has ${ivf.getOffsetsCount} offsets but " +
         s"${ivf.getLengthsCount} lengths")
-    val transposed = metadata.get("storage_metadata").exists(v => isTransposed(v.toStringUtf8))
-    val fields = LanceSchema.fromProto(schema.getFieldsList.asScala.toSeq, Map.empty, auxPath)
-      .fields
+    val transposed = metadata.get("storage_metadata").exists(isTransposed)
     if (fields.size != 2 || fields.head.name != "_rowid" || !StorageColumns(fields(1).name))
       throw corrupt(s"unexpected columns ${fields.map(_.name).mkString(", ")}")
     fields(1).logicalType match {
@@ -106,12 +99,11 @@ object IvfIndexRemap {
     val uuid = UUID.randomUUID()
     val newDir = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
     val newAux = Paths.join(newDir, AuxFile)
-    val reader = LanceFileReader.openStandalone(io, auxPath,
-      FileFields(fields.map(_.id).toArray, fields.indices.toArray))
+    val reader = layout.reader(io)
     val newIvf = ivf.toBuilder.clearOffsets().clearLengths()
     val auxSize = try {
       val w = new LanceFileWriter(new StreamSink(io.create(newAux)), fields, FileVersion.V2_2,
-        schemaMetadata = metadata.map { case (k, v) => k -> v.toStringUtf8 })
+        schemaMetadata = metadata)
       try {
         val scan = reader.scan(fields, 0, reader.numRows)
         try {
@@ -133,22 +125,15 @@ object IvfIndexRemap {
           }
         } finally scan.close()
         // Buffer 0 is the descriptor; the others keep their places, the IVF model renewed.
-        w.finish(globals.indices.drop(1).map { i =>
-          if (i == ivfIndex) newIvf.build().toByteArray else globals(i)
+        w.finish(globals.indices.map { i =>
+          if (i == ivfIndex - 1) newIvf.build().toByteArray else globals(i)
         }).sizeBytes
       } finally w.close()
     } finally reader.close()
     val indexBytes = io.readFully(Paths.join(oldDir, IndexFile))
     io.write(Paths.join(newDir, IndexFile), indexBytes)
-    val bitmap = Rewrite.bitmap(old)
-    moved.keys.foreach(id => bitmap.remove(id.toInt))
-    added.foreach(id => bitmap.add(id.toInt))
-    old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
-      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
-      .addFiles(TableProtos.IndexFile.newBuilder().setPath(AuxFile).setSizeBytes(auxSize))
-      .addFiles(TableProtos.IndexFile.newBuilder().setPath(IndexFile)
-        .setSizeBytes(indexBytes.length.toLong))
-      .build()
+    IndexFileLayout.remappedMetadata(old, uuid, moved, added,
+      Seq(AuxFile -> auxSize, IndexFile -> indexBytes.length.toLong))
   }
 
   /**

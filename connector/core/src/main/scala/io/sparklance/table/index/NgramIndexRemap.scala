@@ -13,7 +13,6 @@ import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{ManifestFile, Snapshot}
-import io.sparklance.table.txn.Rewrite
 
 /**
  * An NGRAM index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite
@@ -49,18 +48,10 @@ object NgramIndexRemap {
     val uuid = UUID.randomUUID()
     val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString),
       PostingsFile)
-    val container = FileContainer.open(io.open(oldPath))
-    val (fields, metadata, globals) = try {
-      val sch = container.descriptor.getSchema
-      (LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, oldPath).fields,
-        sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
-        (1 until container.numGlobalBuffers).map(container.globalBuffer))
-    } finally container.input.close()
-    if (fields.map(_.name) != Seq("tokens", "posting_list"))
-      throw LanceErrors.corruptFile(oldPath, s"unexpected columns " +
-        s"${fields.map(_.name).mkString(", ")} in an n-gram index")
-    val reader = LanceFileReader.openStandalone(io, oldPath,
-      FileFields(fields.map(_.id).toArray, fields.indices.toArray))
+    val layout = IndexFileLayout.read(io, oldPath)
+    layout.expect("tokens", "posting_list")
+    val (fields, metadata, globals) = (layout.fields, layout.metadata, layout.globals)
+    val reader = layout.reader(io)
     val size = try {
       val rows = reader.numRows.toInt
       val Array(tokens, postings) = reader.scan(fields, 0, rows).next(rows)
@@ -78,13 +69,7 @@ object NgramIndexRemap {
         w.finish(globals).sizeBytes
       } finally w.close()
     } finally reader.close()
-    val bitmap = Rewrite.bitmap(old)
-    moved.keys.foreach(id => bitmap.remove(id.toInt))
-    added.foreach(id => bitmap.add(id.toInt))
-    old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
-      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
-      .addFiles(TableProtos.IndexFile.newBuilder().setPath(PostingsFile).setSizeBytes(size))
-      .build()
+    IndexFileLayout.remappedMetadata(old, uuid, moved, added, Seq(PostingsFile -> size))
   }
 
   /**

@@ -1,0 +1,61 @@
+package io.sparklance.table.index
+
+import scala.jdk.CollectionConverters._
+
+import io.sparklance.LanceErrors
+import io.sparklance.format.{FileContainer, FileFields, LanceField, LanceFileReader, LanceSchema}
+import io.sparklance.proto.TableProtos
+import io.sparklance.storage.FileIO
+import io.sparklance.table.txn.Rewrite
+
+/**
+ * What an index file keeps besides its rows, as a remap copies it: its own fields (with ids
+ * and field metadata), its schema metadata and its global buffers after the file descriptor
+ * (`globals(0)` is global buffer 1: the models and tree maps index files keep there).
+ */
+private[index] final case class IndexFileLayout(path: String, fields: Seq[LanceField],
+    metadata: Map[String, String], globals: IndexedSeq[Array[Byte]]) {
+
+  /** Fails naming the file unless its columns are `names`. */
+  def expect(names: String*): Unit =
+    if (fields.map(_.name) != names)
+      throw LanceErrors.corruptFile(path, s"unexpected columns " +
+        s"${fields.map(_.name).mkString(", ")} (an index file of ${names.mkString(", ")})")
+
+  /** A reader of the file's rows, every field read by position. */
+  def reader(io: FileIO): LanceFileReader =
+    LanceFileReader.openStandalone(io, path,
+      FileFields(fields.map(_.id).toArray, fields.indices.toArray))
+}
+
+private[index] object IndexFileLayout {
+  def read(io: FileIO, path: String): IndexFileLayout = {
+    val container = FileContainer.open(io.open(path))
+    try {
+      val sch = container.descriptor.getSchema
+      IndexFileLayout(path,
+        LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, path).fields,
+        sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
+        (1 until container.numGlobalBuffers).map(container.globalBuffer))
+    } finally container.input.close()
+  }
+
+  /**
+   * The metadata of `old`'s remapped copy: a new UUID and files; its fragment bitmap without
+   * the compacted fragments (`moved`'s keys) and with the new ones made from fragments it
+   * covered (`added`).
+   */
+  def remappedMetadata(old: TableProtos.IndexMetadata, uuid: java.util.UUID,
+      moved: Map[Long, Array[Long]], added: Seq[Long], files: Seq[(String, Long)])
+      : TableProtos.IndexMetadata = {
+    val bitmap = Rewrite.bitmap(old)
+    moved.keys.foreach(id => bitmap.remove(id.toInt))
+    added.foreach(id => bitmap.add(id.toInt))
+    val b = old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
+      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
+    files.foreach { case (path, size) =>
+      b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size))
+    }
+    b.build()
+  }
+}
