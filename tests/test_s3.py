@@ -168,6 +168,24 @@ def test_a_catalog_rooted_on_s3(spark, s3, bucket):
     assert spark.sql("show tables in s3cat").collect() == []
 
 
+def test_session_catalog_table_at_an_s3_location(spark, s3, bucket, hadoop_s3):
+    """Spark's own catalog (LanceSessionCatalog) with a table at an S3 LOCATION over a
+    pylance dataset: read, appended to, kept on DROP."""
+    so = s3.storage_options()
+    uri = f"s3://{bucket}/ext.lance"
+    lance.write_dataset(pa.table({"id": pa.array([5, 6], pa.int64())}), uri,
+                        storage_options=so)
+    session = spark.newSession()
+    session.conf.set("spark.sql.catalog.spark_catalog", "io.sparklance.spark.LanceSessionCatalog")
+    session.sql(f"create table ext_s3 using lance location '{uri}'")
+    assert [r[0] for r in session.sql("select id from ext_s3 order by id").collect()] == [5, 6]
+    session.sql("insert into ext_s3 values (7)")
+    session.sql("drop table ext_s3")
+    ds = lance.dataset(uri, storage_options=so)
+    ds.validate()
+    assert sorted(ds.to_table()["id"].to_pylist()) == [5, 6, 7]
+
+
 def test_ddl_time_travel_and_indices_on_s3(spark, s3, bucket):
     """CTAS, ALTER TABLE, CREATE OR REPLACE (history kept), VERSION AS OF and CREATE INDEX on
     a catalog rooted on S3, each as pylance's own operation on a twin there."""
