@@ -57,6 +57,7 @@ final class VersionLog(io: FileIO, val root: String) {
    * object stores, where pylance writes none.
    */
   def writeHint(version: Long): Unit =
-    if (!ObjectStores.isObjectStore(root)) io.write(Paths.join(versionsDir, "latest_version_hint.json"),
-      s"""{"version":$version}""".getBytes("UTF-8"))
+    if (!ObjectStores.isObjectStore(root))
+      io.write(Paths.join(versionsDir, "latest_version_hint.json"),
+        s"""{"version":$version}""".getBytes("UTF-8"))
 }

@@ -14,7 +14,8 @@ import io.sparklance.table.{LanceDataset, VersionSpec}
 object LanceTables {
   def load(spark: SparkSession, options: CaseInsensitiveStringMap): Table = {
     val conf = spark.sessionState.conf
-    val opts = LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
+    val opts = LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone),
+      conf.filesMaxPartitionBytes)
     val io = fileIO(spark, options)
     // A branch that does not exist is named as such (not as a missing directory).
     Option(options.get(LanceReadOptions.Branch)).map(_.trim).filter(_.nonEmpty).foreach { b =>
@@ -38,7 +39,8 @@ object LanceTables {
    */
   def loadIfExists(spark: SparkSession, options: CaseInsensitiveStringMap): Option[Table] = {
     val conf = spark.sessionState.conf
-    val opts = LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
+    val opts = LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone),
+      conf.filesMaxPartitionBytes)
     val plain = opts.metadataTable.isEmpty && opts.versionSpec == VersionSpec.Latest &&
       Option(options.get(LanceReadOptions.Branch)).forall(_.trim.isEmpty)
     if (!plain) {

@@ -89,7 +89,8 @@ object ColumnBackfill {
       new SerializableConf(hadoop), token)
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     try {
-      val written = writeFiles(spark, s, plan, job.readOptions, rowCounts, source, key, leftOn, added)
+      val written = writeFiles(spark, s, plan, job.readOptions, rowCounts, source, key, leftOn,
+        added)
       val version = new Committer(io, root).commit(Some(s), commitOp(written)).version
       log.info(s"Backfilled ${added.size} column(s) into $root: version $version, " +
         s"${written.size} data file(s)")
