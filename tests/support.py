@@ -310,6 +310,18 @@ def scan_metrics(spark, df):
     raise AssertionError(f"no Lance scan in {plan.treeString()}")
 
 
+def write_metrics(result):
+    """The metrics of the Lance write a SQL command (`spark.sql("insert ...")`) ran."""
+    plan = result._jdf.queryExecution().executedPlan()
+    try:
+        plan = plan.commandPhysicalPlan()  # Spark 4: the command under CommandResultExec
+    except Exception:  # noqa: BLE001 - other shapes hold the write themselves
+        pass
+    metrics = plan.metrics()
+    keys = metrics.keys().toSeq()
+    return {keys.apply(k): metrics.apply(keys.apply(k)).value() for k in range(keys.size())}
+
+
 _catalog_names = __import__("itertools").count()
 
 

@@ -13,8 +13,8 @@ import pytest
 
 import spark_lance
 from s3server import S3Server
-from support import (first_difference, rows_from_arrow, rows_from_spark, scan_metrics,
-                     short_error)
+from support import (first_difference, lance_catalog, rows_from_arrow, rows_from_spark,
+                     scan_metrics, short_error, write_metrics)
 
 
 @pytest.fixture(scope="module")
@@ -335,6 +335,26 @@ def test_requests_per_commit_against_pylance(spark, s3, bucket):
     assert sum(ours.values()) <= sum(theirs.values()) + 1, (ours, theirs)
     keys = set(manifest_keys(s3, bucket, "commits.lance"))
     assert all(k.endswith(".manifest") for k in keys) and len(keys) == 3, keys
+
+
+def test_write_metrics_count_storage_requests(spark, s3, bucket, hadoop_s3):
+    """A write reports the requests its tasks sent (the data files') and, on Spark 4, those
+    its driver sent to plan and commit it, as the server counted them."""
+    so = s3.storage_options()
+    uri = f"s3://{bucket}/wm.lance"
+    lance.write_dataset(data(0, 10), uri, storage_options=so)
+    c = lance_catalog(spark)
+    frame(spark, data(100, 5)).coalesce(1).createOrReplaceTempView("wm_src")
+    s3.faults.reset()
+    metrics = write_metrics(spark.sql(f"insert into {c}.`{uri}` select * from wm_src"))
+    counts = s3.faults.counts("wm.lance")
+    data_requests = sum(s3.faults.counts("wm.lance/data/").values())
+    if int(spark.version.split(".")[0]) >= 4:  # Spark 4 shows a write's driver metrics
+        assert metrics["storageRequests"] == data_requests > 0
+        commit_puts = sum(s3.faults.counts(f"wm.lance/{d}/").get("PUT", 0)
+                          for d in ("_versions", "_transactions"))
+        assert commit_puts <= metrics["driverStorageRequests"] <= \
+            sum(counts.values()) - data_requests, (metrics, counts)
 
 
 def test_wide_scans_read_nearby_pages_together(spark, s3, bucket):

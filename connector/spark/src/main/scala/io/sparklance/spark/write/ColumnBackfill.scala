@@ -234,7 +234,7 @@ object ColumnBackfill {
       }
       while (next < physicalRows) { w.write(nullRow); next += 1 }
       w.commit() match {
-        case LanceTaskCommit(Seq(file)) => file
+        case LanceTaskCommit(Seq(file), _) => file
         case other => throw new IllegalStateException(s"fragment $frag: wrote $other")
       }
     } catch {

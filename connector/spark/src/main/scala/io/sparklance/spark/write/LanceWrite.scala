@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -17,7 +18,9 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
-import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
+import io.sparklance.storage.{FileIO, IoStats, Paths, RoutingFileIO, SerializableConf}
+import io.sparklance.spark.metrics.{DriverStorageRequests, StorageRequests, TaskMetricValue}
+import io.sparklance.spark.shims.DriverMetricsWrite
 import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges,
   LanceTables}
 import io.sparklance.table.{PrimaryKey, RowFilter, RowFilterEvaluator}
@@ -71,16 +74,27 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
     replacing = predicates; this
   }
 
-  override def build(): Write = new Write {
-    override def toBatch: BatchWrite =
-      LanceBatchWrite.plan(options, info.schema(), overwrite, replacing)
+  override def build(): Write = new DriverMetricsWrite {
+    @volatile private var batch: LanceBatchWrite = _
+    override def toBatch: BatchWrite = {
+      batch = LanceBatchWrite.plan(options, info.schema(), overwrite, replacing)
+      batch
+    }
+    override protected def driverMetricKinds: Array[CustomMetric] =
+      if (DriverMetricsWrite.Supported) Array(new StorageRequests, new DriverStorageRequests)
+      else Array.empty
+    override def supportedCustomMetrics(): Array[CustomMetric] = driverMetricKinds
+    override protected def driverMetrics: Array[CustomTaskMetric] = Option(batch).toArray
+      .flatMap(b => Array[CustomTaskMetric](TaskMetricValue(StorageRequests.Name, b.taskRequests),
+        TaskMetricValue(DriverStorageRequests.Name, b.driverRequests)))
     override def description(): String = s"LanceWrite(${options.get("path")}, " +
       s"${if (replacing.nonEmpty) "replace where" else if (overwrite) "overwrite" else "append"})"
   }
 }
 
 /** What one task wrote: its data files, in order. */
-final case class LanceTaskCommit(files: Seq[NewDataFile]) extends WriterCommitMessage
+final case class LanceTaskCommit(files: Seq[NewDataFile], requests: Long = 0L)
+  extends WriterCommitMessage
 
 /** Everything a task needs to write its files. */
 final case class TaskPlan(
@@ -186,8 +200,24 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new LanceDataWriterFactory(plan)
   override def useCommitCoordinator(): Boolean = true
 
+  /** This driver thread's request count when the write was planned. */
+  private val requestsAtPlan = IoStats.get.requests
+  @volatile private var requestsAtCommit = -1L
+
+  /** Requests sent to plan and commit this write (counted on the driver's thread). */
+  def driverRequests: Long =
+    (if (requestsAtCommit >= 0) requestsAtCommit else IoStats.get.requests) - requestsAtPlan
+
+  /** Requests the tasks sent to storage (their data files' PUTs, parts and retries). */
+  @volatile var taskRequests = 0L
+
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
-    val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
+    taskRequests = messages.collect { case LanceTaskCommit(_, n) => n }.sum
+    try commitFiles(messages) finally requestsAtCommit = IoStats.get.requests
+  }
+
+  private def commitFiles(messages: Array[WriterCommitMessage]): Unit = {
+    val files = messages.toSeq.flatMap { case LanceTaskCommit(fs, _) => fs; case _ => Nil }
     val frags = files.map(NewFragment(_))
     // commitRetries counts attempts, the first one included.
     val plain = txn.CommitOptions(maxRetries = opts.commitRetries - 1,
@@ -204,7 +234,7 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = {
-    val files = messages.toSeq.flatMap { case LanceTaskCommit(fs) => fs; case _ => Nil }
+    val files = messages.toSeq.flatMap { case LanceTaskCommit(fs, _) => fs; case _ => Nil }
     LanceDataWriter.deleteQuietly(io, plan.root, files)
     // Tasks killed when the job failed may still be closing files they never reported:
     // sweep this job's files (found by its token) a few times while they wind down.
@@ -227,6 +257,7 @@ class LanceDataWriterFactory(plan: TaskPlan) extends DataWriterFactory {
  * On abort (or a failure) the task's files are deleted.
  */
 class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
+  private val requestsAtStart = IoStats.get.requests
   private val BatchRows = 4096
   private val BatchBytes = 8L * 1024 * 1024
   private val dataDir = Paths.join(plan.root, "data")
@@ -296,7 +327,9 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     flushBatch()
     if (current != null) closeFile()
     TaskOutputMetrics.add(done.map(_.sizeBytes).sum, done.map(_.rows).sum)
-    LanceTaskCommit(done.toList)
+    // Spark reads a writer's metrics before its commit, which writes the last file: the
+    // task's requests reach the driver with its files instead.
+    LanceTaskCommit(done.toList, IoStats.get.requests - requestsAtStart)
   }
 
   override def abort(): Unit = {
