@@ -43,16 +43,13 @@ private[index] object IndexFileLayout {
   /**
    * The metadata of `old`'s remapped copy: a new UUID and files; its fragment bitmap without
    * the compacted fragments (`moved`'s keys) and with the new ones made from fragments it
-   * covered (`added`).
+   * covered (`added`, from [[Rewrite.joining]]).
    */
   def remappedMetadata(old: TableProtos.IndexMetadata, uuid: java.util.UUID,
       moved: Map[Long, Array[Long]], added: Seq[Long], files: Seq[(String, Long)])
       : TableProtos.IndexMetadata = {
-    val bitmap = Rewrite.bitmap(old)
-    moved.keys.foreach(id => bitmap.remove(id.toInt))
-    added.foreach(id => bitmap.add(id.toInt))
     val b = old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
-      .setFragmentBitmap(Rewrite.bitmapBytes(bitmap))
+      .setFragmentBitmap(Rewrite.bitmapAfter(Rewrite.bitmap(old), moved.keys, added))
     files.foreach { case (path, size) =>
       b.addFiles(TableProtos.IndexFile.newBuilder().setPath(path).setSizeBytes(size))
     }

@@ -41,7 +41,9 @@ object Compaction {
     val s = read.getOrElse(LanceDataset.open(io, root).open(VersionSpec.Latest))
     val stable = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
     ManifestBuilder.checkWritable(s, Rewrite(Nil))
-    val plan = CompactionPlanner.plan(io, s, opts)
+    // The index section, read once for the plan, the remaps and the kept indices.
+    val indices = ManifestFile.indices(io, s)
+    val plan = CompactionPlanner.plan(io, s, opts, indices)
     if (plan.indexedFragmentsSkipped > 0)
       log.warn(s"Compaction of $root leaves ${plan.indexedFragmentsSkipped} fragment(s) " +
         "alone: indices cover them whose files this connector cannot remap (see IndexRemap)")
@@ -51,7 +53,7 @@ object Compaction {
     val tasks = plan.groups.map(CompactionTask.of(s, _, stable, opts, token))
     val results = Option(runner).getOrElse(inThisThread(io))(tasks)
     try {
-      val metrics = commit(io, root, s, plan, results, stable, commitOptions)
+      val metrics = commit(io, root, s, indices, plan, results, stable, commitOptions)
       log.info("Compacted {}: {} fragment(s) into {} at read version {}", root,
         Long.box(metrics.fragmentsRemoved), Long.box(metrics.fragmentsAdded),
         Long.box(s.version))
@@ -68,7 +70,8 @@ object Compaction {
     }
   }
 
-  private def commit(io: FileIO, root: String, s: Snapshot, plan: CompactionPlan,
+  private def commit(io: FileIO, root: String, s: Snapshot,
+      indices: Seq[TableProtos.IndexMetadata], plan: CompactionPlan,
       results: Seq[Seq[CompactedFragment]], stable: Boolean, commitOptions: CommitOptions)
       : CompactionMetrics = {
     val total = results.map(_.size).sum
@@ -89,9 +92,9 @@ object Compaction {
         p.build()
       })
     }
-    val remapped = remapIndices(io, s, groups, stable)
+    val remapped = remapIndices(io, s, indices, groups, stable)
     // With stable row ids, the indices pylance keeps as they are get only a new bitmap.
-    val kept = if (!stable) Map.empty[String, Boolean] else ManifestFile.indices(io, s)
+    val kept = if (!stable) Map.empty[String, Boolean] else indices
       .flatMap(i => IndexRemap.keptWithStableRowIds(i).map(ManifestFile.uuidText(i.getUuid) -> _))
       .toMap
     try committer.commitOn(Some(s), Some(onto), Rewrite(groups, remapped, kept))
@@ -116,11 +119,12 @@ object Compaction {
    * The indices covering compacted fragments, remapped to the new fragments (pylance remaps
    * them inside its Rewrite, with or without stable row ids): old and new metadata.
    */
-  private def remapIndices(io: FileIO, s: Snapshot, groups: Seq[RewriteGroup],
-      stable: Boolean): Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
+  private def remapIndices(io: FileIO, s: Snapshot, indices: Seq[TableProtos.IndexMetadata],
+      groups: Seq[RewriteGroup], stable: Boolean)
+      : Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
     val oldIds = groups.flatMap(_.oldIds).toSet
     // Each index's bitmap decoded once.
-    val affected = ManifestFile.indices(io, s).filterNot(_.getName.startsWith("__"))
+    val affected = indices.filterNot(_.getName.startsWith("__"))
       .filterNot(i => if (stable) IndexRemap.keptWithStableRowIds(i).isDefined
         else IndexRemap.untouchedWithoutStableRowIds(i))
       .map(i => i -> Rewrite.bitmap(i))
@@ -128,8 +132,7 @@ object Compaction {
     if (affected.isEmpty) return Nil
     val moved = groups.flatMap(g => newAddresses(io, s, g)).toMap
     affected.map { case (i, covered) =>
-      val added = groups.filter(_.oldIds.forall(id => covered.contains(id.toInt)))
-        .flatMap(_.newFragments.map(_.getId))
+      val added = Rewrite.joining(groups, covered)
       i -> IndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) },
         added)
     }

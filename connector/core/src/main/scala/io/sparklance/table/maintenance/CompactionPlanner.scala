@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.FileIO
-import io.sparklance.table.{FeatureFlags, FragmentRef, ManifestFile, RowCounts, Snapshot}
+import io.sparklance.table.{FeatureFlags, FragmentRef, RowCounts, Snapshot}
 import io.sparklance.table.index.IndexRemap
 import io.sparklance.table.txn.Rewrite
 
@@ -36,8 +36,10 @@ object CompactionPlanner {
     def noop: Boolean = fragments.isEmpty || (fragments.size == 1 && !itself.head)
   }
 
-  def plan(io: FileIO, s: Snapshot, options: CompactionOptions): CompactionPlan = {
-    val all = ManifestFile.indices(io, s).toIndexedSeq
+  /** Plans the compaction of `s`, whose index section is `indices`. */
+  def plan(io: FileIO, s: Snapshot, options: CompactionOptions,
+      indices: Seq[TableProtos.IndexMetadata]): CompactionPlan = {
+    val all = indices.toIndexedSeq
     val fragmaps = indexFragmaps(all)
     val bins = mutable.ArrayBuffer.empty[Bin]
     var current: Option[Bin] = None

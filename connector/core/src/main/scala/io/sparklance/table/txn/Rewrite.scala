@@ -66,20 +66,13 @@ final case class Rewrite(groups: Seq[RewriteGroup],
     }
   }
 
-  /**
-   * A kept index's fragment bitmap after this rewrite: the rewritten fragments leave it; the
-   * new fragments of a group whose old ones it all covered join it when `joins`.
-   */
+  /** A kept index's fragment bitmap after this rewrite (see [[Rewrite.bitmapAfter]]). */
   private def keepWithNewBitmap(i: TableProtos.IndexMetadata, joins: Boolean)
       : TableProtos.IndexMetadata = {
     val bm = Rewrite.bitmap(i)
     if (!oldIds.exists(id => bm.contains(id.toInt))) return i
-    val joined = if (!joins) Nil
-      else groups.filter(_.oldIds.forall(id => bm.contains(id.toInt)))
-        .flatMap(_.newFragments.map(_.getId))
-    oldIds.foreach(id => bm.remove(id.toInt))
-    joined.foreach(id => bm.add(id.toInt))
-    i.toBuilder.setFragmentBitmap(Rewrite.bitmapBytes(bm)).build()
+    val joined = if (joins) Rewrite.joining(groups, bm) else Nil
+    i.toBuilder.setFragmentBitmap(Rewrite.bitmapAfter(bm, oldIds, joined)).build()
   }
 
   override def applyTo(m: ManifestBuilder): Operation = {
@@ -140,6 +133,27 @@ object Rewrite {
     val bm = new RoaringBitmap()
     if (!i.getFragmentBitmap.isEmpty) bm.deserialize(i.getFragmentBitmap.asReadOnlyByteBuffer())
     bm
+  }
+
+  /**
+   * The new fragments an index covering `covered` goes on covering after a rewrite of
+   * `groups`: those of each group whose old fragments it all covered (pylance 14's rule, for
+   * remapped and kept indices alike).
+   */
+  def joining(groups: Seq[RewriteGroup], covered: RoaringBitmap): Seq[Long] =
+    groups.filter(_.oldIds.forall(id => covered.contains(id.toInt)))
+      .flatMap(_.newFragments.map(_.getId))
+
+  /**
+   * An index's fragment bitmap after a rewrite: `covered` without the rewritten fragments
+   * (`removed`) and with the new ones it goes on covering (`joined`, see [[joining]]).
+   */
+  def bitmapAfter(covered: RoaringBitmap, removed: Iterable[Long], joined: Iterable[Long])
+      : com.google.protobuf.ByteString = {
+    val bm = covered.clone()
+    removed.foreach(id => bm.remove(id.toInt))
+    joined.foreach(id => bm.add(id.toInt))
+    bitmapBytes(bm)
   }
 
   /** A fragment bitmap as an index records it (portable Roaring): what [[bitmap]] reads. */
