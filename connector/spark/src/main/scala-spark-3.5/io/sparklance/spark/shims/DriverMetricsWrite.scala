@@ -1,12 +1,11 @@
 package io.sparklance.spark.shims
 
-import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.write.Write
 
 /** Spark 3.5 has no driver-side write metrics: they are computed and not shown. */
 trait DriverMetricsWrite extends Write {
   protected def driverMetrics: Array[CustomTaskMetric]
-  protected def driverMetricKinds: Array[CustomMetric]
 }
 
 object DriverMetricsWrite {

@@ -80,10 +80,10 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
       batch = LanceBatchWrite.plan(options, info.schema(), overwrite, replacing)
       batch
     }
-    override protected def driverMetricKinds: Array[CustomMetric] =
+    // Lines without driver write metrics (3.5) show none of them.
+    override def supportedCustomMetrics(): Array[CustomMetric] =
       if (DriverMetricsWrite.Supported) Array(new StorageRequests, new DriverStorageRequests)
       else Array.empty
-    override def supportedCustomMetrics(): Array[CustomMetric] = driverMetricKinds
     override protected def driverMetrics: Array[CustomTaskMetric] = Option(batch).toArray
       .flatMap(b => Array[CustomTaskMetric](TaskMetricValue(StorageRequests.Name, b.taskRequests),
         TaskMetricValue(DriverStorageRequests.Name, b.driverRequests)))
