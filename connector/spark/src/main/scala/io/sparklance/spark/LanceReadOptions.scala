@@ -42,6 +42,8 @@ object MetadataTable {
  *    by the default parallelism, so every core gets work).
  *  - `filter_pushdown`: evaluate supported predicates in the reader (default true); `false`
  *    leaves every filter to Spark.
+ *  - `use_scalar_index`: let the BTREE indices of the dataset skip fragments that cannot match
+ *    a pushed filter (default true, pylance's `use_scalar_index`); never changes a result.
  */
 final case class LanceReadOptions(
     path: String,
@@ -51,7 +53,8 @@ final case class LanceReadOptions(
     splitSizeBytes: Long,
     filterPushdown: Boolean = true,
     /** Whether `split_size` was given; if not, splits also shrink to use every core. */
-    splitSizeGiven: Boolean = false)
+    splitSizeGiven: Boolean = false,
+    useScalarIndex: Boolean = true)
 
 object LanceReadOptions {
   val Path = "path"
@@ -64,6 +67,7 @@ object LanceReadOptions {
   val BatchSize = "batch_size"
   val SplitSize = "split_size"
   val FilterPushdown = "filter_pushdown"
+  val UseScalarIndex = "use_scalar_index"
   /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
   val Branch = "branch"
 
@@ -81,7 +85,8 @@ object LanceReadOptions {
       batchSize = positiveInt(options, BatchSize, 4096),
       splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes),
       filterPushdown = bool(options, FilterPushdown, default = true),
-      splitSizeGiven = options.containsKey(SplitSize))
+      splitSizeGiven = options.containsKey(SplitSize),
+      useScalarIndex = bool(options, UseScalarIndex, default = true))
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {

@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import io.sparklance.format.LanceField
 import io.sparklance.table.{FragmentLineage, FragmentRef, RowFilter}
+import io.sparklance.table.index.IndexPruning
 
 /**
  * A columnar scan of one dataset version. The version (and so the fragment list) was fixed
@@ -55,8 +56,14 @@ class LanceScan(
     table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
+  /** Fragments the dataset's scalar indices show can hold rows passing the filter. */
+  private lazy val indexed: Option[Set[Long]] =
+    if (!table.options.useScalarIndex) None
+    else filter.flatMap(f => IndexPruning.candidates(table.io, table.snapshot, f))
+
   private lazy val fragments: Seq[FragmentRef] = LanceScan.enoughFor(limit.filter(_ =>
-    filter.isEmpty), table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)))).map {
+    filter.isEmpty), table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
+      indexed.forall(_(f.getId)))).map {
     f =>
       val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
       if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
@@ -69,7 +76,7 @@ class LanceScan(
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
-    val pruned = if (fragmentTest.isEmpty) ""
+    val pruned = if (fragmentTest.isEmpty && indexed.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     s"LanceScan ${table.name()} [$what]$filters$pruned${limit.fold("")(n => s" Limit: $n")}"
   }

@@ -1,0 +1,139 @@
+"""Scalar indices prune the Lance scan: with pylance's BTREE indices a pushed filter reads only
+the fragments an index shows can match (plus those it does not cover), and the rows are
+always pylance's own filtered rows, with the index used or not."""
+
+from __future__ import annotations
+
+import datetime
+import random
+
+import lance
+import pyarrow as pa
+import pytest
+
+from support import scan_metrics
+
+FRAGMENTS, PER_FRAGMENT = 20, 1000
+
+
+def _rows(start, count):
+    ids = list(range(start, start + count))
+    return pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "k": pa.array([None if i % 97 == 0 and i < 5000 else (i // 20) % 1000 for i in ids],
+                      pa.int32()),
+        "s": pa.array([f"s{(i // 37) % 200:04d}" for i in ids]),
+        "d": pa.array([datetime.date(2020, 1, 1) + datetime.timedelta(days=i // 50)
+                       for i in ids], pa.date32()),
+        "x": pa.array([i % 13 for i in ids], pa.int64()),
+    })
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["addresses", "stable-row-ids"])
+def table(request, tmp_path_factory):
+    """20 indexed fragments (BTREE on id, k, s, d), some rows deleted, then two appended
+    fragments no index covers. Returns the path and the version the indices were built at."""
+    path = str(tmp_path_factory.mktemp("ixprune") / "t.lance")
+    lance.write_dataset(_rows(0, FRAGMENTS * PER_FRAGMENT), path,
+                        max_rows_per_file=PER_FRAGMENT, enable_stable_row_ids=request.param)
+    ds = lance.dataset(path)
+    for c in ["id", "k", "s", "d"]:
+        ds.create_scalar_index(c, "BTREE")
+    indexed = lance.dataset(path).version
+    lance.dataset(path).delete("id % 10 = 3 or (id >= 2000 and id < 3000)")
+    for n in range(2):
+        lance.write_dataset(_rows(30000 + 500 * n, 500), path, mode="append")
+    return path, indexed
+
+
+def _fragments_of(path, pred, version=None):
+    t = lance.dataset(path, version=version).to_table(columns=["id"], filter=pred,
+                                                     with_row_address=True)
+    return {a >> 32 for a in t["_rowaddr"].to_pylist()}
+
+
+def _ours(spark, path, pred, **options):
+    df = spark.read.format("lance").options(**options).load(path).where(pred).select("id")
+    return sorted(r["id"] for r in df.collect()), df
+
+
+def _unindexed(path):
+    ds = lance.dataset(path)
+    covered = set()
+    for ix in ds.list_indices():
+        covered |= set(ix["fragment_ids"])
+    return {f.fragment_id for f in ds.get_fragments()} - covered
+
+
+@pytest.mark.parametrize("pred", [
+    "id = 1234", "id = 2500", "id < 700", "id >= 19500", "k = 5", "k IS NULL",
+    "k IN (1, 2, 999)", "s = 's0007'", "s >= 's0195'", "d = DATE '2020-02-01'",
+    "d < DATE '2020-01-10'", "id = 31234",
+])
+def test_one_indexed_column_reads_only_the_fragments_holding_it(spark, table, pred):
+    path, indexed = table
+    want = sorted(lance.dataset(path).to_table(columns=["id"], filter=pred)["id"].to_pylist())
+    got, df = _ours(spark, path, pred)
+    assert got == want
+    # The index was built before the deletions: it still names fragments whose matching rows
+    # were deleted since (pylance reads those too), and never covers the appended ones.
+    live = {f.fragment_id for f in lance.dataset(path).get_fragments()}
+    expected = (_fragments_of(path, pred, indexed) & live) | _unindexed(path)
+    assert scan_metrics(spark, df)["fragmentsRead"] == len(expected)
+    assert len(expected) < len(live)
+
+
+def test_without_the_index_every_fragment_is_read(spark, table):
+    path, _ = table
+    pred = "id = 1234"
+    want = lance.dataset(path).to_table(columns=["id"], filter=pred,
+                                        use_scalar_index=False)["id"].to_pylist()
+    got, df = _ours(spark, path, pred, use_scalar_index="false")
+    assert got == sorted(want)
+    assert scan_metrics(spark, df)["fragmentsRead"] == len(lance.dataset(path).get_fragments())
+
+
+def _random_predicate(rng):
+    def leaf():
+        c = rng.choice(["id", "k", "s", "d", "x"])
+        op = rng.choice(["=", "<", "<=", ">", ">=", "!=", "IN", "IS NULL", "IS NOT NULL"])
+        if c == "id":
+            v = lambda: str(rng.randrange(-10, 33000))  # noqa: E731
+        elif c in ("k", "x"):
+            v = lambda: str(rng.randrange(-2, 1002))  # noqa: E731
+        elif c == "s":
+            v = lambda: f"'s{rng.randrange(0, 205):04d}'"  # noqa: E731
+        else:
+            def v():
+                day = datetime.date(2020, 1, 1) + datetime.timedelta(days=rng.randrange(-5, 700))
+                return f"DATE '{day}'"
+        if op == "IN":
+            return f"{c} IN ({', '.join(v() for _ in range(rng.randrange(1, 4)))})"
+        if op.startswith("IS"):
+            return f"{c} {op}"
+        return f"{c} {op} {v()}"
+
+    def tree(depth):
+        if depth == 0 or rng.random() < 0.4:
+            return leaf()
+        return f"({tree(depth - 1)} {rng.choice(['AND', 'OR'])} {tree(depth - 1)})"
+    return tree(2)
+
+
+def test_random_predicates_return_pylances_rows(spark, table):
+    path, _ = table
+    rng = random.Random(20261126)
+    ds = lance.dataset(path)
+    live = {f.fragment_id for f in ds.get_fragments()}
+    pruned = 0
+    for _ in range(40):
+        pred = _random_predicate(rng)
+        want = sorted(ds.to_table(columns=["id"], filter=pred)["id"].to_pylist())
+        got, df = _ours(spark, path, pred)
+        assert got == want, pred
+        read = scan_metrics(spark, df)["fragmentsRead"]
+        assert len(_fragments_of(path, pred)) <= read <= len(live), pred
+        pruned += read < len(live)
+        flat, _ = _ours(spark, path, pred, use_scalar_index="false")
+        assert flat == want, pred
+    assert pruned > 0
