@@ -31,7 +31,12 @@ final case class FragmentRef(
     /** Where blob descriptors that name no data file point (managed and external blobs). */
     blobRoots: BlobRoots = BlobRoots.None,
     /** Row ids and row versions, attached when a scan returns them (see FragmentLineage). */
-    lineage: Option[FragmentLineage] = None)
+    lineage: Option[FragmentLineage] = None,
+    /**
+     * The row offsets a scalar index says can pass the scan's filter (see IndexPruning): a
+     * reader with that filter skips batches holding none of them. None: any row may.
+     */
+    rowCandidates: Option[org.roaringbitmap.RoaringBitmap] = None)
 
 object FragmentRef {
   def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
@@ -141,6 +146,14 @@ final class FragmentReader(
   /** Rows the last [[next]] read but dropped as deleted or rejected by the filter. */
   def lastSkipped: Int = skipped
 
+  private var skippedByIndex = false
+
+  /**
+   * Whether the last [[next]] skipped its rows undecoded: none was among the fragment's
+   * `rowCandidates`.
+   */
+  def lastSkippedByIndex: Boolean = skippedByIndex
+
   /**
    * The next `n` physical rows, minus deleted ones and those the filter rejects: one array per
    * requested field, plus the number of rows kept. When no row is kept the arrays are absent
@@ -175,6 +188,17 @@ final class FragmentReader(
   }
 
   private def read(n: Int, maxKept: Int): (Array[ColumnArray], Int) = {
+    skippedByIndex = filter != null && fragment.rowCandidates.exists(_.rangeCardinality(
+      position, position + n) == 0)
+    if (skippedByIndex) {
+      // No row here can pass the filter: its columns are not decoded at all.
+      parts.foreach { p => p.first.foreach(_._1.skip(n)); p.rest.foreach(_._1.skip(n)) }
+      skipped = n
+      lastStart = position
+      lastKeep = FragmentReader.NoRows
+      position += n
+      return (Array.empty, 0)
+    }
     val firstDecoded = decode(n, _.first)
     val passed: Array[Boolean] = if (filter == null) null else {
       val byName = firstFields.map(f => f.name -> assemble(f, firstDecoded, n)).toMap

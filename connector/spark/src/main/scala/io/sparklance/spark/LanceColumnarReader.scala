@@ -41,6 +41,7 @@ class LanceColumnarReader(
   private val ioAtStart = { val c = IoStats.get; (c.requests, c.bytesRead) }
   private var fragmentsRead = 0L
   private var rowsSkipped = 0L
+  private var rowsSkippedByIndex = 0L
   /** Rows returned so far, against a pushed LIMIT. */
   private var returned = 0L
 
@@ -142,6 +143,7 @@ class LanceColumnarReader(
     val need = limit.fold(Int.MaxValue)(l => math.min(l - returned, Int.MaxValue).toInt)
     val out = reader.next(n, need)
     rowsSkipped += reader.lastSkipped
+    if (reader.lastSkippedByIndex) rowsSkippedByIndex += reader.lastSkipped
     out
   }
 
@@ -150,7 +152,8 @@ class LanceColumnarReader(
     Array(TaskMetricValue(FragmentsRead.Name, fragmentsRead),
       TaskMetricValue(StorageRequests.Name, c.requests - ioAtStart._1),
       TaskMetricValue(StorageBytesRead.Name, c.bytesRead - ioAtStart._2),
-      TaskMetricValue(RowsSkipped.Name, rowsSkipped))
+      TaskMetricValue(RowsSkipped.Name, rowsSkipped),
+      TaskMetricValue(RowsSkippedByIndex.Name, rowsSkippedByIndex))
   }
 
   private def nextKept(): Int = read()._2

@@ -56,23 +56,25 @@ class LanceScan(
     table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
-  /** Fragments the dataset's scalar indices show can hold rows passing the filter. */
-  private lazy val indexed: Option[Set[Long]] =
+  /** The rows the dataset's scalar indices show can pass the filter, by fragment. */
+  private lazy val indexed: Option[IndexPruning.Candidates] =
     if (!table.options.useScalarIndex) None
     else filter.flatMap(f => IndexPruning.candidates(table.io, table.snapshot, f))
 
   private lazy val fragments: Seq[FragmentRef] = LanceScan.enoughFor(limit.filter(_ =>
     filter.isEmpty), table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
-      indexed.forall(_(f.getId)))).map {
+      indexed.forall(_.contains(f.getId)))).map {
     f =>
       val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
+        .copy(rowCandidates = indexed.flatMap(_(f.getId)))
       if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
   }
 
   override def readSchema(): StructType = required
 
   override def supportedCustomMetrics(): Array[CustomMetric] = Array(new metrics.FragmentsRead,
-    new metrics.StorageRequests, new metrics.StorageBytesRead, new metrics.RowsSkipped)
+    new metrics.StorageRequests, new metrics.StorageBytesRead, new metrics.RowsSkipped,
+    new metrics.RowsSkippedByIndex)
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")

@@ -54,7 +54,10 @@ object SplitPlanner {
             case Some(bounds) => cutAtBoundaries(bounds, rowsPerSlice)
             case None => alignedCuts(rows, rowsPerSlice)
           }
-        (0 until cuts.length - 1).map(i => (FragmentSlice(frag, cuts(i), cuts(i + 1)), bytesPerRow))
+        // Slices holding no row a scalar index says can pass the filter are not planned.
+        (0 until cuts.length - 1).filter(i => frag.rowCandidates.forall(
+          _.rangeCardinality(cuts(i), cuts(i + 1)) > 0))
+          .map(i => (FragmentSlice(frag, cuts(i), cuts(i + 1)), bytesPerRow))
       }
     }
     val partitions = ArrayBuffer[LanceInputPartition]()

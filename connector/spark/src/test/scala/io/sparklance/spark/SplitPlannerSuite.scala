@@ -170,6 +170,16 @@ class SplitPlannerSuite extends AnyFunSuite {
     assert(starts(SplitPlanner.plan(denied, frags, 1, 0, Seq(field("2.0", "vec")))) == Seq(0L, 1024L, 2048L, 3072L))
   }
 
+  test("slices holding none of a fragment's index candidates are not planned") {
+    val frags = fragments("2.0")
+    val f0 = frags.filter(_.id == 0).map(_.copy(rowCandidates =
+      Some(org.roaringbitmap.RoaringBitmap.bitmapOf(1500, 3100))))
+    val slices = SplitPlanner.plan(io, f0, 1, 0, Nil).flatMap(_.slices.toSeq)
+    assert(slices.map(_.start) == Seq(1024L, 3072L))
+    val all = SplitPlanner.plan(io, f0.map(_.copy(rowCandidates = None)), 1, 0, Nil)
+    assert(all.flatMap(_.slices.toSeq).map(_.start) == Seq(0L, 1024L, 2048L, 3072L))
+  }
+
   test("a corrupt data file fails planning with a corrupt-file error naming it") {
     val copy = TempDirs.copyTree(new File(root("2.1")).toPath, TempDirs.create("paged-").resolve("paged_2.1.lance"))
     val s = LanceDataset.open(io, copy.toString).open(VersionSpec.Latest)

@@ -4,6 +4,7 @@ import java.nio.{ByteBuffer, ByteOrder}
 
 import scala.jdk.CollectionConverters._
 
+import org.roaringbitmap.RoaringBitmap
 import org.slf4j.LoggerFactory
 
 import io.sparklance.format._
@@ -15,16 +16,16 @@ import io.sparklance.table.RowFilter._
 import io.sparklance.table.txn.Rewrite
 
 /**
- * Which fragments of a version can hold rows matching a pushed filter, from the BTREE indices
- * pylance (or this connector) built: fragments an index covers are kept only when the index
- * holds a matching value in them; fragments it does not cover are always kept. The scan still
- * evaluates the filter on every row it reads, so pruning never changes a result: it only
- * skips fragments that cannot match (as pylance's ScalarIndexQuery does before its refine).
+ * Which rows of a version can match a pushed filter, from the BTREE indices pylance (or this
+ * connector) built: in a fragment an index covers, only the rows the index holds a matching
+ * value for; fragments it does not cover, wholly. The scan still evaluates the filter on every
+ * row it reads, so pruning never changes a result: it only skips fragments, splits and
+ * batches that cannot match (as pylance's ScalarIndexQuery does before its refine).
  *
  * A BTREE index (see [[BTreeIndexWriter]]) is searched as pylance searches it: its lookup file
  * (first and last value and null count of each page of the sorted data file) picks the pages
  * whose value range meets the predicate, and those pages' values are tested exactly; their
- * row addresses name the fragments. Leaves used: comparisons but `!=`, IN, IS NULL, on integer,
+ * row addresses name the rows. Leaves used: comparisons but `!=`, IN, IS NULL, on integer,
  * date, timestamp and string columns; AND intersects, OR unites; anything else prunes nothing.
  * A predicate that would read more than a quarter of an index's pages is not looked up (it
  * cannot prune much). An index whose files do not read is skipped with a warning.
@@ -34,14 +35,38 @@ object IndexPruning {
   private val MaxPageShare = 4
 
   /**
-   * The fragment ids of `s` that may hold rows matching `filter`, or None when no index says
-   * anything about it.
+   * Fragment id -> the row offsets that may match (None: any row may), for every fragment of
+   * the version that may hold a match; None when no index says anything about `filter`.
    */
-  def candidates(io: FileIO, s: Snapshot, filter: RowFilter): Option[Set[Long]] = {
+  type Candidates = Map[Long, Option[RoaringBitmap]]
+
+  /** The rows of `s` that may match `filter` (see [[Candidates]]). */
+  def candidates(io: FileIO, s: Snapshot, filter: RowFilter): Option[Candidates] = {
     val indices = ManifestFile.indices(io, s).filter(usable(s, _))
     if (indices.isEmpty) None
     else new Search(io, s, indices).visit(filter)
   }
+
+  private def and(a: Candidates, b: Candidates): Candidates =
+    a.keySet.intersect(b.keySet).iterator.flatMap { id =>
+      (a(id), b(id)) match {
+        case (None, y) => Some(id -> y)
+        case (x, None) => Some(id -> x)
+        case (Some(x), Some(y)) =>
+          val both = RoaringBitmap.and(x, y)
+          if (both.isEmpty) None else Some(id -> Some(both))
+      }
+    }.toMap
+
+  private def or(a: Candidates, b: Candidates): Candidates =
+    (a.keySet ++ b.keySet).iterator.map { id =>
+      id -> ((a.get(id), b.get(id)) match {
+        case (Some(Some(x)), Some(Some(y))) => Some(RoaringBitmap.or(x, y))
+        case (Some(x), None) => x
+        case (None, Some(y)) => y
+        case _ => None
+      })
+    }.toMap
 
   private def usable(s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     BTreeIndexRemap.remappable(i) && s.schema.fields.exists(f => f.id == i.getFields(0) &&
@@ -54,24 +79,41 @@ object IndexPruning {
       s.schema.fields.find(_.id == i.getFields(0)).map(_.name -> i)
     }.toMap
 
-    def visit(f: RowFilter): Option[Set[Long]] = f match {
-      case And(l, r) => (visit(l), visit(r)) match {
-        case (Some(a), Some(b)) => Some(a.intersect(b))
-        case (a, b) => a.orElse(b)
-      }
-      case Or(l, r) => for (a <- visit(l); b <- visit(r)) yield a.union(b)
-      case Const(false) => Some(Set.empty)
-      case c: Compare if c.op != CompareOp.NotEq => leaf(c.column, c)
-      case in: In if !in.negated => leaf(in.column, in)
-      case n: IsNull if !n.negated => leaf(n.column, n)
+    def visit(f: RowFilter): Option[Candidates] = f match {
+      case a: And =>
+        // Leaves on one indexed column are looked up together: `x >= 5 AND x < 9` reads
+        // the pages of that range, not those of each side.
+        val (leaves, others) = conjuncts(a).partition(l => column(l).exists(byColumn.contains))
+        val parts = leaves.groupBy(l => column(l).get).toSeq.map { case (c, ls) =>
+          leaf(c, ls.reduce(And(_, _)))
+        } ++ others.map(visit)
+        parts.flatten.reduceOption(and)
+      case Or(l, r) => for (a <- visit(l); b <- visit(r)) yield or(a, b)
+      case Const(false) => Some(Map.empty)
+      case _ => column(f).flatMap(c => leaf(c, f))
+    }
+
+    private def conjuncts(f: RowFilter): Seq[RowFilter] = f match {
+      case And(l, r) => conjuncts(l) ++ conjuncts(r)
+      case other => Seq(other)
+    }
+
+    /** The column of a leaf an index can answer. */
+    private def column(f: RowFilter): Option[String] = f match {
+      case c: Compare if c.op != CompareOp.NotEq => Some(c.column)
+      case in: In if !in.negated => Some(in.column)
+      case n: IsNull if !n.negated => Some(n.column)
       case _ => None
     }
 
-    private def leaf(column: String, f: RowFilter): Option[Set[Long]] =
+    private def leaf(column: String, f: RowFilter): Option[Candidates] =
       byColumn.get(column).flatMap { i =>
         val covered = Rewrite.bitmap(i)
-        try lookup(i, column, f).map { hits =>
-          present.filter(id => !covered.contains(id.toInt) || hits(id))
+        try lookup(i, f).map { hits =>
+          present.iterator.flatMap { id =>
+            if (!covered.contains(id.toInt)) Some(id -> None)
+            else hits.get(id).map(rows => id -> Some(rows))
+          }.toMap
         } catch {
           case e: Exception =>
             log.warn(s"Index ${i.getName} of ${s.root} was not used to prune fragments: " +
@@ -80,9 +122,9 @@ object IndexPruning {
         }
       }
 
-    /** The fragment ids the index holds a row matching `f` in (None: too many pages). */
-    private def lookup(i: TableProtos.IndexMetadata, column: String, f: RowFilter)
-        : Option[Set[Long]] = {
+    /** The rows (by fragment) the index holds a value matching `f` for (None: too many). */
+    private def lookup(i: TableProtos.IndexMetadata, f: RowFilter)
+        : Option[Map[Long, RoaringBitmap]] = {
       val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
       val lookupFile = IndexFileLayout.read(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
       lookupFile.expect("min", "max", "null_count", "page_idx")
@@ -97,7 +139,7 @@ object IndexPruning {
       val values = data.fields.head
       val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> values))
       val reader = data.reader(io)
-      val hits = scala.collection.mutable.HashSet.empty[Long]
+      val hits = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
       try {
         pages.foreach { p =>
           val start = p * batch
@@ -110,13 +152,16 @@ object IndexPruning {
               .order(ByteOrder.LITTLE_ENDIAN)
             var r = 0
             while (r < ok.length) {
-              if (ok(r)) hits += bb.getLong(r * 8) >>> 32
+              if (ok(r)) {
+                val addr = bb.getLong(r * 8)
+                hits.getOrElseUpdate(addr >>> 32, new RoaringBitmap()).add(addr.toInt)
+              }
               r += 1
             }
           }
         }
       } finally reader.close()
-      Some(hits.toSet)
+      Some(hits.toMap)
     }
 
     /** The pages (`page_idx`) whose value range can hold a row matching `f`, and how many. */
@@ -138,10 +183,12 @@ object IndexPruning {
 
   /**
    * Whether a page (its first value `min`, last value `max`: nulls sort first, so `min` may
-   * be null and an all-null page has a null `max`) can hold a row matching the leaf `f`:
+   * be null and an all-null page has a null `max`) can hold a row matching `f` (leaves of one
+   * column, or their conjunction):
    * a filter over the lookup file's `min`, `max` and `null_count`.
    */
   private def pageTest(f: RowFilter): RowFilter = f match {
+    case And(l, r) => And(pageTest(l), pageTest(r))
     case Compare(_, op, v) =>
       val lowOk = (o: CompareOp) => Or(IsNull("min", negated = false), Compare("min", o, v))
       op match {
@@ -158,8 +205,9 @@ object IndexPruning {
     case other => throw new IllegalArgumentException(s"not an index leaf: $other")
   }
 
-  /** The leaf `f` over the column `to` instead of its own. */
+  /** The leaves `f` (one or a conjunction) over the column `to` instead of their own. */
   private def rename(f: RowFilter, to: String): RowFilter = f match {
+    case And(l, r) => And(rename(l, to), rename(r, to))
     case c: Compare => c.copy(column = to)
     case in: In => in.copy(column = to)
     case n: IsNull => n.copy(column = to)
