@@ -7,7 +7,6 @@ import scala.jdk.CollectionConverters._
 
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.proto.TableProtos
@@ -97,7 +96,6 @@ object BitmapIndexRemap {
   /** One value's row-address tree map with the moved fragments' rows at their new addresses. */
   private def remap(bytes: Array[Byte], moved: Map[Long, Array[Long]], file: String)
       : Array[Byte] = {
-    val in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
     val out = new java.util.TreeMap[Long, RoaringBitmap]()
     def add(addr: Long): Unit = {
       val frag = addr >>> 32
@@ -106,32 +104,17 @@ object BitmapIndexRemap {
       b.add((addr & 0xffffffffL).toInt)
     }
     val kept = new java.util.TreeMap[Long, Array[Byte]]() // untouched entries, verbatim
-    if (bytes.nonEmpty) {
-      val n = in.getInt()
-      var i = 0
-      while (i < n) {
-        val frag = in.getInt() & 0xffffffffL
-        val len = in.getInt()
-        val entry = new Array[Byte](len)
-        in.get(entry)
-        moved.get(frag) match {
-          case None => kept.put(frag, entry)
-          case Some(to) =>
-            val offsets: Iterator[Int] =
-              if (len == 0) Iterator.range(0, to.length) // every row of the fragment
-              else {
-                val b = new RoaringBitmap()
-                try b.deserialize(ByteBuffer.wrap(entry)) catch {
-                  case e: Exception => throw LanceErrors.corruptFile(file,
-                    s"a bitmap of fragment $frag does not decode: ${e.getMessage}", e)
-                }
-                b.iterator().asScala.map(_.intValue)
-              }
-            offsets.foreach { off =>
-              if (off < to.length && to(off) >= 0) add(to(off))
-            }
-        }
-        i += 1
+    RowAddrTreeMap.entries(bytes).foreach { case (frag, entry) =>
+      moved.get(frag) match {
+        case None => kept.put(frag, entry)
+        case Some(to) =>
+          val offsets: Iterator[Int] = RowAddrTreeMap.offsets(entry, frag, file) match {
+            case None => Iterator.range(0, to.length) // every row of the fragment
+            case Some(b) => b.iterator().asScala.map(_.intValue)
+          }
+          offsets.foreach { off =>
+            if (off < to.length && to(off) >= 0) add(to(off))
+          }
       }
     }
     val entries = new java.util.TreeMap[Long, Array[Byte]](kept)

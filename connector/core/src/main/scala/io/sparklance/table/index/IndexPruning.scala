@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{CompareOp, FilterDomain, FilterValue, ManifestFile, RowFilter,
-  RowFilterEvaluator, Snapshot}
+import io.sparklance.table.{CompareOp, FeatureFlags, FilterDomain, FilterValue, ManifestFile,
+  RowFilter, RowFilterEvaluator, Snapshot}
 import io.sparklance.table.RowFilter._
 import io.sparklance.table.txn.Rewrite
 
@@ -25,7 +25,8 @@ import io.sparklance.table.txn.Rewrite
  * A BTREE index (see [[BTreeIndexWriter]]) is searched as pylance searches it: its lookup file
  * (first and last value and null count of each page of the sorted data file) picks the pages
  * whose value range meets the predicate, and those pages' values are tested exactly; their
- * row addresses name the rows. Leaves used: comparisons but `!=`, IN, IS NULL, on integer,
+ * row addresses name the rows. A BITMAP index (tables without stable row ids) gives the rows
+ * of its values matching the predicate. Leaves used: comparisons but `!=`, IN, IS NULL, on integer,
  * date, timestamp and string columns; AND intersects, OR unites; anything else prunes nothing.
  * A predicate that would read more than a quarter of an index's pages is not looked up (it
  * cannot prune much). An index whose files do not read is skipped with a warning.
@@ -68,16 +69,25 @@ object IndexPruning {
       })
     }.toMap
 
+  /**
+   * A BTREE index, or a BITMAP index of a table without stable row ids (with them, its
+   * bitmaps hold row ids, not addresses), on a top-level column whose values compare exactly.
+   */
   private def usable(s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
-    BTreeIndexRemap.remappable(i) && s.schema.fields.exists(f => f.id == i.getFields(0) &&
-      FilterDomain.of(f).exists(d => !d.isInstanceOf[FilterDomain.Floating]) &&
-      f.children.isEmpty)
+    (BTreeIndexRemap.remappable(i) || isBitmap(i) &&
+      (s.readerFeatureFlags & FeatureFlags.StableRowIds) == 0) &&
+      s.schema.fields.exists(f => f.id == i.getFields(0) && f.children.isEmpty &&
+        FilterDomain.of(f).exists(d => !d.isInstanceOf[FilterDomain.Floating]))
+
+  private def isBitmap(i: TableProtos.IndexMetadata): Boolean =
+    BitmapIndexRemap.remappable(i) &&
+      i.getIndexDetails.getTypeUrl == BitmapIndexRemap.DetailsType
 
   private final class Search(io: FileIO, s: Snapshot, indices: Seq[TableProtos.IndexMetadata]) {
     private val present: Set[Long] = s.fragments.map(_.getId).toSet
-    private val byColumn: Map[String, TableProtos.IndexMetadata] = indices.flatMap { i =>
-      s.schema.fields.find(_.id == i.getFields(0)).map(_.name -> i)
-    }.toMap
+    // One index a column; a BTREE one when there are both.
+    private val byColumn: Map[String, TableProtos.IndexMetadata] = indices.sortBy(isBitmap(_))
+      .reverse.flatMap(i => s.schema.fields.find(_.id == i.getFields(0)).map(_.name -> i)).toMap
 
     def visit(f: RowFilter): Option[Candidates] = f match {
       case a: And =>
@@ -112,7 +122,7 @@ object IndexPruning {
         try lookup(i, f).map { hits =>
           present.iterator.flatMap { id =>
             if (!covered.contains(id.toInt)) Some(id -> None)
-            else hits.get(id).map(rows => id -> Some(rows))
+            else hits.get(id).map(rows => id -> rows)
           }.toMap
         } catch {
           case e: Exception =>
@@ -122,10 +132,59 @@ object IndexPruning {
         }
       }
 
-    /** The rows (by fragment) the index holds a value matching `f` for (None: too many). */
+    private def dir(i: TableProtos.IndexMetadata): String =
+      Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+
+    /**
+     * The rows (by fragment) the index holds a value matching `f` for (a fragment's None:
+     * every row); None when the lookup would cost too much.
+     */
     private def lookup(i: TableProtos.IndexMetadata, f: RowFilter)
-        : Option[Map[Long, RoaringBitmap]] = {
-      val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+        : Option[Map[Long, Option[RoaringBitmap]]] =
+      if (isBitmap(i)) Some(bitmapLookup(i, f)) else btreeLookup(i, f)
+
+    /**
+     * A BITMAP index (see [[BitmapIndexRemap]]): the values matching `f` among its keys, and
+     * the union of their rows.
+     */
+    private def bitmapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
+        : Map[Long, Option[RoaringBitmap]] = {
+      val path = Paths.join(dir(i), BitmapIndexRemap.LookupFile)
+      val layout = IndexFileLayout.read(io, path)
+      layout.expect("keys", "bitmaps")
+      val reader = layout.reader(io)
+      val out = scala.collection.mutable.HashMap.empty[Long, Option[RoaringBitmap]]
+      try {
+        val n = reader.numRows.toInt
+        val cols = reader.scan(layout.fields, 0, n).next(n)
+        val ok = new RowFilterEvaluator(rename(f, "keys"), Map("keys" -> layout.fields.head))
+          .evaluate(_ => cols(0), n)
+        val maps = cols(1).asInstanceOf[VarBinaryArray]
+        var r = 0
+        while (r < n) {
+          if (ok(r)) {
+            val bytes = java.util.Arrays.copyOfRange(maps.data, maps.offsets(r),
+              maps.offsets(r + 1))
+            RowAddrTreeMap.entries(bytes).foreach { case (frag, entry) =>
+              val rows = RowAddrTreeMap.offsets(entry, frag, path)
+              out(frag) = (out.get(frag), rows) match {
+                case (Some(Some(a)), Some(b)) => Some(RoaringBitmap.or(a, b))
+                case (Some(a), None) => None
+                case (None, b) => b
+                case (Some(None), _) => None
+              }
+            }
+          }
+          r += 1
+        }
+      } finally reader.close()
+      out.toMap
+    }
+
+    /** A BTREE index (see [[BTreeIndexWriter]]); None when `f` spans too many pages. */
+    private def btreeLookup(i: TableProtos.IndexMetadata, f: RowFilter)
+        : Option[Map[Long, Option[RoaringBitmap]]] = {
+      val dir = this.dir(i)
       val lookupFile = IndexFileLayout.read(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
       lookupFile.expect("min", "max", "null_count", "page_idx")
       if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
@@ -161,7 +220,7 @@ object IndexPruning {
           }
         }
       } finally reader.close()
-      Some(hits.toMap)
+      Some(hits.iterator.map { case (frag, rows) => frag -> Some(rows) }.toMap)
     }
 
     /** The pages (`page_idx`) whose value range can hold a row matching `f`, and how many. */
