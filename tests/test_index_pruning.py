@@ -27,13 +27,14 @@ def _rows(start, count):
                        for i in ids], pa.date32()),
         "x": pa.array([i % 13 for i in ids], pa.int64()),
         "c": pa.array([f"c{i // 1500:02d}" for i in ids]),
+        "z": pa.array([3 * i for i in ids], pa.int64()),
     })
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["addresses", "stable-row-ids"])
 def table(request, tmp_path_factory):
-    """20 indexed fragments (BTREE on id, k, s, d; BITMAP on c), some rows deleted, then two
-    appended fragments no index covers. Returns the path, the version the indices were built
+    """20 indexed fragments (BTREE on id, k, s, d; BITMAP on c; ZONEMAP on z), some rows
+    deleted, then two appended fragments no index covers. Returns the path, the version the indices were built
     at and whether the table has stable row ids."""
     path = str(tmp_path_factory.mktemp("ixprune") / "t.lance")
     lance.write_dataset(_rows(0, FRAGMENTS * PER_FRAGMENT), path,
@@ -42,6 +43,7 @@ def table(request, tmp_path_factory):
     for c in ["id", "k", "s", "d"]:
         ds.create_scalar_index(c, "BTREE")
     ds.create_scalar_index("c", "BITMAP")
+    ds.create_scalar_index("z", "ZONEMAP")
     indexed = lance.dataset(path).version
     lance.dataset(path).delete("id % 10 = 3 or (id >= 2000 and id < 3000)")
     for n in range(2):
@@ -72,6 +74,7 @@ def _unindexed(path):
     "id = 1234", "id = 2500", "id < 700", "id >= 19500", "k = 5", "k IS NULL",
     "k IN (1, 2, 999)", "s = 's0007'", "s >= 's0195'", "d = DATE '2020-02-01'",
     "d < DATE '2020-01-10'", "id = 31234", "c = 'c03'", "c IN ('c00', 'c13')", "c < 'c02'",
+    "z = 3000", "z < 100", "z >= 59000 AND z <= 59100", "z IN (3, 30003)",
 ])
 def test_one_indexed_column_reads_only_the_fragments_holding_it(spark, table, pred):
     path, indexed, stable = table
@@ -102,10 +105,12 @@ def test_without_the_index_every_fragment_is_read(spark, table):
 
 def _random_predicate(rng):
     def leaf():
-        c = rng.choice(["id", "k", "s", "d", "x", "c"])
+        c = rng.choice(["id", "k", "s", "d", "x", "c", "z"])
         op = rng.choice(["=", "<", "<=", ">", ">=", "!=", "IN", "IS NULL", "IS NOT NULL"])
         if c == "id":
             v = lambda: str(rng.randrange(-10, 33000))  # noqa: E731
+        elif c == "z":
+            v = lambda: str(rng.randrange(-10, 99000))  # noqa: E731
         elif c in ("k", "x"):
             v = lambda: str(rng.randrange(-2, 1002))  # noqa: E731
         elif c == "s":
@@ -181,3 +186,19 @@ def test_within_a_fragment_only_batches_holding_matches_are_decoded(spark, big_f
         assert m["rowsSkippedByIndex"] >= 200_000 - 4096 * (len(batches) + 2)
     _, flat = _ours(spark, path, pred, use_scalar_index="false")
     assert scan_metrics(spark, flat)["rowsSkippedByIndex"] == 0
+
+
+@pytest.mark.parametrize("pred", ["id = 1234", "z = 3000", "c = 'c03'", "k IN (1, 2, 999)",
+                                  "z < 100 OR id >= 30100"])
+def test_after_pylances_compaction_rows_stay_pylances(spark, table, tmp_path, pred):
+    """pylance's compaction remaps BTREE and BITMAP indices and leaves ZONEMAP ones naming
+    fragments that are gone: the new fragments are read whole."""
+    import shutil
+    path = str(tmp_path / "c.lance")
+    shutil.copytree(table[0], path)
+    lance.dataset(path).optimize.compact_files(target_rows_per_fragment=3000)
+    want = sorted(lance.dataset(path).to_table(columns=["id"], filter=pred)["id"].to_pylist())
+    got, df = _ours(spark, path, pred)
+    assert got == want
+    flat, _ = _ours(spark, path, pred, use_scalar_index="false")
+    assert flat == want

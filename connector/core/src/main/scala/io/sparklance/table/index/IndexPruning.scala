@@ -26,7 +26,8 @@ import io.sparklance.table.txn.Rewrite
  * (first and last value and null count of each page of the sorted data file) picks the pages
  * whose value range meets the predicate, and those pages' values are tested exactly; their
  * row addresses name the rows. A BITMAP index (tables without stable row ids) gives the rows
- * of its values matching the predicate. Leaves used: comparisons but `!=`, IN, IS NULL, on integer,
+ * of its values matching the predicate; a ZONEMAP index, the row spans of its zones whose
+ * value range meets it. Leaves used: comparisons but `!=`, IN, IS NULL, on integer,
  * date, timestamp and string columns; AND intersects, OR unites; anything else prunes nothing.
  * A predicate that would read more than a quarter of an index's pages is not looked up (it
  * cannot prune much). An index whose files do not read is skipped with a warning.
@@ -74,10 +75,22 @@ object IndexPruning {
    * bitmaps hold row ids, not addresses), on a top-level column whose values compare exactly.
    */
   private def usable(s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
-    (BTreeIndexRemap.remappable(i) || isBitmap(i) &&
+    (BTreeIndexRemap.remappable(i) || isZoneMap(i) || isBitmap(i) &&
       (s.readerFeatureFlags & FeatureFlags.StableRowIds) == 0) &&
       s.schema.fields.exists(f => f.id == i.getFields(0) && f.children.isEmpty &&
         FilterDomain.of(f).exists(d => !d.isInstanceOf[FilterDomain.Floating]))
+
+  private val ZoneMapType = "/lance.table.ZoneMapIndexDetails"
+  private val ZoneMapFile = "zonemap.lance"
+
+  private def isZoneMap(i: TableProtos.IndexMetadata): Boolean =
+    i.getIndexDetails.getTypeUrl == ZoneMapType && i.getFieldsCount == 1 &&
+      !i.getFragmentBitmap.isEmpty &&
+      i.getFilesList.asScala.map(_.getPath).toSet == Set(ZoneMapFile)
+
+  /** Which index of a column is used: BTREE first, then BITMAP, then ZONEMAP. */
+  private def rank(i: TableProtos.IndexMetadata): Int =
+    if (isZoneMap(i)) 2 else if (isBitmap(i)) 1 else 0
 
   private def isBitmap(i: TableProtos.IndexMetadata): Boolean =
     BitmapIndexRemap.remappable(i) &&
@@ -85,8 +98,8 @@ object IndexPruning {
 
   private final class Search(io: FileIO, s: Snapshot, indices: Seq[TableProtos.IndexMetadata]) {
     private val present: Set[Long] = s.fragments.map(_.getId).toSet
-    // One index a column; a BTREE one when there are both.
-    private val byColumn: Map[String, TableProtos.IndexMetadata] = indices.sortBy(isBitmap(_))
+    // One index a column (see rank).
+    private val byColumn: Map[String, TableProtos.IndexMetadata] = indices.sortBy(rank)
       .reverse.flatMap(i => s.schema.fields.find(_.id == i.getFields(0)).map(_.name -> i)).toMap
 
     def visit(f: RowFilter): Option[Candidates] = f match {
@@ -141,7 +154,46 @@ object IndexPruning {
      */
     private def lookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Option[Map[Long, Option[RoaringBitmap]]] =
-      if (isBitmap(i)) Some(bitmapLookup(i, f)) else btreeLookup(i, f)
+      if (isBitmap(i)) Some(bitmapLookup(i, f))
+      else if (isZoneMap(i)) Some(zoneMapLookup(i, f))
+      else btreeLookup(i, f)
+
+    /**
+     * A ZONEMAP index (pylance 14's `zonemap.lance`): a row per zone of a fragment — the
+     * zone's `min` and `max` value (nulls aside), `null_count`, `nan_count`, `fragment_id`
+     * and its span of row offsets (`zone_start`, `zone_length`; a zone holds up to
+     * `rows_per_zone` live rows, its span deleted ones too). The spans of the zones whose
+     * range meets `f`.
+     */
+    private def zoneMapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
+        : Map[Long, Option[RoaringBitmap]] = {
+      val layout = IndexFileLayout.read(io, Paths.join(dir(i), ZoneMapFile))
+      layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
+        "zone_length")
+      val reader = layout.reader(io)
+      val out = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
+      try {
+        val n = reader.numRows.toInt
+        val cols = reader.scan(layout.fields, 0, n).next(n)
+        val byName = layout.fields.map(_.name).zip(cols).toMap
+        val ok = new RowFilterEvaluator(pageTest(f), layout.fields.map(x => x.name -> x).toMap)
+          .evaluate(byName, n)
+        def longs(c: String) = ByteBuffer.wrap(byName(c).asInstanceOf[FixedWidthArray].data)
+          .order(ByteOrder.LITTLE_ENDIAN)
+        val (frag, start, length) = (longs("fragment_id"), longs("zone_start"),
+          longs("zone_length"))
+        var r = 0
+        while (r < n) {
+          if (ok(r)) {
+            val from = start.getLong(r * 8)
+            out.getOrElseUpdate(frag.getLong(r * 8), new RoaringBitmap())
+              .add(from, from + length.getLong(r * 8))
+          }
+          r += 1
+        }
+      } finally reader.close()
+      out.iterator.map { case (id, rows) => id -> Some(rows) }.toMap
+    }
 
     /**
      * A BITMAP index (see [[BitmapIndexRemap]]): the values matching `f` among its keys, and
