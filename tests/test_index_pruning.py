@@ -34,8 +34,8 @@ def _rows(start, count):
 @pytest.fixture(scope="module", params=[False, True], ids=["addresses", "stable-row-ids"])
 def table(request, tmp_path_factory):
     """20 indexed fragments (BTREE on id, k, s, d; BITMAP on c; ZONEMAP on z), some rows
-    deleted, then two appended fragments no index covers. Returns the path, the version the indices were built
-    at and whether the table has stable row ids."""
+    deleted, then two appended fragments no index covers. Returns the path, the version the
+    indices were built at and whether the table has stable row ids."""
     path = str(tmp_path_factory.mktemp("ixprune") / "t.lance")
     lance.write_dataset(_rows(0, FRAGMENTS * PER_FRAGMENT), path,
                         max_rows_per_file=PER_FRAGMENT, enable_stable_row_ids=request.param)
