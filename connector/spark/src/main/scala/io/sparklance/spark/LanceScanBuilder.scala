@@ -55,15 +55,35 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
       aggregation.aggregateExpressions().nonEmpty &&
       aggregation.aggregateExpressions().forall(_.isInstanceOf[CountStar])
 
-  /** Only a bare COUNT(*) (Spark turns count() and count(1) into it), with no grouping. */
+  private var answered: Option[(Aggregation, Option[LanceIndexAggregateScan])] = None
+
+  /**
+   * MIN/MAX (with COUNT(*)) of the whole table, when indices answer them exactly (see
+   * [[LanceIndexAggregateScan]]); looked up once per aggregation.
+   */
+  private def fromIndices(aggregation: Aggregation): Option[LanceIndexAggregateScan] =
+    if (filter.isDefined || !table.options.useScalarIndex) None
+    else answered.filter(_._1 eq aggregation).map(_._2).getOrElse {
+      val scan = LanceIndexAggregateScan.answer(table, aggregation)
+      answered = Some(aggregation -> scan)
+      scan
+    }
+
+  /**
+   * A bare COUNT(*) (Spark turns count() and count(1) into it), with no grouping; or
+   * MIN/MAX/COUNT(*) of the whole table answered by its indices.
+   */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     countOnly = isBareCount(aggregation)
-    countOnly
+    countOnly || fromIndices(aggregation).isDefined
   }
 
-  /** Complete only when the manifests answer it; with a filter, tasks return partial counts. */
+  /**
+   * Complete when the manifests or indices answer it; with a filter, tasks return partial
+   * counts.
+   */
   override def supportCompletePushDown(aggregation: Aggregation): Boolean =
-    isBareCount(aggregation) && filter.isEmpty
+    (isBareCount(aggregation) && filter.isEmpty) || fromIndices(aggregation).isDefined
 
   /**
    * A LIMIT over the scan (Spark pushes one only when nothing is left to filter after the
@@ -79,7 +99,8 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
   override def isPartiallyPushed(): Boolean = true
 
   override def build(): Scan =
-    if (countOnly && filter.isEmpty) new LanceCountScan(table)
+    if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
+    else if (countOnly && filter.isEmpty) new LanceCountScan(table)
     else if (countOnly)
       new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest)
     else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest, limit)
