@@ -169,3 +169,19 @@ def test_more_candidates_than_rows_and_wrong_arguments(spark, indexed):
         t.nearest("emb", [1.0, 2.0], nprobes=2)
     with pytest.raises(Exception, match="nope"):
         t.nearest("nope", q.tolist(), nprobes=2)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_filter_is_a_prefilter_as_pylance(spark, indexed, kind):
+    """A filter selects the rows searched, through the index: pylance's prefilter=True."""
+    path = indexed[(kind, "l2", True)]
+    for where in ["g = 2", "id > 2500 and g <> 1"]:
+        for q in queries(2, seed=51):
+            for nprobes, refine in [(1, None), (2, 3)]:
+                args = {"column": "emb", "q": q, "k": 10, "nprobes": nprobes}
+                if refine:
+                    args["refine_factor"] = refine
+                want = lance.dataset(path).to_table(nearest=args, columns=["id"], filter=where,
+                                                    prefilter=True)
+                got = ours(spark, path, q, nprobes=nprobes, refine_factor=refine, filter=where)
+                assert_same(got, want)

@@ -158,12 +158,15 @@ class LanceTable:
 
         Otherwise pylance's exact search (``use_index=False``, ``prefilter=True``),
         distributed over the table's splits (see :func:`spark_lance.nearest`); ``metric``
-        defaults to ``l2``. With ``filter`` (SQL: the rows searched, as pylance's
-        ``prefilter=True``), the search is exact."""
-        if use_index and filter is None:
+        defaults to ``l2``.
+
+        ``filter`` (Spark SQL) selects the rows searched before the search, as pylance's
+        ``prefilter=True`` (its default, ``prefilter=False``, filters the ``k`` found and may
+        return fewer)."""
+        if use_index:
             found = _vectors.indexed_nearest(self._spark, self.path, self._options, column, q,
                                              k, metric, nprobes, refine_factor, columns,
-                                             version)
+                                             version, filter)
             if found is not None:
                 return found
         return _vectors.nearest(self.to_df(version=version), column, q, k=k,

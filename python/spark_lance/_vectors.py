@@ -142,7 +142,8 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
                     q: Sequence[float], k: int, metric: Optional[str],
                     nprobes: Optional[int], refine_factor: Optional[int],
                     columns: Union[str, Sequence[str], None],
-                    version: Union[int, str, None]) -> Optional["DataFrame"]:
+                    version: Union[int, str, None],
+                    filter: Optional[str] = None) -> Optional["DataFrame"]:  # noqa: A002
     """The search through the table's IVF index (see :meth:`LanceTable.nearest`), or None
     when pylance would search exactly: no vector index on ``column``, or one built for
     another metric."""
@@ -167,7 +168,7 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
     jvm = spark.sparkContext._jvm
     out = jvm.io.sparklance.spark.vector.VectorSearchJob.nearest(
         spark._jsparkSession, path, column, ",".join(repr(v) for v in values), k,
-        metric, nprobes, refine_factor, _maintenance._options(spark, opts))
+        metric, nprobes, refine_factor, filter, _maintenance._options(spark, opts))
     if out is None:
         return None
     lines = out.strip().split("\n")

@@ -1,5 +1,7 @@
 package io.sparklance.table.vector
 
+import org.roaringbitmap.RoaringBitmap
+
 import io.sparklance.LanceErrors
 import io.sparklance.storage.FileIO
 import io.sparklance.table.{FeatureFlags, FragmentRef, ManifestFile, Snapshot}
@@ -38,6 +40,11 @@ final class IvfSearchPlan(val query: VectorQuery, val column: VectorColumn,
     val probes: IndexedSeq[(Int, Int)], val unindexed: IndexedSeq[FragmentRef],
     val live: LiveRows) extends Serializable {
   def metric: VectorMetric = segments.head.metric
+
+  /** This plan searching only the `allowed` rows (a filter's, pylance's prefilter). */
+  def restrictedTo(allowed: Map[Long, RoaringBitmap]): IvfSearchPlan =
+    new IvfSearchPlan(query, column, segments, prepared, probes, unindexed,
+      new LiveRows(live.io, live.fragments, Some(allowed)))
 }
 
 /**
@@ -53,7 +60,9 @@ final class IvfSearchPlan(val query: VectorQuery, val column: VectorColumn,
  *  3. When some fragments are not covered by the index (appended since), their rows are
  *     searched exactly, and the `k` results are the nearest by exact distance among those and
  *     the index's `k` (whose distances are then exact too).
- * A metric other than the index's makes pylance search exactly (no plan here).
+ * A metric other than the index's makes pylance search exactly (no plan here). With a filter
+ * and `prefilter=True`, pylance searches the same way among the rows matching it only (the
+ * `allowed` rows here): the index's partitions yield their nearest matching rows.
  */
 object IvfSearch {
   /**
@@ -61,7 +70,8 @@ object IvfSearch {
    * vector index on the column, or one built for another metric. Fails for index kinds not
    * read here (IVF_HNSW_*, IVF_RQ, …) and tables with stable row ids.
    */
-  def plan(io: FileIO, s: Snapshot, query: VectorQuery): Option[IvfSearchPlan] = {
+  def plan(io: FileIO, s: Snapshot, query: VectorQuery,
+      allowed: Option[Map[Long, RoaringBitmap]] = None): Option[IvfSearchPlan] = {
     val column = VectorColumn(s, query.column)
     if (query.q.length != column.dim) throw LanceErrors.invalidOption("q",
       s"${query.q.length} values", s"column ${query.column} holds vectors of ${column.dim}")
@@ -83,7 +93,7 @@ object IvfSearch {
       segments(i).probe(prepared(i), n).map(p => (i, p))
     }
     val covered = segments.flatMap(_.fragments).toSet
-    val live = LiveRows(io, s)
+    val live = LiveRows(io, s, allowed)
     val unindexed = s.fragments.filterNot(f => covered(f.getId))
       .map(f => live.fragments(f.getId)).toIndexedSeq
     Some(new IvfSearchPlan(query, column, segments, prepared, probes, unindexed, live))
@@ -101,7 +111,7 @@ object IvfSearch {
   /** The `k` nearest live rows of the unindexed fragments `frags`, by exact distance. */
   def scanFragments(io: FileIO, plan: IvfSearchPlan, frags: Seq[FragmentRef]): TopK = {
     val top = new TopK(plan.query.k)
-    frags.foreach(f => plan.column.scan(io, f, plan.query.q, plan.metric, top))
+    frags.foreach(f => plan.column.scan(io, f, plan.query.q, plan.metric, top, plan.live))
     top
   }
 
@@ -140,8 +150,9 @@ object IvfSearch {
   }
 
   /** The whole search in this process; None when pylance would search exactly. */
-  def search(io: FileIO, s: Snapshot, query: VectorQuery): Option[Array[(Float, Long)]] =
-    plan(io, s, query).map { p =>
+  def search(io: FileIO, s: Snapshot, query: VectorQuery,
+      allowed: Option[Map[Long, RoaringBitmap]] = None): Option[Array[(Float, Long)]] =
+    plan(io, s, query, allowed).map { p =>
       val cands = scorePartitions(io, p, p.probes)
       val flat = if (p.unindexed.isEmpty) None else Some(scanFragments(io, p, p.unindexed))
       finish(io, p, cands, flat)

@@ -16,8 +16,13 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
     extends Serializable {
   private val Batch = 8192
 
-  /** Offers the exact distance of every live row of `f` with a vector to `top`. */
-  def scan(io: FileIO, f: FragmentRef, q: Array[Float], metric: VectorMetric, top: TopK): Unit = {
+  /**
+   * Offers the exact distance of every row of `f` with a vector to `top`; deleted rows are
+   * not read, and rows `live` (an allow-list) refuses are skipped.
+   */
+  def scan(io: FileIO, f: FragmentRef, q: Array[Float], metric: VectorMetric, top: TopK,
+      live: LiveRows): Unit = {
+    val check = live.allowed.isDefined
     val reader = new FragmentReader(io, f, Seq(field), DeletionVector.read(io, f), 0L,
       f.physicalRows)
     try {
@@ -30,9 +35,10 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
           val v = values(a, kept)
           var i = 0
           while (i < kept) {
-            if (!a.isNull(i)) {
+            val address = (f.id << 32) | offsets(i)
+            if (!a.isNull(i) && (!check || live.contains(address))) {
               val d = metric.distance(q, v, i * dim, dim)
-              if (!d.isNaN) top.offer(d, (f.id << 32) | offsets(i))
+              if (!d.isNaN) top.offer(d, address)
             }
             i += 1
           }

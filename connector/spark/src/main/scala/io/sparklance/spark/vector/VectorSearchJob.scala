@@ -1,13 +1,15 @@
 package io.sparklance.spark.vector
 
 import org.apache.spark.sql.SparkSession
+import org.roaringbitmap.RoaringBitmap
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
 import io.sparklance.spark.{LanceReadOptions, LanceTables}
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LanceDataset, Snapshot}
-import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, TopK, VectorMetric, VectorQuery}
+import io.sparklance.table.LanceDataset
+import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, LiveRows, TopK, VectorMetric,
+  VectorQuery}
 
 /**
  * Nearest-neighbour search through a table's IVF index, distributed: the driver plans (opens
@@ -23,13 +25,15 @@ object VectorSearchJob {
 
   /**
    * The search, from Python: `q` is the query's values joined with commas; `metric`,
-   * `nprobes` and `refineFactor` may be null (the index's metric, every partition, no
-   * refine). Returns null when pylance would search exactly (no vector index on the column,
+   * `nprobes`, `refineFactor` and `filter` may be null (the index's metric, every partition,
+   * no refine, every row). A `filter` (Spark SQL) is applied before the search, as pylance's
+   * `prefilter=True`: the rows matching it are found by a Spark scan of the version searched
+   * and only those are scored. Returns null when pylance would search exactly (no vector index on the column,
    * or one built for another metric); else the version searched on the first line, then a
    * line `row address,distance` per result, nearest first.
    */
   def nearest(spark: SparkSession, path: String, column: String, q: String, k: Int,
-      metric: String, nprobes: Integer, refineFactor: Integer,
+      metric: String, nprobes: Integer, refineFactor: Integer, filter: String,
       options: java.util.Map[String, String]): String = {
     val all = new java.util.HashMap[String, String]()
     Option(options).foreach(all.putAll)
@@ -46,7 +50,15 @@ object VectorSearchJob {
     }
     val query = VectorQuery(column, values, k, Option(metric).map(VectorMetric.parse),
       Option(nprobes).map(_.intValue), Option(refineFactor).map(_.intValue))
-    search(spark, io, snapshot, query) match {
+    val rows = IvfSearch.plan(io, snapshot, query).map { plan =>
+      val restricted = Option(filter).filter(_.trim.nonEmpty).fold(plan) { f =>
+        plan.restrictedTo(matching(spark, read.path, all, snapshot.version, f))
+      }
+      val (cands, flat) = run(spark, io, restricted)
+      IvfSearch.finish(io, restricted, cands,
+        if (restricted.unindexed.isEmpty) None else Some(flat))
+    }
+    rows match {
       case None => null
       case Some(rows) =>
         val sb = new StringBuilder().append(snapshot.version).append('\n')
@@ -55,13 +67,18 @@ object VectorSearchJob {
     }
   }
 
-  /** The search of `s`, distributed; None when pylance would search exactly. */
-  def search(spark: SparkSession, io: FileIO, s: Snapshot,
-      query: VectorQuery): Option[Array[(Float, Long)]] =
-    IvfSearch.plan(io, s, query).map { plan =>
-      val (cands, flat) = run(spark, io, plan)
-      IvfSearch.finish(io, plan, cands, if (plan.unindexed.isEmpty) None else Some(flat))
-    }
+  /** The rows of `version` matching `filter`, by fragment: a Spark scan of `_rowaddr`. */
+  private def matching(spark: SparkSession, root: String, options: java.util.Map[String, String],
+      version: Long, filter: String): Map[Long, RoaringBitmap] = {
+    val versionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
+      LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
+      LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
+    var reader = spark.read.format("lance").option(LanceReadOptions.Version, version.toString)
+    options.forEach((k, v) => if (!versionKeys(k.toLowerCase)) reader = reader.option(k, v))
+    val rows = reader.load(root).where(filter).select("_rowaddr")
+    rows.rdd.mapPartitions(it => Iterator(LiveRows.allowList(it.map(_.getLong(0)))))
+      .collect().foldLeft(Map.empty[Long, RoaringBitmap])(LiveRows.union)
+  }
 
   /** Scores the probed partitions and scans the unindexed fragments in Spark tasks. */
   private def run(spark: SparkSession, io: FileIO, plan: IvfSearchPlan): (TopK, TopK) = {
