@@ -145,7 +145,8 @@ object IvfIndex {
       .getOrElse(throw LanceErrors.corruptFile(indexPath, "no 'lance:index' metadata"))
     val kind = info.path("type").asText("")
     if (!Kinds(kind)) throw LanceErrors.unsupported(s"vector index $uuid is $kind: only " +
-      s"${Kinds.toSeq.sorted.mkString(", ")} indices are searched through the index")
+      s"${Kinds.toSeq.sorted.mkString(", ")} indices are searched through the index " +
+      "(search with use_index=False)")
     val metric = VectorMetric.parse(info.path("distance_type").asText("l2"))
     val ivfModel = IndexProtos.IVF.parseFrom(iglobals(ivfBuffer(indexPath, imd)))
     if (!ivfModel.hasCentroidsTensor) throw LanceErrors.corruptFile(indexPath, "no centroids")

@@ -28,9 +28,9 @@ object VectorSearchJob {
    * `nprobes`, `refineFactor` and `filter` may be null (the index's metric, every partition,
    * no refine, every row). A `filter` (Spark SQL) is applied before the search, as pylance's
    * `prefilter=True`: the rows matching it are found by a Spark scan of the version searched
-   * and only those are scored. Returns null when pylance would search exactly (no vector index on the column,
-   * or one built for another metric); else the version searched on the first line, then a
-   * line `row address,distance` per result, nearest first.
+   * and only those are scored. Returns null when pylance would search exactly (no vector
+   * index on the column, or one built for another metric); else the version searched on the
+   * first line, then a line `row address,distance` per result, nearest first.
    */
   def nearest(spark: SparkSession, path: String, column: String, q: String, k: Int,
       metric: String, nprobes: Integer, refineFactor: Integer, filter: String,
