@@ -82,8 +82,14 @@ object VectorSearchJob {
 
   /** Scores the probed partitions and scans the unindexed fragments in Spark tasks. */
   private def run(spark: SparkSession, io: FileIO, plan: IvfSearchPlan): (TopK, TopK) = {
-    val probeGroups: Seq[Either[Seq[(Int, Int)], Int]] =
-      plan.probes.grouped(PartitionsPerTask).map(g => Left(g.toSeq)).toSeq
+    // At least a task per core, at most PartitionsPerTask partitions a task; round robin,
+    // so the nearest partitions (the likeliest to hold results) spread over the tasks.
+    val n = plan.probes.size
+    val groups = math.min(n, math.max(spark.sparkContext.defaultParallelism,
+      (n + PartitionsPerTask - 1) / PartitionsPerTask))
+    val probeGroups: Seq[Either[Seq[(Int, Int)], Int]] = (0 until groups).map { g =>
+      Left(plan.probes.indices.filter(_ % groups == g).map(plan.probes))
+    }
     val fragTasks: Seq[Either[Seq[(Int, Int)], Int]] = plan.unindexed.indices.map(Right(_))
     val work = probeGroups ++ fragTasks
     val cands = new TopK(plan.query.candidates)
