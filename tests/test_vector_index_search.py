@@ -185,3 +185,33 @@ def test_filter_is_a_prefilter_as_pylance(spark, indexed, kind):
                                                     prefilter=True)
                 got = ours(spark, path, q, nprobes=nprobes, refine_factor=refine, filter=where)
                 assert_same(got, want)
+
+
+@pytest.mark.parametrize("kind,metric,params", [
+    ("IVF_PQ", "cosine", {"num_sub_vectors": 8}),
+    ("IVF_SQ", "l2", {}),
+    ("IVF_FLAT", "dot", {}),
+])
+def test_dimension_32_and_more_partitions(spark, tmp_path, kind, metric, params):
+    path = str(tmp_path / "d32.lance")
+    v = vectors(2500, seed=61, dim=32)
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), 32)
+    lance.write_dataset(pa.table({"id": pa.array(range(len(v)), pa.int64()), "emb": emb}),
+                        path, max_rows_per_file=700)
+    lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=12, **params)
+    lance.dataset(path).delete("id % 11 = 0")
+    for q in vectors(3, seed=62, dim=32):
+        for nprobes, refine in [(1, None), (5, None), (4, 3)]:
+            want = pylance(path, q, nprobes=nprobes, refine_factor=refine)
+            assert_same(ours(spark, path, q, nprobes=nprobes, refine_factor=refine), want)
+
+
+def test_hnsw_index_refused_clearly_exact_search_still_works(spark, base, tmp_path):
+    path = str(tmp_path / "hnsw.lance")
+    shutil.copytree(base, path)
+    lance.dataset(path).create_index("emb", "IVF_HNSW_SQ", num_partitions=4)
+    q = queries(1)[0]
+    t = spark_lance.LanceTable(spark, path)
+    with pytest.raises(Exception, match="IVF_HNSW_SQ.*use_index=False"):
+        t.nearest("emb", q.tolist(), nprobes=2)
+    assert_same(ours(spark, path, q, use_index=False), pylance(path, q, use_index=False))
