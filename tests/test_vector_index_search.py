@@ -215,3 +215,19 @@ def test_hnsw_index_refused_clearly_exact_search_still_works(spark, base, tmp_pa
     with pytest.raises(Exception, match="IVF_HNSW_SQ.*use_index=False"):
         t.nearest("emb", q.tolist(), nprobes=2)
     assert_same(ours(spark, path, q, use_index=False), pylance(path, q, use_index=False))
+
+
+@pytest.mark.parametrize("kind", ["IVF_PQ", "IVF_SQ"])
+def test_after_pylance_compaction_remapped_the_index(spark, base, tmp_path, kind):
+    path = str(tmp_path / "compacted.lance")
+    shutil.copytree(base, path)
+    ds = lance.dataset(path)
+    params = {"num_sub_vectors": 4} if kind == "IVF_PQ" else {}
+    ds.create_index("emb", kind, num_partitions=8, **params)
+    ds.delete("id % 3 = 0")
+    lance.write_dataset(table(vectors(300, seed=71), start=3000), path, mode="append")
+    lance.dataset(path).optimize.compact_files(target_rows_per_fragment=5000)
+    for q in queries(2, seed=72):
+        for nprobes, refine in [(2, None), (3, 2)]:
+            want = pylance(path, q, nprobes=nprobes, refine_factor=refine)
+            assert_same(ours(spark, path, q, nprobes=nprobes, refine_factor=refine), want)
