@@ -135,16 +135,42 @@ class LanceTable:
         props = {k: v for k, v in props.items() if not k.startswith("lance.encoding.")}
         return props
 
-    def nearest(self, column: str, q: Sequence[float], k: int = 10, metric: str = "l2",
+    def nearest(self, column: str, q: Sequence[float], k: int = 10,
+                metric: Optional[str] = None,
                 filter: Optional[str] = None,  # noqa: A002 - pylance's name
                 columns: Union[str, Sequence[str], None] = None,
-                version: Union[int, str, None] = None) -> "DataFrame":
-        """The ``k`` rows nearest ``q`` in the vector column ``column``, with ``_distance``:
-        pylance's exact search (``to_table(nearest={"column": column, "q": q, "k": k,
-        "metric": metric, "use_index": False}, filter=filter, prefilter=True)``), distributed
-        over the table's splits (see :func:`spark_lance.nearest`)."""
-        return _vectors.nearest(self.to_df(version=version), column, q, k=k, metric=metric,
-                                filter=filter, columns=columns)
+                version: Union[int, str, None] = None, *,
+                nprobes: Optional[int] = None, refine_factor: Optional[int] = None,
+                use_index: bool = True) -> "DataFrame":
+        """The ``k`` rows nearest ``q`` in the vector column ``column``, with ``_distance``,
+        nearest first: pylance's ``to_table(nearest={"column": column, "q": q, "k": k,
+        "metric": metric, "nprobes": nprobes, "refine_factor": refine_factor, "use_index":
+        use_index})``.
+
+        Through the table's IVF_FLAT, IVF_SQ or IVF_PQ index when it has one on ``column``
+        (built by pylance, for ``metric`` or any metric when ``metric`` is None) and
+        ``use_index``: the ``nprobes`` partitions nearest ``q`` (all when None: pylance's own
+        default is an adaptive budget) scored in Spark tasks from the index's codes, deleted
+        rows left out; ``refine_factor`` re-ranks ``k * refine_factor`` candidates by exact
+        distance. Distances are then the index's (approximate for SQ and PQ; squared l2
+        between unit vectors for a cosine index) unless refined or combined with the exact
+        search pylance makes of fragments appended since the index was built.
+
+        Otherwise pylance's exact search (``use_index=False``, ``prefilter=True``),
+        distributed over the table's splits (see :func:`spark_lance.nearest`); ``metric``
+        defaults to ``l2``.
+
+        ``filter`` (Spark SQL) selects the rows searched before the search, as pylance's
+        ``prefilter=True`` (its default, ``prefilter=False``, filters the ``k`` found and may
+        return fewer)."""
+        if use_index:
+            found = _vectors.indexed_nearest(self._spark, self.path, self._options, column, q,
+                                             k, metric, nprobes, refine_factor, columns,
+                                             version, filter)
+            if found is not None:
+                return found
+        return _vectors.nearest(self.to_df(version=version), column, q, k=k,
+                                metric=metric or "l2", filter=filter, columns=columns)
 
     # ---- row changes --------------------------------------------------------------------------
     def delete(self, predicate: str) -> None:

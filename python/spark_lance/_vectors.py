@@ -3,10 +3,10 @@ search in Spark: :func:`as_vector` and :func:`nearest`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 #: The field-metadata key lance-spark documents for vector columns; the connector honours it.
 FIXED_SIZE_LIST_KEY = "arrow.fixed-size-list.size"
@@ -91,18 +91,30 @@ def distance(column: str, q: Sequence[float], metric: str = "l2") -> "Column":
     return F.expr(f"cast({sql} as float)")
 
 
-def nearest(df: "DataFrame", column: str, q: Sequence[float], k: int = 10,
-            metric: str = "l2", filter: Optional[str] = None,  # noqa: A002 - pylance's name
-            columns: Union[str, Sequence[str], None] = None) -> "DataFrame":
+def nearest(df: Any, column: str, q: Sequence[float], k: int = 10,
+            metric: Optional[str] = None, filter: Optional[str] = None,  # noqa: A002
+            columns: Union[str, Sequence[str], None] = None, *,
+            nprobes: Optional[int] = None, refine_factor: Optional[int] = None,
+            use_index: bool = True) -> "DataFrame":
     """The ``k`` rows of ``df`` whose ``column`` vectors are nearest ``q``, nearest first,
-    with their ``_distance`` — pylance's exact search (``to_table(nearest={..., "use_index":
-    False}, prefilter=True)``), distributed: every task keeps its own top ``k`` and Spark
-    merges them. ``filter`` (SQL) selects the rows searched; rows with a null vector are
-    never returned."""
+    with their ``_distance``.
+
+    ``df`` a :class:`~spark_lance.LanceTable`: as :meth:`LanceTable.nearest` (through the
+    table's IVF index when it has one). ``df`` a DataFrame: pylance's exact search
+    (``to_table(nearest={..., "use_index": False}, prefilter=True)``), distributed: every
+    task keeps its own top ``k`` and Spark merges them (``nprobes``, ``refine_factor`` and
+    ``use_index`` then do nothing). ``filter`` (SQL) selects the rows searched; rows with a
+    null vector are never returned. ``metric`` defaults to ``l2``."""
     from pyspark.sql import functions as F
 
     if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
         raise ValueError(f"k must be a positive int, not {k!r}")
+    from ._table import LanceTable
+
+    if isinstance(df, LanceTable):
+        return df.nearest(column, q, k=k, metric=metric, filter=filter, columns=columns,
+                          nprobes=nprobes, refine_factor=refine_factor, use_index=use_index)
+    metric = metric or "l2"
     dim = len(q)
     rows = df.where(filter) if filter else df
     rows = rows.where(F.col(column).isNotNull())
@@ -116,3 +128,62 @@ def nearest(df: "DataFrame", column: str, q: Sequence[float], k: int = 10,
         keep = [columns] if isinstance(columns, str) else list(columns)
         rows = rows.select(*keep, "_distance")
     return rows.orderBy(F.col("_distance").asc_nulls_last()).limit(k)
+
+
+def _positive(name: str, value: Optional[int]) -> Optional[int]:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} must be a positive int, not {value!r}")
+    return value
+
+
+def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], column: str,
+                    q: Sequence[float], k: int, metric: Optional[str],
+                    nprobes: Optional[int], refine_factor: Optional[int],
+                    columns: Union[str, Sequence[str], None],
+                    version: Union[int, str, None],
+                    filter: Optional[str] = None) -> Optional["DataFrame"]:  # noqa: A002
+    """The search through the table's IVF index (see :meth:`LanceTable.nearest`), or None
+    when pylance would search exactly: no vector index on ``column``, or one built for
+    another metric."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import FloatType, LongType, StructField, StructType
+
+    from . import _maintenance
+    from ._io import read_lance
+
+    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
+        raise ValueError(f"k must be a positive int, not {k!r}")
+    _positive("nprobes", nprobes)
+    _positive("refine_factor", refine_factor)
+    if metric is not None and metric.lower() not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
+    values = [float(x) for x in q]
+    if not values:
+        raise ValueError("the query vector is empty")
+    opts = dict(options)
+    if version is not None:
+        opts["version"] = str(version)
+    jvm = spark.sparkContext._jvm
+    out = jvm.io.sparklance.spark.vector.VectorSearchJob.nearest(
+        spark._jsparkSession, path, column, ",".join(repr(v) for v in values), k,
+        metric, nprobes, refine_factor, filter, _maintenance._options(spark, opts))
+    if out is None:
+        return None
+    lines = out.strip().split("\n")
+    searched = int(lines[0])
+    hits = [(int(a), float(d)) for a, d in (line.split(",") for line in lines[1:])]
+    found = spark.createDataFrame(
+        [(a, d, i) for i, (a, d) in enumerate(hits)],
+        StructType([StructField("_rowaddr", LongType()), StructField("_distance", FloatType()),
+                    StructField("_rank", LongType())]))
+    rows = read_lance(spark, path, version=searched, **options)
+    names = rows.columns
+    if columns is not None:
+        names = [columns] if isinstance(columns, str) else list(columns)
+    rows = rows.select(*names, "_rowaddr")
+    if hits:
+        rows = rows.where(F.col("_rowaddr").isin([a for a, _ in hits]))
+    joined = rows.join(F.broadcast(found), "_rowaddr")
+    return joined.orderBy("_rank").select(*names, "_distance")

@@ -1,0 +1,109 @@
+package io.sparklance.spark.vector
+
+import org.apache.spark.sql.SparkSession
+import org.roaringbitmap.RoaringBitmap
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.sparklance.LanceErrors
+import io.sparklance.spark.{LanceReadOptions, LanceTables}
+import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.table.LanceDataset
+import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, LiveRows, TopK, VectorMetric,
+  VectorQuery}
+
+/**
+ * Nearest-neighbour search through a table's IVF index, distributed: the driver plans (opens
+ * the index, probes the centroids), Spark tasks score groups of the probed partitions (each
+ * reading its partitions' rows of `auxiliary.idx`) and search the fragments the index does
+ * not cover exactly, and the driver merges their top candidates, refines them and combines
+ * ([[IvfSearch.finish]]). What pylance 14's `to_table(nearest={...})` returns; see
+ * [[IvfSearch]] for how it was found to behave.
+ */
+object VectorSearchJob {
+  /** Probed partitions per task, at most. */
+  private val PartitionsPerTask = 16
+
+  /**
+   * The search, from Python: `q` is the query's values joined with commas; `metric`,
+   * `nprobes`, `refineFactor` and `filter` may be null (the index's metric, every partition,
+   * no refine, every row). A `filter` (Spark SQL) is applied before the search, as pylance's
+   * `prefilter=True`: the rows matching it are found by a Spark scan of the version searched
+   * and only those are scored. Returns null when pylance would search exactly (no vector
+   * index on the column, or one built for another metric); else the version searched on the
+   * first line, then a line `row address,distance` per result, nearest first.
+   */
+  def nearest(spark: SparkSession, path: String, column: String, q: String, k: Int,
+      metric: String, nprobes: Integer, refineFactor: Integer, filter: String,
+      options: java.util.Map[String, String]): String = {
+    val all = new java.util.HashMap[String, String]()
+    Option(options).foreach(all.putAll)
+    all.put(LanceReadOptions.Path, Paths.stripTrailingSlash(path))
+    val opts = new CaseInsensitiveStringMap(all)
+    val io = LanceTables.fileIO(spark, opts)
+    val read = LanceReadOptions.parse(opts,
+      java.time.ZoneId.of(spark.sessionState.conf.sessionLocalTimeZone), 128L << 20)
+    val snapshot = LanceDataset.open(io, read.path).open(read.versionSpec)
+    val values = q.split(',').map { v =>
+      try v.trim.toFloat catch {
+        case _: NumberFormatException => throw LanceErrors.invalidOption("q", v, "not a number")
+      }
+    }
+    val query = VectorQuery(column, values, k, Option(metric).map(VectorMetric.parse),
+      Option(nprobes).map(_.intValue), Option(refineFactor).map(_.intValue))
+    val rows = IvfSearch.plan(io, snapshot, query).map { plan =>
+      val restricted = Option(filter).filter(_.trim.nonEmpty).fold(plan) { f =>
+        plan.restrictedTo(matching(spark, read.path, all, snapshot.version, f))
+      }
+      val (cands, flat) = run(spark, io, restricted)
+      IvfSearch.finish(io, restricted, cands,
+        if (restricted.unindexed.isEmpty) None else Some(flat))
+    }
+    rows match {
+      case None => null
+      case Some(rows) =>
+        val sb = new StringBuilder().append(snapshot.version).append('\n')
+        rows.foreach { case (d, id) => sb.append(id).append(',').append(d).append('\n') }
+        sb.toString
+    }
+  }
+
+  /** The rows of `version` matching `filter`, by fragment: a Spark scan of `_rowaddr`. */
+  private def matching(spark: SparkSession, root: String, options: java.util.Map[String, String],
+      version: Long, filter: String): Map[Long, RoaringBitmap] = {
+    val versionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
+      LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
+      LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
+    var reader = spark.read.format("lance").option(LanceReadOptions.Version, version.toString)
+    options.forEach((k, v) => if (!versionKeys(k.toLowerCase)) reader = reader.option(k, v))
+    val rows = reader.load(root).where(filter).select("_rowaddr")
+    rows.rdd.mapPartitions(it => Iterator(LiveRows.allowList(it.map(_.getLong(0)))))
+      .collect().foldLeft(Map.empty[Long, RoaringBitmap])(LiveRows.union)
+  }
+
+  /** Scores the probed partitions and scans the unindexed fragments in Spark tasks. */
+  private def run(spark: SparkSession, io: FileIO, plan: IvfSearchPlan): (TopK, TopK) = {
+    // At least a task per core, at most PartitionsPerTask partitions a task; round robin,
+    // so the nearest partitions (the likeliest to hold results) spread over the tasks.
+    val n = plan.probes.size
+    val groups = math.min(n, math.max(spark.sparkContext.defaultParallelism,
+      (n + PartitionsPerTask - 1) / PartitionsPerTask))
+    val probeGroups: Seq[Either[Seq[(Int, Int)], Int]] = (0 until groups).map { g =>
+      Left(plan.probes.indices.filter(_ % groups == g).map(plan.probes))
+    }
+    val fragTasks: Seq[Either[Seq[(Int, Int)], Int]] = plan.unindexed.indices.map(Right(_))
+    val work = probeGroups ++ fragTasks
+    val cands = new TopK(plan.query.candidates)
+    val flat = new TopK(plan.query.k)
+    if (work.nonEmpty) {
+      val results = spark.sparkContext.parallelize(work, work.size).map {
+        case Left(probes) => (true, IvfSearch.scorePartitions(io, plan, probes).result)
+        case Right(f) => (false, IvfSearch.scanFragments(io, plan, Seq(plan.unindexed(f))).result)
+      }.collect()
+      results.foreach { case (isIndex, rows) =>
+        val into = if (isIndex) cands else flat
+        rows.foreach { case (d, id) => into.offer(d, id) }
+      }
+    }
+    (cands, flat)
+  }
+}

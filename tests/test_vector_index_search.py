@@ -1,0 +1,233 @@
+"""Nearest-neighbour search in Spark through the IVF indices pylance writes (IVF_FLAT, IVF_SQ,
+IVF_PQ; l2, cosine, dot): the same rows, in the same order, with the same ``_distance`` as
+pylance's ``to_table(nearest={..., "nprobes": n, "refine_factor": r})`` — with deleted rows,
+with fragments appended after the index was built, over several Spark tasks."""
+
+from __future__ import annotations
+
+import shutil
+
+import lance
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import spark_lance
+from test_vectors import DIM, vectors
+
+KINDS = ["IVF_FLAT", "IVF_SQ", "IVF_PQ"]
+METRICS = ["l2", "cosine", "dot"]
+#: (nprobes, refine_factor) pairs searched; 8 is every partition.
+PARAMS = [(1, None), (3, None), (2, 1), (2, 4), (8, 2)]
+
+
+def table(v, start=0):
+    ids = pa.array(range(start, start + len(v)), pa.int64())
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), DIM)
+    return pa.table({"id": ids, "emb": emb, "g": pa.array([i % 5 for i in range(len(v))])})
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """3000 rows in 3 fragments, no index: copied for each index built."""
+    path = str(tmp_path_factory.mktemp("ivf") / "base.lance")
+    lance.write_dataset(table(vectors(3000, seed=21)), path, max_rows_per_file=1000)
+    return path
+
+
+def build(base, tmp_path_factory, kind, metric, changed):
+    path = str(tmp_path_factory.mktemp("ivf") / f"{kind}_{metric}.lance")
+    shutil.copytree(base, path)
+    ds = lance.dataset(path)
+    params = {"num_sub_vectors": 4} if kind == "IVF_PQ" else {}
+    ds.create_index("emb", kind, metric=metric, num_partitions=8, **params)
+    if changed:
+        # Deleted rows the index still holds, and a fragment it does not cover.
+        ds.delete("id % 7 = 3")
+        lance.write_dataset(table(vectors(500, seed=22), start=3000), path, mode="append")
+        lance.dataset(path).delete("id = 3100")
+    return path
+
+
+@pytest.fixture(scope="module")
+def indexed(base, tmp_path_factory):
+    """Every kind and metric, as built and after deletions and an append."""
+    return {(kind, metric, changed): build(base, tmp_path_factory, kind, metric, changed)
+            for kind in KINDS for metric in METRICS for changed in (False, True)}
+
+
+def queries(n=3, seed=31):
+    return vectors(n, seed=seed)
+
+
+def pylance(path, q, k=10, **nearest):
+    args = {"column": "emb", "q": q, "k": k}
+    args.update({key: val for key, val in nearest.items() if val is not None})
+    return lance.dataset(path).to_table(nearest=args, columns=["id"])
+
+
+def ours(spark, path, q, k=10, **kwargs):
+    rows = spark_lance.LanceTable(spark, path).nearest(
+        "emb", q.tolist(), k=k, columns=["id"], **kwargs).collect()
+    return [r["id"] for r in rows], np.array([r["_distance"] for r in rows], dtype="float32")
+
+
+def assert_same(got, want):
+    ids, dist = got
+    assert ids == want["id"].to_pylist()
+    assert np.allclose(dist, want["_distance"].to_numpy(), rtol=1e-4, atol=1e-5), \
+        (dist, want["_distance"].to_numpy())
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["as-built", "deleted+appended"])
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_indexed_search_equals_pylance(spark, indexed, kind, metric, changed):
+    path = indexed[(kind, metric, changed)]
+    for q in queries():
+        for nprobes, refine in PARAMS:
+            want = pylance(path, q, nprobes=nprobes, refine_factor=refine)
+            got = ours(spark, path, q, nprobes=nprobes, refine_factor=refine)
+            assert_same(got, want)
+            if changed:
+                assert all((i >= 3000 or i % 7 != 3) and i != 3100 for i in got[0])
+
+
+def test_index_distances_are_approximate_until_refined(spark, indexed):
+    """Without refine_factor, IVF_PQ's _distance is its PQ estimate (not the exact distance);
+    with it, exact: the test sees the difference, so it would catch either mix-up."""
+    path = indexed[("IVF_PQ", "l2", False)]
+    q = queries(1)[0]
+    exact = pylance(path, q, k=3000, use_index=False)
+    exact_by_id = dict(zip(exact["id"].to_pylist(), exact["_distance"].to_pylist()))
+    ids, dist = ours(spark, path, q, nprobes=2)
+    assert not np.allclose(dist, [exact_by_id[i] for i in ids], rtol=1e-3)
+    ids, dist = ours(spark, path, q, nprobes=2, refine_factor=5)
+    assert np.allclose(dist, [exact_by_id[i] for i in ids], rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_recall_equals_pylance(spark, indexed, kind):
+    """Recall@10 against exact search, over 10 queries, for nprobes 1 and 2: pylance's."""
+    path = indexed[(kind, "l2", True)]
+    for nprobes in (1, 2):
+        ours_recall, theirs_recall = [], []
+        for q in queries(10, seed=41):
+            truth = set(pylance(path, q, use_index=False)["id"].to_pylist())
+            theirs = set(pylance(path, q, nprobes=nprobes)["id"].to_pylist())
+            got = set(ours(spark, path, q, nprobes=nprobes)[0])
+            theirs_recall.append(len(truth & theirs) / 10)
+            ours_recall.append(len(truth & got) / 10)
+        assert abs(np.mean(ours_recall) - np.mean(theirs_recall)) <= 0.01
+        assert np.mean(ours_recall) < 1.0 or kind == "IVF_FLAT" or nprobes > 1
+
+
+def test_use_index_false_and_other_metric_search_exactly(spark, indexed):
+    path = indexed[("IVF_PQ", "l2", True)]
+    q = queries(1)[0]
+    assert_same(ours(spark, path, q, use_index=False),
+                pylance(path, q, use_index=False))
+    # pylance 14 searches exactly when the metric asked for is not the index's.
+    assert_same(ours(spark, path, q, metric="dot", nprobes=1),
+                pylance(path, q, metric="dot", nprobes=1))
+    assert_same(ours(spark, path, q, metric="l2", nprobes=1),
+                pylance(path, q, metric="l2", nprobes=1))
+
+
+def test_all_columns_version_and_module_function(spark, indexed):
+    path = indexed[("IVF_SQ", "cosine", True)]
+    q = queries(1)[0]
+    t = spark_lance.LanceTable(spark, path)
+    df = spark_lance.nearest(t, "emb", q.tolist(), k=5, nprobes=3)
+    assert df.columns == ["id", "emb", "g", "_distance"]
+    rows = df.collect()
+    want = lance.dataset(path).to_table(nearest={"column": "emb", "q": q, "k": 5, "nprobes": 3})
+    assert [r["id"] for r in rows] == want["id"].to_pylist()
+    assert [r["g"] for r in rows] == want["g"].to_pylist()
+    assert np.allclose(np.array([r["emb"] for r in rows], dtype="float32"),
+                       np.stack(want["emb"].to_numpy(zero_copy_only=False)))
+    # An older version: the index as built, before the deletions and the append.
+    first = lance.dataset(path).versions()[1]["version"]
+    want = lance.dataset(path, version=first).to_table(
+        nearest={"column": "emb", "q": q, "k": 5, "nprobes": 3}, columns=["id"])
+    got = t.nearest("emb", q.tolist(), k=5, nprobes=3, version=first, columns="id").collect()
+    assert [r["id"] for r in got] == want["id"].to_pylist()
+
+
+def test_more_candidates_than_rows_and_wrong_arguments(spark, indexed):
+    path = indexed[("IVF_FLAT", "dot", True)]
+    q = queries(1)[0]
+    assert_same(ours(spark, path, q, k=40, nprobes=1, refine_factor=200),
+                pylance(path, q, k=40, nprobes=1, refine_factor=200))
+    assert_same(ours(spark, path, q, nprobes=100), pylance(path, q, nprobes=100))
+    t = spark_lance.LanceTable(spark, path)
+    with pytest.raises(ValueError, match="nprobes"):
+        t.nearest("emb", q.tolist(), nprobes=0)
+    with pytest.raises(ValueError, match="refine_factor"):
+        t.nearest("emb", q.tolist(), refine_factor=0)
+    with pytest.raises(Exception, match="q.*2 values|2 values"):
+        t.nearest("emb", [1.0, 2.0], nprobes=2)
+    with pytest.raises(Exception, match="nope"):
+        t.nearest("nope", q.tolist(), nprobes=2)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_filter_is_a_prefilter_as_pylance(spark, indexed, kind):
+    """A filter selects the rows searched, through the index: pylance's prefilter=True."""
+    path = indexed[(kind, "l2", True)]
+    for where in ["g = 2", "id > 2500 and g <> 1"]:
+        for q in queries(2, seed=51):
+            for nprobes, refine in [(1, None), (2, 3)]:
+                args = {"column": "emb", "q": q, "k": 10, "nprobes": nprobes}
+                if refine:
+                    args["refine_factor"] = refine
+                want = lance.dataset(path).to_table(nearest=args, columns=["id"], filter=where,
+                                                    prefilter=True)
+                got = ours(spark, path, q, nprobes=nprobes, refine_factor=refine, filter=where)
+                assert_same(got, want)
+
+
+@pytest.mark.parametrize("kind,metric,params", [
+    ("IVF_PQ", "cosine", {"num_sub_vectors": 8}),
+    ("IVF_SQ", "l2", {}),
+    ("IVF_FLAT", "dot", {}),
+])
+def test_dimension_32_and_more_partitions(spark, tmp_path, kind, metric, params):
+    path = str(tmp_path / "d32.lance")
+    v = vectors(2500, seed=61, dim=32)
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), 32)
+    lance.write_dataset(pa.table({"id": pa.array(range(len(v)), pa.int64()), "emb": emb}),
+                        path, max_rows_per_file=700)
+    lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=12, **params)
+    lance.dataset(path).delete("id % 11 = 0")
+    for q in vectors(3, seed=62, dim=32):
+        for nprobes, refine in [(1, None), (5, None), (4, 3)]:
+            want = pylance(path, q, nprobes=nprobes, refine_factor=refine)
+            assert_same(ours(spark, path, q, nprobes=nprobes, refine_factor=refine), want)
+
+
+def test_hnsw_index_refused_clearly_exact_search_still_works(spark, base, tmp_path):
+    path = str(tmp_path / "hnsw.lance")
+    shutil.copytree(base, path)
+    lance.dataset(path).create_index("emb", "IVF_HNSW_SQ", num_partitions=4)
+    q = queries(1)[0]
+    t = spark_lance.LanceTable(spark, path)
+    with pytest.raises(Exception, match="IVF_HNSW_SQ.*use_index=False"):
+        t.nearest("emb", q.tolist(), nprobes=2)
+    assert_same(ours(spark, path, q, use_index=False), pylance(path, q, use_index=False))
+
+
+@pytest.mark.parametrize("kind", ["IVF_PQ", "IVF_SQ"])
+def test_after_pylance_compaction_remapped_the_index(spark, base, tmp_path, kind):
+    path = str(tmp_path / "compacted.lance")
+    shutil.copytree(base, path)
+    ds = lance.dataset(path)
+    params = {"num_sub_vectors": 4} if kind == "IVF_PQ" else {}
+    ds.create_index("emb", kind, num_partitions=8, **params)
+    ds.delete("id % 3 = 0")
+    lance.write_dataset(table(vectors(300, seed=71), start=3000), path, mode="append")
+    lance.dataset(path).optimize.compact_files(target_rows_per_fragment=5000)
+    for q in queries(2, seed=72):
+        for nprobes, refine in [(2, None), (3, 2)]:
+            want = pylance(path, q, nprobes=nprobes, refine_factor=refine)
+            assert_same(ours(spark, path, q, nprobes=nprobes, refine_factor=refine), want)
