@@ -354,7 +354,9 @@ def _kind_table(start, count):
     return pa.table({
         "id": pa.array(ids, pa.int64()),
         "k": pa.array([i % 20 for i in ids], pa.int64()),
-        "s": pa.array([f"w{i % 50} x{i % 7}" for i in ids]),
+        # Words of 1 to 3 occurrences (y*) and documents of 2 to 5 tokens, for full-text
+        # scores and impacts that tell documents apart.
+        "s": pa.array([f"w{i % 50} x{i % 7}" + f" y{i % 3}" * (i % 4) for i in ids]),
         "tags": pa.array([None if i % 11 == 0 else [f"t{i % 5}", f"u{i % 3}"] for i in ids]),
         "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), 8),
     })
@@ -395,9 +397,15 @@ def kinds_queries(path, kind):
                         disable_scoring_autoprojection=True)
         return {"nearest": t["id"].to_pylist()}
     if kind == "INVERTED":
-        t = ds.to_table(columns=["id"], full_text_query="w17",
-                        disable_scoring_autoprojection=True)
-        return {"found": sorted(t["id"].to_pylist())}
+        # Rows and BM25 scores (rounded) of single and several terms, and the ten best.
+        out = {}
+        for q in ["w17", "y1", "x3 y2", "w3", "y0 x1 w40"]:
+            t = ds.to_table(columns=["id", "_score"], full_text_query=q)
+            out[q] = sorted(zip(t["id"].to_pylist(),
+                                [round(x, 4) for x in t["_score"].to_pylist()]))
+        t = ds.to_table(columns=["id", "_score"], full_text_query="y2 x5", limit=10)
+        out["top"] = sorted(round(x, 4) for x in t["_score"].to_pylist())
+        return out
     pred = KIND_FILTERS[column]
     a = ds.to_table(columns=["id"], filter=pred)["id"].to_pylist()
     b = ds.to_table(columns=["id"], filter=pred, use_scalar_index=False)["id"].to_pylist()

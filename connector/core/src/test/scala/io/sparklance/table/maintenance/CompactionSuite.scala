@@ -146,7 +146,8 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "IVF_FLAT", "IVF_SQ", "IVF_PQ");
+  for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "INVERTED", "IVF_FLAT", "IVF_SQ",
+      "IVF_PQ");
        appended <- Seq(false, true)) {
     val unindexed = if (appended) ", beside unindexed fragments" else ""
     test(s"a $kind index is remapped as pylance remaps it$unindexed") {
@@ -170,9 +171,12 @@ class CompactionSuite extends TwinDatasetSuite {
         Seq("columns", "meta", "buffers", "rows").foreach { k =>
           val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
           val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
-          assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at: ours " +
-            at.map(x.path(_)).getOrElse(x).toString.take(300) + ", pylance's " +
-            at.map(y.path(_)).getOrElse(y).toString.take(300))
+          // The differing element's text from a little before its first differing character.
+          val (xs, ys) = (at.map(x.path(_)).getOrElse(x).toString,
+            at.map(y.path(_)).getOrElse(y).toString)
+          val from = math.max(0, xs.zip(ys).takeWhile(p => p._1 == p._2).length - 60)
+          assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at, char $from: ours " +
+            xs.slice(from, from + 300) + ", pylance's " + ys.slice(from, from + 300))
         }
       }
       assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
