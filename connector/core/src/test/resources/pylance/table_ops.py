@@ -412,6 +412,54 @@ def kinds_queries(path, kind):
     return {"indexed": sorted(a), "flat": sorted(b)}
 
 
+def fts_make(path):
+    """Ten fragments of 2,000 rows like kinds_make's, `s` drawn from 3,000 random words (some
+    not ASCII, first letters enough for more than 32 transitions), a word in every row 1 to 5
+    times and documents of 2 to 40 tokens; an INVERTED index `x_idx`; then rows deleted,
+    among them every row of 300 words."""
+    import numpy as np
+    rng = np.random.default_rng(11)
+    letters = list("abcdefghijklmnopqrstuvwxyz0123456789") + ["\u00e9", "\u00fc", "\u00df"]
+    vocab = sorted({"".join(rng.choice(letters, size=int(rng.integers(2, 10))))
+                    for _ in range(3000)})
+    n = 20000
+    docs = []
+    for i in range(n):
+        words = ["common"] * (1 + i % 5)
+        words += list(rng.choice(vocab, size=int(rng.integers(0, 35))))
+        if i < 300:
+            words.append(f"gone{i}")
+        docs.append(" ".join(words))
+    t = _kind_table(0, n)
+    t = t.set_column(t.schema.get_field_index("s"), "s", pa.array(docs))
+    lance.write_dataset(t, path, max_rows_per_file=2000)
+    lance.dataset(path).create_scalar_index("s", "INVERTED", name="x_idx")
+    lance.dataset(path).delete("id < 300 or id % 7 = 2")
+    return {"words": vocab[::150]}
+
+
+def fts_token_fsts(path):
+    """The token set (fst bytes, hex) of each partition of index x_idx, as pylance wrote it."""
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    d = os.path.join(path, "_indices", ix["uuid"])
+    return [LanceFileReader(os.path.join(d, f)).read_all().to_table()["_token_fst_bytes"][0]
+            .as_py().hex() for f in sorted(os.listdir(d)) if f.endswith("_tokens.lance")]
+
+
+def fts_queries(path, words):
+    """Rows and BM25 scores (rounded) pylance finds for each of `words`, for `common` and for
+    all of them at once."""
+    ds = lance.dataset(path)
+    out = {}
+    for q in list(words) + ["common", "gone7", " ".join(words)]:
+        t = ds.to_table(columns=["id", "_score"], full_text_query=q)
+        out[q] = sorted(zip(t["id"].to_pylist(), [round(x, 4) for x in t["_score"].to_pylist()]))
+    return out
+
+
 def kinds_keep_going(path):
     """pylance goes on: validates, appends, deletes, optimizes the index, compacts; the rows
     it then reads."""

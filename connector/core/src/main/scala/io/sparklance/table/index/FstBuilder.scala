@@ -14,7 +14,7 @@ import scala.collection.mutable.ArrayBuffer
  *  - a header of the version (3) and the fst type (0) as u64 little endian;
  *  - the states, compiled in reverse as their last key ends, each written once per
  *    equal state the crate's bounded registry remembers (10,000 rows of 2 cells, FNV-1a
- *    hash of the state, the cell of a new state chosen as the crate chooses it), every state
+ *    hash of the state, a new state replacing its row's least recently used), every state
  *    addressed by its last byte; a final state with no transition and no output is address 0
  *    and not written;
  *  - a footer of the number of keys and the root's address (u64) and the masked CRC-32C of
@@ -167,8 +167,9 @@ private final class FstBuilder {
       swap(c, c + 1)
       return a
     }
-    if (cellAddr(c + 1) == NoneAddress) swap(c, c + 1)
-    cellNode(c) = n
+    // Not found: the least recently used cell takes the state and becomes the first.
+    cellNode(c + 1) = n
+    swap(c, c + 1)
     val start = out.size().toLong
     write(n, start)
     lastAddr = out.size().toLong - 1
