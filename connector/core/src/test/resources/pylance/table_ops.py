@@ -412,10 +412,11 @@ def kinds_queries(path, kind):
     return {"indexed": sorted(a), "flat": sorted(b)}
 
 
-def fts_make(path):
+def fts_make(path, partitions=False):
     """Ten fragments of 2,000 rows like kinds_make's, `s` drawn from 3,000 random words (some
     not ASCII, first letters enough for more than 32 transitions), a word in every row 1 to 5
-    times and documents of 2 to 40 tokens; an INVERTED index `x_idx`; then rows deleted,
+    times and documents of 2 to 40 tokens; an INVERTED index `x_idx` (with `partitions`, in
+    several partitions: built by a pylance whose workers may hold 1 MiB); then rows deleted,
     among them every row of 300 words."""
     import numpy as np
     rng = np.random.default_rng(11)
@@ -433,7 +434,16 @@ def fts_make(path):
     t = _kind_table(0, n)
     t = t.set_column(t.schema.get_field_index("s"), "s", pa.array(docs))
     lance.write_dataset(t, path, max_rows_per_file=2000)
-    lance.dataset(path).create_scalar_index("s", "INVERTED", name="x_idx")
+    if partitions:
+        import os
+        import subprocess
+        import sys
+        code = ("import lance, sys; lance.dataset(sys.argv[1])"
+                ".create_scalar_index('s', 'INVERTED', name='x_idx')")
+        subprocess.run([sys.executable, "-c", code, path], check=True,
+                       env=dict(os.environ, LANCE_FTS_PARTITION_SIZE="1"))
+    else:
+        lance.dataset(path).create_scalar_index("s", "INVERTED", name="x_idx")
     lance.dataset(path).delete("id < 300 or id % 7 = 2")
     return {"words": vocab[::150]}
 

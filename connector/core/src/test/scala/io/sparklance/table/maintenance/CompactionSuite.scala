@@ -184,32 +184,37 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  test("an INVERTED index of a large vocabulary is remapped as pylance remaps it") {
-    // Long posting lists (full blocks, several impact groups, documents longer than 8
-    // tokens), tokens that go, an fst of 3,000 tokens with a state of over 32 transitions.
-    val dir = io.sparklance.testutil.TempDirs.create("lance-fts-")
-    val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
-    def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
-    val words = call("fts_make", o).get("words").elements().asScala.map(_.asText).toSeq
-    call("copy_dataset", o, c.toString)
-    val m = ours(o)
-    assert(m.indexedFragmentsSkipped == 0 && m.fragmentsRemoved > 0)
-    assertMetrics(m, theirs(c))
-    val (a, b) = (call("kinds_index", o), call("kinds_index", c))
-    assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
-    val (fo, fc) = (call("kinds_files", o), call("kinds_files", c))
-    assert(fo.fieldNames().asScala.toSeq == fc.fieldNames().asScala.toSeq)
-    fc.fieldNames().asScala.foreach { f =>
-      Seq("columns", "meta", "buffers", "rows").foreach { k =>
-        val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
-        val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
-        assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at")
+  for (partitions <- Seq(false, true)) {
+    val how = if (partitions) " in several partitions" else ""
+    test(s"an INVERTED index of a large vocabulary$how is remapped as pylance remaps it") {
+      // Long posting lists (full blocks, several impact groups, documents longer than 8
+      // tokens), tokens that go, an fst of 3,000 tokens with a state of over 32 transitions.
+      val dir = io.sparklance.testutil.TempDirs.create("lance-fts-")
+      val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
+      def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
+      val words = call("fts_make", o, partitions).get("words").elements().asScala
+        .map(_.asText).toSeq
+      call("copy_dataset", o, c.toString)
+      val m = ours(o)
+      assert(m.indexedFragmentsSkipped == 0 && m.fragmentsRemoved > 0)
+      assertMetrics(m, theirs(c))
+      val (a, b) = (call("kinds_index", o), call("kinds_index", c))
+      assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
+      val (fo, fc) = (call("kinds_files", o), call("kinds_files", c))
+      assert(fo.fieldNames().asScala.toSeq == fc.fieldNames().asScala.toSeq)
+      assert(fc.has("part_1_docs.lance") == partitions)
+      fc.fieldNames().asScala.foreach { f =>
+        Seq("columns", "meta", "buffers", "rows").foreach { k =>
+          val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
+          val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
+          assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at")
+        }
       }
+      val (qo, qc) = (call("fts_queries", o, words), call("fts_queries", c, words))
+      assert(qo == qc)
+      assert(qo.path("common").size > 10000)
+      assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
     }
-    val (qo, qc) = (call("fts_queries", o, words), call("fts_queries", c, words))
-    assert(qo == qc)
-    assert(qo.path("common").size > 10000)
-    assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
   }
 
   test("without stable row ids, fragments an IVF_HNSW index covers are left alone and counted") {
