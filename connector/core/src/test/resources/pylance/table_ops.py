@@ -516,6 +516,7 @@ def kinds_append(path):
 def kinds_files(path):
     """Every file of index x_idx as pylance reads it: rows (as text), schema metadata and
     global buffers."""
+    import json
     import os
     from lance.file import LanceFileReader
     ds = lance.dataset(path)
@@ -528,6 +529,11 @@ def kinds_files(path):
         meta = {k.decode(): v.decode() for k, v in (t.schema.metadata or {}).items()}
         if "storage_metadata" in meta:
             meta["storage_metadata"] = _rounded_storage(meta["storage_metadata"])
+        if "partitions" in meta:
+            # An INVERTED index's partition ids: pylance's remap lists them in the order its
+            # loads of them finish (compacting one dataset five times gave [0,1,2], [1,0,2]
+            # and [2,0,1]), so their order says nothing.
+            meta["partitions"] = sorted(json.loads(meta["partitions"]))
         raw = open(os.path.join(d, f), "rb").read()
         # Global buffers after the file descriptor: an index's models and tree maps.
         gbs = [raw[g.position:g.position + g.size].hex()
