@@ -412,12 +412,12 @@ def kinds_queries(path, kind):
     return {"indexed": sorted(a), "flat": sorted(b)}
 
 
-def fts_make(path, partitions=False):
+def fts_make(path, partitions=False, positions=False):
     """Ten fragments of 2,000 rows like kinds_make's, `s` drawn from 3,000 random words (some
     not ASCII, first letters enough for more than 32 transitions), a word in every row 1 to 5
     times and documents of 2 to 40 tokens; an INVERTED index `x_idx` (with `partitions`, in
-    several partitions: built by a pylance whose workers may hold 1 MiB); then rows deleted,
-    among them every row of 300 words."""
+    several partitions: built by a pylance whose workers may hold 1 MiB; with `positions`,
+    keeping positions); then rows deleted, among them every row of 300 words."""
     import numpy as np
     rng = np.random.default_rng(11)
     letters = list("abcdefghijklmnopqrstuvwxyz0123456789") + ["\u00e9", "\u00fc", "\u00df"]
@@ -438,12 +438,13 @@ def fts_make(path, partitions=False):
         import os
         import subprocess
         import sys
-        code = ("import lance, sys; lance.dataset(sys.argv[1])"
-                ".create_scalar_index('s', 'INVERTED', name='x_idx')")
-        subprocess.run([sys.executable, "-c", code, path], check=True,
+        code = ("import lance, sys; lance.dataset(sys.argv[1]).create_scalar_index("
+                "'s', 'INVERTED', name='x_idx', with_position=sys.argv[2] == 'True')")
+        subprocess.run([sys.executable, "-c", code, path, str(positions)], check=True,
                        env=dict(os.environ, LANCE_FTS_PARTITION_SIZE="1"))
     else:
-        lance.dataset(path).create_scalar_index("s", "INVERTED", name="x_idx")
+        lance.dataset(path).create_scalar_index("s", "INVERTED", name="x_idx",
+                                                with_position=positions)
     lance.dataset(path).delete("id < 300 or id % 7 = 2")
     return {"words": vocab[::150]}
 
@@ -459,14 +460,21 @@ def fts_token_fsts(path):
             .as_py().hex() for f in sorted(os.listdir(d)) if f.endswith("_tokens.lance")]
 
 
-def fts_queries(path, words):
+def fts_queries(path, words, positions=False):
     """Rows and BM25 scores (rounded) pylance finds for each of `words`, for `common` and for
-    all of them at once."""
+    all of them at once; with `positions`, for phrases too."""
+    from lance.query import PhraseQuery
     ds = lance.dataset(path)
     out = {}
-    for q in list(words) + ["common", "gone7", " ".join(words)]:
+    queries = [(q, q) for q in list(words) + ["common", "gone7", " ".join(words)]]
+    if positions:
+        queries += [("phrase common common", PhraseQuery("common common", "s")),
+                    ("phrase common w", PhraseQuery(f"common {words[3]}", "s")),
+                    ("phrase common w ~3", PhraseQuery(f"common {words[5]}", "s", slop=3))]
+    for key, q in queries:
         t = ds.to_table(columns=["id", "_score"], full_text_query=q)
-        out[q] = sorted(zip(t["id"].to_pylist(), [round(x, 4) for x in t["_score"].to_pylist()]))
+        out[key] = sorted(zip(t["id"].to_pylist(),
+                              [round(x, 4) for x in t["_score"].to_pylist()]))
     return out
 
 

@@ -28,10 +28,13 @@ import io.sparklance.table.{ManifestFile, Snapshot}
  *    order kept); next id is the number of tokens and total length their bytes. When no
  *    token goes, the fst bytes and total length stay as they are.
  *
+ * With positions (`shared_stream_v2`, `packed_delta_v1`), each list's position stream is
+ * encoded again for its new blocks, each document keeping its positions.
+ *
  * Files are written in Lance file format 2.2 with the originals' fields, schema metadata and
  * global buffers. Only the layout pylance 14 builds is remapped here (fst token set, format
- * version 2, blocks of 128 with `varint_delta_v1` tails, no positions); fragments covered by
- * another are not compacted. The copy gets a new UUID and covers the old fragments it still
+ * version 2, blocks of 128 with `varint_delta_v1` tails); fragments covered by another are
+ * not compacted. The copy gets a new UUID and covers the old fragments it still
  * has plus the new ones made from fragments it covered. (With stable row ids pylance keeps
  * the index: see IndexRemap.)
  */
@@ -39,6 +42,9 @@ object InvertedIndexRemap {
   val DetailsType = "/lance.table.InvertedIndexDetails"
   val MetadataFile = "metadata.lance"
   private val InvertColumns = Seq("_posting", "_max_score", "_length", "_impacts")
+  private val PositionColumns = Seq("_compressed_position", "_position_block_offset")
+  private val PositionKeys = Map("positions_layout" -> "shared_stream_v2",
+    "positions_codec" -> "packed_delta_v1")
   private val Expected = Map("token_set_format" -> "fst", "format_version" -> "2",
     "posting_tail_codec" -> "varint_delta_v1", "posting_block_size" -> "128")
 
@@ -49,25 +55,31 @@ object InvertedIndexRemap {
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == DetailsType && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty &&
-      scala.util.Try(partitions(io, dir(s, i)).nonEmpty).getOrElse(false)
+      scala.util.Try(partitions(io, dir(s, i))._1.nonEmpty).getOrElse(false)
 
   private def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
     Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
 
-  /** The index's partition ids, when its layout is one remapped here (else fails). */
-  private def partitions(io: FileIO, dir: String): Seq[Long] = {
+  /**
+   * The index's partition ids and whether it keeps positions, when its layout is one
+   * remapped here (else fails).
+   */
+  private def partitions(io: FileIO, dir: String): (Seq[Long], Boolean) = {
     val path = Paths.join(dir, MetadataFile)
     val meta = IndexFileLayout.read(io, path).metadata
-    val params = meta.getOrElse("params", "")
-    if (!Expected.forall { case (k, v) => meta.get(k).contains(v) } ||
-        !params.replace(" ", "").contains("\"with_position\":false"))
+    val params = meta.getOrElse("params", "").replace(" ", "")
+    val positions = params.contains("\"with_position\":true")
+    def has(m: Map[String, String]) = m.forall { case (k, v) => meta.get(k).contains(v) }
+    if (!has(Expected) || (!positions && !params.contains("\"with_position\":false")) ||
+        (positions && !has(PositionKeys)))
       throw LanceErrors.corruptFile(path, "an INVERTED index layout not remapped here")
     val parts = meta.getOrElse("partitions", "").trim.stripPrefix("[").stripSuffix("]")
       .split(',').map(_.trim).filter(_.nonEmpty).map(_.toLong).toSeq
+    val columns = if (positions) InvertColumns ++ PositionColumns else InvertColumns
     parts.foreach { p =>
-      IndexFileLayout.read(io, Paths.join(dir, invertFile(p))).expect(InvertColumns: _*)
+      IndexFileLayout.read(io, Paths.join(dir, invertFile(p))).expect(columns: _*)
     }
-    parts
+    (parts, positions)
   }
 
   /**
@@ -82,7 +94,8 @@ object InvertedIndexRemap {
     val from = dir(s, old)
     val uuid = UUID.randomUUID()
     val to = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
-    val files = partitions(io, from).flatMap(p => remapPartition(io, from, to, p, moved))
+    val (parts, positions) = partitions(io, from)
+    val files = parts.flatMap(p => remapPartition(io, from, to, p, positions, moved))
     val meta = io.readFully(Paths.join(from, MetadataFile))
     io.write(Paths.join(to, MetadataFile), meta)
     IndexFileLayout.remappedMetadata(old, uuid, moved, added,
@@ -90,7 +103,7 @@ object InvertedIndexRemap {
   }
 
   private def remapPartition(io: FileIO, from: String, to: String, part: Long,
-      moved: Map[Long, Array[Long]]): Seq[(String, Long)] = {
+      positions: Boolean, moved: Map[Long, Array[Long]]): Seq[(String, Long)] = {
     // Documents: the rows left, at their new addresses; `newId(d)` -1 for a removed one.
     val docsLayout = IndexFileLayout.read(io, Paths.join(from, docsFile(part)))
     docsLayout.expect("_rowid", "_num_tokens")
@@ -115,8 +128,13 @@ object InvertedIndexRemap {
     // Posting lists: doc ids moved down past removed documents, emptied lists gone.
     val invertPath = Paths.join(from, invertFile(part))
     val invertLayout = IndexFileLayout.read(io, invertPath)
-    val Array(postingCol, _, lengthCol, _) = readAll(io, invertLayout)
-    val postings = postingCol.asInstanceOf[ListArray]
+    val invertCols = readAll(io, invertLayout)
+    val postings = invertCols(0).asInstanceOf[ListArray]
+    val lengthCol = invertCols(2)
+    // With positions: each list's position stream and its blocks' offsets.
+    val streams = if (positions) invertCols(4).asInstanceOf[VarBinaryArray] else null
+    val offsetLists = if (positions) invertCols(5).asInstanceOf[ListArray] else null
+    val offsetValues = if (positions) ints(offsetLists.child) else null
     val blockBytes = postings.child.asInstanceOf[VarBinaryArray]
     val lengths = ints(lengthCol)
     val tokens = postings.length
@@ -130,17 +148,26 @@ object InvertedIndexRemap {
           blockBytes.offsets(b + 1))
       }
       val (docs, freqs) = PostingListCodec.decode(blocks, lengths(t), invertPath)
+      val docPositions = if (!positions) null else PostingListCodec.decodePositions(
+        java.util.Arrays.copyOfRange(streams.data, streams.offsets(t), streams.offsets(t + 1)),
+        java.util.Arrays.copyOfRange(offsetValues, offsetLists.offsets(t),
+          offsetLists.offsets(t + 1)), freqs, invertPath)
       var m = 0
       var j = 0
       while (j < docs.length) {
         val d = newId(docs(j))
-        if (d >= 0) { docs(m) = d; freqs(m) = freqs(j); m += 1 }
+        if (d >= 0) {
+          docs(m) = d; freqs(m) = freqs(j)
+          if (positions) docPositions(m) = docPositions(j)
+          m += 1
+        }
         j += 1
       }
       if (m > 0) {
         keptToken(t) = true
         encoded += PostingListCodec.encode(java.util.Arrays.copyOf(docs, m),
-          java.util.Arrays.copyOf(freqs, m), keptTokens, avgdl)
+          java.util.Arrays.copyOf(freqs, m), keptTokens, avgdl,
+          if (positions) java.util.Arrays.copyOf(docPositions, m) else null)
         newLengths += m
       }
       t += 1
@@ -150,10 +177,18 @@ object InvertedIndexRemap {
     val docsOut = docsFile(part) -> write(io, to, docsFile(part), docsLayout,
       docsLayout.metadata.updated("total_tokens", totalTokens.toString),
       Array(u64Array(keptRowIds), u32Array(keptTokens)))
+    val postingColumns = Array[ColumnArray](binaryLists(lists.map(_.blocks)),
+      f32Array(lists.map(_.maxScore)), u32Array(newLengths.result()),
+      binaryLists(lists.map(_.impacts)))
+    val positionColumns = if (!positions) Array.empty[ColumnArray] else {
+      val ss = lists.map(_.positions)
+      val offs = lists.map(_.positionOffsets)
+      Array[ColumnArray](new VarBinaryArray(ss.length, null, ss.scanLeft(0)(_ + _.length),
+        ss.flatten), new ListArray(offs.length, null, offs.scanLeft(0)(_ + _.length),
+        u32Array(offs.flatten)))
+    }
     val invertOut = invertFile(part) -> write(io, to, invertFile(part), invertLayout,
-      invertLayout.metadata, Array(binaryLists(lists.map(_.blocks)),
-        f32Array(lists.map(_.maxScore)), u32Array(newLengths.result()),
-        binaryLists(lists.map(_.impacts))))
+      invertLayout.metadata, postingColumns ++ positionColumns)
     val tokensOut = tokensFile(part) -> remapTokens(io, from, to, part, keptToken)
     Seq(invertOut, tokensOut, docsOut)
   }

@@ -28,7 +28,103 @@ private[index] object PostingListCodec {
   private val Level1Blocks = 32
 
   final case class Encoded(blocks: Array[Array[Byte]], maxScore: Float,
-      impacts: Array[Array[Byte]])
+      impacts: Array[Array[Byte]], positions: Array[Byte], positionOffsets: Array[Int])
+
+  /**
+   * The positions of each document of a list of `freqs` held in `stream` (a list's
+   * `_compressed_position`, layout `shared_stream_v2`, codec `packed_delta_v1`): per block of
+   * 128 documents from `offsets(b)`, its documents' positions as differences (to the
+   * position before in the document, the first as it is), 128 at a time bit-packed after a
+   * byte of their bit width ([[BitPacker4x]], not as differences), the rest varints.
+   */
+  def decodePositions(stream: Array[Byte], offsets: Array[Int], freqs: Array[Int],
+      file: String): Array[Array[Int]] = {
+    val n = freqs.length
+    val numBlocks = (n + BitPacker4x.BlockLen - 1) / BitPacker4x.BlockLen
+    if (offsets.length != numBlocks)
+      throw LanceErrors.corruptFile(file, s"a list of $n documents has ${offsets.length} " +
+        "position blocks")
+    val out = new Array[Array[Int]](n)
+    try {
+      var b = 0
+      while (b < numBlocks) {
+        val from = b * BitPacker4x.BlockLen
+        val until = math.min(n, from + BitPacker4x.BlockLen)
+        var total = 0
+        var i = from
+        while (i < until) { total += freqs(i); i += 1 }
+        val deltas = new Array[Int](total)
+        val pos = Array(offsets(b))
+        var k = 0
+        while (total - k >= BitPacker4x.BlockLen) {
+          val nbits = stream(pos(0)) & 0xff
+          System.arraycopy(BitPacker4x.unpack(stream, pos(0) + 1, nbits), 0, deltas, k,
+            BitPacker4x.BlockLen)
+          pos(0) += 1 + 16 * nbits
+          k += BitPacker4x.BlockLen
+        }
+        while (k < total) { deltas(k) = varint(stream, pos); k += 1 }
+        k = 0
+        i = from
+        while (i < until) {
+          val p = new Array[Int](freqs(i))
+          var prev = 0
+          var j = 0
+          while (j < p.length) {
+            prev = (if (j == 0) 0 else prev) + deltas(k)
+            p(j) = prev
+            j += 1
+            k += 1
+          }
+          out(i) = p
+          i += 1
+        }
+        b += 1
+      }
+    } catch {
+      case e: IndexOutOfBoundsException =>
+        throw LanceErrors.corruptFile(file, s"a position stream does not decode: $e", e)
+    }
+    out
+  }
+
+  /** The position stream and its blocks' offsets for documents' `positions` (as decoded). */
+  private def encodePositions(positions: Array[Array[Int]]): (Array[Byte], Array[Int]) = {
+    val out = new ByteArrayOutputStream()
+    val n = positions.length
+    val numBlocks = (n + BitPacker4x.BlockLen - 1) / BitPacker4x.BlockLen
+    val offsets = new Array[Int](numBlocks)
+    val chunk = new Array[Int](BitPacker4x.BlockLen)
+    val packed = new Array[Byte](16 * 32)
+    var b = 0
+    while (b < numBlocks) {
+      offsets(b) = out.size()
+      var filled = 0
+      var i = b * BitPacker4x.BlockLen
+      val until = math.min(n, i + BitPacker4x.BlockLen)
+      while (i < until) {
+        val p = positions(i)
+        var j = 0
+        while (j < p.length) {
+          chunk(filled) = if (j == 0) p(0) else p(j) - p(j - 1)
+          filled += 1
+          if (filled == BitPacker4x.BlockLen) {
+            val nbits = BitPacker4x.numBits(chunk)
+            out.write(nbits)
+            BitPacker4x.pack(chunk, nbits, packed, 0)
+            out.write(packed, 0, 16 * nbits)
+            filled = 0
+          }
+          j += 1
+        }
+        i += 1
+      }
+      var k = 0
+      while (k < filled) { putVarint(out, chunk(k)); k += 1 }
+      b += 1
+    }
+    (out.toByteArray, offsets)
+  }
 
   /** The doc ids and frequencies of a list of `length` documents held in `blocks`. */
   def decode(blocks: Seq[Array[Byte]], length: Int, file: String): (Array[Int], Array[Int]) = {
@@ -83,8 +179,8 @@ private[index] object PostingListCodec {
    * Encodes the list of `docs` (increasing) with `freqs`, over a partition whose document `d`
    * has `numTokens(d)` tokens, `avgdl` tokens on average.
    */
-  def encode(docs: Array[Int], freqs: Array[Int], numTokens: Array[Int], avgdl: Float)
-      : Encoded = {
+  def encode(docs: Array[Int], freqs: Array[Int], numTokens: Array[Int], avgdl: Float,
+      positions: Array[Array[Int]] = null): Encoded = {
     val n = docs.length
     val idfScale = idf(n, numTokens.length) * (K1 + 1.0f)
     val numBlocks = (n + BitPacker4x.BlockLen - 1) / BitPacker4x.BlockLen
@@ -116,7 +212,8 @@ private[index] object PostingListCodec {
       }
       b += 1
     }
-    Encoded(blocks, maxScore, level0 ++ level1.result())
+    val (stream, offsets) = if (positions == null) (null, null) else encodePositions(positions)
+    Encoded(blocks, maxScore, level0 ++ level1.result(), stream, offsets)
   }
 
   /** Lance's BM25 idf of a token in `tokenDocs` of `numDocs` documents, in f32. */

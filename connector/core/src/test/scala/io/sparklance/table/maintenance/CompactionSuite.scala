@@ -184,15 +184,16 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  for (partitions <- Seq(false, true)) {
-    val how = if (partitions) " in several partitions" else ""
+  for (partitions <- Seq(false, true); positions <- Seq(false, true)) {
+    val how = (if (partitions) " in several partitions" else "") +
+      (if (positions) " with positions" else "")
     test(s"an INVERTED index of a large vocabulary$how is remapped as pylance remaps it") {
       // Long posting lists (full blocks, several impact groups, documents longer than 8
       // tokens), tokens that go, an fst of 3,000 tokens with a state of over 32 transitions.
       val dir = io.sparklance.testutil.TempDirs.create("lance-fts-")
       val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
       def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
-      val words = call("fts_make", o, partitions).get("words").elements().asScala
+      val words = call("fts_make", o, partitions, positions).get("words").elements().asScala
         .map(_.asText).toSeq
       call("copy_dataset", o, c.toString)
       val m = ours(o)
@@ -210,9 +211,11 @@ class CompactionSuite extends TwinDatasetSuite {
           assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at")
         }
       }
-      val (qo, qc) = (call("fts_queries", o, words), call("fts_queries", c, words))
+      val (qo, qc) = (call("fts_queries", o, words, positions),
+        call("fts_queries", c, words, positions))
       assert(qo == qc)
       assert(qo.path("common").size > 10000)
+      if (positions) assert(qo.path("phrase common common").size > 10000)
       assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
     }
   }
