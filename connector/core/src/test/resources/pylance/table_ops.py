@@ -449,6 +449,18 @@ def fts_make(path, partitions=False, positions=False):
     return {"words": vocab[::150]}
 
 
+def fts_drop_partition(path, part):
+    """Deletes every row of partition `part` of index x_idx (its documents' rows)."""
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    f = os.path.join(path, "_indices", ix["uuid"], f"part_{part}_docs.lance")
+    rows = LanceFileReader(f).read_all().to_table()["_rowid"].to_pylist()
+    ds.delete("_rowaddr in (" + ",".join(map(str, rows)) + ")")
+    return len(rows)
+
+
 def fts_token_fsts(path):
     """The token set (fst bytes, hex) of each partition of index x_idx, as pylance wrote it."""
     import os

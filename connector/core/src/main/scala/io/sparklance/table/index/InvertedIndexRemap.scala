@@ -28,6 +28,9 @@ import io.sparklance.table.{ManifestFile, Snapshot}
  *    order kept); next id is the number of tokens and total length their bytes. When no
  *    token goes, the fst bytes and total length stay as they are.
  *
+ * A partition all of whose documents go stays, empty; `metadata.lance` keeps its partition
+ * list (pylance's remap lists the same ids in the order its loads of them finish).
+ *
  * With positions (`shared_stream_v2`, `packed_delta_v1`), each list's position stream is
  * encoded again for its new blocks, each document keeping its positions.
  *
