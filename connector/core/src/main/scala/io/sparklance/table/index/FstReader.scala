@@ -25,17 +25,20 @@ private[index] object FstReader {
     if (version < 2 || version > 3) throw fail(s"fst version $version")
     val end = if (version >= 3) bytes.length - 4 else bytes.length
     val root = uint(bytes, end - 8, 8)
+    if (root < 0 || root >= end - 16) throw fail(s"its root $root lies outside")
     val keys = ArrayBuffer.empty[Array[Byte]]
     val values = ArrayBuffer.empty[Long]
     var path = new Array[Byte](64)
     def walk(addr: Long, acc: Long, depth: Int): Unit = {
-      if (depth > 1000000) throw fail("too deep")
+      if (depth > 100000) throw fail("too deep")
       val n = node(bytes, addr.toInt, version, fail)
       if (n.isFinal) { keys += java.util.Arrays.copyOf(path, depth); values += acc + n.finalOutput }
       if (depth == path.length) path = java.util.Arrays.copyOf(path, depth * 2)
       var i = 0
       while (i < n.inputs.length) {
         path(depth) = n.inputs(i).toByte
+        // States are written before the states leading to them: a target lies below.
+        if (n.addrs(i) >= addr || n.addrs(i) < 0) throw fail(s"a transition at $addr goes up")
         walk(n.addrs(i), acc + n.outputs(i), depth + 1)
         i += 1
       }

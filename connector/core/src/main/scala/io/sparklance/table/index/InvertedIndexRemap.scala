@@ -3,8 +3,6 @@ package io.sparklance.table.index
 import java.nio.{ByteBuffer, ByteOrder}
 import java.util.UUID
 
-import scala.jdk.CollectionConverters._
-
 import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
@@ -37,9 +35,9 @@ import io.sparklance.table.{ManifestFile, Snapshot}
  * Files are written in Lance file format 2.2 with the originals' fields, schema metadata and
  * global buffers. Only the layout pylance 14 builds is remapped here (fst token set, format
  * version 2, blocks of 128 with `varint_delta_v1` tails); fragments covered by another are
- * not compacted. The copy gets a new UUID and covers the old fragments it still
- * has plus the new ones made from fragments it covered. (With stable row ids pylance keeps
- * the index: see IndexRemap.)
+ * not compacted. The copy gets a new UUID and covers the old fragments it still has plus
+ * the new ones made from fragments it covered. (With stable row ids pylance keeps the index:
+ * see IndexRemap.)
  */
 object InvertedIndexRemap {
   val DetailsType = "/lance.table.InvertedIndexDetails"
