@@ -44,6 +44,8 @@ object InvertedIndexRemap {
   val MetadataFile = "metadata.lance"
   private val InvertColumns = Seq("_posting", "_max_score", "_length", "_impacts")
   private val PositionColumns = Seq("_compressed_position", "_position_block_offset")
+  private val DocsColumns = Seq("_rowid", "_num_tokens")
+  private val TokensColumns = Seq("_token_fst_bytes", "_token_next_id", "_token_total_length")
   private val PositionKeys = Map("positions_layout" -> "shared_stream_v2",
     "positions_codec" -> "packed_delta_v1")
   private val Expected = Map("token_set_format" -> "fst", "format_version" -> "2",
@@ -79,6 +81,8 @@ object InvertedIndexRemap {
     val columns = if (positions) InvertColumns ++ PositionColumns else InvertColumns
     parts.foreach { p =>
       IndexFileLayout.read(io, Paths.join(dir, invertFile(p))).expect(columns: _*)
+      IndexFileLayout.read(io, Paths.join(dir, docsFile(p))).expect(DocsColumns: _*)
+      IndexFileLayout.read(io, Paths.join(dir, tokensFile(p))).expect(TokensColumns: _*)
     }
     (parts, positions)
   }
@@ -107,11 +111,11 @@ object InvertedIndexRemap {
       positions: Boolean, moved: Map[Long, Array[Long]]): Seq[(String, Long)] = {
     // Documents: the rows left, at their new addresses; `newId(d)` -1 for a removed one.
     val docsLayout = IndexFileLayout.read(io, Paths.join(from, docsFile(part)))
-    docsLayout.expect("_rowid", "_num_tokens")
-    val Array(rowIdCol, numTokensCol) = readAll(io, docsLayout)
-    val n = rowIdCol.length
-    val rowIds = longs(rowIdCol)
-    val numTokens = ints(numTokensCol)
+    docsLayout.expect(DocsColumns: _*)
+    val docCols = readAll(io, docsLayout)
+    val n = docCols(0).length
+    val rowIds = longs(docCols(0))
+    val numTokens = ints(docCols(1))
     val newId = new Array[Int](n)
     var kept = 0
     var i = 0
@@ -199,9 +203,10 @@ object InvertedIndexRemap {
       kept: Array[Boolean]): Long = {
     val path = Paths.join(from, tokensFile(part))
     val layout = IndexFileLayout.read(io, path)
-    layout.expect("_token_fst_bytes", "_token_next_id", "_token_total_length")
-    val Array(fstCol, _, totalCol) = readAll(io, layout)
-    val fst = fstCol.asInstanceOf[VarBinaryArray]
+    layout.expect(TokensColumns: _*)
+    val cols = readAll(io, layout)
+    val (fst, totalCol) = (cols(0).asInstanceOf[VarBinaryArray], cols(2))
+    if (fst.length != 1) throw LanceErrors.corruptFile(path, s"${fst.length} token sets")
     val oldBytes = java.util.Arrays.copyOfRange(fst.data, fst.offsets(0), fst.offsets(1))
     val (keys, ids) = FstReader.entries(oldBytes, path)
     if (ids.exists(id => id < 0 || id >= kept.length))
