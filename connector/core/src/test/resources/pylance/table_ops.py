@@ -339,6 +339,7 @@ def update(path, pred):
 # ---- Index kinds under compaction (CompactionSuite): one index of a kind on ten fragments ----
 
 KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
+                "INVERTED_TAGS": "tags",
                 "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
                 "IVF_SQ": "v", "IVF_HNSW_SQ": "v"}
 KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is null",
@@ -374,7 +375,8 @@ def kinds_make(path, stable, kind):
             kw["num_sub_vectors"] = 2
         ds.create_index(column, kind, name="x_idx", **kw)
     else:
-        ds.create_scalar_index(column, kind, name="x_idx")
+        # INVERTED_TAGS: a full-text index of a list of strings.
+        ds.create_scalar_index(column, kind.replace("_TAGS", ""), name="x_idx")
     lance.dataset(path).delete("id % 10 = 3")
     return lance.dataset(path).version
 
@@ -405,6 +407,13 @@ def kinds_queries(path, kind):
                                 [round(x, 4) for x in t["_score"].to_pylist()]))
         t = ds.to_table(columns=["id", "_score"], full_text_query="y2 x5", limit=10)
         out["top"] = sorted(round(x, 4) for x in t["_score"].to_pylist())
+        return out
+    if kind == "INVERTED_TAGS":
+        out = {}
+        for q in ["t1", "u2", "t3 u0"]:
+            t = ds.to_table(columns=["id", "_score"], full_text_query=q)
+            out[q] = sorted(zip(t["id"].to_pylist(),
+                                [round(x, 4) for x in t["_score"].to_pylist()]))
         return out
     pred = KIND_FILTERS[column]
     a = ds.to_table(columns=["id"], filter=pred)["id"].to_pylist()

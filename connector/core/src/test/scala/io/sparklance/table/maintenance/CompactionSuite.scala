@@ -146,8 +146,9 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "INVERTED", "IVF_FLAT", "IVF_SQ",
-      "IVF_PQ");
+  // INVERTED_TAGS: a full-text index of a list of strings.
+  for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "INVERTED", "INVERTED_TAGS", "IVF_FLAT",
+      "IVF_SQ", "IVF_PQ");
        appended <- Seq(false, true)) {
     val unindexed = if (appended) ", beside unindexed fragments" else ""
     test(s"a $kind index is remapped as pylance remaps it$unindexed") {
