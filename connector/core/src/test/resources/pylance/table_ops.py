@@ -339,6 +339,7 @@ def update(path, pred):
 # ---- Index kinds under compaction (CompactionSuite): one index of a kind on ten fragments ----
 
 KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
+                "INVERTED_TAGS": "tags",
                 "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
                 "IVF_SQ": "v", "IVF_HNSW_SQ": "v"}
 KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is null",
@@ -354,7 +355,9 @@ def _kind_table(start, count):
     return pa.table({
         "id": pa.array(ids, pa.int64()),
         "k": pa.array([i % 20 for i in ids], pa.int64()),
-        "s": pa.array([f"w{i % 50} x{i % 7}" for i in ids]),
+        # Words of 1 to 3 occurrences (y*) and documents of 2 to 5 tokens, for full-text
+        # scores and impacts that tell documents apart.
+        "s": pa.array([f"w{i % 50} x{i % 7}" + f" y{i % 3}" * (i % 4) for i in ids]),
         "tags": pa.array([None if i % 11 == 0 else [f"t{i % 5}", f"u{i % 3}"] for i in ids]),
         "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), 8),
     })
@@ -372,7 +375,8 @@ def kinds_make(path, stable, kind):
             kw["num_sub_vectors"] = 2
         ds.create_index(column, kind, name="x_idx", **kw)
     else:
-        ds.create_scalar_index(column, kind, name="x_idx")
+        # INVERTED_TAGS: a full-text index of a list of strings.
+        ds.create_scalar_index(column, kind.replace("_TAGS", ""), name="x_idx")
     lance.dataset(path).delete("id % 10 = 3")
     return lance.dataset(path).version
 
@@ -395,13 +399,104 @@ def kinds_queries(path, kind):
                         disable_scoring_autoprojection=True)
         return {"nearest": t["id"].to_pylist()}
     if kind == "INVERTED":
-        t = ds.to_table(columns=["id"], full_text_query="w17",
-                        disable_scoring_autoprojection=True)
-        return {"found": sorted(t["id"].to_pylist())}
+        # Rows and BM25 scores (rounded) of single and several terms, and the ten best.
+        out = {}
+        for q in ["w17", "y1", "x3 y2", "w3", "y0 x1 w40"]:
+            t = ds.to_table(columns=["id", "_score"], full_text_query=q)
+            out[q] = sorted(zip(t["id"].to_pylist(),
+                                [round(x, 4) for x in t["_score"].to_pylist()]))
+        t = ds.to_table(columns=["id", "_score"], full_text_query="y2 x5", limit=10)
+        out["top"] = sorted(round(x, 4) for x in t["_score"].to_pylist())
+        return out
+    if kind == "INVERTED_TAGS":
+        out = {}
+        for q in ["t1", "u2", "t3 u0"]:
+            t = ds.to_table(columns=["id", "_score"], full_text_query=q)
+            out[q] = sorted(zip(t["id"].to_pylist(),
+                                [round(x, 4) for x in t["_score"].to_pylist()]))
+        return out
     pred = KIND_FILTERS[column]
     a = ds.to_table(columns=["id"], filter=pred)["id"].to_pylist()
     b = ds.to_table(columns=["id"], filter=pred, use_scalar_index=False)["id"].to_pylist()
     return {"indexed": sorted(a), "flat": sorted(b)}
+
+
+def fts_make(path, partitions=False, positions=False):
+    """Ten fragments of 2,000 rows like kinds_make's, `s` drawn from 3,000 random words (some
+    not ASCII, first letters enough for more than 32 transitions), a word in every row 1 to 5
+    times and documents of 2 to 40 tokens; an INVERTED index `x_idx` (with `partitions`, in
+    several partitions: built by a pylance whose workers may hold 1 MiB; with `positions`,
+    keeping positions); then rows deleted, among them every row of 300 words."""
+    import numpy as np
+    rng = np.random.default_rng(11)
+    letters = list("abcdefghijklmnopqrstuvwxyz0123456789") + ["\u00e9", "\u00fc", "\u00df"]
+    vocab = sorted({"".join(rng.choice(letters, size=int(rng.integers(2, 10))))
+                    for _ in range(3000)})
+    n = 20000
+    docs = []
+    for i in range(n):
+        words = ["common"] * (1 + i % 5)
+        words += list(rng.choice(vocab, size=int(rng.integers(0, 35))))
+        if i < 300:
+            words.append(f"gone{i}")
+        docs.append(" ".join(words))
+    t = _kind_table(0, n)
+    t = t.set_column(t.schema.get_field_index("s"), "s", pa.array(docs))
+    lance.write_dataset(t, path, max_rows_per_file=2000)
+    if partitions:
+        import os
+        import subprocess
+        import sys
+        code = ("import lance, sys; lance.dataset(sys.argv[1]).create_scalar_index("
+                "'s', 'INVERTED', name='x_idx', with_position=sys.argv[2] == 'True')")
+        subprocess.run([sys.executable, "-c", code, path, str(positions)], check=True,
+                       env=dict(os.environ, LANCE_FTS_PARTITION_SIZE="1"))
+    else:
+        lance.dataset(path).create_scalar_index("s", "INVERTED", name="x_idx",
+                                                with_position=positions)
+    lance.dataset(path).delete("id < 300 or id % 7 = 2")
+    return {"words": vocab[::150]}
+
+
+def fts_drop_partition(path, part):
+    """Deletes every row of partition `part` of index x_idx (its documents' rows)."""
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    f = os.path.join(path, "_indices", ix["uuid"], f"part_{part}_docs.lance")
+    rows = LanceFileReader(f).read_all().to_table()["_rowid"].to_pylist()
+    ds.delete("_rowaddr in (" + ",".join(map(str, rows)) + ")")
+    return len(rows)
+
+
+def fts_token_fsts(path):
+    """The token set (fst bytes, hex) of each partition of index x_idx, as pylance wrote it."""
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    d = os.path.join(path, "_indices", ix["uuid"])
+    return [LanceFileReader(os.path.join(d, f)).read_all().to_table()["_token_fst_bytes"][0]
+            .as_py().hex() for f in sorted(os.listdir(d)) if f.endswith("_tokens.lance")]
+
+
+def fts_queries(path, words, positions=False):
+    """Rows and BM25 scores (rounded) pylance finds for each of `words`, for `common` and for
+    all of them at once; with `positions`, for phrases too."""
+    from lance.query import PhraseQuery
+    ds = lance.dataset(path)
+    out = {}
+    queries = [(q, q) for q in list(words) + ["common", "gone7", " ".join(words)]]
+    if positions:
+        queries += [("phrase common common", PhraseQuery("common common", "s")),
+                    ("phrase common w", PhraseQuery(f"common {words[3]}", "s")),
+                    ("phrase common w ~3", PhraseQuery(f"common {words[5]}", "s", slop=3))]
+    for key, q in queries:
+        t = ds.to_table(columns=["id", "_score"], full_text_query=q)
+        out[key] = sorted(zip(t["id"].to_pylist(),
+                              [round(x, 4) for x in t["_score"].to_pylist()]))
+    return out
 
 
 def kinds_keep_going(path):
@@ -450,6 +545,7 @@ def kinds_append(path):
 def kinds_files(path):
     """Every file of index x_idx as pylance reads it: rows (as text), schema metadata and
     global buffers."""
+    import json
     import os
     from lance.file import LanceFileReader
     ds = lance.dataset(path)
@@ -462,6 +558,11 @@ def kinds_files(path):
         meta = {k.decode(): v.decode() for k, v in (t.schema.metadata or {}).items()}
         if "storage_metadata" in meta:
             meta["storage_metadata"] = _rounded_storage(meta["storage_metadata"])
+        if "partitions" in meta:
+            # An INVERTED index's partition ids: pylance's remap lists them in the order its
+            # loads of them finish (compacting one dataset five times gave [0,1,2], [1,0,2]
+            # and [2,0,1]), so their order says nothing.
+            meta["partitions"] = sorted(json.loads(meta["partitions"]))
         raw = open(os.path.join(d, f), "rb").read()
         # Global buffers after the file descriptor: an index's models and tree maps.
         gbs = [raw[g.position:g.position + g.size].hex()

@@ -22,6 +22,17 @@ private[index] final case class IndexFileLayout(path: String, fields: Seq[LanceF
       throw LanceErrors.corruptFile(path, s"unexpected columns " +
         s"${fields.map(_.name).mkString(", ")} (an index file of ${names.mkString(", ")})")
 
+  /**
+   * A reader of the file's rows whose fields may be lists: each leaf field (depth first) is
+   * read from the column at its position among the leaves.
+   */
+  def listReader(io: FileIO): LanceFileReader = {
+    def leaves(f: LanceField): Seq[LanceField] =
+      if (f.children.isEmpty) Seq(f) else f.children.flatMap(leaves)
+    val ids = fields.flatMap(leaves).map(_.id).toArray
+    LanceFileReader.openStandalone(io, path, FileFields(ids, ids.indices.toArray))
+  }
+
   /** A reader of the file's rows, every field read by position. */
   def reader(io: FileIO): LanceFileReader =
     LanceFileReader.openStandalone(io, path,
