@@ -9,8 +9,8 @@ import io.sparklance.table.Snapshot
  * does inside its Rewrite.
  *
  * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP and
- * LABEL_LIST ([[BitmapIndexRemap]]), NGRAM ([[NgramIndexRemap]]) and IVF_FLAT/IVF_SQ/IVF_PQ
- * ([[IvfIndexRemap]]) indices are
+ * LABEL_LIST ([[BitmapIndexRemap]]), NGRAM ([[NgramIndexRemap]]), IVF_FLAT/IVF_SQ/IVF_PQ
+ * ([[IvfIndexRemap]]) and IVF_HNSW_SQ ([[IvfHnswIndexRemap]]) indices are
  * rewritten under a new UUID; ZONEMAP and BLOOMFILTER indices are left exactly as they are,
  * as pylance leaves them; fragments covered by any other kind are not compacted here.
  *
@@ -56,7 +56,7 @@ object IndexRemap {
     if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
     else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i) ||
       NgramIndexRemap.remappable(i) || untouchedWithoutStableRowIds(i) ||
-      IvfIndexRemap.remappable(io, s, i)
+      IvfIndexRemap.remappable(io, s, i) || IvfHnswIndexRemap.remappable(io, s, i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
@@ -64,5 +64,6 @@ object IndexRemap {
     if (BitmapIndexRemap.remappable(old)) BitmapIndexRemap(io, s, old, moved, added)
     else if (BTreeIndexRemap.remappable(old)) BTreeIndexRemap(io, s, old, moved, added)
     else if (NgramIndexRemap.remappable(old)) NgramIndexRemap(io, s, old, moved, added)
+    else if (IvfHnswIndexRemap.remappable(io, s, old)) IvfHnswIndexRemap(io, s, old, moved, added)
     else IvfIndexRemap(io, s, old, moved, added)
 }
