@@ -16,29 +16,30 @@ import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.Snapshot
 
 /**
- * An IVF_HNSW_SQ index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite
- * (found against pylance 14.0.2, which does it deterministically: two compactions of the same
- * dataset write the same rows, metadata and buffers).
- *  - `auxiliary.idx` (row addresses and SQ codes by IVF partition) is remapped as an IVF_SQ
- *    index's ([[IvfIndexRemap.remapAux]]): survivors in order, new addresses, new partition
- *    offsets and lengths.
+ * An IVF_HNSW_SQ or IVF_HNSW_FLAT index rewritten for a compaction, as pylance 14 remaps one
+ * inside its Rewrite (found against pylance 14.0.2, which does it deterministically: two
+ * compactions of the same dataset write the same rows, metadata and buffers).
+ *  - `auxiliary.idx` (row addresses and SQ codes or vectors by IVF partition) is remapped as an
+ *    IVF_SQ or IVF_FLAT index's ([[IvfIndexRemap.remapAux]]): survivors in order, new
+ *    addresses, new partition offsets and lengths.
  *  - `index.idx` holds one HNSW graph per partition (rows of `__vector_id`, `__neighbors`,
  *    `_distance`; the partitions' row ranges in the IVF message of global buffer `lance:ivf`;
  *    each graph's entry point, build parameters and level offsets in the JSON array
  *    `lance:hnsw`). pylance does not rebuild the graphs: it repairs each one whose partition
- *    lost rows ([[HnswGraphRepair]]) over the partition's remapped codes, keeps a graph that
- *    lost nothing as it is, and renews the IVF ranges and `lance:hnsw`; centroids and the rest
- *    of the metadata are kept.
- * Only L2 graphs over SQ codes are repaired here; IVF_HNSW_PQ and IVF_HNSW_FLAT indices (and
- * other distance types) are not remapped, so their fragments are not compacted.
+ *    lost rows ([[HnswGraphRepair]]) over the partition's remapped codes or vectors
+ *    ([[SqL2Distances]], [[FlatL2Distances]]), keeps a graph that lost nothing as it is, and
+ *    renews the IVF ranges and `lance:hnsw`; centroids and the rest of the metadata are kept.
+ * Only L2 graphs are repaired here; IVF_HNSW_PQ indices (whose distances come from PQ
+ * distance tables) and other distance types are not remapped, so their fragments are not
+ * compacted.
  */
 object IvfHnswIndexRemap {
-  private val Kinds = Set("IVF_HNSW_SQ")
+  private val Kinds = Set("IVF_HNSW_SQ", "IVF_HNSW_FLAT")
   private val IvfKey = "lance:ivf"
   private val HnswKey = "lance:hnsw"
   private val json = new ObjectMapper()
 
-  /** Whether `i` is an L2 IVF_HNSW_SQ index of this layout (one small read). */
+  /** Whether `i` is an L2 IVF_HNSW_SQ or IVF_HNSW_FLAT index of this layout (one small read). */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty &&
@@ -81,7 +82,9 @@ object IvfHnswIndexRemap {
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
     val oldDir = IvfIndexRemap.dir(s, old)
     val auxPath = Paths.join(oldDir, IvfIndexRemap.AuxFile)
-    val (start, end) = sqBounds(IndexFileLayout.read(io, auxPath))
+    val aux = IndexFileLayout.read(io, auxPath)
+    val flat = aux.fields.lift(1).exists(_.name == "flat")
+    val (start, end) = if (flat) (0d, 0d) else sqBounds(aux)
     val kept = new Kept
     val (uuid, newDir, auxSize) = IvfIndexRemap.remapAux(io, s, old, moved, kept)
 
@@ -117,8 +120,13 @@ object IvfHnswIndexRemap {
       if (ids.length != graph.numNodes)
         throw corrupt(s"partition $p has ${graph.numNodes} graph nodes but " +
           s"${ids.length} stored vectors")
-      val store = new SqL2Distances(kept.codes.get(p).map(_.toByteArray)
-        .getOrElse(new Array[Byte](0)), kept.dim, start, end)
+      val bytes = kept.codes.get(p).map(_.toByteArray).getOrElse(new Array[Byte](0))
+      val store =
+        if (flat) {
+          val v = new Array[Float](bytes.length / 4)
+          ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v)
+          new FlatL2Distances(v, kept.dim)
+        } else new SqL2Distances(bytes, kept.dim, start, end)
       val efc = meta.path("params").path("ef_construction").asInt(150)
       val repaired = new HnswGraphRepair(graph, ids, store, efc).run()
       newHnsw.add(if (repaired eq graph) metaText else metadataText(meta, repaired))

@@ -180,15 +180,15 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  // pylance 14 repairs an IVF_HNSW_SQ index's graphs deterministically: ours must match its
-  // files row for row (every edge and distance), and answer alike even with a wide search.
-  for (appended <- Seq(false, true)) {
+  // pylance 14 repairs an IVF_HNSW index's graphs deterministically: ours must match its files
+  // row for row (every edge and distance), and answer alike even with a wide search.
+  for (kind <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT"); appended <- Seq(false, true)) {
     val unindexed = if (appended) ", beside unindexed fragments" else ""
-    test(s"an IVF_HNSW_SQ index is remapped, its graphs repaired, as pylance does$unindexed") {
+    test(s"an $kind index is remapped, its graphs repaired, as pylance does$unindexed") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-hnsw-")
       val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
       def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
-      call("kinds_make", o, false, "IVF_HNSW_SQ")
+      call("kinds_make", o, false, kind)
       if (appended) call("kinds_append", o)
       call("copy_dataset", o, c.toString)
       val before = call("kinds_index", o)
@@ -211,7 +211,7 @@ class CompactionSuite extends TwinDatasetSuite {
             at.map(y.path(_)).getOrElse(y).toString.take(300))
         }
       }
-      assert(call("kinds_queries", o, "IVF_HNSW_SQ") == call("kinds_queries", c, "IVF_HNSW_SQ"))
+      assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
       for (ef <- Seq(30, 400)) assert(call("hnsw_nearest", o, ef) == call("hnsw_nearest", c, ef))
       assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
     }
