@@ -217,6 +217,16 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
+  test("without stable row ids, fragments an IVF_HNSW_PQ index covers are left alone and counted") {
+    val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
+    val o = dir.resolve("ours")
+    Pylance.call(module, "kinds_make", o.toString, false, "IVF_HNSW_PQ")
+    val before = latest(o).fragments.map(_.getId)
+    val m = ours(o)
+    assert(m.indexedFragmentsSkipped == 10 && m.fragmentsRemoved == 0)
+    assert(latest(o).fragments.map(_.getId) == before)
+  }
+
   for (version <- Seq("2.0", "2.1", "2.2")) {
     test(s"dictionary-encoded strings (Lance $version) are rewritten as pylance rewrites them") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-dict-")
