@@ -454,6 +454,22 @@ def hnsw_nearest(path, ef):
     return out
 
 
+def hnsw_drop_partition(path):
+    """Deletes every row of the last IVF partition of index x_idx."""
+    import json
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    d = os.path.join(path, "_indices", ix["uuid"])
+    t = LanceFileReader(os.path.join(d, "index.idx")).read_all().to_table()
+    first = json.loads(json.loads(t.schema.metadata[b"lance:hnsw"])[0])["level_offsets"][1]
+    aux = LanceFileReader(os.path.join(d, "auxiliary.idx")).read_all().to_table()
+    ids = [(r >> 32) * 300 + (r & 0xffffffff) for r in aux["_rowid"].to_pylist()[first:]]
+    lance.dataset(path).delete("id in (%s)" % ",".join(map(str, ids)))
+    return len(ids)
+
+
 def kinds_append(path):
     """Three small fragments the index does not cover."""
     for k in range(3):

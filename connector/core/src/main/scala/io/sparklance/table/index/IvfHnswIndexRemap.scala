@@ -25,9 +25,10 @@ import io.sparklance.table.Snapshot
  *  - `index.idx` holds one HNSW graph per partition (rows of `__vector_id`, `__neighbors`,
  *    `_distance`; the partitions' row ranges in the IVF message of global buffer `lance:ivf`;
  *    each graph's entry point, build parameters and level offsets in the JSON array
- *    `lance:hnsw`). pylance does not rebuild the graphs: it repairs each one whose partition
- *    lost rows ([[HnswGraphRepair]]) over the partition's remapped codes or vectors
- *    ([[SqL2Distances]], [[FlatL2Distances]]), keeps a graph that lost nothing as it is, and
+ *    `lance:hnsw`, an empty text for an empty graph). pylance does not rebuild the graphs: it
+ *    repairs each one whose partition lost rows ([[HnswGraphRepair]]) over the partition's
+ *    remapped codes or vectors ([[SqL2Distances]], [[FlatL2Distances]]), keeps a graph that
+ *    lost nothing as it is, writes an empty text for a graph that lost every node, and
  *    renews the IVF ranges and `lance:hnsw`; centroids and the rest of the metadata are kept.
  * Only L2 graphs are repaired here. IVF_HNSW_PQ indices are not remapped (their fragments
  * are not compacted): pylance repairs their graphs the same way over PQ codes, measuring the
@@ -118,9 +119,13 @@ object IvfHnswIndexRemap {
       val (off, len) = (ivf.getOffsets(p), ivf.getLengths(p) & 0xffffffffL)
       if (off < 0 || off + len > reader.numRows)
         throw corrupt(s"partition $p [$off, +$len) lies outside the ${reader.numRows} rows")
+      // An empty graph is described by an empty text (pylance 14 writes it so).
       val metaText = hnsw.get(p).asText
-      val meta = json.readTree(metaText)
-      val graph = readGraph(reader, layout.fields, off, len.toInt, meta, indexPath)
+      val meta = if (metaText.isEmpty) json.createObjectNode() else json.readTree(metaText)
+      val graph =
+        if (metaText.isEmpty && len == 0) HnswGraph(0, Array(0), Array.empty, Array(0),
+          Array.empty, Array.empty)
+        else readGraph(reader, layout.fields, off, len.toInt, meta, indexPath)
       val ids = kept.newIds.getOrElse(p, new Array[Int](0))
       if (ids.length != graph.numNodes)
         throw corrupt(s"partition $p has ${graph.numNodes} graph nodes but " +
@@ -134,7 +139,10 @@ object IvfHnswIndexRemap {
         } else new SqL2Distances(bytes, kept.dim, start, end)
       val efc = meta.path("params").path("ef_construction").asInt(150)
       val repaired = new HnswGraphRepair(graph, ids, store, efc).run()
-      newHnsw.add(if (repaired eq graph) metaText else metadataText(meta, repaired))
+      newHnsw.add(
+        if (repaired eq graph) metaText
+        else if (repaired.numRows == 0) ""
+        else metadataText(meta, repaired))
       repaired
     }
 

@@ -182,14 +182,18 @@ class CompactionSuite extends TwinDatasetSuite {
 
   // pylance 14 repairs an IVF_HNSW index's graphs deterministically: ours must match its files
   // row for row (every edge and distance), and answer alike even with a wide search.
-  for (kind <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT"); appended <- Seq(false, true)) {
-    val unindexed = if (appended) ", beside unindexed fragments" else ""
+  for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT").flatMap(k =>
+      Seq(k -> "", k -> "append")) :+ ("IVF_HNSW_SQ" -> "empty")) {
+    val appended = how == "append"
+    val unindexed = if (appended) ", beside unindexed fragments"
+      else if (how == "empty") ", one partition losing every row" else ""
     test(s"an $kind index is remapped, its graphs repaired, as pylance does$unindexed") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-hnsw-")
       val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
       def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
       call("kinds_make", o, false, kind)
       if (appended) call("kinds_append", o)
+      if (how == "empty") assert(call("hnsw_drop_partition", o).asInt > 0)
       call("copy_dataset", o, c.toString)
       val before = call("kinds_index", o)
       val m = ours(o)
