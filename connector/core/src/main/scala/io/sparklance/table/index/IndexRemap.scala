@@ -10,7 +10,7 @@ import io.sparklance.table.Snapshot
  *
  * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP and
  * LABEL_LIST ([[BitmapIndexRemap]]), NGRAM ([[NgramIndexRemap]]), IVF_FLAT/IVF_SQ/IVF_PQ
- * ([[IvfIndexRemap]]) and IVF_HNSW_SQ/IVF_HNSW_FLAT ([[IvfHnswIndexRemap]]) indices are
+ * ([[IvfIndexRemap]]) and IVF_HNSW_SQ/FLAT/PQ ([[IvfHnswIndexRemap]]) indices are
  * rewritten under a new UUID; ZONEMAP and BLOOMFILTER indices are left exactly as they are,
  * as pylance leaves them; fragments covered by any other kind are not compacted here.
  *

@@ -16,41 +16,44 @@ import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.Snapshot
 
 /**
- * An IVF_HNSW_SQ or IVF_HNSW_FLAT index rewritten for a compaction, as pylance 14 remaps one
- * inside its Rewrite (found against pylance 14.0.2, which does it deterministically: two
- * compactions of the same dataset write the same rows, metadata and buffers).
- *  - `auxiliary.idx` (row addresses and SQ codes or vectors by IVF partition) is remapped as an
- *    IVF_SQ or IVF_FLAT index's ([[IvfIndexRemap.remapAux]]): survivors in order, new
- *    addresses, new partition offsets and lengths.
+ * An IVF_HNSW_SQ, IVF_HNSW_FLAT or IVF_HNSW_PQ index rewritten for a compaction, as pylance 14
+ * remaps one inside its Rewrite (found against pylance 14.0.2, which does it deterministically:
+ * two compactions of the same dataset write the same rows, metadata and buffers).
+ *  - `auxiliary.idx` (row addresses and SQ codes, vectors or PQ codes by IVF partition) is
+ *    remapped as an IVF_SQ, IVF_FLAT or IVF_PQ index's ([[IvfIndexRemap.remapAux]]): survivors
+ *    in order, new addresses, new partition offsets and lengths.
  *  - `index.idx` holds one HNSW graph per partition (rows of `__vector_id`, `__neighbors`,
  *    `_distance`; the partitions' row ranges in the IVF message of global buffer `lance:ivf`;
  *    each graph's entry point, build parameters and level offsets in the JSON array
  *    `lance:hnsw`, an empty text for an empty graph). pylance does not rebuild the graphs: it
  *    repairs each one whose partition lost rows ([[HnswGraphRepair]]) over the partition's
- *    remapped codes or vectors ([[SqL2Distances]], [[FlatL2Distances]]), keeps a graph that
- *    lost nothing as it is, writes an empty text for a graph that lost every node, and
- *    renews the IVF ranges and `lance:hnsw`; centroids and the rest of the metadata are kept.
- * Only L2 graphs are repaired here. IVF_HNSW_PQ indices are not remapped (their fragments
- * are not compacted): pylance repairs their graphs the same way over PQ codes, measuring the
- * sum over sub-vectors of the L2 distance between the two codes' centroids, but a last-bit
- * detail of its kernel is unknown (summing in order reproduces 2995 of 3000 stored distances
- * of a test index), so a repair here would not match pylance's edge for edge. Other distance
- * types are not remapped either.
+ *    remapped codes or vectors ([[SqL2Distances]], [[FlatL2Distances]], [[PqL2Distances]]),
+ *    keeps a graph that lost nothing as it is, writes an empty text for a graph that lost
+ *    every node, and renews the IVF ranges and `lance:hnsw`; centroids and the rest of the
+ *    metadata are kept.
+ * Only L2 graphs are repaired here, and PQ codes only of 8 bits with an f32 codebook; other
+ * indices are not remapped, so their fragments are not compacted.
  */
 object IvfHnswIndexRemap {
-  private val Kinds = Set("IVF_HNSW_SQ", "IVF_HNSW_FLAT")
+  private val Kinds = Set("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ")
   private val IvfKey = "lance:ivf"
   private val HnswKey = "lance:hnsw"
   private val json = new ObjectMapper()
 
-  /** Whether `i` is an L2 IVF_HNSW_SQ or IVF_HNSW_FLAT index of this layout (one small read). */
+  /**
+   * Whether `i` is an L2 IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index
+   * of this layout (small reads).
+   */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty &&
       i.getFilesList.asScala.map(_.getPath).toSet ==
         Set(IvfIndexRemap.AuxFile, IvfIndexRemap.IndexFile) &&
-      indexInfo(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.IndexFile)).exists {
-        n => Kinds(n.path("type").asText) && n.path("distance_type").asText("l2") == "l2"
+      indexInfo(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.IndexFile)).exists { n =>
+        Kinds(n.path("type").asText) && n.path("distance_type").asText("l2") == "l2" &&
+          (n.path("type").asText != "IVF_HNSW_PQ" || scala.util.Try(pqModel(
+            IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.AuxFile))))
+            .isSuccess)
       }
 
   private def indexInfo(io: FileIO, path: String): Option[JsonNode] =
@@ -87,8 +90,10 @@ object IvfHnswIndexRemap {
     val oldDir = IvfIndexRemap.dir(s, old)
     val auxPath = Paths.join(oldDir, IvfIndexRemap.AuxFile)
     val aux = IndexFileLayout.read(io, auxPath)
-    val flat = aux.fields.lift(1).exists(_.name == "flat")
-    val (start, end) = if (flat) (0d, 0d) else sqBounds(aux)
+    val column = aux.fields.lift(1).map(_.name).getOrElse("")
+    val flat = column == "flat"
+    val pq = if (column == "__pq_code") Some(pqModel(aux)) else None
+    val (start, end) = if (flat || pq.isDefined) (0d, 0d) else sqBounds(aux)
     val kept = new Kept
     val (uuid, newDir, auxSize) = IvfIndexRemap.remapAux(io, s, old, moved, kept)
 
@@ -136,7 +141,12 @@ object IvfHnswIndexRemap {
           val v = new Array[Float](bytes.length / 4)
           ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v)
           new FlatL2Distances(v, kept.dim)
-        } else new SqL2Distances(bytes, kept.dim, start, end)
+        } else pq match {
+          case Some(m) =>
+            val rows = if (m.transposed) untransposed(bytes, m.numSub) else bytes
+            new PqL2Distances(rows, m.numSub, m.codebook, m.subDim)
+          case None => new SqL2Distances(bytes, kept.dim, start, end)
+        }
       val efc = meta.path("params").path("ef_construction").asInt(150)
       val repaired = new HnswGraphRepair(graph, ids, store, efc).run()
       newHnsw.add(
@@ -169,14 +179,56 @@ object IvfHnswIndexRemap {
       Seq(IvfIndexRemap.AuxFile -> auxSize, IvfIndexRemap.IndexFile -> indexSize))
   }
 
-  /** The SQ quantizer's bounds in `auxiliary.idx`'s `storage_metadata`. */
-  private def sqBounds(aux: IndexFileLayout): (Double, Double) = {
-    val node = aux.metadata.get("storage_metadata").flatMap { v =>
+  /** An 8-bit product quantizer with an f32 codebook, as `auxiliary.idx` describes it. */
+  private final case class PqModel(numSub: Int, subDim: Int, codebook: Array[Float],
+      transposed: Boolean)
+
+  /** The PQ model of `auxiliary.idx` (`storage_metadata` and the codebook's global buffer). */
+  private def pqModel(aux: IndexFileLayout): PqModel = {
+    def corrupt(why: String) = LanceErrors.corruptFile(aux.path, why)
+    val m = storageMetadata(aux).getOrElse(throw corrupt("no PQ storage_metadata"))
+    val (bits, numSub, dim) = (m.path("nbits").asInt(8), m.path("num_sub_vectors").asInt(0),
+      m.path("dimension").asInt(0))
+    if (bits != 8) throw LanceErrors.unsupported(s"${aux.path}: $bits-bit PQ codes")
+    if (numSub <= 0 || dim <= 0 || dim % numSub != 0)
+      throw corrupt(s"$numSub sub-vectors of a $dim-dimensional vector")
+    val at = m.path("codebook_position").asInt(0)
+    if (at < 1 || at > aux.globals.size) throw corrupt(s"no codebook in global buffer $at")
+    val t = IndexProtos.Tensor.parseFrom(aux.globals(at - 1))
+    if (t.getDataType != IndexProtos.Tensor.DataType.FLOAT32)
+      throw LanceErrors.unsupported(s"${aux.path}: a ${t.getDataType} PQ codebook")
+    val codebook = new Array[Float](t.getData.size / 4)
+    if (codebook.length != 256 * dim) throw corrupt(s"a codebook of ${codebook.length} floats")
+    t.getData.asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(codebook)
+    PqModel(numSub, dim / numSub, codebook, m.path("transposed").asBoolean(false))
+  }
+
+  /** Row-major codes from codes stored byte j of every row, then byte j + 1, … */
+  private def untransposed(bytes: Array[Byte], width: Int): Array[Byte] = {
+    val n = bytes.length / width
+    val out = new Array[Byte](bytes.length)
+    var j = 0
+    while (j < width) {
+      var r = 0
+      while (r < n) { out(r * width + j) = bytes(j * n + r); r += 1 }
+      j += 1
+    }
+    out
+  }
+
+  /** The first entry of `auxiliary.idx`'s `storage_metadata` (a JSON array of JSON texts). */
+  private def storageMetadata(aux: IndexFileLayout): Option[JsonNode] =
+    aux.metadata.get("storage_metadata").flatMap { v =>
       scala.util.Try {
         val e = json.readTree(v).get(0)
         if (e.isTextual) json.readTree(e.asText) else e
       }.toOption
-    }.map(_.path("bounds")).filter(b => b.has("start") && b.has("end"))
+    }
+
+  /** The SQ quantizer's bounds in `auxiliary.idx`'s `storage_metadata`. */
+  private def sqBounds(aux: IndexFileLayout): (Double, Double) = {
+    val node = storageMetadata(aux).map(_.path("bounds"))
+      .filter(b => b.has("start") && b.has("end"))
       .getOrElse(throw LanceErrors.corruptFile(aux.path, "no SQ bounds in storage_metadata"))
     (node.get("start").asDouble, node.get("end").asDouble)
   }

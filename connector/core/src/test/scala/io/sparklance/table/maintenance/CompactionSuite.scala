@@ -182,7 +182,7 @@ class CompactionSuite extends TwinDatasetSuite {
 
   // pylance 14 repairs an IVF_HNSW index's graphs deterministically: ours must match its files
   // row for row (every edge and distance), and answer alike even with a wide search.
-  for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT").flatMap(k =>
+  for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ").flatMap(k =>
       Seq(k -> "", k -> "append")) :+ ("IVF_HNSW_SQ" -> "empty")) {
     val appended = how == "append"
     val unindexed = if (appended) ", beside unindexed fragments"
@@ -219,16 +219,6 @@ class CompactionSuite extends TwinDatasetSuite {
       for (ef <- Seq(30, 400)) assert(call("hnsw_nearest", o, ef) == call("hnsw_nearest", c, ef))
       assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
     }
-  }
-
-  test("without stable row ids, fragments an IVF_HNSW_PQ index covers are left alone and counted") {
-    val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
-    val o = dir.resolve("ours")
-    Pylance.call(module, "kinds_make", o.toString, false, "IVF_HNSW_PQ")
-    val before = latest(o).fragments.map(_.getId)
-    val m = ours(o)
-    assert(m.indexedFragmentsSkipped == 10 && m.fragmentsRemoved == 0)
-    assert(latest(o).fragments.map(_.getId) == before)
   }
 
   for (version <- Seq("2.0", "2.1", "2.2")) {
