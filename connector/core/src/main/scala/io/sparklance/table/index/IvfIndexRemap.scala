@@ -55,7 +55,7 @@ object IvfIndexRemap {
       kind(io, Paths.join(dir(s, i), IndexFile)).exists(Kinds)
 
   /** The `type` of an `index.idx`'s `lance:index` metadata, if it reads. */
-  private[index] def kind(io: FileIO, path: String): Option[String] =
+  private def kind(io: FileIO, path: String): Option[String] =
     try {
       val c = FileContainer.open(io.open(path))
       try {
