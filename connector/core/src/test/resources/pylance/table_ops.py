@@ -341,7 +341,7 @@ def update(path, pred):
 KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
                 "INVERTED_TAGS": "tags",
                 "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
-                "IVF_SQ": "v", "IVF_HNSW_SQ": "v"}
+                "IVF_SQ": "v", "IVF_HNSW_SQ": "v", "IVF_HNSW_PQ": "v", "IVF_HNSW_FLAT": "v"}
 KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is null",
                 "s": "contains(s, 'w17')",
                 "id": "id = 1234"}
@@ -533,6 +533,36 @@ def kinds_aux(path):
     parts = [[p["size"] for p in i.get("partitions", [])] for i in stats.get("indices", [])]
     return {"columns": t.column_names, "rows": [list(map(str, r.values())) for r in t.to_pylist()],
             "partitions": parts, "indexed": stats.get("num_indexed_rows")}
+
+
+def hnsw_nearest(path, ef):
+    """Ids and distances of the 30 rows nearest to a few vectors through index x_idx (every
+    partition probed, beam width `ef`)."""
+    ds = lance.dataset(path)
+    out = []
+    for q in ([0.5, -0.25, 1.0, 0.0, -1.0, 0.75, 0.1, -0.5], [0.0] * 8,
+              [-1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]):
+        t = ds.to_table(columns=["id", "_distance"],
+                        nearest={"column": "v", "q": q, "k": 30, "nprobes": 2, "ef": ef},
+                        disable_scoring_autoprojection=True)
+        out.append([t["id"].to_pylist(), [round(float(d), 4) for d in t["_distance"]]])
+    return out
+
+
+def hnsw_drop_partition(path):
+    """Deletes every row of the last IVF partition of index x_idx."""
+    import json
+    import os
+    from lance.file import LanceFileReader
+    ds = lance.dataset(path)
+    ix = [i for i in ds.list_indices() if i["name"] == "x_idx"][0]
+    d = os.path.join(path, "_indices", ix["uuid"])
+    t = LanceFileReader(os.path.join(d, "index.idx")).read_all().to_table()
+    first = json.loads(json.loads(t.schema.metadata[b"lance:hnsw"])[0])["level_offsets"][1]
+    aux = LanceFileReader(os.path.join(d, "auxiliary.idx")).read_all().to_table()
+    ids = [(r >> 32) * 300 + (r & 0xffffffff) for r in aux["_rowid"].to_pylist()[first:]]
+    lance.dataset(path).delete("id in (%s)" % ",".join(map(str, ids)))
+    return len(ids)
 
 
 def kinds_append(path):

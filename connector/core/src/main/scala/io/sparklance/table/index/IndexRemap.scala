@@ -10,10 +10,11 @@ import io.sparklance.table.Snapshot
  *
  * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP and
  * LABEL_LIST ([[BitmapIndexRemap]]), NGRAM ([[NgramIndexRemap]]), INVERTED
- * ([[InvertedIndexRemap]]: documents, posting lists, BM25 bounds and token set) and
- * IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) indices are rewritten under a new UUID; ZONEMAP
- * and BLOOMFILTER indices are left exactly as they are, as pylance leaves them; fragments
- * covered by any other kind are not compacted here.
+ * ([[InvertedIndexRemap]]: documents, posting lists, BM25 bounds and token set),
+ * IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) and IVF_HNSW_SQ/FLAT/PQ ([[IvfHnswIndexRemap]])
+ * indices are rewritten under a new UUID; ZONEMAP and BLOOMFILTER indices are left exactly as
+ * they are, as pylance leaves them; fragments covered by any other kind are not compacted
+ * here.
  *
  * With stable row ids, rows keep their ids. BTREE indices still hold row addresses (pylance
  * 14) and are rewritten; every kind pylance keeps as it is (found kind by kind against
@@ -57,7 +58,8 @@ object IndexRemap {
     if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
     else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i) ||
       NgramIndexRemap.remappable(i) || untouchedWithoutStableRowIds(i) ||
-      InvertedIndexRemap.remappable(io, s, i) || IvfIndexRemap.remappable(io, s, i)
+      InvertedIndexRemap.remappable(io, s, i) || IvfIndexRemap.remappable(io, s, i) ||
+      IvfHnswIndexRemap.remappable(io, s, i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
@@ -67,5 +69,6 @@ object IndexRemap {
     else if (NgramIndexRemap.remappable(old)) NgramIndexRemap(io, s, old, moved, added)
     else if (old.getIndexDetails.getTypeUrl == InvertedIndexRemap.DetailsType)
       InvertedIndexRemap(io, s, old, moved, added)
+    else if (IvfHnswIndexRemap.remappable(io, s, old)) IvfHnswIndexRemap(io, s, old, moved, added)
     else IvfIndexRemap(io, s, old, moved, added)
 }

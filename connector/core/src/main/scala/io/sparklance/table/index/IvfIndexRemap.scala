@@ -29,8 +29,8 @@ import io.sparklance.table.{ManifestFile, Snapshot}
  * buffers (the PQ codebook) and `index.idx` are kept. It gets a new UUID and covers the old
  * fragments it still has plus the new ones made from fragments it covered. pylance's remap
  * can also merge a partition grown too small into its neighbours, which pylance 14.0.2 did
- * in no case tried: not done here. IVF_HNSW_* indices (whose graphs a remap rebuilds) are
- * not remapped here.
+ * in no case tried: not done here. IVF_HNSW_* indices keep `auxiliary.idx` the same way and
+ * repair their graphs in `index.idx` ([[IvfHnswIndexRemap]]).
  */
 object IvfIndexRemap {
   val DetailsType = "/lance.index.pb.VectorIndexDetails"
@@ -41,7 +41,7 @@ object IvfIndexRemap {
   private val Kinds = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ")
   private val StorageColumns = Set("flat", "__sq_code", "__pq_code")
 
-  private def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
+  private[index] def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
     Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
 
   /**
@@ -75,6 +75,29 @@ object IvfIndexRemap {
    */
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
+    val (uuid, newDir, auxSize) = remapAux(io, s, old, moved, null)
+    val indexBytes = io.readFully(Paths.join(dir(s, old), IndexFile))
+    io.write(Paths.join(newDir, IndexFile), indexBytes)
+    IndexFileLayout.remappedMetadata(old, uuid, moved, added,
+      Seq(AuxFile -> auxSize, IndexFile -> indexBytes.length.toLong))
+  }
+
+  /**
+   * What a remap of `auxiliary.idx` keeps of a partition, told chunk by chunk (every chunk,
+   * even one that keeps nothing): partition `p` of `len` rows, the chunk from row `first` of
+   * the partition, the rows it keeps (`keep`, from `first`) and their stored values as written
+   * (PQ codes transposed when the file has them so).
+   */
+  private[index] trait AuxObserver {
+    def rows(p: Int, len: Long, first: Long, keep: Array[Int], kept: ColumnArray): Unit
+  }
+
+  /**
+   * Writes the remapped `auxiliary.idx` of `old` under a new UUID, telling `observer` (if not
+   * null) what each partition keeps; the UUID, its directory and the file's size.
+   */
+  private[index] def remapAux(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]], observer: AuxObserver): (UUID, String, Long) = {
     val oldDir = dir(s, old)
     val auxPath = Paths.join(oldDir, AuxFile)
     val layout = IndexFileLayout.read(io, auxPath)
@@ -117,7 +140,7 @@ object IvfIndexRemap {
               throw corrupt(s"partition $p [$start, +$len) overlaps another or lies outside " +
                 s"the ${reader.numRows} rows")
             if (start > pos) scan.skip((start - pos).toInt)
-            val kept = remapPartition(scan, len, moved, transposed, auxPath, w)
+            val kept = remapPartition(scan, p, len, moved, transposed, auxPath, w, observer)
             newIvf.addOffsets(written).addLengths(kept.toInt)
             written += kept
             pos = start + len
@@ -130,18 +153,15 @@ object IvfIndexRemap {
         }).sizeBytes
       } finally w.close()
     } finally reader.close()
-    val indexBytes = io.readFully(Paths.join(oldDir, IndexFile))
-    io.write(Paths.join(newDir, IndexFile), indexBytes)
-    IndexFileLayout.remappedMetadata(old, uuid, moved, added,
-      Seq(AuxFile -> auxSize, IndexFile -> indexBytes.length.toLong))
+    (uuid, newDir, auxSize)
   }
 
   /**
    * The next `len` rows of `scan` (one partition), remapped and written to `w`; how many were
    * kept. A transposed partition is read whole and its kept rows' bytes transposed again.
    */
-  private def remapPartition(scan: FileScan, len: Long, moved: Map[Long, Array[Long]],
-      transposed: Boolean, path: String, w: LanceFileWriter): Long = {
+  private def remapPartition(scan: FileScan, p: Int, len: Long, moved: Map[Long, Array[Long]],
+      transposed: Boolean, path: String, w: LanceFileWriter, observer: AuxObserver): Long = {
     if (len == 0) return 0L
     if (!transposed) {
       var kept = 0L
@@ -150,9 +170,9 @@ object IvfIndexRemap {
         val n = math.min(len - done, 65536L).toInt
         val Array(ids, values) = scan.next(n)
         val (keep, newIds) = BTreeIndexRemap.remapped(ids.asInstanceOf[FixedWidthArray], moved)
-        if (keep.nonEmpty)
-          w.write(Array(idArray(newIds),
-            if (keep.length == n) values else ColumnArrays.take(values, keep)))
+        val keptValues = if (keep.length == n) values else ColumnArrays.take(values, keep)
+        if (keep.nonEmpty) w.write(Array(idArray(newIds), keptValues))
+        if (observer != null) observer.rows(p, len, done, keep, keptValues)
         kept += keep.length
         done += n
       }
@@ -175,9 +195,10 @@ object IvfIndexRemap {
         while (r < k) { out(j * k + r) = in(j * n + keep(r)); r += 1 }
         j += 1
       }
-      if (k > 0)
-        w.write(Array(idArray(newIds), new FixedSizeListArray(k, null, fsl.dimension,
-          new FixedWidthArray(k * fsl.dimension, null, child.byteWidth, out))))
+      val keptCodes = new FixedSizeListArray(k, null, fsl.dimension,
+        new FixedWidthArray(k * fsl.dimension, null, child.byteWidth, out))
+      if (k > 0) w.write(Array(idArray(newIds), keptCodes))
+      if (observer != null) observer.rows(p, len, 0L, keep, keptCodes)
       k.toLong
     }
   }

@@ -223,14 +223,45 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  test("without stable row ids, fragments an IVF_HNSW index covers are left alone and counted") {
-    val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
-    val o = dir.resolve("ours")
-    Pylance.call(module, "kinds_make", o.toString, false, "IVF_HNSW_SQ")
-    val before = latest(o).fragments.map(_.getId)
-    val m = ours(o)
-    assert(m.indexedFragmentsSkipped == 10 && m.fragmentsRemoved == 0)
-    assert(latest(o).fragments.map(_.getId) == before)
+  // pylance 14 repairs an IVF_HNSW index's graphs deterministically: ours must match its files
+  // row for row (every edge and distance), and answer alike even with a wide search.
+  for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ").flatMap(k =>
+      Seq(k -> "", k -> "append")) :+ ("IVF_HNSW_SQ" -> "empty")) {
+    val appended = how == "append"
+    val unindexed = if (appended) ", beside unindexed fragments"
+      else if (how == "empty") ", one partition losing every row" else ""
+    test(s"an $kind index is remapped, its graphs repaired, as pylance does$unindexed") {
+      val dir = io.sparklance.testutil.TempDirs.create("lance-hnsw-")
+      val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
+      def call(fn: String, p: Path, args: Any*) = Pylance.call(module, fn, (p.toString +: args): _*)
+      call("kinds_make", o, false, kind)
+      if (appended) call("kinds_append", o)
+      if (how == "empty") assert(call("hnsw_drop_partition", o).asInt > 0)
+      call("copy_dataset", o, c.toString)
+      val before = call("kinds_index", o)
+      val m = ours(o)
+      assert(m.indexedFragmentsSkipped == 0 && m.fragmentsRemoved == 10 + (if (appended) 3 else 0))
+      assertMetrics(m, theirs(c))
+      val (a, b) = (call("kinds_index", o), call("kinds_index", c))
+      assert(a.get("uuid") != before.get("uuid") && a.get("type") == b.get("type"))
+      assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
+      assert(call("kinds_aux", o) == call("kinds_aux", c))
+      val (fo, fc) = (call("kinds_files", o), call("kinds_files", c))
+      assert(fo.fieldNames().asScala.toSeq == Seq("auxiliary.idx", "index.idx"))
+      Seq("auxiliary.idx", "index.idx").foreach { f =>
+        Seq("columns", "meta", "buffers", "rows").foreach { k =>
+          val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
+          val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
+          val same = x == y
+          assert(same, s"$f $k (sizes ${x.size}, ${y.size}) at $at: ours " +
+            at.map(x.path(_)).getOrElse(x).toString.take(300) + ", pylance's " +
+            at.map(y.path(_)).getOrElse(y).toString.take(300))
+        }
+      }
+      assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
+      for (ef <- Seq(30, 400)) assert(call("hnsw_nearest", o, ef) == call("hnsw_nearest", c, ef))
+      assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
+    }
   }
 
   for (version <- Seq("2.0", "2.1", "2.2")) {
