@@ -42,8 +42,9 @@ object MetadataTable {
  *    by the default parallelism, so every core gets work).
  *  - `filter_pushdown`: evaluate supported predicates in the reader (default true); `false`
  *    leaves every filter to Spark.
- *  - `use_scalar_index`: let the BTREE indices of the dataset skip fragments that cannot match
- *    a pushed filter (default true, pylance's `use_scalar_index`); never changes a result.
+ *  - `use_scalar_index`: let the dataset's BTREE, BITMAP and ZONEMAP indices skip fragments
+ *    and batches that cannot match a pushed filter, and BTREE indices answer MIN/MAX (default
+ *    true, pylance's `use_scalar_index`); never changes a result.
  */
 final case class LanceReadOptions(
     path: String,

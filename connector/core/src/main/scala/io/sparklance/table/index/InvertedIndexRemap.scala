@@ -5,6 +5,7 @@ import java.util.UUID
 
 import io.sparklance.LanceErrors
 import io.sparklance.format._
+import io.sparklance.format.codec.LittleEndian
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
@@ -255,18 +256,12 @@ object InvertedIndexRemap {
 
   private def longs(c: ColumnArray): Array[Long] = {
     val f = c.asInstanceOf[FixedWidthArray]
-    val b = ByteBuffer.wrap(f.data).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
-    val out = new Array[Long](f.length)
-    b.get(out)
-    out
+    LittleEndian.toLongs(f.data, 0, f.length)
   }
 
   private def ints(c: ColumnArray): Array[Int] = {
     val f = c.asInstanceOf[FixedWidthArray]
-    val b = ByteBuffer.wrap(f.data).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer()
-    val out = new Array[Int](f.length)
-    b.get(out)
-    out
+    LittleEndian.toInts(f.data, 0, f.length)
   }
 
   private def u64Array(v: Array[Long]): FixedWidthArray = {

@@ -26,23 +26,8 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
     val reader = new FragmentReader(io, f, Seq(field), DeletionVector.read(io, f), 0L,
       f.physicalRows)
     try {
-      val offsets = new Array[Long](Batch)
-      while (reader.remaining > 0) {
-        val (cols, kept) = reader.next(math.min(Batch.toLong, reader.remaining).toInt)
-        if (kept > 0) {
-          reader.keptOffsets(offsets, kept)
-          val a = cols(0)
-          val v = values(a, kept)
-          var i = 0
-          while (i < kept) {
-            val address = (f.id << 32) | offsets(i)
-            if (!a.isNull(i) && (!check || live.contains(address))) {
-              val d = metric.distance(q, v, i * dim, dim)
-              if (!d.isNaN) top.offer(d, address)
-            }
-            i += 1
-          }
-        }
+      distancesOf(reader, f.id, q, metric) { (d, address) =>
+        if (!check || live.contains(address)) top.offer(d.toFloat, address)
       }
     } finally reader.close()
   }
@@ -54,37 +39,47 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
   def distances(io: FileIO, f: FragmentRef, offsets: Array[Long], q: Array[Float],
       metric: VectorMetric): Seq[(Float, Long)] = {
     val deletions = DeletionVector.read(io, f)
-    val wanted = offsets.toSet
+    val wanted = offsets.map((f.id << 32) | _).toSet
     val out = Seq.newBuilder[(Float, Long)]
     var i = 0
     while (i < offsets.length) {
       var j = i
       while (j + 1 < offsets.length && offsets(j + 1) - offsets(j) <= 1024) j += 1
-      val start = offsets(i)
-      val end = offsets(j) + 1
-      val reader = new FragmentReader(io, f, Seq(field), deletions, start, end)
+      val reader = new FragmentReader(io, f, Seq(field), deletions, offsets(i), offsets(j) + 1)
       try {
-        val kept = new Array[Long]((end - start).toInt)
-        while (reader.remaining > 0) {
-          val (cols, n) = reader.next(math.min(Batch.toLong, reader.remaining).toInt)
-          if (n > 0) {
-            reader.keptOffsets(kept, n)
-            val a = cols(0)
-            val v = values(a, n)
-            var r = 0
-            while (r < n) {
-              if (wanted(kept(r)) && !a.isNull(r)) {
-                val d = metric.distance(q, v, r * dim, dim)
-                if (!d.isNaN) out += ((d, (f.id << 32) | kept(r)))
-              }
-              r += 1
-            }
-          }
+        distancesOf(reader, f.id, q, metric) { (d, address) =>
+          if (wanted(address)) out += ((d.toFloat, address))
         }
       } finally reader.close()
       i = j + 1
     }
     out.result()
+  }
+
+  /**
+   * Hands `emit` the exact distance to `q` and the row address of every row `reader` keeps
+   * with a non-null vector (NaN distances left out), batch by batch. (The distance is passed
+   * as a double: a (Double, Long) function is specialized, with no boxing per row.)
+   */
+  private def distancesOf(reader: FragmentReader, fragment: Long, q: Array[Float],
+      metric: VectorMetric)(emit: (Double, Long) => Unit): Unit = {
+    val offsets = new Array[Long](Batch)
+    while (reader.remaining > 0) {
+      val (cols, kept) = reader.next(math.min(Batch.toLong, reader.remaining).toInt)
+      if (kept > 0) {
+        reader.keptOffsets(offsets, kept)
+        val a = cols(0)
+        val v = values(a, kept)
+        var i = 0
+        while (i < kept) {
+          if (!a.isNull(i)) {
+            val d = metric.distance(q, v, i * dim, dim)
+            if (!d.isNaN) emit(d, (fragment << 32) | offsets(i))
+          }
+          i += 1
+        }
+      }
+    }
   }
 
   /** The `n` vectors of a decoded batch as floats, row after row (nulls' values unspecified). */
