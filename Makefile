@@ -154,7 +154,7 @@ MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_p
                 tests/test_alter_table.py tests/test_compaction.py tests/test_procedures.py \
                 tests/test_table_api.py tests/test_replace_where.py tests/test_merge_schema.py \
                 tests/test_scalar_index.py tests/test_column_backfill.py tests/test_primary_key.py \
-                tests/test_branches.py \
+                tests/test_branches.py tests/test_index_pruning.py tests/test_index_aggregates.py \
                 tests/test_metadata_columns.py tests/test_option_names.py \
                 tests/test_maintenance.py tests/test_planning.py tests/test_spark_lance.py \
                 tests/package

@@ -73,10 +73,27 @@ def ours(spark, path, q, k=10, **kwargs):
 
 
 def assert_same(got, want):
+    """Same distances, and the same rows in the same order — but rows at equal distances
+    (common with quantized codes) may come in any order, and which of the rows tied at the
+    k-th distance make the cut is not defined by pylance either."""
     ids, dist = got
-    assert ids == want["id"].to_pylist()
-    assert np.allclose(dist, want["_distance"].to_numpy(), rtol=1e-4, atol=1e-5), \
-        (dist, want["_distance"].to_numpy())
+    want_ids, want_dist = want["id"].to_pylist(), want["_distance"].to_numpy()
+    assert np.allclose(dist, want_dist, rtol=1e-4, atol=1e-5), (dist, want_dist)
+    if ids == want_ids:
+        return
+    close = lambda a, b: abs(a - b) <= 1e-5 + 1e-4 * abs(b)  # noqa: E731
+    last = want_dist[-1] if len(want_dist) else 0.0
+    i = 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and close(want_dist[j + 1], want_dist[i]):
+            j += 1
+        group, want_group = set(ids[i:j + 1]), set(want_ids[i:j + 1])
+        if close(want_dist[i], last):
+            assert len(group) == len(want_group), (ids, want_ids)
+        else:
+            assert group == want_group, (ids, want_ids)
+        i = j + 1
 
 
 @pytest.mark.parametrize("changed", [False, True], ids=["as-built", "deleted+appended"])
