@@ -364,13 +364,17 @@ def _kind_table(start, count):
 
 
 def kinds_make(path, stable, kind):
-    """Ten fragments of 300 rows, an index `x_idx` of `kind`, then every tenth row deleted."""
+    """Ten fragments of 300 rows, an index `x_idx` of `kind`, then every tenth row deleted.
+    A vector index's kind may name its metric after a colon ("IVF_HNSW_PQ:dot"; else L2)."""
     lance.write_dataset(_kind_table(0, 3000), path, max_rows_per_file=300,
                         enable_stable_row_ids=stable)
     ds = lance.dataset(path)
+    kind, _, metric = kind.partition(":")
     column = KIND_COLUMNS[kind]
     if kind.startswith("IVF"):
         kw = {"num_partitions": 2}
+        if metric:
+            kw["metric"] = metric
         if "PQ" in kind:
             kw["num_sub_vectors"] = 2
         ds.create_index(column, kind, name="x_idx", **kw)
@@ -392,6 +396,7 @@ def kinds_queries(path, kind):
     (all partitions probed), the rows a full-text query finds, or a filter's rows with the
     index and by a flat scan."""
     ds = lance.dataset(path)
+    kind = kind.partition(":")[0]
     column = KIND_COLUMNS[kind]
     if kind.startswith("IVF"):
         q = [0.5, -0.25, 1.0, 0.0, -1.0, 0.75, 0.1, -0.5]
@@ -545,7 +550,9 @@ def hnsw_nearest(path, ef):
         t = ds.to_table(columns=["id", "_distance"],
                         nearest={"column": "v", "q": q, "k": 30, "nprobes": 2, "ef": ef},
                         disable_scoring_autoprojection=True)
-        out.append([t["id"].to_pylist(), [round(float(d), 4) for d in t["_distance"]]])
+        # A cosine distance to the zero vector is NaN (as text: JSON has no NaN).
+        out.append([t["id"].to_pylist(), [round(float(d), 4) if d.as_py() == d.as_py()
+                                          else "nan" for d in t["_distance"]]])
     return out
 
 

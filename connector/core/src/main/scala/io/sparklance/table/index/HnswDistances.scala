@@ -113,3 +113,67 @@ private[index] final class PqL2Distances(codes: Array[Byte], numSub: Int, codebo
     s
   }
 }
+
+/**
+ * Dot distances between float vectors, as pylance 14's flat storage of a "dot" index measures
+ * them while it repairs a graph (found against pylance 14.0.2 on 8-dimensional vectors, every
+ * repaired edge's distance reproduced bit for bit): `1 - x·y`, the products summed in eight
+ * lanes as [[FlatL2Distances]] sums its squares.
+ */
+private[index] final class FlatDotDistances(vectors: Array[Float], dim: Int)
+    extends HnswDistances {
+  val size: Int = if (dim == 0) 0 else vectors.length / dim
+
+  def distance(a: Int, b: Int): Float =
+    1f - FlatLanes.sum(vectors, a * dim, vectors, b * dim, dim)
+}
+
+/**
+ * Cosine distances between the unit vectors a "cosine" index stores, as pylance 14's flat
+ * storage measures them while it repairs a graph (found against pylance 14.0.2 on
+ * 8-dimensional vectors, every repaired edge's distance reproduced bit for bit): the vectors
+ * are not taken as unit ones, `1 - x·y / |x| / |y|`, each of `x·y`, `x·x` and `y·y` summed in
+ * eight lanes as [[FlatL2Distances]] sums, the norms their f32 square roots, divided in that
+ * order.
+ */
+private[index] final class FlatCosineDistances(vectors: Array[Float], dim: Int)
+    extends HnswDistances {
+  val size: Int = if (dim == 0) 0 else vectors.length / dim
+  private val norms = Array.tabulate(size) { r =>
+    math.sqrt(FlatLanes.sum(vectors, r * dim, vectors, r * dim, dim).toDouble).toFloat
+  }
+
+  def distance(a: Int, b: Int): Float =
+    1f - FlatLanes.sum(vectors, a * dim, vectors, b * dim, dim) / norms(a) / norms(b)
+}
+
+/**
+ * Dot distances between 8-bit PQ codes of a "dot" index, as pylance 14's PQ storage measures
+ * them while it repairs a graph (found against pylance 14.0.2 with two sub-vectors of four
+ * dimensions, every repaired edge's distance reproduced bit for bit; the codes are of the
+ * vectors, not of residuals): for each sub-vector in order, `1 - c·d` of the two codes'
+ * centroids (products summed in order), those terms added in order from zero, then
+ * `numSub - 1` subtracted, in f32.
+ *
+ * @param codes    the codes, `numSub` bytes a row (not transposed)
+ * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
+ */
+private[index] final class PqDotDistances(codes: Array[Byte], numSub: Int,
+    codebook: Array[Float], subDim: Int) extends HnswDistances {
+  val size: Int = if (numSub == 0) 0 else codes.length / numSub
+
+  def distance(a: Int, b: Int): Float = {
+    var s = 0f
+    var m = 0
+    while (m < numSub) {
+      val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
+      val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
+      var q = 0f
+      var k = 0
+      while (k < subDim) { q += codebook(x + k) * codebook(y + k); k += 1 }
+      s += 1f - q
+      m += 1
+    }
+    s - (numSub - 1).toFloat
+  }
+}
