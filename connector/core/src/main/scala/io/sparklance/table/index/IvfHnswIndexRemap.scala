@@ -27,7 +27,8 @@ import io.sparklance.table.Snapshot
  *    each graph's entry point, build parameters and level offsets in the JSON array
  *    `lance:hnsw`, an empty text for an empty graph). pylance does not rebuild the graphs: it
  *    repairs each one whose partition lost rows ([[HnswGraphRepair]]) over the partition's
- *    remapped codes or vectors, measured as the index's metric asks ([[SqL2Distances]];
+ *    remapped codes or vectors, measured as the index's metric asks ([[SqL2Distances]],
+ *    [[SqCosineDistances]], [[SqDotDistances]];
  *    [[FlatL2Distances]], [[FlatCosineDistances]], [[FlatDotDistances]]; [[PqL2Distances]]
  *    for L2 and cosine, [[PqDotDistances]]),
  *    keeps a graph that lost nothing as it is, writes an empty text for a graph that lost
@@ -48,10 +49,9 @@ object IvfHnswIndexRemap {
   /**
    * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index of
    * this layout whose graphs we repair as pylance 14 does (small reads): any of them of the L2
-   * metric; IVF_HNSW_PQ of the cosine and dot metrics; IVF_HNSW_FLAT of the cosine and dot
-   * metrics on 8-dimensional vectors (the width pylance's kernels were matched at). Not
-   * IVF_HNSW_SQ of the cosine or dot metric: pylance 14's distances between the SQ items of
-   * such a graph were not reproduced bit for bit (see [[SqL2Distances]]).
+   * metric, IVF_HNSW_PQ and IVF_HNSW_SQ of the cosine metric and IVF_HNSW_PQ of the dot metric;
+   * IVF_HNSW_FLAT of the cosine and dot metrics and IVF_HNSW_SQ of the dot metric only on
+   * 8-dimensional vectors (the width at which pylance's kernels and sums were matched).
    */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
@@ -65,12 +65,14 @@ object IvfHnswIndexRemap {
           IvfIndexRemap.AuxFile))
         Kinds(kind) && Metrics(metric) && (kind match {
           case "IVF_HNSW_PQ" => scala.util.Try(pqModel(aux)).isSuccess
-          case "IVF_HNSW_FLAT" => metric == "l2" ||
-            scala.util.Try(storageMetadata(aux).exists(_.path("dim").asInt(0) == 8))
-              .getOrElse(false)
-          case _ => metric == "l2"
+          case "IVF_HNSW_FLAT" => metric == "l2" || eightDimensional(aux)
+          case _ => metric != "dot" || eightDimensional(aux)
         })
       }
+
+  /** Whether `auxiliary.idx`'s `storage_metadata` describes 8-dimensional vectors. */
+  private def eightDimensional(aux: => IndexFileLayout): Boolean =
+    scala.util.Try(storageMetadata(aux).exists(_.path("dim").asInt(0) == 8)).getOrElse(false)
 
   /** The metric named by `lance:index` (pylance writes "l2", "cosine" or "dot"). */
   private def metricOf(info: JsonNode): String =
@@ -173,7 +175,11 @@ object IvfHnswIndexRemap {
             // A cosine index's codes are of unit vectors, measured as L2 ones.
             if (metric == "dot") new PqDotDistances(rows, m.numSub, m.codebook, m.subDim)
             else new PqL2Distances(rows, m.numSub, m.codebook, m.subDim)
-          case None => new SqL2Distances(bytes, kept.dim, start, end)
+          case None => metric match {
+            case "cosine" => new SqCosineDistances(bytes, kept.dim, start, end)
+            case "dot" => new SqDotDistances(bytes, kept.dim, start, end)
+            case _ => new SqL2Distances(bytes, kept.dim, start, end)
+          }
         }
       val efc = meta.path("params").path("ef_construction").asInt(150)
       val repaired = new HnswGraphRepair(graph, ids, store, efc).run()

@@ -230,7 +230,9 @@ class CompactionSuite extends TwinDatasetSuite {
   for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ").flatMap(k =>
       Seq(k -> "", k -> "append")) ++ Seq("IVF_HNSW_SQ" -> "empty",
       "IVF_HNSW_FLAT:cosine" -> "", "IVF_HNSW_FLAT:dot" -> "", "IVF_HNSW_PQ:cosine" -> "",
-      "IVF_HNSW_PQ:dot" -> "", "IVF_HNSW_FLAT:dot" -> "empty", "IVF_HNSW_PQ:dot" -> "append")) {
+      "IVF_HNSW_PQ:dot" -> "", "IVF_HNSW_SQ:cosine" -> "", "IVF_HNSW_SQ:dot" -> "",
+      "IVF_HNSW_FLAT:dot" -> "empty", "IVF_HNSW_PQ:dot" -> "append",
+      "IVF_HNSW_SQ:cosine" -> "append", "IVF_HNSW_SQ:dot" -> "empty")) {
     val appended = how == "append"
     val unindexed = if (appended) ", beside unindexed fragments"
       else if (how == "empty") ", one partition losing every row" else ""
