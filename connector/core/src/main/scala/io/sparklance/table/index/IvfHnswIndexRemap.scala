@@ -48,10 +48,10 @@ object IvfHnswIndexRemap {
 
   /**
    * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index of
-   * this layout whose graphs we repair as pylance 14 does (small reads): any of them of the L2
-   * metric, IVF_HNSW_PQ and IVF_HNSW_SQ of the cosine metric and IVF_HNSW_PQ of the dot metric;
-   * IVF_HNSW_FLAT of the cosine and dot metrics and IVF_HNSW_SQ of the dot metric only on
-   * 8-dimensional vectors (the width at which pylance's kernels and sums were matched).
+   * this layout whose graphs we repair as pylance 14 does (small reads): any of them of the L2,
+   * cosine and dot metrics, but IVF_HNSW_FLAT of the cosine and dot metrics only on vectors of
+   * at most 16 dimensions (the widths at which pylance's f32 kernels were matched: wider ones
+   * sum in other orders).
    */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
@@ -65,14 +65,15 @@ object IvfHnswIndexRemap {
           IvfIndexRemap.AuxFile))
         Kinds(kind) && Metrics(metric) && (kind match {
           case "IVF_HNSW_PQ" => scala.util.Try(pqModel(aux)).isSuccess
-          case "IVF_HNSW_FLAT" => metric == "l2" || eightDimensional(aux)
-          case _ => metric != "dot" || eightDimensional(aux)
+          case "IVF_HNSW_FLAT" => metric == "l2" || narrow(aux)
+          case _ => true
         })
       }
 
-  /** Whether `auxiliary.idx`'s `storage_metadata` describes 8-dimensional vectors. */
-  private def eightDimensional(aux: => IndexFileLayout): Boolean =
-    scala.util.Try(storageMetadata(aux).exists(_.path("dim").asInt(0) == 8)).getOrElse(false)
+  /** Whether `auxiliary.idx`'s `storage_metadata` describes vectors of at most 16 dimensions. */
+  private def narrow(aux: => IndexFileLayout): Boolean =
+    scala.util.Try(storageMetadata(aux).exists(m => (1 to 16).contains(m.path("dim").asInt(0))))
+      .getOrElse(false)
 
   /** The metric named by `lance:index` (pylance writes "l2", "cosine" or "dot"). */
   private def metricOf(info: JsonNode): String =
