@@ -585,7 +585,8 @@ def hnsw_drop_partition(path):
 def kinds_append(path):
     """Three small fragments the index does not cover."""
     for k in range(3):
-        lance.write_dataset(_kind_table(4000 + 100 * k, 50), path, mode="append")
+        dim = lance.dataset(path).schema.field("v").type.list_size
+        lance.write_dataset(_kind_table(4000 + 100 * k, 50, dim), path, mode="append")
     return lance.dataset(path).version
 
 

@@ -116,36 +116,36 @@ private[index] final class PqL2Distances(codes: Array[Byte], numSub: Int, codebo
 
 /**
  * Dot distances between float vectors, as pylance 14's flat storage of a "dot" index measures
- * them while it repairs a graph (found against pylance 14.0.2 on 8-, 12- and 16-dimensional
- * vectors, every repaired edge's distance reproduced bit for bit): `1 - x·y`, the products
- * added to eight lanes with fused multiply-adds ([[FlatLanes]]).
+ * them while it repairs a graph (found against pylance 14.0.2 on 8- to 32-dimensional vectors,
+ * every repaired edge's distance reproduced bit for bit): `1 - x·y`, `x·y` by Lance's dot
+ * kernel ([[FlatLanes.dot]]).
  */
 private[index] final class FlatDotDistances(vectors: Array[Float], dim: Int)
     extends HnswDistances {
   val size: Int = if (dim == 0) 0 else vectors.length / dim
 
   def distance(a: Int, b: Int): Float =
-    1f - FlatLanes.sum(vectors, a * dim, vectors, b * dim, dim, fused = true)
+    1f - FlatLanes.dot(vectors, a * dim, vectors, b * dim, dim)
 }
 
 /**
  * Cosine distances between the unit vectors a "cosine" index stores, as pylance 14's flat
- * storage measures them while it repairs a graph (found against pylance 14.0.2 on 8-, 12- and
- * 16-dimensional vectors, every repaired edge's distance reproduced bit for bit): the vectors
- * are not taken as unit ones, `1 - x·y / |x| / |y|` divided in that order, `x·y` summed in
- * eight lanes of rounded products, `x·x` and `y·y` in eight lanes of fused multiply-adds
- * ([[FlatLanes]]), the norms their f32 square roots.
+ * storage measures them while it repairs a graph (found against pylance 14.0.2 on 8- to
+ * 32-dimensional vectors, every repaired edge's distance reproduced bit for bit): the vectors
+ * are not taken as unit ones, `1 - x·y / |x| / |y|` divided in that order, `x·y` by Lance's
+ * cosine kernel ([[FlatLanes.cosineDot]]), the norms the f32 square roots of `x·x` and `y·y`
+ * by its dot kernel ([[FlatLanes.dot]]).
  */
 private[index] final class FlatCosineDistances(vectors: Array[Float], dim: Int)
     extends HnswDistances {
   val size: Int = if (dim == 0) 0 else vectors.length / dim
+  private val lanes = new Array[Float](16)
   private val norms = Array.tabulate(size) { r =>
-    math.sqrt(FlatLanes.sum(vectors, r * dim, vectors, r * dim, dim, fused = true).toDouble)
-      .toFloat
+    math.sqrt(FlatLanes.dot(vectors, r * dim, vectors, r * dim, dim).toDouble).toFloat
   }
 
   def distance(a: Int, b: Int): Float =
-    1f - FlatLanes.sum(vectors, a * dim, vectors, b * dim, dim, fused = false) / norms(a) /
+    1f - FlatLanes.cosineDot(vectors, a * dim, vectors, b * dim, dim, lanes) / norms(a) /
       norms(b)
 }
 

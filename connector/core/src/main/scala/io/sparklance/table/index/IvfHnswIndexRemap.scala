@@ -48,10 +48,8 @@ object IvfHnswIndexRemap {
 
   /**
    * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index of
-   * this layout whose graphs we repair as pylance 14 does (small reads): any of them of the L2,
-   * cosine and dot metrics, but IVF_HNSW_FLAT of the cosine and dot metrics only on vectors of
-   * at most 16 dimensions (the widths at which pylance's f32 kernels were matched: wider ones
-   * sum in other orders).
+   * this layout whose graphs we repair as pylance 14 does (small reads), of the L2, cosine or
+   * dot metric (pylance's "hamming" is not repaired here).
    */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
@@ -65,15 +63,9 @@ object IvfHnswIndexRemap {
           IvfIndexRemap.AuxFile))
         Kinds(kind) && Metrics(metric) && (kind match {
           case "IVF_HNSW_PQ" => scala.util.Try(pqModel(aux)).isSuccess
-          case "IVF_HNSW_FLAT" => metric == "l2" || narrow(aux)
           case _ => true
         })
       }
-
-  /** Whether `auxiliary.idx`'s `storage_metadata` describes vectors of at most 16 dimensions. */
-  private def narrow(aux: => IndexFileLayout): Boolean =
-    scala.util.Try(storageMetadata(aux).exists(m => (1 to 16).contains(m.path("dim").asInt(0))))
-      .getOrElse(false)
 
   /** The metric named by `lance:index` (pylance writes "l2", "cosine" or "dot"). */
   private def metricOf(info: JsonNode): String =

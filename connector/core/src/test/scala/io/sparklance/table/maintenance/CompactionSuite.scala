@@ -235,7 +235,10 @@ class CompactionSuite extends TwinDatasetSuite {
       "IVF_HNSW_FLAT:dot" -> "empty", "IVF_HNSW_PQ:dot" -> "append",
       "IVF_HNSW_SQ:cosine" -> "append", "IVF_HNSW_SQ:dot" -> "empty",
       "IVF_HNSW_FLAT:cosine:16" -> "", "IVF_HNSW_FLAT:dot:16" -> "",
-      "IVF_HNSW_FLAT:cosine:12" -> "", "IVF_HNSW_FLAT:dot:12" -> "", "IVF_HNSW_SQ:dot:12" -> "", "IVF_HNSW_SQ:dot:16" -> "")) {
+      "IVF_HNSW_FLAT:cosine:12" -> "", "IVF_HNSW_FLAT:dot:12" -> "",
+      "IVF_HNSW_SQ:dot:12" -> "", "IVF_HNSW_SQ:dot:16" -> "",
+      "IVF_HNSW_FLAT:cosine:24" -> "", "IVF_HNSW_FLAT:dot:24" -> "",
+      "IVF_HNSW_FLAT:cosine:32" -> "append", "IVF_HNSW_FLAT:dot:32" -> "")) {
     val appended = how == "append"
     val unindexed = if (appended) ", beside unindexed fragments"
       else if (how == "empty") ", one partition losing every row" else ""
