@@ -1,9 +1,10 @@
 package io.sparklance.table.index
 
 /**
- * f32 dot products summed as Lance's SIMD kernels sum them (found against pylance 14.0.2's flat
- * storage on vectors of 8, 12, 16, 24 and 32 dimensions, every repaired edge's distance
- * reproduced bit for bit). Lanes are added pairwise across halves (lane i with lane i + 4, then
+ * f32 dot products and squared distances summed as Lance's SIMD kernels sum them (found against
+ * pylance 14.0.2's flat storage on vectors of 8, 12, 16, 24 and 32 dimensions and its PQ
+ * storage on sub-vectors of 2, 4 and 16, every repaired edge's distance reproduced bit for
+ * bit). Lanes are added pairwise across halves (lane i with lane i + 4, then
  * i with i + 2, then the two; sixteen lanes first i with i + 8); products are added to lanes
  * with fused multiply-adds; a last partial chunk's products are summed in order.
  */
@@ -26,6 +27,35 @@ private[index] object FlatLanes {
       l2 = Math.fma(x(a + 2), y(b + 2), l2); l3 = Math.fma(x(a + 3), y(b + 3), l3)
       l4 = Math.fma(x(a + 4), y(b + 4), l4); l5 = Math.fma(x(a + 5), y(b + 5), l5)
       l6 = Math.fma(x(a + 6), y(b + 6), l6); l7 = Math.fma(x(a + 7), y(b + 7), l7)
+      k += 8
+    }
+    rem + (((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)))
+  }
+
+  /**
+   * The L2 kernel: squared differences `d` added to eight lanes (`fma(d, d, lane)`) over the
+   * chunks of eight, reduced, added to the partial chunk's sum of squares.
+   */
+  def l2(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int): Float = {
+    val full = dim / 8 * 8
+    var rem = 0f
+    var k = full
+    while (k < dim) { val d = x(i + k) - y(j + k); rem += d * d; k += 1 }
+    if (full == 0) return rem
+    var l0 = 0f; var l1 = 0f; var l2 = 0f; var l3 = 0f
+    var l4 = 0f; var l5 = 0f; var l6 = 0f; var l7 = 0f
+    k = 0
+    while (k < full) {
+      val a = i + k
+      val b = j + k
+      var d = x(a) - y(b); l0 = Math.fma(d, d, l0)
+      d = x(a + 1) - y(b + 1); l1 = Math.fma(d, d, l1)
+      d = x(a + 2) - y(b + 2); l2 = Math.fma(d, d, l2)
+      d = x(a + 3) - y(b + 3); l3 = Math.fma(d, d, l3)
+      d = x(a + 4) - y(b + 4); l4 = Math.fma(d, d, l4)
+      d = x(a + 5) - y(b + 5); l5 = Math.fma(d, d, l5)
+      d = x(a + 6) - y(b + 6); l6 = Math.fma(d, d, l6)
+      d = x(a + 7) - y(b + 7); l7 = Math.fma(d, d, l7)
       k += 8
     }
     rem + (((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)))

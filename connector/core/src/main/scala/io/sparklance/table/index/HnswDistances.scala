@@ -40,52 +40,30 @@ private[index] final class SqL2Distances(codes: Array[Byte], dim: Int, start: Do
 
 /**
  * L2 distances between float vectors, as pylance 14's flat storage measures them (found against
- * pylance 14.0.2 on 8-dimensional vectors, where every stored distance is reproduced bit for
- * bit): squared differences in eight lanes, each lane summed over the vector's chunks of
- * eight, the lanes then added pairwise across halves (lane i with lane i + 4, then i with
- * i + 2, then the two), after the squared differences of a last partial chunk summed in order.
- * pylance picks its kernel by the CPU's SIMD support, so the last bit of other dimensions may
- * differ on some machines.
+ * pylance 14.0.2 on 8-, 12-, 16- and 24-dimensional vectors, where every stored distance is
+ * reproduced bit for bit): squared differences in eight lanes, each lane summed over the
+ * vector's chunks of eight with fused multiply-adds (`fma(d, d, lane)`: rounding each square
+ * first is a bit off for a sixth of the edges from 16 dimensions on), the lanes then added
+ * pairwise across halves (lane i with lane i + 4, then i with i + 2, then the two), after the
+ * squared differences of a last partial chunk summed in order. pylance picks its kernel by the
+ * CPU's SIMD support, so the last bit may differ on some machines.
  *
  * @param vectors the vectors, `dim` floats a row
  */
 private[index] final class FlatL2Distances(vectors: Array[Float], dim: Int)
     extends HnswDistances {
   val size: Int = if (dim == 0) 0 else vectors.length / dim
-  private val lanes = new Array[Float](8)
 
-  def distance(a: Int, b: Int): Float = {
-    val (x, y) = (a * dim, b * dim)
-    val full = dim / 8 * 8
-    var rem = 0f
-    var i = full
-    while (i < dim) { val d = vectors(x + i) - vectors(y + i); rem += d * d; i += 1 }
-    java.util.Arrays.fill(lanes, 0f)
-    i = 0
-    while (i < full) {
-      var l = 0
-      while (l < 8) {
-        val d = vectors(x + i + l) - vectors(y + i + l)
-        lanes(l) += d * d
-        l += 1
-      }
-      i += 8
-    }
-    if (full == 0) return rem
-    val s0 = lanes(0) + lanes(4)
-    val s1 = lanes(1) + lanes(5)
-    val s2 = lanes(2) + lanes(6)
-    val s3 = lanes(3) + lanes(7)
-    rem + ((s0 + s2) + (s1 + s3))
-  }
+  def distance(a: Int, b: Int): Float = FlatLanes.l2(vectors, a * dim, vectors, b * dim, dim)
 }
 
 /**
  * L2 distances between 8-bit PQ codes, as pylance 14's PQ storage measures them while it
  * repairs a graph (found against pylance 14.0.2 with 4-dimensional sub-vectors, where every
- * repaired edge's distance is reproduced bit for bit): for each sub-vector in order, the
- * squared differences of the two codes' centroids summed in order, those sums added in order
- * from zero, in f32.
+ * repaired edge's distance is reproduced bit for bit, and with sub-vectors of 2 and 16
+ * dimensions): for each sub-vector in order, the squared differences of the two codes'
+ * centroids summed by Lance's L2 kernel ([[FlatLanes.l2]]: in order below 8 dimensions), those
+ * sums added in order from zero, in f32.
  *
  * @param codes    the codes, `numSub` bytes a row (not transposed)
  * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
@@ -100,14 +78,7 @@ private[index] final class PqL2Distances(codes: Array[Byte], numSub: Int, codebo
     while (m < numSub) {
       val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
       val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
-      var q = 0f
-      var k = 0
-      while (k < subDim) {
-        val d = codebook(x + k) - codebook(y + k)
-        q += d * d
-        k += 1
-      }
-      s += q
+      s += FlatLanes.l2(codebook, x, codebook, y, subDim)
       m += 1
     }
     s
@@ -151,11 +122,11 @@ private[index] final class FlatCosineDistances(vectors: Array[Float], dim: Int)
 
 /**
  * Dot distances between 8-bit PQ codes of a "dot" index, as pylance 14's PQ storage measures
- * them while it repairs a graph (found against pylance 14.0.2 with two sub-vectors of four
- * dimensions, every repaired edge's distance reproduced bit for bit; the codes are of the
- * vectors, not of residuals): for each sub-vector in order, `1 - c·d` of the two codes'
- * centroids (products summed in order), those terms added in order from zero, then
- * `numSub - 1` subtracted, in f32.
+ * them while it repairs a graph (found against pylance 14.0.2 with 2 sub-vectors of 4 and 16
+ * dimensions and 4 of 2, every repaired edge's distance reproduced bit for bit; the codes are
+ * of the vectors, not of residuals): for each sub-vector in order, `1 - c·d` of the two codes'
+ * centroids (`c·d` by Lance's dot kernel, [[FlatLanes.dot]]: in order below 8 dimensions),
+ * those terms added in order from zero, then `numSub - 1` subtracted, in f32.
  *
  * @param codes    the codes, `numSub` bytes a row (not transposed)
  * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
@@ -170,10 +141,7 @@ private[index] final class PqDotDistances(codes: Array[Byte], numSub: Int,
     while (m < numSub) {
       val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
       val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
-      var q = 0f
-      var k = 0
-      while (k < subDim) { q += codebook(x + k) * codebook(y + k); k += 1 }
-      s += 1f - q
+      s += 1f - FlatLanes.dot(codebook, x, codebook, y, subDim)
       m += 1
     }
     s - (numSub - 1).toFloat
