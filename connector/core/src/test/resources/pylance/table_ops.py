@@ -347,11 +347,11 @@ KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is nu
                 "id": "id = 1234"}
 
 
-def _kind_table(start, count):
+def _kind_table(start, count, dim=8):
     import numpy as np
     ids = list(range(start, start + count))
     rng = np.random.default_rng(start + 7)
-    vecs = rng.standard_normal(count * 8).astype(np.float32)
+    vecs = rng.standard_normal(count * dim).astype(np.float32)
     return pa.table({
         "id": pa.array(ids, pa.int64()),
         "k": pa.array([i % 20 for i in ids], pa.int64()),
@@ -359,18 +359,24 @@ def _kind_table(start, count):
         # scores and impacts that tell documents apart.
         "s": pa.array([f"w{i % 50} x{i % 7}" + f" y{i % 3}" * (i % 4) for i in ids]),
         "tags": pa.array([None if i % 11 == 0 else [f"t{i % 5}", f"u{i % 3}"] for i in ids]),
-        "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), 8),
+        "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), dim),
     })
 
 
 def kinds_make(path, stable, kind):
-    """Ten fragments of 300 rows, an index `x_idx` of `kind`, then every tenth row deleted."""
-    lance.write_dataset(_kind_table(0, 3000), path, max_rows_per_file=300,
+    """Ten fragments of 300 rows, an index `x_idx` of `kind`, then every tenth row deleted.
+    A vector index's kind may name its metric after a colon ("IVF_HNSW_PQ:dot"; else L2), and
+    then the vectors' dimension ("IVF_HNSW_FLAT:cosine:16"; else 8)."""
+    kind, _, metric = kind.partition(":")
+    metric, _, dim = metric.partition(":")
+    lance.write_dataset(_kind_table(0, 3000, int(dim or 8)), path, max_rows_per_file=300,
                         enable_stable_row_ids=stable)
     ds = lance.dataset(path)
     column = KIND_COLUMNS[kind]
     if kind.startswith("IVF"):
         kw = {"num_partitions": 2}
+        if metric:
+            kw["metric"] = metric
         if "PQ" in kind:
             kw["num_sub_vectors"] = 2
         ds.create_index(column, kind, name="x_idx", **kw)
@@ -392,9 +398,10 @@ def kinds_queries(path, kind):
     (all partitions probed), the rows a full-text query finds, or a filter's rows with the
     index and by a flat scan."""
     ds = lance.dataset(path)
+    kind = kind.partition(":")[0]
     column = KIND_COLUMNS[kind]
     if kind.startswith("IVF"):
-        q = [0.5, -0.25, 1.0, 0.0, -1.0, 0.75, 0.1, -0.5]
+        q = _sized(ds, [0.5, -0.25, 1.0, 0.0, -1.0, 0.75, 0.1, -0.5])
         t = ds.to_table(columns=["id"], nearest={"column": "v", "q": q, "k": 20, "nprobes": 2},
                         disable_scoring_autoprojection=True)
         return {"nearest": t["id"].to_pylist()}
@@ -504,7 +511,8 @@ def kinds_keep_going(path):
     it then reads."""
     ds = lance.dataset(path)
     ds.validate()
-    lance.write_dataset(_kind_table(5000, 40), path, mode="append")
+    lance.write_dataset(_kind_table(5000, 40, ds.schema.field("v").type.list_size), path,
+                        mode="append")
     lance.dataset(path).delete("id % 10 = 5")
     lance.dataset(path).optimize.optimize_indices()
     lance.dataset(path).optimize.compact_files()
@@ -535,6 +543,12 @@ def kinds_aux(path):
             "partitions": parts, "indexed": stats.get("num_indexed_rows")}
 
 
+def _sized(ds, q):
+    """`q` repeated to the dimension of column `v`."""
+    dim = ds.schema.field("v").type.list_size
+    return (q * dim)[:dim]
+
+
 def hnsw_nearest(path, ef):
     """Ids and distances of the 30 rows nearest to a few vectors through index x_idx (every
     partition probed, beam width `ef`)."""
@@ -543,9 +557,12 @@ def hnsw_nearest(path, ef):
     for q in ([0.5, -0.25, 1.0, 0.0, -1.0, 0.75, 0.1, -0.5], [0.0] * 8,
               [-1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]):
         t = ds.to_table(columns=["id", "_distance"],
-                        nearest={"column": "v", "q": q, "k": 30, "nprobes": 2, "ef": ef},
+                        nearest={"column": "v", "q": _sized(ds, q), "k": 30, "nprobes": 2,
+                                 "ef": ef},
                         disable_scoring_autoprojection=True)
-        out.append([t["id"].to_pylist(), [round(float(d), 4) for d in t["_distance"]]])
+        # A cosine distance to the zero vector is NaN (as text: JSON has no NaN).
+        out.append([t["id"].to_pylist(), [round(float(d), 4) if d.as_py() == d.as_py()
+                                          else "nan" for d in t["_distance"]]])
     return out
 
 
@@ -568,7 +585,8 @@ def hnsw_drop_partition(path):
 def kinds_append(path):
     """Three small fragments the index does not cover."""
     for k in range(3):
-        lance.write_dataset(_kind_table(4000 + 100 * k, 50), path, mode="append")
+        dim = lance.dataset(path).schema.field("v").type.list_size
+        lance.write_dataset(_kind_table(4000 + 100 * k, 50, dim), path, mode="append")
     return lance.dataset(path).version
 
 

@@ -40,52 +40,30 @@ private[index] final class SqL2Distances(codes: Array[Byte], dim: Int, start: Do
 
 /**
  * L2 distances between float vectors, as pylance 14's flat storage measures them (found against
- * pylance 14.0.2 on 8-dimensional vectors, where every stored distance is reproduced bit for
- * bit): squared differences in eight lanes, each lane summed over the vector's chunks of
- * eight, the lanes then added pairwise across halves (lane i with lane i + 4, then i with
- * i + 2, then the two), after the squared differences of a last partial chunk summed in order.
- * pylance picks its kernel by the CPU's SIMD support, so the last bit of other dimensions may
- * differ on some machines.
+ * pylance 14.0.2 on 8-, 12-, 16- and 24-dimensional vectors, where every stored distance is
+ * reproduced bit for bit): squared differences in eight lanes, each lane summed over the
+ * vector's chunks of eight with fused multiply-adds (`fma(d, d, lane)`: rounding each square
+ * first is a bit off for a sixth of the edges from 16 dimensions on), the lanes then added
+ * pairwise across halves (lane i with lane i + 4, then i with i + 2, then the two), after the
+ * squared differences of a last partial chunk summed in order. pylance picks its kernel by the
+ * CPU's SIMD support, so the last bit may differ on some machines.
  *
  * @param vectors the vectors, `dim` floats a row
  */
 private[index] final class FlatL2Distances(vectors: Array[Float], dim: Int)
     extends HnswDistances {
   val size: Int = if (dim == 0) 0 else vectors.length / dim
-  private val lanes = new Array[Float](8)
 
-  def distance(a: Int, b: Int): Float = {
-    val (x, y) = (a * dim, b * dim)
-    val full = dim / 8 * 8
-    var rem = 0f
-    var i = full
-    while (i < dim) { val d = vectors(x + i) - vectors(y + i); rem += d * d; i += 1 }
-    java.util.Arrays.fill(lanes, 0f)
-    i = 0
-    while (i < full) {
-      var l = 0
-      while (l < 8) {
-        val d = vectors(x + i + l) - vectors(y + i + l)
-        lanes(l) += d * d
-        l += 1
-      }
-      i += 8
-    }
-    if (full == 0) return rem
-    val s0 = lanes(0) + lanes(4)
-    val s1 = lanes(1) + lanes(5)
-    val s2 = lanes(2) + lanes(6)
-    val s3 = lanes(3) + lanes(7)
-    rem + ((s0 + s2) + (s1 + s3))
-  }
+  def distance(a: Int, b: Int): Float = FlatLanes.l2(vectors, a * dim, vectors, b * dim, dim)
 }
 
 /**
  * L2 distances between 8-bit PQ codes, as pylance 14's PQ storage measures them while it
  * repairs a graph (found against pylance 14.0.2 with 4-dimensional sub-vectors, where every
- * repaired edge's distance is reproduced bit for bit): for each sub-vector in order, the
- * squared differences of the two codes' centroids summed in order, those sums added in order
- * from zero, in f32.
+ * repaired edge's distance is reproduced bit for bit, and with sub-vectors of 2 and 16
+ * dimensions): for each sub-vector in order, the squared differences of the two codes'
+ * centroids summed by Lance's L2 kernel ([[FlatLanes.l2]]: in order below 8 dimensions), those
+ * sums added in order from zero, in f32.
  *
  * @param codes    the codes, `numSub` bytes a row (not transposed)
  * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
@@ -100,16 +78,140 @@ private[index] final class PqL2Distances(codes: Array[Byte], numSub: Int, codebo
     while (m < numSub) {
       val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
       val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
-      var q = 0f
-      var k = 0
-      while (k < subDim) {
-        val d = codebook(x + k) - codebook(y + k)
-        q += d * d
-        k += 1
-      }
-      s += q
+      s += FlatLanes.l2(codebook, x, codebook, y, subDim)
       m += 1
     }
     s
+  }
+}
+
+/**
+ * Dot distances between float vectors, as pylance 14's flat storage of a "dot" index measures
+ * them while it repairs a graph (found against pylance 14.0.2 on 8- to 32-dimensional vectors,
+ * every repaired edge's distance reproduced bit for bit): `1 - x·y`, `x·y` by Lance's dot
+ * kernel ([[FlatLanes.dot]]).
+ */
+private[index] final class FlatDotDistances(vectors: Array[Float], dim: Int)
+    extends HnswDistances {
+  val size: Int = if (dim == 0) 0 else vectors.length / dim
+
+  def distance(a: Int, b: Int): Float =
+    1f - FlatLanes.dot(vectors, a * dim, vectors, b * dim, dim)
+}
+
+/**
+ * Cosine distances between the unit vectors a "cosine" index stores, as pylance 14's flat
+ * storage measures them while it repairs a graph (found against pylance 14.0.2 on 8- to
+ * 32-dimensional vectors, every repaired edge's distance reproduced bit for bit): the vectors
+ * are not taken as unit ones, `1 - x·y / |x| / |y|` divided in that order, `x·y` by Lance's
+ * cosine kernel ([[FlatLanes.cosineDot]]), the norms the f32 square roots of `x·x` and `y·y`
+ * by its dot kernel ([[FlatLanes.dot]]).
+ */
+private[index] final class FlatCosineDistances(vectors: Array[Float], dim: Int)
+    extends HnswDistances {
+  val size: Int = if (dim == 0) 0 else vectors.length / dim
+  private val lanes = new Array[Float](16)
+  private val norms = Array.tabulate(size) { r =>
+    math.sqrt(FlatLanes.dot(vectors, r * dim, vectors, r * dim, dim).toDouble).toFloat
+  }
+
+  def distance(a: Int, b: Int): Float =
+    1f - FlatLanes.cosineDot(vectors, a * dim, vectors, b * dim, dim, lanes) / norms(a) /
+      norms(b)
+}
+
+/**
+ * Dot distances between 8-bit PQ codes of a "dot" index, as pylance 14's PQ storage measures
+ * them while it repairs a graph (found against pylance 14.0.2 with 2 sub-vectors of 4 and 16
+ * dimensions and 4 of 2, every repaired edge's distance reproduced bit for bit; the codes are
+ * of the vectors, not of residuals): for each sub-vector in order, `1 - c·d` of the two codes'
+ * centroids (`c·d` by Lance's dot kernel, [[FlatLanes.dot]]: in order below 8 dimensions),
+ * those terms added in order from zero, then `numSub - 1` subtracted, in f32.
+ *
+ * @param codes    the codes, `numSub` bytes a row (not transposed)
+ * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
+ */
+private[index] final class PqDotDistances(codes: Array[Byte], numSub: Int,
+    codebook: Array[Float], subDim: Int) extends HnswDistances {
+  val size: Int = if (numSub == 0) 0 else codes.length / numSub
+
+  def distance(a: Int, b: Int): Float = {
+    var s = 0f
+    var m = 0
+    while (m < numSub) {
+      val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
+      val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
+      s += 1f - FlatLanes.dot(codebook, x, codebook, y, subDim)
+      m += 1
+    }
+    s - (numSub - 1).toFloat
+  }
+}
+
+/**
+ * Distances between the SQ codes of a "cosine" index (codes of unit vectors), as pylance 14's SQ
+ * storage measures them while it repairs a graph (found against pylance 14.0.2, every repaired
+ * edge's distance reproduced bit for bit): the squared L2 distance of the dequantized vectors,
+ * `v · (k · k)` in f32, `v` the exact sum of the squared code differences and
+ * `k = ((end - start) as f32) / 255` — not [[SqL2Distances]]'s `v · (range² / 255²)`, which is
+ * an ulp off for a third of the edges.
+ *
+ * @param codes the codes, `dim` bytes a row
+ */
+private[index] final class SqCosineDistances(codes: Array[Byte], dim: Int, start: Double,
+    end: Double) extends HnswDistances {
+  private val kk: Float = {
+    val k = (end - start).toFloat / 255f
+    k * k
+  }
+  val size: Int = if (dim == 0) 0 else codes.length / dim
+
+  def distance(a: Int, b: Int): Float = {
+    var sum = 0
+    var i = 0
+    val (x, y) = (a * dim, b * dim)
+    while (i < dim) {
+      val d = (codes(x + i) & 0xff) - (codes(y + i) & 0xff)
+      sum += d * d
+      i += 1
+    }
+    sum.toFloat * kk
+  }
+}
+
+/**
+ * Dot distances between the SQ codes of a "dot" index, as pylance 14's SQ storage measures them
+ * while it repairs a graph (found against pylance 14.0.2 on 8-, 12- and 16-dimensional
+ * vectors, every repaired edge's distance reproduced bit for bit): the dot product of the
+ * dequantized vectors `s + k·c` expanded over the codes and evaluated in f32,
+ * `1 - (((dim · s) · s + (s · k) · (Σa + Σb)) + (k · k) · Σab)`, with `s = start as f32`,
+ * `k = ((end - start) as f32) / 255` and the code sums exact integers.
+ *
+ * @param codes the codes, `dim` bytes a row
+ */
+private[index] final class SqDotDistances(codes: Array[Byte], dim: Int, start: Double,
+    end: Double) extends HnswDistances {
+  private val k: Float = (end - start).toFloat / 255f
+  private val s: Float = start.toFloat
+  private val constant: Float = dim.toFloat * s * s
+  private val sk: Float = s * k
+  private val kk: Float = k * k
+  val size: Int = if (dim == 0) 0 else codes.length / dim
+  private val sums = Array.tabulate(size) { r =>
+    var t = 0
+    var i = 0
+    while (i < dim) { t += codes(r * dim + i) & 0xff; i += 1 }
+    t
+  }
+
+  def distance(a: Int, b: Int): Float = {
+    var dot = 0L
+    var i = 0
+    val (x, y) = (a * dim, b * dim)
+    while (i < dim) {
+      dot += (codes(x + i) & 0xff) * (codes(y + i) & 0xff)
+      i += 1
+    }
+    1f - ((constant + sk * (sums(a) + sums(b)).toFloat) + kk * dot.toFloat)
   }
 }

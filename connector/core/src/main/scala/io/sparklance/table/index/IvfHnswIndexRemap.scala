@@ -27,22 +27,29 @@ import io.sparklance.table.Snapshot
  *    each graph's entry point, build parameters and level offsets in the JSON array
  *    `lance:hnsw`, an empty text for an empty graph). pylance does not rebuild the graphs: it
  *    repairs each one whose partition lost rows ([[HnswGraphRepair]]) over the partition's
- *    remapped codes or vectors ([[SqL2Distances]], [[FlatL2Distances]], [[PqL2Distances]]),
+ *    remapped codes or vectors, measured as the index's metric asks ([[SqL2Distances]],
+ *    [[SqCosineDistances]], [[SqDotDistances]];
+ *    [[FlatL2Distances]], [[FlatCosineDistances]], [[FlatDotDistances]]; [[PqL2Distances]]
+ *    for L2 and cosine, [[PqDotDistances]]),
  *    keeps a graph that lost nothing as it is, writes an empty text for a graph that lost
  *    every node, and renews the IVF ranges and `lance:hnsw`; centroids and the rest of the
  *    metadata are kept.
- * Only L2 graphs are repaired here, and PQ codes only of 8 bits with an f32 codebook; other
- * indices are not remapped, so their fragments are not compacted.
+ * A cosine index stores unit vectors (FLAT) or codes of unit vectors (PQ, SQ); a dot index's
+ * PQ codes are of the vectors themselves. Which metrics and layouts are repaired here is
+ * [[remappable]]'s to say; other indices are not remapped, so their fragments are not
+ * compacted.
  */
 object IvfHnswIndexRemap {
   private val Kinds = Set("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ")
+  private val Metrics = Set("l2", "cosine", "dot")
   private val IvfKey = "lance:ivf"
   private val HnswKey = "lance:hnsw"
   private val json = new ObjectMapper()
 
   /**
-   * Whether `i` is an L2 IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index
-   * of this layout (small reads).
+   * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index of
+   * this layout whose graphs we repair as pylance 14 does (small reads), of the L2, cosine or
+   * dot metric (pylance's "hamming" is not repaired here).
    */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
@@ -50,11 +57,19 @@ object IvfHnswIndexRemap {
       i.getFilesList.asScala.map(_.getPath).toSet ==
         Set(IvfIndexRemap.AuxFile, IvfIndexRemap.IndexFile) &&
       indexInfo(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.IndexFile)).exists { n =>
-        Kinds(n.path("type").asText) && n.path("distance_type").asText("l2") == "l2" &&
-          (n.path("type").asText != "IVF_HNSW_PQ" || scala.util.Try(pqModel(
-            IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.AuxFile))))
-            .isSuccess)
+        val kind = n.path("type").asText
+        val metric = metricOf(n)
+        def aux = IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i),
+          IvfIndexRemap.AuxFile))
+        Kinds(kind) && Metrics(metric) && (kind match {
+          case "IVF_HNSW_PQ" => scala.util.Try(pqModel(aux)).isSuccess
+          case _ => true
+        })
       }
+
+  /** The metric named by `lance:index` (pylance writes "l2", "cosine" or "dot"). */
+  private def metricOf(info: JsonNode): String =
+    info.path("distance_type").asText("l2").toLowerCase(java.util.Locale.ROOT)
 
   private def indexInfo(io: FileIO, path: String): Option[JsonNode] =
     try {
@@ -88,6 +103,8 @@ object IvfHnswIndexRemap {
   def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
       moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
     val oldDir = IvfIndexRemap.dir(s, old)
+    val metric = indexInfo(io, Paths.join(oldDir, IvfIndexRemap.IndexFile)).map(metricOf)
+      .getOrElse("l2")
     val auxPath = Paths.join(oldDir, IvfIndexRemap.AuxFile)
     val aux = IndexFileLayout.read(io, auxPath)
     val column = aux.fields.lift(1).map(_.name).getOrElse("")
@@ -140,12 +157,22 @@ object IvfHnswIndexRemap {
         if (flat) {
           val v = new Array[Float](bytes.length / 4)
           ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v)
-          new FlatL2Distances(v, kept.dim)
+          metric match {
+            case "cosine" => new FlatCosineDistances(v, kept.dim)
+            case "dot" => new FlatDotDistances(v, kept.dim)
+            case _ => new FlatL2Distances(v, kept.dim)
+          }
         } else pq match {
           case Some(m) =>
             val rows = if (m.transposed) untransposed(bytes, m.numSub) else bytes
-            new PqL2Distances(rows, m.numSub, m.codebook, m.subDim)
-          case None => new SqL2Distances(bytes, kept.dim, start, end)
+            // A cosine index's codes are of unit vectors, measured as L2 ones.
+            if (metric == "dot") new PqDotDistances(rows, m.numSub, m.codebook, m.subDim)
+            else new PqL2Distances(rows, m.numSub, m.codebook, m.subDim)
+          case None => metric match {
+            case "cosine" => new SqCosineDistances(bytes, kept.dim, start, end)
+            case "dot" => new SqDotDistances(bytes, kept.dim, start, end)
+            case _ => new SqL2Distances(bytes, kept.dim, start, end)
+          }
         }
       val efc = meta.path("params").path("ef_construction").asInt(150)
       val repaired = new HnswGraphRepair(graph, ids, store, efc).run()

@@ -225,8 +225,22 @@ class CompactionSuite extends TwinDatasetSuite {
 
   // pylance 14 repairs an IVF_HNSW index's graphs deterministically: ours must match its files
   // row for row (every edge and distance), and answer alike even with a wide search.
+  // A kind may name its metric after a colon (else L2), then the vectors' dimension (else 8; PQ
+  // codes are of two sub-vectors): pylance measures the repaired edges of cosine and dot graphs
+  // by their own distances, with f32 kernels whose summation order depends on the dimension.
   for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ").flatMap(k =>
-      Seq(k -> "", k -> "append")) :+ ("IVF_HNSW_SQ" -> "empty")) {
+      Seq(k -> "", k -> "append")) ++ Seq("IVF_HNSW_SQ" -> "empty",
+      "IVF_HNSW_FLAT:cosine" -> "", "IVF_HNSW_FLAT:dot" -> "", "IVF_HNSW_PQ:cosine" -> "",
+      "IVF_HNSW_PQ:dot" -> "", "IVF_HNSW_SQ:cosine" -> "", "IVF_HNSW_SQ:dot" -> "",
+      "IVF_HNSW_FLAT:dot" -> "empty", "IVF_HNSW_PQ:dot" -> "append",
+      "IVF_HNSW_SQ:cosine" -> "append", "IVF_HNSW_SQ:dot" -> "empty",
+      "IVF_HNSW_FLAT:cosine:16" -> "", "IVF_HNSW_FLAT:dot:16" -> "",
+      "IVF_HNSW_FLAT:cosine:12" -> "", "IVF_HNSW_FLAT:dot:12" -> "",
+      "IVF_HNSW_SQ:dot:12" -> "", "IVF_HNSW_SQ:dot:16" -> "",
+      "IVF_HNSW_FLAT:cosine:24" -> "", "IVF_HNSW_FLAT:dot:24" -> "",
+      "IVF_HNSW_FLAT:cosine:32" -> "append", "IVF_HNSW_FLAT:dot:32" -> "",
+      "IVF_HNSW_FLAT:l2:16" -> "", "IVF_HNSW_FLAT:l2:24" -> "", "IVF_HNSW_PQ:l2:32" -> "",
+      "IVF_HNSW_PQ:cosine:32" -> "", "IVF_HNSW_PQ:dot:32" -> "")) {
     val appended = how == "append"
     val unindexed = if (appended) ", beside unindexed fragments"
       else if (how == "empty") ", one partition losing every row" else ""
