@@ -10,19 +10,15 @@ private[index] trait HnswDistances {
 }
 
 /**
- * L2 distances between scalar-quantized codes, as pylance 14's SQ storage measures them (found
- * against pylance 14.0.2): the sum of the squared differences of the u8 codes (an exact
- * integer, then a float), times `((end - start) as f32)² / 255²` computed in f32, `start` and
- * `end` being the quantizer's bounds.
+ * Squared distances between scalar-quantized codes, as pylance 14's SQ storage measures them
+ * (found against pylance 14.0.2): the sum of the squared differences of the u8 codes (an exact
+ * integer, then a float) times `scale`, computed in f32 from the quantizer's bounds `start` and
+ * `end` as the metric asks (see the companion).
  *
  * @param codes the codes, `dim` bytes a row
  */
-private[index] final class SqL2Distances(codes: Array[Byte], dim: Int, start: Double,
-    end: Double) extends HnswDistances {
-  private val scale: Float = {
-    val range = (end - start).toFloat
-    range * range / 65025f
-  }
+private[index] final class SqL2Distances(codes: Array[Byte], dim: Int, scale: Float)
+    extends HnswDistances {
   val size: Int = if (dim == 0) 0 else codes.length / dim
 
   def distance(a: Int, b: Int): Float = {
@@ -35,6 +31,25 @@ private[index] final class SqL2Distances(codes: Array[Byte], dim: Int, start: Do
       i += 1
     }
     sum.toFloat * scale
+  }
+}
+
+private[index] object SqL2Distances {
+  /** An "l2" index: `((end - start) as f32)² / 255²` in f32. */
+  def l2(codes: Array[Byte], dim: Int, start: Double, end: Double): SqL2Distances = {
+    val range = (end - start).toFloat
+    new SqL2Distances(codes, dim, range * range / 65025f)
+  }
+
+  /**
+   * A "cosine" index (codes of unit vectors): the squared L2 distance of the dequantized
+   * vectors, `v · (k · k)` in f32 with `k = ((end - start) as f32) / 255` — not the l2 scale,
+   * which is an ulp off for a third of the edges (every repaired edge's distance reproduced
+   * bit for bit against pylance 14.0.2).
+   */
+  def cosine(codes: Array[Byte], dim: Int, start: Double, end: Double): SqL2Distances = {
+    val k = (end - start).toFloat / 255f
+    new SqL2Distances(codes, dim, k * k)
   }
 }
 
@@ -145,37 +160,6 @@ private[index] final class PqDotDistances(codes: Array[Byte], numSub: Int,
       m += 1
     }
     s - (numSub - 1).toFloat
-  }
-}
-
-/**
- * Distances between the SQ codes of a "cosine" index (codes of unit vectors), as pylance 14's SQ
- * storage measures them while it repairs a graph (found against pylance 14.0.2, every repaired
- * edge's distance reproduced bit for bit): the squared L2 distance of the dequantized vectors,
- * `v · (k · k)` in f32, `v` the exact sum of the squared code differences and
- * `k = ((end - start) as f32) / 255` — not [[SqL2Distances]]'s `v · (range² / 255²)`, which is
- * an ulp off for a third of the edges.
- *
- * @param codes the codes, `dim` bytes a row
- */
-private[index] final class SqCosineDistances(codes: Array[Byte], dim: Int, start: Double,
-    end: Double) extends HnswDistances {
-  private val kk: Float = {
-    val k = (end - start).toFloat / 255f
-    k * k
-  }
-  val size: Int = if (dim == 0) 0 else codes.length / dim
-
-  def distance(a: Int, b: Int): Float = {
-    var sum = 0
-    var i = 0
-    val (x, y) = (a * dim, b * dim)
-    while (i < dim) {
-      val d = (codes(x + i) & 0xff) - (codes(y + i) & 0xff)
-      sum += d * d
-      i += 1
-    }
-    sum.toFloat * kk
   }
 }
 

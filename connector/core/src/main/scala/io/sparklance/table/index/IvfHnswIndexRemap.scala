@@ -27,9 +27,8 @@ import io.sparklance.table.Snapshot
  *    each graph's entry point, build parameters and level offsets in the JSON array
  *    `lance:hnsw`, an empty text for an empty graph). pylance does not rebuild the graphs: it
  *    repairs each one whose partition lost rows ([[HnswGraphRepair]]) over the partition's
- *    remapped codes or vectors, measured as the index's metric asks ([[SqL2Distances]],
- *    [[SqCosineDistances]], [[SqDotDistances]];
- *    [[FlatL2Distances]], [[FlatCosineDistances]], [[FlatDotDistances]]; [[PqL2Distances]]
+ *    remapped codes or vectors, measured as the index's metric asks ([[SqL2Distances]] for
+ *    L2 and cosine, [[SqDotDistances]]; [[FlatL2Distances]], [[FlatCosineDistances]], [[FlatDotDistances]]; [[PqL2Distances]]
  *    for L2 and cosine, [[PqDotDistances]]),
  *    keeps a graph that lost nothing as it is, writes an empty text for a graph that lost
  *    every node, and renews the IVF ranges and `lance:hnsw`; centroids and the rest of the
@@ -169,9 +168,9 @@ object IvfHnswIndexRemap {
             if (metric == "dot") new PqDotDistances(rows, m.numSub, m.codebook, m.subDim)
             else new PqL2Distances(rows, m.numSub, m.codebook, m.subDim)
           case None => metric match {
-            case "cosine" => new SqCosineDistances(bytes, kept.dim, start, end)
+            case "cosine" => SqL2Distances.cosine(bytes, kept.dim, start, end)
             case "dot" => new SqDotDistances(bytes, kept.dim, start, end)
-            case _ => new SqL2Distances(bytes, kept.dim, start, end)
+            case _ => SqL2Distances.l2(bytes, kept.dim, start, end)
           }
         }
       val efc = meta.path("params").path("ef_construction").asInt(150)
