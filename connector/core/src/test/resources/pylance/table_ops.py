@@ -341,7 +341,7 @@ def update(path, pred):
 KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
                 "INVERTED_TAGS": "tags",
                 "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
-                "IVF_SQ": "v", "IVF_HNSW_SQ": "v", "IVF_HNSW_PQ": "v", "IVF_HNSW_FLAT": "v"}
+                "IVF_SQ": "v", "IVF_RQ": "v", "IVF_HNSW_SQ": "v", "IVF_HNSW_PQ": "v", "IVF_HNSW_FLAT": "v"}
 KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is null",
                 "s": "contains(s, 'w17')",
                 "id": "id = 1234"}
@@ -365,10 +365,12 @@ def _kind_table(start, count, dim=8):
 
 def kinds_make(path, stable, kind):
     """Ten fragments of 300 rows, an index `x_idx` of `kind`, then every tenth row deleted.
-    A vector index's kind may name its metric after a colon ("IVF_HNSW_PQ:dot"; else L2), and
-    then the vectors' dimension ("IVF_HNSW_FLAT:cosine:16"; else 8)."""
+    A vector index's kind may name its metric after a colon ("IVF_HNSW_PQ:dot"; else L2),
+    then the vectors' dimension ("IVF_HNSW_FLAT:cosine:16"; else 8), then an IVF_RQ index's
+    bits per dimension ("IVF_RQ:l2:40:3"; else 1)."""
     kind, _, metric = kind.partition(":")
     metric, _, dim = metric.partition(":")
+    dim, _, bits = dim.partition(":")
     lance.write_dataset(_kind_table(0, 3000, int(dim or 8)), path, max_rows_per_file=300,
                         enable_stable_row_ids=stable)
     ds = lance.dataset(path)
@@ -379,6 +381,8 @@ def kinds_make(path, stable, kind):
             kw["metric"] = metric
         if "PQ" in kind:
             kw["num_sub_vectors"] = 2
+        if bits:
+            kw["num_bits"] = int(bits)
         ds.create_index(column, kind, name="x_idx", **kw)
     else:
         # INVERTED_TAGS: a full-text index of a list of strings.

@@ -11,10 +11,10 @@ import io.sparklance.table.Snapshot
  * Without stable row ids, rows move to new addresses: BTREE ([[BTreeIndexRemap]]), BITMAP and
  * LABEL_LIST ([[BitmapIndexRemap]]), NGRAM ([[NgramIndexRemap]]), INVERTED
  * ([[InvertedIndexRemap]]: documents, posting lists, BM25 bounds and token set),
- * IVF_FLAT/IVF_SQ/IVF_PQ ([[IvfIndexRemap]]) and IVF_HNSW_SQ/FLAT/PQ ([[IvfHnswIndexRemap]])
- * indices are rewritten under a new UUID; ZONEMAP and BLOOMFILTER indices are left exactly as
- * they are, as pylance leaves them; fragments covered by any other kind are not compacted
- * here.
+ * IVF_FLAT/IVF_SQ/IVF_PQ/IVF_RQ ([[IvfIndexRemap]]) and IVF_HNSW_SQ/FLAT/PQ
+ * ([[IvfHnswIndexRemap]]) indices are rewritten under a new UUID; ZONEMAP and BLOOMFILTER
+ * indices are left exactly as they are, as pylance leaves them; fragments covered by any other
+ * kind are not compacted here.
  *
  * With stable row ids, rows keep their ids. BTREE indices still hold row addresses (pylance
  * 14) and are rewritten; every kind pylance keeps as it is (found kind by kind against

@@ -13,15 +13,19 @@ import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{ManifestFile, Snapshot}
 
 /**
- * An IVF_FLAT, IVF_SQ or IVF_PQ index rewritten for a compaction, as pylance 14 remaps one
- * inside its Rewrite (found against pylance 14.0.2). Such an index is two Lance files under
- * `_indices/<uuid>/`:
+ * An IVF_FLAT, IVF_SQ, IVF_PQ or IVF_RQ index rewritten for a compaction, as pylance 14
+ * remaps one inside its Rewrite (found against pylance 14.0.2). Such an index is two Lance
+ * files under `_indices/<uuid>/`:
  *  - `auxiliary.idx`: a row per indexed row — `_rowid` (its row address) and what the index
- *    keeps of its vector: the vector itself (`flat`), its scalar-quantized code (`__sq_code`)
- *    or its PQ code (`__pq_code`) — grouped by IVF partition; the partitions' row offsets and
- *    lengths are in the IVF message of the global buffer the schema metadata `lance:ivf`
- *    names. PQ codes are stored transposed within a partition (byte j of every row's code,
- *    then byte j + 1, …) when `storage_metadata` says `"transposed":true`.
+ *    keeps of its vector: the vector itself (`flat`), its scalar-quantized code (`__sq_code`),
+ *    its PQ code (`__pq_code`) or its RaBitQ code and factors (`_rabit_codes`,
+ *    `__add_factors`, `__scale_factors`, `__error_factors`, and with more than one bit
+ *    `__blocked_ex_codes`, `__add_factors_ex`, `__scale_factors_ex`, all per row) — grouped
+ *    by IVF partition; the partitions' row offsets and lengths are in the IVF message of the
+ *    global buffer the schema metadata `lance:ivf` names. PQ codes are stored transposed
+ *    within a partition (byte j of every row's code, then byte j + 1, …) when
+ *    `storage_metadata` says `"transposed":true`; RaBitQ binary codes in 32-row blocks
+ *    ([[RabitCodeBlocks]]) when it says `"packed":true`.
  *  - `index.idx`: the centroids and the sub-index (for these kinds, none), which a remap
  *    leaves as they are.
  * The copy keeps each partition's rows in order, drops deleted ones, gives moved ones their
@@ -38,8 +42,14 @@ object IvfIndexRemap {
   val IndexFile = "index.idx"
   private val IvfKey = "lance:ivf"
   private val IndexKey = "lance:index"
-  private val Kinds = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ")
+  private val Kinds = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ")
   private val StorageColumns = Set("flat", "__sq_code", "__pq_code")
+  private[index] val RabitCodes = "_rabit_codes"
+  /** An IVF_RQ index's columns after `_rowid`: without and with extended codes. */
+  private val RabitColumns = Seq(RabitCodes, "__add_factors", "__scale_factors",
+    "__error_factors")
+  private val RabitExColumns = RabitColumns ++ Seq("__blocked_ex_codes", "__add_factors_ex",
+    "__scale_factors_ex")
 
   private[index] def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
     Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
@@ -52,7 +62,23 @@ object IvfIndexRemap {
     i.getIndexDetails.getTypeUrl == DetailsType && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty &&
       i.getFilesList.asScala.map(_.getPath).toSet == Set(AuxFile, IndexFile) &&
-      kind(io, Paths.join(dir(s, i), IndexFile)).exists(Kinds)
+      kind(io, Paths.join(dir(s, i), IndexFile)).exists { k =>
+        Kinds(k) && (k != "IVF_RQ" || rabitLayout(io, Paths.join(dir(s, i), AuxFile)))
+      }
+
+  /**
+   * Whether an IVF_RQ `auxiliary.idx` is of pylance 14's layout: packed binary codes, and
+   * extended codes (if any) in `__blocked_ex_codes`. Older layouts (codes not packed, the
+   * sequential `__ex_codes`), which pylance repacks when it remaps them, are not remapped here.
+   */
+  private def rabitLayout(io: FileIO, auxPath: String): Boolean =
+    try {
+      val layout = IndexFileLayout.read(io, auxPath)
+      val names = layout.fields.map(_.name)
+      names.headOption.contains("_rowid") &&
+        (names.tail == RabitColumns || names.tail == RabitExColumns) &&
+        layout.metadata.get("storage_metadata").exists(storageFlag(_, "packed"))
+    } catch { case _: Exception => false }
 
   /** The `type` of an `index.idx`'s `lance:index` metadata, if it reads. */
   private def kind(io: FileIO, path: String): Option[String] =
@@ -111,9 +137,15 @@ object IvfIndexRemap {
     if (ivf.getOffsetsCount != ivf.getLengthsCount)
       throw corrupt(s"the IVF model has ${ivf.getOffsetsCount} offsets but " +
         s"${ivf.getLengthsCount} lengths")
-    val transposed = metadata.get("storage_metadata").exists(isTransposed)
-    if (fields.size != 2 || fields.head.name != "_rowid" || !StorageColumns(fields(1).name))
-      throw corrupt(s"unexpected columns ${fields.map(_.name).mkString(", ")}")
+    val storage = metadata.get("storage_metadata")
+    val transposed = storage.exists(storageFlag(_, "transposed"))
+    val packed = fields.size > 1 && fields(1).name == RabitCodes
+    if (packed && !storage.exists(storageFlag(_, "packed")))
+      throw corrupt(s"the '$RabitCodes' are not packed")
+    val names = fields.map(_.name)
+    if (names.headOption.forall(_ != "_rowid") || !(names.size == 2 &&
+        StorageColumns(names(1)) || names.tail == RabitColumns || names.tail == RabitExColumns))
+      throw corrupt(s"unexpected columns ${names.mkString(", ")}")
     fields(1).logicalType match {
       case LogicalType.FixedSizeList(_, _) =>
       case t => throw corrupt(s"column '${fields(1).name}' is $t, not a fixed-size list")
@@ -140,7 +172,8 @@ object IvfIndexRemap {
               throw corrupt(s"partition $p [$start, +$len) overlaps another or lies outside " +
                 s"the ${reader.numRows} rows")
             if (start > pos) scan.skip((start - pos).toInt)
-            val kept = remapPartition(scan, p, len, moved, transposed, auxPath, w, observer)
+            val kept = remapPartition(scan, p, len, moved, transposed, packed, auxPath, w,
+              observer)
             newIvf.addOffsets(written).addLengths(kept.toInt)
             written += kept
             pos = start + len
@@ -158,12 +191,14 @@ object IvfIndexRemap {
 
   /**
    * The next `len` rows of `scan` (one partition), remapped and written to `w`; how many were
-   * kept. A transposed partition is read whole and its kept rows' bytes transposed again.
+   * kept. A partition whose codes are transposed (PQ) or packed (RQ) is read whole and its
+   * kept rows' codes laid out so again.
    */
   private def remapPartition(scan: FileScan, p: Int, len: Long, moved: Map[Long, Array[Long]],
-      transposed: Boolean, path: String, w: LanceFileWriter, observer: AuxObserver): Long = {
+      transposed: Boolean, packed: Boolean, path: String, w: LanceFileWriter,
+      observer: AuxObserver): Long = {
     if (len == 0) return 0L
-    if (!transposed) {
+    if (!transposed && !packed) {
       var kept = 0L
       var done = 0L
       while (done < len) {
@@ -178,37 +213,48 @@ object IvfIndexRemap {
       }
       kept
     } else {
-      if (len > Int.MaxValue / 8) throw LanceErrors.unsupported(s"$path: a partition of $len " +
-        "rows is too large to remap in memory")
+      if (len > Int.MaxValue / 64) throw LanceErrors.unsupported(s"$path: a partition of " +
+        s"$len rows is too large to remap in memory")
       val n = len.toInt
-      val Array(ids, codes) = scan.next(n)
-      val (keep, newIds) = BTreeIndexRemap.remapped(ids.asInstanceOf[FixedWidthArray], moved)
-      val fsl = codes.asInstanceOf[FixedSizeListArray]
+      val columns = scan.next(n)
+      val (keep, newIds) =
+        BTreeIndexRemap.remapped(columns(0).asInstanceOf[FixedWidthArray], moved)
+      val k = keep.length
+      val fsl = columns(1).asInstanceOf[FixedSizeListArray]
       val child = fsl.child.asInstanceOf[FixedWidthArray]
       val rowBytes = fsl.dimension * child.byteWidth
-      val k = keep.length
-      val in = child.data
-      val out = new Array[Byte](k * rowBytes)
-      var j = 0
-      while (j < rowBytes) {
-        var r = 0
-        while (r < k) { out(j * k + r) = in(j * n + keep(r)); r += 1 }
-        j += 1
-      }
+      val codes =
+        if (packed) RabitCodeBlocks.take(child.data, n, rowBytes, keep)
+        else transposedTake(child.data, n, rowBytes, keep)
       val keptCodes = new FixedSizeListArray(k, null, fsl.dimension,
-        new FixedWidthArray(k * fsl.dimension, null, child.byteWidth, out))
-      if (k > 0) w.write(Array(idArray(newIds), keptCodes))
+        new FixedWidthArray(k * fsl.dimension, null, child.byteWidth, codes))
+      val rest = columns.drop(2).map(c => if (k == n) c else ColumnArrays.take(c, keep))
+      if (k > 0) w.write(Array[ColumnArray](idArray(newIds), keptCodes) ++ rest)
       if (observer != null) observer.rows(p, len, 0L, keep, keptCodes)
       k.toLong
     }
   }
 
-  /** Whether `storage_metadata` (a JSON array of JSON texts) says the codes are transposed. */
-  private def isTransposed(storage: String): Boolean = {
+  /** The rows `keep` of `n` codes of `rowBytes` stored transposed, transposed again. */
+  private def transposedTake(in: Array[Byte], n: Int, rowBytes: Int,
+      keep: Array[Int]): Array[Byte] = {
+    val k = keep.length
+    val out = new Array[Byte](k * rowBytes)
+    var j = 0
+    while (j < rowBytes) {
+      var r = 0
+      while (r < k) { out(j * k + r) = in(j * n + keep(r)); r += 1 }
+      j += 1
+    }
+    out
+  }
+
+  /** Whether `storage_metadata` (a JSON array of JSON texts) sets the boolean `flag`. */
+  private def storageFlag(storage: String, flag: String): Boolean = {
     val json = new com.fasterxml.jackson.databind.ObjectMapper()
     try json.readTree(storage).elements().asScala.exists { e =>
       val inner = if (e.isTextual) json.readTree(e.asText) else e
-      inner.path("transposed").asBoolean(false)
+      inner.path(flag).asBoolean(false)
     } catch { case _: Exception => false }
   }
 

@@ -119,7 +119,7 @@ class CompactionSuite extends TwinDatasetSuite {
   }
 
   private val KeptKinds = Seq("BITMAP", "LABEL_LIST", "INVERTED", "NGRAM", "ZONEMAP",
-    "BLOOMFILTER", "IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ")
+    "BLOOMFILTER", "IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_RQ", "IVF_HNSW_SQ")
 
   for ((kind, stable) <- KeptKinds.map(_ -> true) ++ Seq("ZONEMAP" -> false,
       "BLOOMFILTER" -> false)) {
@@ -146,9 +146,10 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  // INVERTED_TAGS: a full-text index of a list of strings.
+  // INVERTED_TAGS: a full-text index of a list of strings. IVF_RQ: binary codes of 1 to 5
+  // bytes (packed in 32-row blocks, the rest transposed) and extended codes of 2 and 3 bits.
   for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "INVERTED", "INVERTED_TAGS", "IVF_FLAT",
-      "IVF_SQ", "IVF_PQ");
+      "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ:cosine:40:3", "IVF_RQ:dot:16:2", "IVF_RQ:l2:40:3");
        appended <- Seq(false, true)) {
     val unindexed = if (appended) ", beside unindexed fragments" else ""
     test(s"a $kind index is remapped as pylance remaps it$unindexed") {
