@@ -73,34 +73,6 @@ private[index] final class FlatL2Distances(vectors: Array[Float], dim: Int)
 }
 
 /**
- * L2 distances between 8-bit PQ codes, as pylance 14's PQ storage measures them while it
- * repairs a graph (found against pylance 14.0.2 with 4-dimensional sub-vectors, where every
- * repaired edge's distance is reproduced bit for bit, and with sub-vectors of 2 and 16
- * dimensions): for each sub-vector in order, the squared differences of the two codes'
- * centroids summed by Lance's L2 kernel ([[FlatLanes.l2]]: in order below 8 dimensions), those
- * sums added in order from zero, in f32.
- *
- * @param codes    the codes, `numSub` bytes a row (not transposed)
- * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
- */
-private[index] final class PqL2Distances(codes: Array[Byte], numSub: Int, codebook: Array[Float],
-    subDim: Int) extends HnswDistances {
-  val size: Int = if (numSub == 0) 0 else codes.length / numSub
-
-  def distance(a: Int, b: Int): Float = {
-    var s = 0f
-    var m = 0
-    while (m < numSub) {
-      val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
-      val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
-      s += FlatLanes.l2(codebook, x, codebook, y, subDim)
-      m += 1
-    }
-    s
-  }
-}
-
-/**
  * Dot distances between float vectors, as pylance 14's flat storage of a "dot" index measures
  * them while it repairs a graph (found against pylance 14.0.2 on 8- to 32-dimensional vectors,
  * every repaired edge's distance reproduced bit for bit): `1 - x·y`, `x·y` by Lance's dot
@@ -136,30 +108,64 @@ private[index] final class FlatCosineDistances(vectors: Array[Float], dim: Int)
 }
 
 /**
- * Dot distances between 8-bit PQ codes of a "dot" index, as pylance 14's PQ storage measures
- * them while it repairs a graph (found against pylance 14.0.2 with 2 sub-vectors of 4 and 16
- * dimensions and 4 of 2, every repaired edge's distance reproduced bit for bit; the codes are
- * of the vectors, not of residuals): for each sub-vector in order, `1 - c·d` of the two codes'
- * centroids (`c·d` by Lance's dot kernel, [[FlatLanes.dot]]: in order below 8 dimensions),
- * those terms added in order from zero, then `numSub - 1` subtracted, in f32.
+ * Distances between PQ codes, as pylance 14's PQ storage measures them while it repairs a
+ * graph (found against pylance 14.0.2, every repaired edge's distance reproduced bit for bit:
+ * L2 with sub-vectors of 2, 4 and 16 dimensions; dot with 2 sub-vectors of 4 and 16 dimensions
+ * and 4 of 2; 4-bit codes with sub-vectors of 2 and 4). For each sub-vector in order, a term of
+ * the two codes' centroids: their squared differences summed by Lance's L2 kernel
+ * ([[FlatLanes.l2]]: in order below 8 dimensions) for the L2 and cosine metrics (a cosine
+ * index's codes are of unit vectors), `1 - c·d` by its dot kernel ([[FlatLanes.dot]]) for the
+ * dot metric (whose codes are of the vectors, not of residuals). The terms are added in order
+ * from zero in f32 — with 4-bit codes, two sub-vectors' terms (one byte's) added first — and
+ * for the dot metric `numSub - 1` is then subtracted.
  *
- * @param codes    the codes, `numSub` bytes a row (not transposed)
- * @param codebook `256 * numSub` centroids of `subDim` floats, sub-vector by sub-vector
+ * @param codes    the codes, a row after another (not transposed): a byte per sub-vector, or
+ *                 with 4 bits two, the even sub-vector's in the low nibble
+ * @param codebook `2^bits` centroids of `subDim` floats per sub-vector, sub-vector by
+ *                 sub-vector
  */
-private[index] final class PqDotDistances(codes: Array[Byte], numSub: Int,
-    codebook: Array[Float], subDim: Int) extends HnswDistances {
-  val size: Int = if (numSub == 0) 0 else codes.length / numSub
+private[index] final class PqDistances(codes: Array[Byte], numSub: Int,
+    codebook: Array[Float], subDim: Int, bits: Int, dot: Boolean) extends HnswDistances {
+  private val rowBytes = if (bits == 4) numSub / 2 else numSub
+  val size: Int = if (rowBytes == 0) 0 else codes.length / rowBytes
+
+  private def term(m: Int, ca: Int, cb: Int): Float = {
+    val x = ((m << bits) + ca) * subDim
+    val y = ((m << bits) + cb) * subDim
+    if (dot) 1f - FlatLanes.dot(codebook, x, codebook, y, subDim)
+    else FlatLanes.l2(codebook, x, codebook, y, subDim)
+  }
 
   def distance(a: Int, b: Int): Float = {
     var s = 0f
-    var m = 0
-    while (m < numSub) {
-      val x = ((m << 8) + (codes(a * numSub + m) & 0xff)) * subDim
-      val y = ((m << 8) + (codes(b * numSub + m) & 0xff)) * subDim
-      s += 1f - FlatLanes.dot(codebook, x, codebook, y, subDim)
-      m += 1
+    var i = 0
+    while (i < rowBytes) {
+      val ca = codes(a * rowBytes + i) & 0xff
+      val cb = codes(b * rowBytes + i) & 0xff
+      if (bits == 4) s += term(2 * i, ca & 0xf, cb & 0xf) + term(2 * i + 1, ca >>> 4, cb >>> 4)
+      else s += term(i, ca, cb)
+      i += 1
     }
-    s - (numSub - 1).toFloat
+    if (dot) s - (numSub - 1).toFloat else s
+  }
+}
+
+/**
+ * Hamming distances between u8 vectors, as pylance 14's flat storage of a "hamming" index
+ * measures them: the number of differing bits, an exact integer, as a float.
+ */
+private[index] final class FlatHammingDistances(vectors: Array[Byte], dim: Int)
+    extends HnswDistances {
+  val size: Int = if (dim == 0) 0 else vectors.length / dim
+
+  def distance(a: Int, b: Int): Float = {
+    var n = 0
+    var i = 0
+    while (i < dim) {
+      n += Integer.bitCount((vectors(a * dim + i) ^ vectors(b * dim + i)) & 0xff)
+      i += 1
+    }
+    n.toFloat
   }
 }
 

@@ -28,8 +28,9 @@ import io.sparklance.table.Snapshot
  *    `lance:hnsw`, an empty text for an empty graph). pylance does not rebuild the graphs: it
  *    repairs each one whose partition lost rows ([[HnswGraphRepair]]) over the partition's
  *    remapped codes or vectors, measured as the index's metric asks ([[SqL2Distances]] for
- *    L2 and cosine, [[SqDotDistances]]; [[FlatL2Distances]], [[FlatCosineDistances]], [[FlatDotDistances]]; [[PqL2Distances]]
- *    for L2 and cosine, [[PqDotDistances]]),
+ *    L2 and cosine, [[SqDotDistances]]; [[FlatL2Distances]], [[FlatCosineDistances]],
+ *    [[FlatDotDistances]], [[FlatHammingDistances]] for u8 vectors; [[PqDistances]] for
+ *    8- and 4-bit codes),
  *    keeps a graph that lost nothing as it is, writes an empty text for a graph that lost
  *    every node, and renews the IVF ranges and `lance:hnsw`; centroids and the rest of the
  *    metadata are kept.
@@ -46,9 +47,9 @@ object IvfHnswIndexRemap {
   private val json = new ObjectMapper()
 
   /**
-   * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8-bit, f32 codebook) IVF_HNSW_PQ index of
-   * this layout whose graphs we repair as pylance 14 does (small reads), of the L2, cosine or
-   * dot metric (pylance's "hamming" is not repaired here).
+   * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8- or 4-bit, f32 codebook) IVF_HNSW_PQ
+   * index of this layout whose graphs we repair as pylance 14 does (small reads), of the L2,
+   * cosine or dot metric, or an IVF_HNSW_FLAT index of u8 vectors of the hamming metric.
    */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
@@ -60,7 +61,11 @@ object IvfHnswIndexRemap {
         val metric = metricOf(n)
         def aux = IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i),
           IvfIndexRemap.AuxFile))
-        Kinds(kind) && Metrics(metric) && (kind match {
+        Kinds(kind) && (Metrics(metric) || metric == "hamming" && kind == "IVF_HNSW_FLAT" &&
+          aux.fields.lift(1).exists(_.logicalType match {
+            case LogicalType.FixedSizeList(LogicalType.UInt8, _) => true
+            case _ => false
+          })) && (kind match {
           case "IVF_HNSW_PQ" => scala.util.Try(pqModel(aux)).isSuccess
           case _ => true
         })
@@ -84,6 +89,7 @@ object IvfHnswIndexRemap {
     val counts = scala.collection.mutable.Map.empty[Int, Int]
     val codes = scala.collection.mutable.Map.empty[Int, ByteArrayOutputStream]
     var dim = 0
+    var byteWidth = 0
 
     def rows(p: Int, len: Long, first: Long, keep: Array[Int], kept: ColumnArray): Unit = {
       val ids = newIds.getOrElseUpdate(p, Array.fill(len.toInt)(-1))
@@ -93,6 +99,7 @@ object IvfHnswIndexRemap {
       val fsl = kept.asInstanceOf[FixedSizeListArray]
       dim = fsl.dimension
       val child = fsl.child.asInstanceOf[FixedWidthArray]
+      byteWidth = child.byteWidth
       codes.getOrElseUpdate(p, new ByteArrayOutputStream())
         .write(child.data, 0, kept.length * fsl.dimension * child.byteWidth)
     }
@@ -154,19 +161,22 @@ object IvfHnswIndexRemap {
       val bytes = kept.codes.get(p).map(_.toByteArray).getOrElse(new Array[Byte](0))
       val store =
         if (flat) {
-          val v = new Array[Float](bytes.length / 4)
-          ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v)
-          metric match {
-            case "cosine" => new FlatCosineDistances(v, kept.dim)
-            case "dot" => new FlatDotDistances(v, kept.dim)
-            case _ => new FlatL2Distances(v, kept.dim)
+          if (metric == "hamming") new FlatHammingDistances(bytes, kept.dim)
+          else {
+            val v = new Array[Float](bytes.length / 4)
+            ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v)
+            metric match {
+              case "cosine" => new FlatCosineDistances(v, kept.dim)
+              case "dot" => new FlatDotDistances(v, kept.dim)
+              case _ => new FlatL2Distances(v, kept.dim)
+            }
           }
         } else pq match {
           case Some(m) =>
-            val rows = if (m.transposed) untransposed(bytes, m.numSub) else bytes
+            val rowBytes = if (m.bits == 4) m.numSub / 2 else m.numSub
+            val rows = if (m.transposed) untransposed(bytes, rowBytes) else bytes
             // A cosine index's codes are of unit vectors, measured as L2 ones.
-            if (metric == "dot") new PqDotDistances(rows, m.numSub, m.codebook, m.subDim)
-            else new PqL2Distances(rows, m.numSub, m.codebook, m.subDim)
+            new PqDistances(rows, m.numSub, m.codebook, m.subDim, m.bits, metric == "dot")
           case None => metric match {
             case "cosine" => SqL2Distances.cosine(bytes, kept.dim, start, end)
             case "dot" => new SqDotDistances(bytes, kept.dim, start, end)
@@ -205,8 +215,8 @@ object IvfHnswIndexRemap {
       Seq(IvfIndexRemap.AuxFile -> auxSize, IvfIndexRemap.IndexFile -> indexSize))
   }
 
-  /** An 8-bit product quantizer with an f32 codebook, as `auxiliary.idx` describes it. */
-  private final case class PqModel(numSub: Int, subDim: Int, codebook: Array[Float],
+  /** A 4- or 8-bit product quantizer with an f32 codebook, as `auxiliary.idx` describes it. */
+  private final case class PqModel(numSub: Int, subDim: Int, bits: Int, codebook: Array[Float],
       transposed: Boolean)
 
   /** The PQ model of `auxiliary.idx` (`storage_metadata` and the codebook's global buffer). */
@@ -215,18 +225,19 @@ object IvfHnswIndexRemap {
     val m = storageMetadata(aux).getOrElse(throw corrupt("no PQ storage_metadata"))
     val (bits, numSub, dim) = (m.path("nbits").asInt(8), m.path("num_sub_vectors").asInt(0),
       m.path("dimension").asInt(0))
-    if (bits != 8) throw LanceErrors.unsupported(s"${aux.path}: $bits-bit PQ codes")
-    if (numSub <= 0 || dim <= 0 || dim % numSub != 0)
-      throw corrupt(s"$numSub sub-vectors of a $dim-dimensional vector")
+    if (bits != 8 && bits != 4) throw LanceErrors.unsupported(s"${aux.path}: $bits-bit PQ codes")
+    if (numSub <= 0 || dim <= 0 || dim % numSub != 0 || bits == 4 && numSub % 2 != 0)
+      throw corrupt(s"$numSub $bits-bit sub-vectors of a $dim-dimensional vector")
     val at = m.path("codebook_position").asInt(0)
     if (at < 1 || at > aux.globals.size) throw corrupt(s"no codebook in global buffer $at")
     val t = IndexProtos.Tensor.parseFrom(aux.globals(at - 1))
     if (t.getDataType != IndexProtos.Tensor.DataType.FLOAT32)
       throw LanceErrors.unsupported(s"${aux.path}: a ${t.getDataType} PQ codebook")
     val codebook = new Array[Float](t.getData.size / 4)
-    if (codebook.length != 256 * dim) throw corrupt(s"a codebook of ${codebook.length} floats")
+    if (codebook.length != (1 << bits) * dim)
+      throw corrupt(s"a codebook of ${codebook.length} floats")
     t.getData.asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(codebook)
-    PqModel(numSub, dim / numSub, codebook, m.path("transposed").asBoolean(false))
+    PqModel(numSub, dim / numSub, bits, codebook, m.path("transposed").asBoolean(false))
   }
 
   /** Row-major codes from codes stored byte j of every row, then byte j + 1, … */

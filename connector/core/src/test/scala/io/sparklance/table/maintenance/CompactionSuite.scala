@@ -149,7 +149,8 @@ class CompactionSuite extends TwinDatasetSuite {
   // INVERTED_TAGS: a full-text index of a list of strings. IVF_RQ: binary codes of 1 to 5
   // bytes (packed in 32-row blocks, the rest transposed) and extended codes of 2 and 3 bits.
   for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "INVERTED", "INVERTED_TAGS", "IVF_FLAT",
-      "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ:cosine:40:3", "IVF_RQ:dot:16:2", "IVF_RQ:l2:40:3");
+      "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ:cosine:40:3", "IVF_RQ:dot:16:2", "IVF_RQ:l2:40:3",
+      "IVF_FLAT:hamming", "IVF_PQ:l2:16:4:4");
        appended <- Seq(false, true)) {
     val unindexed = if (appended) ", beside unindexed fragments" else ""
     test(s"a $kind index is remapped as pylance remaps it$unindexed") {
@@ -241,7 +242,12 @@ class CompactionSuite extends TwinDatasetSuite {
       "IVF_HNSW_FLAT:cosine:24" -> "", "IVF_HNSW_FLAT:dot:24" -> "",
       "IVF_HNSW_FLAT:cosine:32" -> "append", "IVF_HNSW_FLAT:dot:32" -> "",
       "IVF_HNSW_FLAT:l2:16" -> "", "IVF_HNSW_FLAT:l2:24" -> "", "IVF_HNSW_PQ:l2:32" -> "",
-      "IVF_HNSW_PQ:cosine:32" -> "", "IVF_HNSW_PQ:dot:32" -> "")) {
+      "IVF_HNSW_PQ:cosine:32" -> "", "IVF_HNSW_PQ:dot:32" -> "",
+      // 4-bit PQ codes (two sub-vectors a byte) and u8 vectors of the hamming metric.
+      "IVF_HNSW_PQ:l2:8:4" -> "", "IVF_HNSW_PQ:l2:16:4:4" -> "append",
+      "IVF_HNSW_PQ:dot:16:4:4" -> "", "IVF_HNSW_PQ:cosine:32:4:8" -> "",
+      "IVF_HNSW_PQ:dot:8:4:4" -> "empty", "IVF_HNSW_FLAT:hamming" -> "",
+      "IVF_HNSW_FLAT:hamming:16" -> "append", "IVF_HNSW_FLAT:hamming" -> "empty")) {
     val appended = how == "append"
     val unindexed = if (appended) ", beside unindexed fragments"
       else if (how == "empty") ", one partition losing every row" else ""
