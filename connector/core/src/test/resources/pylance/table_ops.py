@@ -347,12 +347,12 @@ KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is nu
                 "id": "id = 1234"}
 
 
-def _kind_table(start, count, dim=8, u8=False):
+def _kind_table(start, count, dim=8, u8=False, dtype="float32"):
     import numpy as np
     ids = list(range(start, start + count))
     rng = np.random.default_rng(start + 7)
     vecs = rng.integers(0, 256, count * dim).astype(np.uint8) if u8 else \
-        rng.standard_normal(count * dim).astype(np.float32)
+        rng.standard_normal(count * dim).astype(dtype)
     return pa.table({
         "id": pa.array(ids, pa.int64()),
         "k": pa.array([i % 20 for i in ids], pa.int64()),
@@ -369,12 +369,15 @@ def kinds_make(path, stable, kind):
     A vector index's kind may name its metric after a colon ("IVF_HNSW_PQ:dot"; else L2),
     then the vectors' dimension ("IVF_HNSW_FLAT:cosine:16"; else 8), then the bits of an
     IVF_RQ index per dimension ("IVF_RQ:l2:40:3"; else 1) or of a PQ code per sub-vector
-    (else 8), then the PQ sub-vectors (else 2). The vectors of a "hamming" index are u8."""
+    (else 8), then the PQ sub-vectors (else 2). The vectors of a "hamming" index are u8, others
+    f32 unless the dimension says f16 or f64 ("IVF_HNSW_FLAT:l2:8f16")."""
     kind, _, metric = kind.partition(":")
     metric, _, dim = metric.partition(":")
     dim, _, bits = dim.partition(":")
     bits, _, subs = bits.partition(":")
-    lance.write_dataset(_kind_table(0, 3000, int(dim or 8), metric == "hamming"), path,
+    dtype = {"f16": "float16", "f64": "float64"}.get(dim[-3:], "float32")
+    dim = dim[:-3] if dtype != "float32" else dim
+    lance.write_dataset(_kind_table(0, 3000, int(dim or 8), metric == "hamming", dtype), path,
                         max_rows_per_file=300, enable_stable_row_ids=stable)
     ds = lance.dataset(path)
     column = KIND_COLUMNS[kind]
@@ -519,7 +522,7 @@ def kinds_keep_going(path):
     ds = lance.dataset(path)
     ds.validate()
     lance.write_dataset(_kind_table(5000, 40, ds.schema.field("v").type.list_size,
-                                    _u8(ds)), path, mode="append")
+                                    _u8(ds), _dtype(ds)), path, mode="append")
     lance.dataset(path).delete("id % 10 = 5")
     # pylance 14 cannot optimize an IVF_HNSW_FLAT index of the hamming metric (it panics:
     # "unsupported index type: HNSW, FLATBIN"), its own as ours.
@@ -556,6 +559,11 @@ def kinds_aux(path):
 def _u8(ds):
     """Whether column `v` holds u8 vectors (of a "hamming" index)."""
     return ds.schema.field("v").type.value_type == pa.uint8()
+
+
+def _dtype(ds):
+    """The numpy type of column `v`'s items."""
+    return ds.schema.field("v").type.value_type.to_pandas_dtype()
 
 
 def _sized(ds, q):
@@ -606,7 +614,8 @@ def kinds_append(path):
     for k in range(3):
         ds = lance.dataset(path)
         dim = ds.schema.field("v").type.list_size
-        lance.write_dataset(_kind_table(4000 + 100 * k, 50, dim, _u8(ds)), path, mode="append")
+        lance.write_dataset(_kind_table(4000 + 100 * k, 50, dim, _u8(ds), _dtype(ds)), path,
+                            mode="append")
     return lance.dataset(path).version
 
 

@@ -49,7 +49,8 @@ object IvfHnswIndexRemap {
   /**
    * Whether `i` is an IVF_HNSW_SQ, IVF_HNSW_FLAT or (8- or 4-bit, f32 codebook) IVF_HNSW_PQ
    * index of this layout whose graphs we repair as pylance 14 does (small reads), of the L2,
-   * cosine or dot metric, or an IVF_HNSW_FLAT index of u8 vectors of the hamming metric.
+   * cosine or dot metric (IVF_HNSW_FLAT: of f32 vectors), or an IVF_HNSW_FLAT index of u8
+   * vectors of the hamming metric.
    */
   def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
@@ -61,13 +62,17 @@ object IvfHnswIndexRemap {
         val metric = metricOf(n)
         def aux = IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i),
           IvfIndexRemap.AuxFile))
-        Kinds(kind) && (Metrics(metric) || metric == "hamming" && kind == "IVF_HNSW_FLAT" &&
-          aux.fields.lift(1).exists(_.logicalType match {
-            case LogicalType.FixedSizeList(LogicalType.UInt8, _) => true
-            case _ => false
-          })) && (kind match {
-          case "IVF_HNSW_PQ" => scala.util.Try(pqModel(aux)).isSuccess
-          case _ => true
+        // Vectors stored as they are must be f32 (or u8 for hamming): f16 distances come from
+        // C kernels that differ by CPU, f64 ones are not reproduced here.
+        def vectorsOf(t: LogicalType) = aux.fields.lift(1).exists(_.logicalType match {
+          case LogicalType.FixedSizeList(item, _) => item == t
+          case _ => false
+        })
+        Kinds(kind) && (kind match {
+          case "IVF_HNSW_PQ" => Metrics(metric) && scala.util.Try(pqModel(aux)).isSuccess
+          case "IVF_HNSW_FLAT" => if (metric == "hamming") vectorsOf(LogicalType.UInt8)
+            else Metrics(metric) && vectorsOf(LogicalType.Float32)
+          case _ => Metrics(metric)
         })
       }
 
