@@ -55,6 +55,54 @@ def test_cleanup_as_pylance(spark, twins):
     assert lance.dataset(ours, version="old").to_table() == lance.dataset(theirs, version="old").to_table()
 
 
+def _spark_rows(spark, path, **opts):
+    reader = spark.read.format("lance")
+    for k, v in opts.items():
+        reader = reader.option(k, str(v))
+    return sorted(tuple(r) for r in reader.load(path).collect())
+
+
+def _pylance_rows(path, version):
+    t = lance.dataset(path, version=version).to_table()
+    return sorted(tuple(r.values()) for r in t.to_pylist())
+
+
+@pytest.mark.parametrize("policy", [dict(older_than=dt.timedelta(0)), dict(retain_versions=3)])
+def test_every_kept_version_and_tag_reads_the_same_after_cleanup(spark, tmp_path, policy):
+    """Spark reads every version and tag cleanup keeps exactly as before it (and as pylance
+    does), over a history of appends, deletions, an update, an index, a compaction and an
+    overwrite; tags hold versions the policy would otherwise remove."""
+    path = str(tmp_path / "t")
+    lance.write_dataset(pa.table({"id": pa.array(range(40), pa.int64()),
+                                  "s": [f"s{i}" for i in range(40)]}), path,
+                        max_rows_per_file=10)
+    lance.write_dataset(pa.table({"id": pa.array(range(40, 50), pa.int64()),
+                                  "s": [f"s{i}" for i in range(40, 50)]}), path, mode="append")
+    lance.dataset(path).create_scalar_index("id", "BTREE")
+    lance.dataset(path).delete("id % 7 = 0")
+    lance.dataset(path).tags.create("after_delete", lance.dataset(path).version)
+    lance.dataset(path).update({"s": "'u'"}, where="id < 12")
+    spark_lance.compact_files(spark, path, target_rows_per_fragment=25)
+    lance.dataset(path).tags.create("compacted", lance.dataset(path).version)
+    lance.write_dataset(pa.table({"id": pa.array([100, 101], pa.int64()), "s": ["a", "b"]}),
+                        path, mode="overwrite")
+    lance.write_dataset(pa.table({"id": pa.array([102], pa.int64()), "s": ["c"]}), path,
+                        mode="append")
+    versions = [v["version"] for v in lance.dataset(path).versions()]
+    tags = {k: v["version"] for k, v in lance.dataset(path).tags.list().items()}
+    before = {v: _spark_rows(spark, path, version=v) for v in versions}
+    before_tags = {t: _spark_rows(spark, path, tag=t) for t in tags}
+    spark_lance.cleanup_old_versions(spark, path, error_if_tagged_old_versions=False, **policy)
+    kept = [v["version"] for v in lance.dataset(path).versions()]
+    assert len(kept) < len(versions) and set(tags.values()) <= set(kept)
+    for v in kept:
+        got = _spark_rows(spark, path, version=v)
+        assert got == before[v] == _pylance_rows(path, v), v
+    for t in tags:
+        assert _spark_rows(spark, path, tag=t) == before_tags[t] == _pylance_rows(path, t), t
+    lance.dataset(path).validate()
+
+
 def test_cleanup_refuses_tagged_versions_like_pylance(spark, twins):
     ours, _ = twins
     with pytest.raises(Exception, match="tagged version"):

@@ -8,7 +8,10 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.LanceException
-import io.sparklance.storage.HadoopFileIO
+import io.sparklance.format.FileContainer
+import io.sparklance.proto.TransactionProtos
+import io.sparklance.storage.{HadoopFileIO, Paths}
+import io.sparklance.table.{DeletionVector, LanceDataset, ManifestFile, VersionSpec}
 import io.sparklance.testutil.{Pylance, TempDirs}
 
 /**
@@ -31,6 +34,51 @@ class CleanupOldVersionsSuite extends AnyFunSuite {
 
   private def files(p: Path): Seq[String] =
     Pylance.call("cleanup_ops", "files", p.toString).elements().asScala.map(_.asText).toSeq
+
+  /**
+   * Walks every kept manifest (each version in `_versions/`, each tag's) and opens every file
+   * it names: data files and index files as Lance files, deletion files and index files of
+   * other kinds read whole, the transaction file parsed. How many files were opened.
+   */
+  private def keptFilesOpen(root: Path): Int = {
+    val ds = LanceDataset.open(fileIO, root.toString)
+    val specs = ds.versions().map(v => VersionSpec.Number(v.version)) ++
+      ds.tags().map(t => VersionSpec.TagName(t.name))
+    var opened = 0
+    def openLance(p: String): Unit = {
+      val c = FileContainer.open(fileIO.open(p))
+      try assert(c.descriptor != null, p) finally c.input.close()
+      opened += 1
+    }
+    def readWhole(p: String): Unit = { assert(fileIO.readFully(p).nonEmpty, p); opened += 1 }
+    specs.foreach { spec =>
+      val s = ds.open(spec)
+      assert(s.manifest.getBasePathsCount == 0, s"$spec: base paths are not walked here")
+      s.fragments.foreach { f =>
+        f.getFilesList.asScala.foreach { df =>
+          openLance(Paths.join(Paths.join(s.root, "data"), df.getPath))
+        }
+        if (f.hasDeletionFile) readWhole(DeletionVector.path(s.root, f.getId, f.getDeletionFile))
+      }
+      ManifestFile.indices(fileIO, s).foreach { i =>
+        val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+        val names = i.getFilesList.asScala.map(_.getPath).toSeq
+        val listed = if (names.nonEmpty) names
+          else fileIO.list(dir).filterNot(_.isDirectory).map(_.name)
+        assert(listed.nonEmpty, s"$spec: index ${i.getName} has no files in $dir")
+        listed.foreach { n =>
+          val p = Paths.join(dir, n)
+          if (n.endsWith(".lance") || n.endsWith(".idx")) openLance(p) else readWhole(p)
+        }
+      }
+      if (!s.manifest.getTransactionFile.isEmpty) {
+        val p = Paths.join(Paths.join(s.root, "_transactions"), s.manifest.getTransactionFile)
+        TransactionProtos.Transaction.parseFrom(fileIO.readFully(p))
+        opened += 1
+      }
+    }
+    opened
+  }
 
   private val cases: Seq[(String, CleanupPolicy)] = Seq(
     "older_than=0, tags tolerated" -> CleanupPolicy(Some(0.seconds),
@@ -63,6 +111,7 @@ class CleanupOldVersionsSuite extends AnyFunSuite {
         "deletion_files_removed" -> stats.deletionFilesRemoved).foreach { case (k, v) =>
         if (expected.has(k)) assert(v == expected.get(k).asLong, k)
       }
+      assert(keptFilesOpen(ours) > 0)
       assert(Pylance.call("cleanup_ops", "readable", ours.toString) ==
         Pylance.call("cleanup_ops", "readable", theirs.toString))
       assert(Pylance.call("cleanup_ops", "keep_going", ours.toString) ==
