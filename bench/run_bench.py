@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchlib import (lance_spark, maintenance, prep, pylance_ref, report,  # noqa: E402
-                      rowlevel, tpch)
+                      rowlevel, tpch, vectors)
 from benchlib.data import DEFAULT_ROWS, DEFAULT_WRITE_ROWS, Paths  # noqa: E402
 from benchlib.queries import queries  # noqa: E402
 from benchlib.spark_worker import run_worker, worker  # noqa: E402
@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 _VERSION = (HERE.parent / "VERSION").read_text().strip()
 DEFAULT_JAR = HERE.parent / "connector" / "target" / "spark40_213" / "scala-2.13" / f"spark-lance-4.0_2.13-{_VERSION}.jar"
 SECTIONS = ["prep", "write", "scan", "pylance", "lance-spark", "compact", "rowlevel", "tpch",
-            "report"]
+            "vectors", "report"]
 
 
 class LoadWatcher:
@@ -93,6 +93,10 @@ def parse_args(argv):
     ap.add_argument("--tpch-runs", type=int, default=3, help="timed runs of each TPC-H query")
     ap.add_argument("--tpch-master", default=f"local[{os.cpu_count()}]",
                     help="Spark master of the TPC-H section")
+    ap.add_argument("--vector-rows", type=int, default=vectors.DEFAULT_ROWS,
+                    help="rows of the vector search table (128-dimensional float32)")
+    ap.add_argument("--vector-master", default=f"local[{os.cpu_count()}]",
+                    help="Spark master of the vector section (pylance uses every core)")
     ap.add_argument("--fresh", action="store_true", help="do not merge into an existing latest.json")
     ap.add_argument("--worker-spec", help=argparse.SUPPRESS)
     ap.add_argument("--json-out", help=argparse.SUPPRESS)
@@ -149,7 +153,8 @@ def main(argv=None) -> int:
         (out / "latest.json").write_text(json.dumps(doc, indent=1, default=str))
 
     jar = Path(args.jar)
-    if any(s in sections for s in ("write", "scan", "compact", "tpch")) and not jar.exists():
+    if any(s in sections for s in ("write", "scan", "compact", "tpch", "vectors")) and \
+            not jar.exists():
         log(f"connector jar missing: {jar} (run bench/run.sh, which builds it)")
         return 2
 
@@ -235,6 +240,15 @@ def main(argv=None) -> int:
                                               master=args.tpch_master, jar=str(jar),
                                               tpch_sf=args.tpch_sf, tpch_runs=args.tpch_runs), log))
                 doc["tpch_sizes"] = tpch.sizes(Path(args.data), args.tpch_sf)
+        if "vectors" in sections:
+            with phase("vectors"):
+                doc["vector_rows"] = args.vector_rows
+                vectors.prepare(paths, args.vector_rows, log)
+                replace(run_worker(args, dict(base_spec, engine="ours", section="vectors",
+                                              master=args.vector_master, jar=str(jar),
+                                              vector_rows=args.vector_rows), log))
+                log("pylance vector search")
+                replace(vectors.pylance_vectors(paths, args.vector_rows, args.runs, log))
     if not report_only:
         doc["elapsed_s"] = time.time() - t_start
         doc["load_max"] = load.peak

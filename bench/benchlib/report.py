@@ -6,7 +6,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from . import maintenance, rowlevel, tpch
+from . import maintenance, rowlevel, tpch, vectors
 from .queries import queries
 from .spark_worker import SPARK_WRITE_FORMATS
 
@@ -121,6 +121,7 @@ def build_report(doc: dict, out: Path) -> None:
     lines += maintenance.cleanup_table(res)
     lines += rowlevel.table(res, doc.get("rowlevel_rows") or doc.get("rows"))
     lines += tpch.table(res, doc.get("tpch_sf"), doc.get("tpch_sizes"))
+    lines += vectors.table(res, doc.get("vector_rows"))
     errs = [r for r in res if r.get("error")]
     if errs:
         lines += ["", "## Errors", ""]

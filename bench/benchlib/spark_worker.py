@@ -274,6 +274,10 @@ def worker(args) -> None:
         from .tpch import spark_tpch
         results += spark_tpch(spark, Path(args.data), spec["tpch_sf"], spec["tpch_runs"], master, log)
         emit()
+    if spec["section"] == "vectors":
+        from .vectors import spark_vectors
+        results += spark_vectors(spark, paths, spec["vector_rows"], master, log)
+        emit()
     if "write" in spec.get("sections", []):
         results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log,
                                 spec["write_versions"])

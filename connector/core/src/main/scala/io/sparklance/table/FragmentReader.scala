@@ -170,7 +170,8 @@ final class FragmentReader(
    */
   def next(n: Int, maxKept: Int): (Array[ColumnArray], Int) = {
     require(maxKept > 0, s"maxKept must be positive, not $maxKept")
-    if (filter == null) read(rowsHolding(maxKept, n), maxKept) else read(n, maxKept)
+    if (filter == null && fragment.rowCandidates.isEmpty) read(rowsHolding(maxKept, n), maxKept)
+    else read(n, maxKept)
   }
 
   /**
@@ -188,10 +189,10 @@ final class FragmentReader(
   }
 
   private def read(n: Int, maxKept: Int): (Array[ColumnArray], Int) = {
-    skippedByIndex = filter != null && fragment.rowCandidates.exists(_.rangeCardinality(
+    skippedByIndex = fragment.rowCandidates.exists(_.rangeCardinality(
       position, position + n) == 0)
     if (skippedByIndex) {
-      // No row here can pass the filter: its columns are not decoded at all.
+      // No row here can pass the filter or be asked for: its columns are not decoded at all.
       parts.foreach { p => p.first.foreach(_._1.skip(n)); p.rest.foreach(_._1.skip(n)) }
       skipped = n
       lastStart = position
@@ -200,10 +201,11 @@ final class FragmentReader(
       return (Array.empty, 0)
     }
     val firstDecoded = decode(n, _.first)
-    val passed: Array[Boolean] = if (filter == null) null else {
+    val evaluated: Array[Boolean] = if (filter == null) null else {
       val byName = firstFields.map(f => f.name -> assemble(f, firstDecoded, n)).toMap
       filter.evaluator.evaluate(byName, n)
     }
+    val passed = fragment.rowCandidates.fold(evaluated)(c => amongCandidates(c, n, evaluated))
     val allKept = keptRows(position, n, passed)
     val passing = if (allKept == null) n else allKept.length
     skipped = n - passing
@@ -239,6 +241,24 @@ final class FragmentReader(
    * Row indices within the batch that survive deletion and the filter (`passed`, null when
    * there is no filter), or null when every row survives.
    */
+  /**
+   * `passed` (null: every row) narrowed to the rows of the next `n` among `candidates`: no
+   * other row can pass the filter or was asked for.
+   */
+  private def amongCandidates(candidates: org.roaringbitmap.RoaringBitmap, n: Int,
+      passed: Array[Boolean]): Array[Boolean] = {
+    if (candidates.rangeCardinality(position, position + n) == n) return passed
+    val out = new Array[Boolean](n)
+    val s = position.toInt
+    val it = candidates.getIntIterator
+    it.advanceIfNeeded(s)
+    while (it.hasNext && it.peekNext() < s + n) {
+      val i = it.next() - s
+      out(i) = passed == null || passed(i)
+    }
+    out
+  }
+
   private def keptRows(start: Long, n: Int, passed: Array[Boolean]): Array[Int] = {
     val anyDeleted = deletions.cardinality != 0 && deletions.deleted.rangeCardinality(start, start + n) != 0
     if (!anyDeleted && passed == null) return null

@@ -25,7 +25,9 @@ class LanceScan(
     pushed: Array[Predicate],
     countRows: Boolean,
     fragmentTest: Option[Long => Boolean] = None,
-    limit: Option[Int] = None) extends Scan with SupportsReportStatistics {
+    limit: Option[Int] = None,
+    addressed: Option[IndexPruning.Candidates] = None)
+  extends Scan with SupportsReportStatistics {
 
   /** The predicate the reader evaluates exactly (pushed and translated), if any. */
   def rowFilter: Option[RowFilter] = filter
@@ -61,12 +63,18 @@ class LanceScan(
     if (!table.options.useScalarIndex) None
     else filter.flatMap(f => IndexPruning.candidates(table.io, table.snapshot, f))
 
+  /** The rows that can be read at all: those the indices allow and the addresses named. */
+  private lazy val candidates: Option[IndexPruning.Candidates] = (indexed, addressed) match {
+    case (Some(a), Some(b)) => Some(RowAddressPruning.intersect(a, b))
+    case (a, b) => a.orElse(b)
+  }
+
   private lazy val fragments: Seq[FragmentRef] = LanceScan.enoughFor(limit.filter(_ =>
     filter.isEmpty), table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
-      indexed.forall(_.contains(f.getId)))).map {
+      candidates.forall(_.contains(f.getId)))).map {
     f =>
       val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
-        .copy(rowCandidates = indexed.flatMap(_(f.getId)))
+        .copy(rowCandidates = candidates.flatMap(_(f.getId)))
       if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
   }
 
@@ -78,7 +86,7 @@ class LanceScan(
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
-    val pruned = if (fragmentTest.isEmpty && indexed.isEmpty) ""
+    val pruned = if (fragmentTest.isEmpty && candidates.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     s"LanceScan ${table.name()} [$what]$filters$pruned${limit.fold("")(n => s" Limit: $n")}"
   }

@@ -30,11 +30,14 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
   private var fragmentTest: Option[Long => Boolean] = None
+  private var addressed: Option[io.sparklance.table.index.IndexPruning.Candidates] = None
 
   override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
-    // Predicates on _fragid/_rowaddr pick fragments; Spark still evaluates them.
+    // Predicates on _fragid/_rowaddr pick fragments, those naming addresses rows; Spark still
+    // evaluates them.
     fragmentTest = predicates.flatMap(FragmentPruning.of).reduceOption((a, b) =>
       (id: Long) => a(id) && b(id))
+    addressed = RowAddressPruning.of(predicates.toSeq)
     pushRowFilters(predicates)
   }
 
@@ -102,6 +105,8 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
     if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
     else if (countOnly && filter.isEmpty) new LanceCountScan(table)
     else if (countOnly)
-      new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest)
-    else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest, limit)
+      new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest,
+        addressed = addressed)
+    else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest, limit,
+      addressed)
 }
