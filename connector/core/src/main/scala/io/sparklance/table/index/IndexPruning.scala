@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{CompareOp, FeatureFlags, FilterDomain, FilterValue, ManifestFile,
-  RowFilter, RowFilterEvaluator, Snapshot}
+import io.sparklance.table.{CompareOp, FeatureFlags, FilterDomain, FilterValue, LiveRows,
+  ManifestFile, RowFilter, RowFilterEvaluator, Snapshot}
 import io.sparklance.table.RowFilter._
 import io.sparklance.table.txn.Rewrite
 
@@ -60,15 +60,11 @@ object IndexPruning {
       }
     }.toMap
 
-  private def or(a: Candidates, b: Candidates): Candidates =
-    (a.keySet ++ b.keySet).iterator.map { id =>
-      id -> ((a.get(id), b.get(id)) match {
-        case (Some(Some(x)), Some(Some(y))) => Some(RoaringBitmap.or(x, y))
-        case (Some(x), None) => x
-        case (None, Some(y)) => y
-        case _ => None
-      })
-    }.toMap
+  private def or(a: Candidates, b: Candidates): Candidates = LiveRows.unionBy(a, b)(orRows)
+
+  /** The rows of one fragment either of two candidates holds (None: every row). */
+  private def orRows(x: Option[RoaringBitmap], y: Option[RoaringBitmap]): Option[RoaringBitmap] =
+    for (a <- x; b <- y) yield RoaringBitmap.or(a, b)
 
   /**
    * A BTREE index, or a BITMAP index of a table without stable row ids (with them, its
@@ -219,12 +215,7 @@ object IndexPruning {
               maps.offsets(r + 1))
             RowAddrTreeMap.entries(bytes).foreach { case (frag, entry) =>
               val rows = RowAddrTreeMap.offsets(entry, frag, path)
-              out(frag) = (out.get(frag), rows) match {
-                case (Some(Some(a)), Some(b)) => Some(RoaringBitmap.or(a, b))
-                case (Some(a), None) => None
-                case (None, b) => b
-                case (Some(None), _) => None
-              }
+              out(frag) = out.get(frag).fold(rows)(orRows(_, rows))
             }
           }
           r += 1
@@ -250,29 +241,22 @@ object IndexPruning {
       val values = data.fields.head
       val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> values))
       val reader = data.reader(io)
-      val hits = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
-      try {
-        pages.foreach { p =>
+      val hits = try {
+        LiveRows.allowList(pages.iterator.flatMap { p =>
           val start = p * batch
           val end = math.min(start + batch, reader.numRows)
-          if (start < end) {
+          if (start >= end) Iterator.empty
+          else {
             val cols = reader.scan(data.fields, start, end).next((end - start).toInt)
             val (v, ids) = (cols(0), cols(1))
             val ok = test.evaluate(_ => v, v.length)
             val bb = ByteBuffer.wrap(ids.asInstanceOf[FixedWidthArray].data)
               .order(ByteOrder.LITTLE_ENDIAN)
-            var r = 0
-            while (r < ok.length) {
-              if (ok(r)) {
-                val addr = bb.getLong(r * 8)
-                hits.getOrElseUpdate(addr >>> 32, new RoaringBitmap()).add(addr.toInt)
-              }
-              r += 1
-            }
+            ok.indices.iterator.filter(ok).map(r => bb.getLong(r * 8))
           }
-        }
+        })
       } finally reader.close()
-      Some(hits.iterator.map { case (frag, rows) => frag -> Some(rows) }.toMap)
+      Some(hits.map { case (frag, rows) => frag -> Some(rows) })
     }
 
     /** The pages (`page_idx`) whose value range can hold a row matching `f`, and how many. */
