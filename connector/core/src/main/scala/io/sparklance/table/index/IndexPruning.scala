@@ -235,27 +235,20 @@ object IndexPruning {
         throw new IllegalStateException("its page lookup has no batch_size"))
       val (pages, total) = matchingPages(lookupFile, f)
       if (pages.length > 2 && pages.length * MaxPageShare > total) return None
-      val dataPath = Paths.join(dir, BTreeIndexWriter.DataFile)
-      val data = IndexFileLayout.read(io, dataPath)
-      data.expect("values", "ids")
-      val values = data.fields.head
-      val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> values))
-      val reader = data.reader(io)
+      val data = BTreePageData.open(io, dir)
       val hits = try {
+        val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> data.values))
         LiveRows.allowList(pages.iterator.flatMap { p =>
           val start = p * batch
-          val end = math.min(start + batch, reader.numRows)
+          val end = math.min(start + batch, data.numRows)
           if (start >= end) Iterator.empty
           else {
-            val cols = reader.scan(data.fields, start, end).next((end - start).toInt)
-            val (v, ids) = (cols(0), cols(1))
+            val (v, ids) = data.rows(start, end)
             val ok = test.evaluate(_ => v, v.length)
-            val bb = ByteBuffer.wrap(ids.asInstanceOf[FixedWidthArray].data)
-              .order(ByteOrder.LITTLE_ENDIAN)
-            ok.indices.iterator.filter(ok).map(r => bb.getLong(r * 8))
+            ok.indices.iterator.filter(ok).map(r => ids.getLong(r * 8))
           }
         })
-      } finally reader.close()
+      } finally data.close()
       Some(hits.map { case (frag, rows) => frag -> Some(rows) })
     }
 
