@@ -31,8 +31,10 @@ private[index] final class BTreePageData private (data: IndexFileLayout,
 private[index] object BTreePageData {
   /** Opens the page data of the BTREE index whose files are in `dir`. */
   def open(io: FileIO, dir: String): BTreePageData = {
-    val data = IndexFileLayout.read(io, Paths.join(dir, BTreeIndexWriter.DataFile))
-    data.expect("values", "ids")
-    new BTreePageData(data, data.reader(io))
+    val (data, reader) = IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.DataFile))
+    try data.expect("values", "ids") catch {
+      case e: Throwable => reader.close(); throw e
+    }
+    new BTreePageData(data, reader)
   }
 }

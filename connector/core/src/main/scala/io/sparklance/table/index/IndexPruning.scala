@@ -163,12 +163,11 @@ object IndexPruning {
      */
     private def zoneMapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Map[Long, Option[RoaringBitmap]] = {
-      val layout = IndexFileLayout.read(io, Paths.join(dir(i), ZoneMapFile))
-      layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
-        "zone_length")
-      val reader = layout.reader(io)
+      val (layout, reader) = IndexFileLayout.open(io, Paths.join(dir(i), ZoneMapFile))
       val out = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
       try {
+        layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
+          "zone_length")
         val n = reader.numRows.toInt
         val cols = reader.scan(layout.fields, 0, n).next(n)
         val byName = layout.fields.map(_.name).zip(cols).toMap
@@ -198,11 +197,10 @@ object IndexPruning {
     private def bitmapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Map[Long, Option[RoaringBitmap]] = {
       val path = Paths.join(dir(i), BitmapIndexRemap.LookupFile)
-      val layout = IndexFileLayout.read(io, path)
-      layout.expect("keys", "bitmaps")
-      val reader = layout.reader(io)
+      val (layout, reader) = IndexFileLayout.open(io, path)
       val out = scala.collection.mutable.HashMap.empty[Long, Option[RoaringBitmap]]
       try {
+        layout.expect("keys", "bitmaps")
         val n = reader.numRows.toInt
         val cols = reader.scan(layout.fields, 0, n).next(n)
         val ok = new RowFilterEvaluator(rename(f, "keys"), Map("keys" -> layout.fields.head))
@@ -228,12 +226,16 @@ object IndexPruning {
     private def btreeLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Option[Map[Long, Option[RoaringBitmap]]] = {
       val dir = this.dir(i)
-      val lookupFile = IndexFileLayout.read(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
-      lookupFile.expect("min", "max", "null_count", "page_idx")
-      if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
-      val batch = lookupFile.metadata.get("batch_size").map(_.toLong).getOrElse(
-        throw new IllegalStateException("its page lookup has no batch_size"))
-      val (pages, total) = matchingPages(lookupFile, f)
+      val (lookupFile, lookupReader) =
+        IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
+      val (batch, pages, total) = try {
+        lookupFile.expect("min", "max", "null_count", "page_idx")
+        if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
+        val batch = lookupFile.metadata.get("batch_size").map(_.toLong).getOrElse(
+          throw new IllegalStateException("its page lookup has no batch_size"))
+        val (pages, total) = matchingPages(lookupFile, lookupReader, f)
+        (batch, pages, total)
+      } finally lookupReader.close()
       if (pages.length > 2 && pages.length * MaxPageShare > total) return None
       val data = BTreePageData.open(io, dir)
       val hits = try {
@@ -253,19 +255,17 @@ object IndexPruning {
     }
 
     /** The pages (`page_idx`) whose value range can hold a row matching `f`, and how many. */
-    private def matchingPages(layout: IndexFileLayout, f: RowFilter): (Array[Long], Int) = {
-      val reader = layout.reader(io)
-      try {
-        val n = reader.numRows.toInt
-        val cols = reader.scan(layout.fields, 0, n).next(n)
-        val byName = Map("min" -> cols(0), "max" -> cols(1), "null_count" -> cols(2))
-        val idx = cols(3)
-        val fields = layout.fields.map(x => x.name -> x).toMap
-        val ok = new RowFilterEvaluator(pageTest(f), fields).evaluate(byName, n)
-        val ids = ByteBuffer.wrap(idx.asInstanceOf[FixedWidthArray].data)
-          .order(ByteOrder.LITTLE_ENDIAN)
-        (ok.indices.filter(ok).map(r => ids.getInt(r * 4) & 0xffffffffL).toArray, n)
-      } finally reader.close()
+    private def matchingPages(layout: IndexFileLayout, reader: LanceFileReader, f: RowFilter)
+        : (Array[Long], Int) = {
+      val n = reader.numRows.toInt
+      val cols = reader.scan(layout.fields, 0, n).next(n)
+      val byName = Map("min" -> cols(0), "max" -> cols(1), "null_count" -> cols(2))
+      val idx = cols(3)
+      val fields = layout.fields.map(x => x.name -> x).toMap
+      val ok = new RowFilterEvaluator(pageTest(f), fields).evaluate(byName, n)
+      val ids = ByteBuffer.wrap(idx.asInstanceOf[FixedWidthArray].data)
+        .order(ByteOrder.LITTLE_ENDIAN)
+      (ok.indices.filter(ok).map(r => ids.getInt(r * 4) & 0xffffffffL).toArray, n)
     }
   }
 
