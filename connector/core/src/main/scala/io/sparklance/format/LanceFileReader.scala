@@ -97,15 +97,29 @@ object LanceFileReader {
         case (2, m) if m == 1 || m == 2 =>
           if (major != 2 || minor != m) throw mismatch()
           new StructuralFile(FileContainer.open(input, tail), fields, m)
-        case _ =>
-          throw LanceErrors.unsupported(
-            s"Lance file $path has an unstable or unknown Lance file version $fMajor.$fMinor " +
-              "(supported: 0.1 legacy, 2.0, 2.1, 2.2); rewrite the dataset with a stable data_storage_version")
+        case _ => throw unknownVersion(path, fMajor, fMinor)
       }
     } catch {
       case e: Throwable => input.close(); throw e
     }
   }
+
+  private def unknownVersion(path: String, major: Int, minor: Int) =
+    LanceErrors.unsupported(
+      s"Lance file $path has an unstable or unknown Lance file version $major.$minor " +
+        "(supported: 0.1 legacy, 2.0, 2.1, 2.2); rewrite the dataset with a stable " +
+        "data_storage_version")
+
+  /**
+   * A reader over the container of a v2 file no manifest describes (an index file), already
+   * open: its footer names its version. Closing the reader closes the container's input.
+   */
+  def open(container: FileContainer, fields: FileFields): LanceFileReader =
+    (container.footer.major, container.footer.minor) match {
+      case (0, 3) | (2, 0) => new v20.V20FileReader(container, fields)
+      case (2, m) if m == 1 || m == 2 => new StructuralFile(container, fields, m)
+      case (major, minor) => throw unknownVersion(container.path, major, minor)
+    }
 
   /** Opens a file no manifest describes (an index file): its own footer names its version. */
   def openStandalone(io: FileIO, path: String, fields: FileFields): LanceFileReader = {

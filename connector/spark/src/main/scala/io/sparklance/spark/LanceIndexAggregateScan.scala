@@ -4,7 +4,6 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, CountStar,
   Max, Min}
-import org.apache.spark.sql.connector.read.LocalScan
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
@@ -17,13 +16,9 @@ import io.sparklance.table.index.IndexAggregates
  * read: MIN and MAX from BTREE indices that cover every fragment (see IndexAggregates), the
  * count from the manifest. One row, in the order of the aggregation.
  */
-class LanceIndexAggregateScan(table: LanceTable, schema: StructType, row: InternalRow)
-  extends LocalScan {
-  override def readSchema(): StructType = schema
-  override def rows(): Array[InternalRow] = Array(row)
-  override def description(): String =
-    s"LanceIndexAggregateScan ${table.name()} [${schema.fieldNames.mkString(", ")}] " +
-      "(from indices and metadata)"
+class LanceIndexAggregateScan(table: LanceTable, schema: StructType, protected val row: InternalRow)
+  extends LanceDriverScan(table, schema, "LanceIndexAggregateScan", "from indices and metadata") {
+  override protected def detail: String = s" [${schema.fieldNames.mkString(", ")}]"
 }
 
 object LanceIndexAggregateScan {

@@ -1,13 +1,9 @@
 package io.sparklance.table.index
 
-import java.nio.{ByteBuffer, ByteOrder}
-
-import scala.collection.mutable
-
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{DeletionVector, FragmentRef, ManifestFile, Snapshot}
+import io.sparklance.table.{LiveRows, ManifestFile, Snapshot}
 import io.sparklance.table.txn.Rewrite
 
 /**
@@ -50,28 +46,19 @@ object IndexAggregates {
   private def search(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata, max: Boolean)
       : Option[ColumnArray] = {
     val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
-    val fragments = s.fragments.map(f => f.getId -> f).toMap
-    val deletions = mutable.HashMap.empty[Long, DeletionVector]
-    def live(addr: Long): Boolean = fragments.get(addr >>> 32).exists { f =>
-      !deletions.getOrElseUpdate(f.getId, DeletionVector.read(io, FragmentRef(s.root, s, f)))
-        .contains((addr & 0xffffffffL).toInt)
-    }
-    val data = IndexFileLayout.read(io, Paths.join(dir, BTreeIndexWriter.DataFile))
-    data.expect("values", "ids")
-    val reader = data.reader(io)
+    val live = LiveRows(io, s, None)
+    val data = BTreePageData.open(io, dir)
     try {
-      val rows = reader.numRows
+      val rows = data.numRows
       val batch = 4096L
       val starts = (0L until rows by batch).toIndexedSeq
       (if (max) starts.reverse else starts).iterator.map { start =>
         val n = math.min(batch, rows - start).toInt
-        val cols = reader.scan(data.fields, start, start + n).next(n)
-        val (values, ids) = (cols(0), cols(1).asInstanceOf[FixedWidthArray])
-        val bb = ByteBuffer.wrap(ids.data).order(ByteOrder.LITTLE_ENDIAN)
+        val (values, ids) = data.rows(start, start + n)
         val order = if (max) (n - 1 to 0 by -1) else (0 until n)
-        order.find(r => !values.isNull(r) && live(bb.getLong(r * 8)))
+        order.find(r => !values.isNull(r) && live.contains(ids.getLong(r * 8)))
           .map(r => ColumnArrays.slice(values, r, 1))
       }.collectFirst { case Some(v) => v }
-    } finally reader.close()
+    } finally data.close()
   }
 }

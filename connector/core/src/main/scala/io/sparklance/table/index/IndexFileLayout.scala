@@ -34,21 +34,38 @@ private[index] final case class IndexFileLayout(path: String, fields: Seq[LanceF
   }
 
   /** A reader of the file's rows, every field read by position. */
-  def reader(io: FileIO): LanceFileReader =
-    LanceFileReader.openStandalone(io, path,
-      FileFields(fields.map(_.id).toArray, fields.indices.toArray))
+  def reader(io: FileIO): LanceFileReader = LanceFileReader.openStandalone(io, path, byPosition)
+
+  private def byPosition: FileFields =
+    FileFields(fields.map(_.id).toArray, fields.indices.toArray)
 }
 
 private[index] object IndexFileLayout {
   def read(io: FileIO, path: String): IndexFileLayout = {
     val container = FileContainer.open(io.open(path))
+    try of(path, container) finally container.input.close()
+  }
+
+  /**
+   * The file's layout and a reader of its rows (every field read by position, as
+   * [[IndexFileLayout.reader]]) from one opening of the file; the reader closes it.
+   */
+  def open(io: FileIO, path: String): (IndexFileLayout, LanceFileReader) = {
+    val container = FileContainer.open(io.open(path))
     try {
-      val sch = container.descriptor.getSchema
-      IndexFileLayout(path,
-        LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, path).fields,
-        sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
-        (1 until container.numGlobalBuffers).map(container.globalBuffer))
-    } finally container.input.close()
+      val layout = of(path, container)
+      (layout, LanceFileReader.open(container, layout.byPosition))
+    } catch {
+      case e: Throwable => container.input.close(); throw e
+    }
+  }
+
+  private def of(path: String, container: FileContainer): IndexFileLayout = {
+    val sch = container.descriptor.getSchema
+    IndexFileLayout(path,
+      LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, path).fields,
+      sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
+      (1 until container.numGlobalBuffers).map(container.globalBuffer))
   }
 
   /**

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{CompareOp, FeatureFlags, FilterDomain, FilterValue, ManifestFile,
-  RowFilter, RowFilterEvaluator, Snapshot}
+import io.sparklance.table.{CompareOp, FeatureFlags, FilterDomain, FilterValue, LiveRows,
+  ManifestFile, RowFilter, RowFilterEvaluator, Snapshot}
 import io.sparklance.table.RowFilter._
 import io.sparklance.table.txn.Rewrite
 
@@ -60,15 +60,11 @@ object IndexPruning {
       }
     }.toMap
 
-  private def or(a: Candidates, b: Candidates): Candidates =
-    (a.keySet ++ b.keySet).iterator.map { id =>
-      id -> ((a.get(id), b.get(id)) match {
-        case (Some(Some(x)), Some(Some(y))) => Some(RoaringBitmap.or(x, y))
-        case (Some(x), None) => x
-        case (None, Some(y)) => y
-        case _ => None
-      })
-    }.toMap
+  private def or(a: Candidates, b: Candidates): Candidates = LiveRows.unionBy(a, b)(orRows)
+
+  /** The rows of one fragment either of two candidates holds (None: every row). */
+  private def orRows(x: Option[RoaringBitmap], y: Option[RoaringBitmap]): Option[RoaringBitmap] =
+    for (a <- x; b <- y) yield RoaringBitmap.or(a, b)
 
   /**
    * A BTREE index, or a BITMAP index of a table without stable row ids (with them, its
@@ -167,12 +163,11 @@ object IndexPruning {
      */
     private def zoneMapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Map[Long, Option[RoaringBitmap]] = {
-      val layout = IndexFileLayout.read(io, Paths.join(dir(i), ZoneMapFile))
-      layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
-        "zone_length")
-      val reader = layout.reader(io)
+      val (layout, reader) = IndexFileLayout.open(io, Paths.join(dir(i), ZoneMapFile))
       val out = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
       try {
+        layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
+          "zone_length")
         val n = reader.numRows.toInt
         val cols = reader.scan(layout.fields, 0, n).next(n)
         val byName = layout.fields.map(_.name).zip(cols).toMap
@@ -202,11 +197,10 @@ object IndexPruning {
     private def bitmapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Map[Long, Option[RoaringBitmap]] = {
       val path = Paths.join(dir(i), BitmapIndexRemap.LookupFile)
-      val layout = IndexFileLayout.read(io, path)
-      layout.expect("keys", "bitmaps")
-      val reader = layout.reader(io)
+      val (layout, reader) = IndexFileLayout.open(io, path)
       val out = scala.collection.mutable.HashMap.empty[Long, Option[RoaringBitmap]]
       try {
+        layout.expect("keys", "bitmaps")
         val n = reader.numRows.toInt
         val cols = reader.scan(layout.fields, 0, n).next(n)
         val ok = new RowFilterEvaluator(rename(f, "keys"), Map("keys" -> layout.fields.head))
@@ -219,12 +213,7 @@ object IndexPruning {
               maps.offsets(r + 1))
             RowAddrTreeMap.entries(bytes).foreach { case (frag, entry) =>
               val rows = RowAddrTreeMap.offsets(entry, frag, path)
-              out(frag) = (out.get(frag), rows) match {
-                case (Some(Some(a)), Some(b)) => Some(RoaringBitmap.or(a, b))
-                case (Some(a), None) => None
-                case (None, b) => b
-                case (Some(None), _) => None
-              }
+              out(frag) = out.get(frag).fold(rows)(orRows(_, rows))
             }
           }
           r += 1
@@ -237,58 +226,46 @@ object IndexPruning {
     private def btreeLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Option[Map[Long, Option[RoaringBitmap]]] = {
       val dir = this.dir(i)
-      val lookupFile = IndexFileLayout.read(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
-      lookupFile.expect("min", "max", "null_count", "page_idx")
-      if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
-      val batch = lookupFile.metadata.get("batch_size").map(_.toLong).getOrElse(
-        throw new IllegalStateException("its page lookup has no batch_size"))
-      val (pages, total) = matchingPages(lookupFile, f)
+      val (lookupFile, lookupReader) =
+        IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
+      val (batch, pages, total) = try {
+        lookupFile.expect("min", "max", "null_count", "page_idx")
+        if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
+        val batch = lookupFile.metadata.get("batch_size").map(_.toLong).getOrElse(
+          throw new IllegalStateException("its page lookup has no batch_size"))
+        val (pages, total) = matchingPages(lookupFile, lookupReader, f)
+        (batch, pages, total)
+      } finally lookupReader.close()
       if (pages.length > 2 && pages.length * MaxPageShare > total) return None
-      val dataPath = Paths.join(dir, BTreeIndexWriter.DataFile)
-      val data = IndexFileLayout.read(io, dataPath)
-      data.expect("values", "ids")
-      val values = data.fields.head
-      val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> values))
-      val reader = data.reader(io)
-      val hits = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
-      try {
-        pages.foreach { p =>
+      val data = BTreePageData.open(io, dir)
+      val hits = try {
+        val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> data.values))
+        LiveRows.allowList(pages.iterator.flatMap { p =>
           val start = p * batch
-          val end = math.min(start + batch, reader.numRows)
-          if (start < end) {
-            val cols = reader.scan(data.fields, start, end).next((end - start).toInt)
-            val (v, ids) = (cols(0), cols(1))
+          val end = math.min(start + batch, data.numRows)
+          if (start >= end) Iterator.empty
+          else {
+            val (v, ids) = data.rows(start, end)
             val ok = test.evaluate(_ => v, v.length)
-            val bb = ByteBuffer.wrap(ids.asInstanceOf[FixedWidthArray].data)
-              .order(ByteOrder.LITTLE_ENDIAN)
-            var r = 0
-            while (r < ok.length) {
-              if (ok(r)) {
-                val addr = bb.getLong(r * 8)
-                hits.getOrElseUpdate(addr >>> 32, new RoaringBitmap()).add(addr.toInt)
-              }
-              r += 1
-            }
+            ok.indices.iterator.filter(ok).map(r => ids.getLong(r * 8))
           }
-        }
-      } finally reader.close()
-      Some(hits.iterator.map { case (frag, rows) => frag -> Some(rows) }.toMap)
+        })
+      } finally data.close()
+      Some(hits.map { case (frag, rows) => frag -> Some(rows) })
     }
 
     /** The pages (`page_idx`) whose value range can hold a row matching `f`, and how many. */
-    private def matchingPages(layout: IndexFileLayout, f: RowFilter): (Array[Long], Int) = {
-      val reader = layout.reader(io)
-      try {
-        val n = reader.numRows.toInt
-        val cols = reader.scan(layout.fields, 0, n).next(n)
-        val byName = Map("min" -> cols(0), "max" -> cols(1), "null_count" -> cols(2))
-        val idx = cols(3)
-        val fields = layout.fields.map(x => x.name -> x).toMap
-        val ok = new RowFilterEvaluator(pageTest(f), fields).evaluate(byName, n)
-        val ids = ByteBuffer.wrap(idx.asInstanceOf[FixedWidthArray].data)
-          .order(ByteOrder.LITTLE_ENDIAN)
-        (ok.indices.filter(ok).map(r => ids.getInt(r * 4) & 0xffffffffL).toArray, n)
-      } finally reader.close()
+    private def matchingPages(layout: IndexFileLayout, reader: LanceFileReader, f: RowFilter)
+        : (Array[Long], Int) = {
+      val n = reader.numRows.toInt
+      val cols = reader.scan(layout.fields, 0, n).next(n)
+      val byName = Map("min" -> cols(0), "max" -> cols(1), "null_count" -> cols(2))
+      val idx = cols(3)
+      val fields = layout.fields.map(x => x.name -> x).toMap
+      val ok = new RowFilterEvaluator(pageTest(f), fields).evaluate(byName, n)
+      val ids = ByteBuffer.wrap(idx.asInstanceOf[FixedWidthArray].data)
+        .order(ByteOrder.LITTLE_ENDIAN)
+      (ok.indices.filter(ok).map(r => ids.getInt(r * 4) & 0xffffffffL).toArray, n)
     }
   }
 

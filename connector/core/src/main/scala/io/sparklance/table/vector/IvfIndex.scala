@@ -10,7 +10,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.proto.{IndexProtos, TableProtos}
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.ManifestFile
+import io.sparklance.table.{LiveRows, ManifestFile}
 
 /**
  * An IVF_FLAT, IVF_SQ or IVF_PQ vector index as pylance 14 writes it (found against pylance

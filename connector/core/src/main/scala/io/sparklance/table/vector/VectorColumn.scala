@@ -5,7 +5,7 @@ import java.nio.{ByteBuffer, ByteOrder}
 import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.storage.FileIO
-import io.sparklance.table.{DeletionVector, FragmentReader, FragmentRef, Snapshot}
+import io.sparklance.table.{DeletionVector, FragmentReader, FragmentRef, LiveRows, Snapshot}
 
 /**
  * A table's vector column (`fixed_size_list` of float16, float32 or float64), read for exact

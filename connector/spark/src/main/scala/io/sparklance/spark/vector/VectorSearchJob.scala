@@ -7,9 +7,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.LanceErrors
 import io.sparklance.spark.{LanceReadOptions, LanceTables}
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.LanceDataset
-import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, LiveRows, TopK, VectorMetric,
-  VectorQuery}
+import io.sparklance.table.{LanceDataset, LiveRows}
+import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, TopK, VectorMetric, VectorQuery}
 
 /**
  * Nearest-neighbour search through a table's IVF index, distributed: the driver plans (opens

@@ -1,15 +1,15 @@
-package io.sparklance.table.vector
+package io.sparklance.table
 
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.storage.FileIO
-import io.sparklance.table.{DeletionVector, FragmentRef, Snapshot}
 
 /**
  * The rows of one table version a search may return, by row address (fragment id << 32 |
  * offset): those of fragments still in the table and not deleted. An index keeps the rows of
  * the fragments it was built on: pylance drops the deleted ones and those of fragments since
- * removed or rewritten from its results (its prefilter), so a search keeps `k` live rows.
+ * removed or rewritten from its results (its prefilter), so a search keeps `k` live rows
+ * (and MIN and MAX from a BTREE index, see IndexAggregates, only live values).
  * Deletion files are read on first use, one per fragment. With a filter (pylance's
  * `prefilter=True`), only the `allowed` rows: fragment id -> offsets of the rows that match.
  */
@@ -45,9 +45,13 @@ object LiveRows {
 
   /** Two allow-lists as one. */
   def union(a: Map[Long, RoaringBitmap], b: Map[Long, RoaringBitmap]): Map[Long, RoaringBitmap] =
+    unionBy(a, b)((x, y) => RoaringBitmap.or(x, y))
+
+  /** Two maps by fragment id as one: a fragment in both gets `both` of its two values. */
+  def unionBy[V](a: Map[Long, V], b: Map[Long, V])(both: (V, V) => V): Map[Long, V] =
     (a.keySet ++ b.keySet).iterator.map { k =>
       k -> ((a.get(k), b.get(k)) match {
-        case (Some(x), Some(y)) => RoaringBitmap.or(x, y)
+        case (Some(x), Some(y)) => both(x, y)
         case (x, y) => x.orElse(y).get
       })
     }.toMap
