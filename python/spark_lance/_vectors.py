@@ -186,4 +186,5 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
     if hits:
         rows = rows.where(F.col("_rowaddr").isin([a for a, _ in hits]))
     joined = rows.join(F.broadcast(found), "_rowaddr")
-    return joined.orderBy("_rank").select(*names, "_distance")
+    # At most k rows: one partition sorted in place (orderBy would sample them in a job first).
+    return joined.coalesce(1).sortWithinPartitions("_rank").select(*names, "_distance")
