@@ -48,12 +48,11 @@ object KnnJoinJob {
     val first = qs.find(_ != null).getOrElse(new Array[Float](vectors.dim))
     val query = VectorQuery(column, first, k, Option(metric).map(VectorMetric.parse),
       Option(nprobes).map(_.intValue), Option(refineFactor).map(_.intValue))
-    val plan = if (useIndex) IvfSearch.plan(io, snapshot, query) else None
     lazy val allowed = Option(filter).filter(_.trim.nonEmpty)
       .map(f => VectorSearchJob.matching(spark, root, all, snapshot.version, f))
     val results: Map[Int, Array[(Float, Long)]] =
       if (qs.forall(_ == null)) Map.empty
-      else plan match {
+      else (if (useIndex) IvfSearch.plan(io, snapshot, query) else None) match {
         case Some(p) => indexed(spark, allowed.fold(p)(p.restrictedTo), qs)
         case None =>
           val live = LiveRows(io, snapshot, allowed)

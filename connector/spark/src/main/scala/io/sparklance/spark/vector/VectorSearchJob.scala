@@ -78,8 +78,9 @@ object VectorSearchJob {
   }
 
   /** The rows of `version` matching `filter`, by fragment: a Spark scan of `_rowaddr`. */
-  private[vector] def matching(spark: SparkSession, root: String, options: java.util.Map[String, String],
-      version: Long, filter: String): Map[Long, RoaringBitmap] = {
+  private[vector] def matching(spark: SparkSession, root: String,
+      options: java.util.Map[String, String], version: Long,
+      filter: String): Map[Long, RoaringBitmap] = {
     val versionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
       LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
       LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
