@@ -194,6 +194,7 @@ def test_ml_vector_queries(spark, indexed):
     df = spark.createDataFrame([(i, Vectors.dense([float(x) for x in v]))
                                 for i, v in enumerate(q)], ["qid", "vec"])
     got = by_query(spark_lance.LanceTable(spark, path).knn_join(
-        df, "emb", k=5, query_column="vec", nprobes=3, refine_factor=2, columns=["id"]), 2)
+        queries_df=df, column="emb", k=5, query_column="vec", nprobes=3, refine_factor=2,
+        columns=["id"]), 2)
     for i in range(2):
         assert_same(got[i], pylance(path, q[i], k=5, nprobes=3, refine_factor=2))

@@ -35,8 +35,8 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def knn_join(spark: "SparkSession", path: str, options: Dict[str, str], queries: "DataFrame",
-             column: str, k: int, query_column: Optional[str] = None,
+def knn_join(spark: "SparkSession", path: str, options: Dict[str, str],
+             queries: "DataFrame", column: str, k: int, query_column: Optional[str] = None,
              metric: Optional[str] = None, nprobes: Optional[int] = None,
              refine_factor: Optional[int] = None, use_index: bool = True,
              filter: Optional[str] = None,  # noqa: A002 - pylance's name
