@@ -172,6 +172,25 @@ class LanceTable:
         return _vectors.nearest(self.to_df(version=version), column, q, k=k,
                                 metric=metric or "l2", filter=filter, columns=columns)
 
+    def knn_join(self, queries_df: "DataFrame", column: str, k: int = 10, *,
+                 query_column: Optional[str] = None, metric: Optional[str] = None,
+                 nprobes: Optional[int] = None, refine_factor: Optional[int] = None,
+                 use_index: bool = True,
+                 filter: Optional[str] = None,  # noqa: A002 - pylance's name
+                 columns: Union[str, Sequence[str], None] = None) -> "DataFrame":
+        """For every row of ``queries_df``, the ``k`` rows :meth:`nearest` returns for its
+        vector in ``query_column`` (default ``column``), found in one Spark job that reads
+        each IVF partition (or each fragment, searching exactly) once for all queries: every
+        column of ``queries_df``, the matched row's ``columns`` (all by default; a name
+        ``queries_df`` has already gets the prefix ``match_``) and ``_distance``, ordered by
+        query row, nearest first. The query rows are collected to the driver; a row with a
+        null vector gets no matches."""
+        from . import _knn
+
+        return _knn.knn_join(self._spark, self.path, self._options, queries_df, column, k,
+                             query_column, metric, nprobes, refine_factor, use_index, filter,
+                             columns)
+
     # ---- row changes --------------------------------------------------------------------------
     def delete(self, predicate: str) -> None:
         """pylance's ``delete(predicate)``: deletion files, no data rewritten."""

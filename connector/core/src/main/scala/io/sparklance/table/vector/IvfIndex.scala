@@ -76,11 +76,20 @@ final class IvfIndex private (
    * Scores partitions `parts` for the prepared query `q` into `top`, keeping the rows
    * `live` accepts: one open of `auxiliary.idx`, one read per partition.
    */
-  def search(io: FileIO, parts: Seq[Int], q: Array[Float], live: LiveRows, top: TopK): Unit = {
+  def search(io: FileIO, parts: Seq[Int], q: Array[Float], live: LiveRows, top: TopK): Unit =
+    searchMany(io, parts.map(p => (p, Seq((q, top)))), live)
+
+  /**
+   * Scores each partition of `parts` for every (prepared query, its top) pair given with it,
+   * keeping the rows `live` accepts: one open of `auxiliary.idx`, one read per partition,
+   * however many queries probe it.
+   */
+  def searchMany(io: FileIO, parts: Seq[(Int, Seq[(Array[Float], TopK)])],
+      live: LiveRows): Unit = {
     val layout = auxFields(io)
     val reader = LanceFileReader.openStandalone(io, auxPath,
       FileFields(layout.map(_.id).toArray, layout.indices.toArray))
-    try parts.foreach { p =>
+    try parts.foreach { case (p, queries) =>
       if (p < 0 || p >= numPartitions) throw LanceErrors.corruptFile(auxPath,
         s"no partition $p among $numPartitions")
       val n = lengths(p)
@@ -92,13 +101,18 @@ final class IvfIndex private (
         try {
           val Array(ids, codes) = scan.next(n)
           val rowIds = IvfIndex.longs(ids, auxPath)
+          val c = centroid(p)
           val dist = new Array[Float](n)
-          quantizer.score(q, centroid(p), codes, n, dist)
-          var i = 0
-          while (i < n) {
-            val d = dist(i)
-            if (!d.isNaN && live.contains(rowIds(i))) top.offer(d, rowIds(i))
-            i += 1
+          // Whether each row may be returned: asked of `live` once, for every query.
+          val ok = Array.tabulate(n)(i => live.contains(rowIds(i)))
+          queries.foreach { case (q, top) =>
+            quantizer.score(q, c, codes, n, dist)
+            var i = 0
+            while (i < n) {
+              val d = dist(i)
+              if (ok(i) && !d.isNaN) top.offer(d, rowIds(i))
+              i += 1
+            }
           }
         } finally scan.close()
       }

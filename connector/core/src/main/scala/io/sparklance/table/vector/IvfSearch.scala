@@ -45,6 +45,16 @@ final class IvfSearchPlan(val query: VectorQuery, val column: VectorColumn,
   def restrictedTo(allowed: Map[Long, RoaringBitmap]): IvfSearchPlan =
     new IvfSearchPlan(query, column, segments, prepared, probes, unindexed,
       new LiveRows(live.io, live.fragments, Some(allowed)))
+
+  /**
+   * This plan for another query vector `q` (same column, `k`, metric, `nprobes` and
+   * `refine_factor`): its own prepared queries and probes, the rest shared.
+   */
+  def forQuery(q: Array[Float]): IvfSearchPlan = {
+    val prep = segments.map(_.prepare(q))
+    new IvfSearchPlan(query.copy(q = q), column, segments, prep,
+      IvfSearch.probesOf(segments, prep, query.nprobes), unindexed, live)
+  }
 }
 
 /**
@@ -88,16 +98,21 @@ object IvfSearch {
       s"vector index $name on ${query.column} has segments of different metrics")
     if (query.metric.exists(_ != segments.head.metric)) return None
     val prepared = segments.map(_.prepare(query.q))
-    val probes = segments.indices.flatMap { i =>
-      val n = query.nprobes.getOrElse(segments(i).numPartitions)
-      segments(i).probe(prepared(i), n).map(p => (i, p))
-    }
+    val probes = probesOf(segments, prepared, query.nprobes)
     val covered = segments.flatMap(_.fragments).toSet
     val live = LiveRows(io, s, allowed)
     val unindexed = s.fragments.filterNot(f => covered(f.getId))
       .map(f => live.fragments(f.getId)).toIndexedSeq
     Some(new IvfSearchPlan(query, column, segments, prepared, probes, unindexed, live))
   }
+
+  /** The (segment, partition) pairs probed for the `prepared` queries of each segment. */
+  def probesOf(segments: IndexedSeq[IvfIndex], prepared: IndexedSeq[Array[Float]],
+      nprobes: Option[Int]): IndexedSeq[(Int, Int)] =
+    segments.indices.flatMap { i =>
+      val n = nprobes.getOrElse(segments(i).numPartitions)
+      segments(i).probe(prepared(i), n).map(p => (i, p))
+    }
 
   /** The index's best `k * refine_factor` live candidates among `probes` (of plan's). */
   def scorePartitions(io: FileIO, plan: IvfSearchPlan, probes: Seq[(Int, Int)]): TopK = {

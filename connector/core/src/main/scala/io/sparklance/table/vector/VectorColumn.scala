@@ -33,6 +33,41 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
   }
 
   /**
+   * As [[scan]] for many queries at once: the fragment is read once, and every row's exact
+   * distance to `qs(i)` offered to `tops(i)`.
+   */
+  def scanMany(io: FileIO, f: FragmentRef, qs: Array[Array[Float]], metric: VectorMetric,
+      tops: Array[TopK], live: LiveRows): Unit = {
+    val check = live.allowed.isDefined
+    val reader = new FragmentReader(io, f, Seq(field), DeletionVector.read(io, f), 0L,
+      f.physicalRows)
+    val offsets = new Array[Long](Batch)
+    try {
+      while (reader.remaining > 0) {
+        val (cols, kept) = reader.next(math.min(Batch.toLong, reader.remaining).toInt)
+        if (kept > 0) {
+          reader.keptOffsets(offsets, kept)
+          val a = cols(0)
+          val v = values(a, kept)
+          var i = 0
+          while (i < kept) {
+            val address = (f.id << 32) | offsets(i)
+            if (!a.isNull(i) && (!check || live.contains(address))) {
+              var j = 0
+              while (j < qs.length) {
+                val d = metric.distance(qs(j), v, i * dim, dim)
+                if (!d.isNaN) tops(j).offer(d, address)
+                j += 1
+              }
+            }
+            i += 1
+          }
+        }
+      }
+    } finally reader.close()
+  }
+
+  /**
    * The exact distances to `q` of the rows at `addresses` of fragment `f` (sorted physical
    * offsets), read in runs of nearby rows; rows deleted or with a null vector are left out.
    */

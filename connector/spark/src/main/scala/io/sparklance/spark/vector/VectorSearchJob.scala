@@ -7,7 +7,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.LanceErrors
 import io.sparklance.spark.{LanceReadOptions, LanceTables}
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LanceDataset, LiveRows}
+import io.sparklance.table.{LanceDataset, LiveRows, Snapshot}
 import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, TopK, VectorMetric, VectorQuery}
 
 /**
@@ -34,14 +34,7 @@ object VectorSearchJob {
   def nearest(spark: SparkSession, path: String, column: String, q: String, k: Int,
       metric: String, nprobes: Integer, refineFactor: Integer, filter: String,
       options: java.util.Map[String, String]): String = {
-    val all = new java.util.HashMap[String, String]()
-    Option(options).foreach(all.putAll)
-    all.put(LanceReadOptions.Path, Paths.stripTrailingSlash(path))
-    val opts = new CaseInsensitiveStringMap(all)
-    val io = LanceTables.fileIO(spark, opts)
-    val read = LanceReadOptions.parse(opts,
-      java.time.ZoneId.of(spark.sessionState.conf.sessionLocalTimeZone), 128L << 20)
-    val snapshot = LanceDataset.open(io, read.path).open(read.versionSpec)
+    val (io, root, all, snapshot) = open(spark, path, options)
     val values = q.split(',').map { v =>
       try v.trim.toFloat catch {
         case _: NumberFormatException => throw LanceErrors.invalidOption("q", v, "not a number")
@@ -51,7 +44,7 @@ object VectorSearchJob {
       Option(nprobes).map(_.intValue), Option(refineFactor).map(_.intValue))
     val rows = IvfSearch.plan(io, snapshot, query).map { plan =>
       val restricted = Option(filter).filter(_.trim.nonEmpty).fold(plan) { f =>
-        plan.restrictedTo(matching(spark, read.path, all, snapshot.version, f))
+        plan.restrictedTo(matching(spark, root, all, snapshot.version, f))
       }
       val (cands, flat) = run(spark, io, restricted)
       IvfSearch.finish(io, restricted, cands,
@@ -66,9 +59,27 @@ object VectorSearchJob {
     }
   }
 
+  /**
+   * The table at `path` with the read `options` (a version, storage settings): its FileIO,
+   * its path as read, the options with the path, and the snapshot read.
+   */
+  private[vector] def open(spark: SparkSession, path: String,
+      options: java.util.Map[String, String])
+      : (FileIO, String, java.util.Map[String, String], Snapshot) = {
+    val all = new java.util.HashMap[String, String]()
+    Option(options).foreach(all.putAll)
+    all.put(LanceReadOptions.Path, Paths.stripTrailingSlash(path))
+    val opts = new CaseInsensitiveStringMap(all)
+    val io = LanceTables.fileIO(spark, opts)
+    val read = LanceReadOptions.parse(opts,
+      java.time.ZoneId.of(spark.sessionState.conf.sessionLocalTimeZone), 128L << 20)
+    (io, read.path, all, LanceDataset.open(io, read.path).open(read.versionSpec))
+  }
+
   /** The rows of `version` matching `filter`, by fragment: a Spark scan of `_rowaddr`. */
-  private def matching(spark: SparkSession, root: String, options: java.util.Map[String, String],
-      version: Long, filter: String): Map[Long, RoaringBitmap] = {
+  private[vector] def matching(spark: SparkSession, root: String,
+      options: java.util.Map[String, String], version: Long,
+      filter: String): Map[Long, RoaringBitmap] = {
     val versionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
       LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
       LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
