@@ -102,6 +102,23 @@ def _per_query(times: list[float], n: int) -> dict:
                 queries=n)
 
 
+def _single_queries(search, queries, truth, engine: str, extra: dict) -> list[dict]:
+    """The exact and the indexed line of one engine; `search(q, **kw)` gives the ids found."""
+    out = []
+    for query, n, kw in (("exact_top10", EXACT_QUERIES, dict(use_index=False)),
+                         ("indexed_top10", INDEXED_QUERIES, dict(nprobes=NPROBES))):
+        search(queries[0], **kw)  # warm-up
+        times, found = [], []
+        for i in range(n):
+            t0 = time.perf_counter()
+            found.append(search(queries[i], **kw))
+            times.append(time.perf_counter() - t0)
+        rec = recall(found, truth) if query == "indexed_top10" else None
+        out.append(dict(section="vectors", engine=engine, query=query, recall=rec, **extra,
+                        **_per_query(times, n)))
+    return out
+
+
 def pylance_vectors(paths: Paths, rows: int, runs: int, log) -> list[dict]:
     import lance
     import numpy as np
@@ -111,24 +128,7 @@ def pylance_vectors(paths: Paths, rows: int, runs: int, log) -> list[dict]:
     def search(q, **kw):
         return ds.to_table(columns=["id"], nearest=dict(column="v", q=q, k=K, **kw),
                            disable_scoring_autoprojection=True)["id"].to_pylist()
-    out = []
-    search(queries[0], use_index=False)
-    times = []
-    for i in range(EXACT_QUERIES):
-        t0 = time.perf_counter()
-        search(queries[i], use_index=False)
-        times.append(time.perf_counter() - t0)
-    out.append(dict(section="vectors", engine="pylance", query="exact_top10",
-                    threads=os.cpu_count(), **_per_query(times, EXACT_QUERIES)))
-    search(queries[0], nprobes=NPROBES)
-    times, found = [], []
-    for i in range(INDEXED_QUERIES):
-        t0 = time.perf_counter()
-        found.append(search(queries[i], nprobes=NPROBES))
-        times.append(time.perf_counter() - t0)
-    out.append(dict(section="vectors", engine="pylance", query="indexed_top10",
-                    threads=os.cpu_count(), recall=recall(found, truth),
-                    **_per_query(times, INDEXED_QUERIES)))
+    out = _single_queries(search, queries, truth, "pylance", dict(threads=os.cpu_count()))
     t0 = time.perf_counter()
     found = [search(q, nprobes=NPROBES) for q in queries]
     total = time.perf_counter() - t0
@@ -149,23 +149,7 @@ def spark_vectors(spark, paths: Paths, rows: int, master: str, log) -> list[dict
 
     def search(q, **kw):
         return [r["id"] for r in t.nearest("v", q.tolist(), K, columns=["id"], **kw).collect()]
-    out = []
-    search(queries[0], use_index=False)
-    times = []
-    for i in range(EXACT_QUERIES):
-        t0 = time.perf_counter()
-        search(queries[i], use_index=False)
-        times.append(time.perf_counter() - t0)
-    out.append(dict(section="vectors", engine="ours", query="exact_top10", master=master,
-                    **_per_query(times, EXACT_QUERIES)))
-    search(queries[0], nprobes=NPROBES)
-    times, found = [], []
-    for i in range(INDEXED_QUERIES):
-        t0 = time.perf_counter()
-        found.append(search(queries[i], nprobes=NPROBES))
-        times.append(time.perf_counter() - t0)
-    out.append(dict(section="vectors", engine="ours", query="indexed_top10", master=master,
-                    recall=recall(found, truth), **_per_query(times, INDEXED_QUERIES)))
+    out = _single_queries(search, queries, truth, "ours", dict(master=master))
     if hasattr(t, "knn_join"):
         qdf = spark.createDataFrame([(i, q.tolist()) for i, q in enumerate(queries)],
                                     "qid long, qv array<float>")

@@ -169,8 +169,8 @@ class LanceTable:
                                              version, filter)
             if found is not None:
                 return found
-        return _vectors.nearest(self.to_df(version=version), column, q, k=k,
-                                metric=metric or "l2", filter=filter, columns=columns)
+        return _vectors.exact_nearest(self._spark, self.path, self._options, column, q, k,
+                                      metric, columns, version, filter)
 
     def knn_join(self, queries_df: "DataFrame", column: str, k: int = 10, *,
                  query_column: Optional[str] = None, metric: Optional[str] = None,

@@ -147,11 +147,7 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
     """The search through the table's IVF index (see :meth:`LanceTable.nearest`), or None
     when pylance would search exactly: no vector index on ``column``, or one built for
     another metric."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import FloatType, LongType, StructField, StructType
-
     from . import _maintenance
-    from ._io import read_lance
 
     if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
         raise ValueError(f"k must be a positive int, not {k!r}")
@@ -174,6 +170,52 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
     lines = out.strip().split("\n")
     searched = int(lines[0])
     hits = [(int(a), float(d)) for a, d in (line.split(",") for line in lines[1:])]
+    return _fetched(spark, path, options, searched, hits, columns)
+
+
+def exact_nearest(spark: "SparkSession", path: str, options: Dict[str, str], column: str,
+                  q: Sequence[float], k: int, metric: Optional[str],
+                  columns: Union[str, Sequence[str], None],
+                  version: Union[int, str, None],
+                  filter: Optional[str] = None) -> "DataFrame":  # noqa: A002
+    """pylance's exact search of a Lance table (``use_index=False``, ``prefilter=True``):
+    Spark tasks read the vector column once, each keeping its fragments' top ``k`` (the
+    batch search's exact path with one query), then the ``k`` rows are fetched by address."""
+    import struct
+
+    from . import _maintenance
+
+    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
+        raise ValueError(f"k must be a positive int, not {k!r}")
+    if metric is not None and metric.lower() not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
+    values = [float(x) for x in q]
+    if not values:
+        raise ValueError("the query vector is empty")
+    opts = dict(options)
+    if version is not None:
+        opts["version"] = str(version)
+    out = bytes(spark.sparkContext._jvm.io.sparklance.spark.vector.KnnJoinJob.knnJoin(
+        spark._jsparkSession, path, column, "q",
+        bytearray(struct.pack(f"<{len(values)}f", *values)),
+        bytearray(struct.pack("<i", len(values))), k, metric, None, None, False, filter,
+        _maintenance._options(spark, opts)))
+    searched, n = struct.unpack_from("<qi", out, 0)
+    (count,) = struct.unpack_from("<i", out, 12)
+    hits = [struct.unpack_from("<qf", out, 16 + 12 * i) for i in range(count)]
+    return _fetched(spark, path, options, searched, hits, columns)
+
+
+def _fetched(spark: "SparkSession", path: str, options: Dict[str, str], searched: int,
+             hits: Sequence, columns: Union[str, Sequence[str], None]) -> "DataFrame":
+    """The rows at the addresses of ``hits`` (address, distance: nearest first) of version
+    ``searched``, in that order, with their ``_distance``: only the batches holding them are
+    read."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import FloatType, LongType, StructField, StructType
+
+    from ._io import read_lance
+
     found = spark.createDataFrame(
         [(a, d, i) for i, (a, d) in enumerate(hits)],
         StructType([StructField("_rowaddr", LongType()), StructField("_distance", FloatType()),
@@ -183,8 +225,7 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
     if columns is not None:
         names = [columns] if isinstance(columns, str) else list(columns)
     rows = rows.select(*names, "_rowaddr")
-    if hits:
-        rows = rows.where(F.col("_rowaddr").isin([a for a, _ in hits]))
+    rows = rows.where(F.col("_rowaddr").isin([a for a, _ in hits]) if hits else F.lit(False))
     joined = rows.join(F.broadcast(found), "_rowaddr")
     # At most k rows: one partition sorted in place (orderBy would sample them in a job first).
     return joined.coalesce(1).sortWithinPartitions("_rank").select(*names, "_distance")

@@ -61,7 +61,7 @@ object FragmentPruning {
 
   private def fragmentOf(col: String, v: Long): Long = if (col == "_fragid") v else v >>> 32
 
-  private def sub(p: Predicate, i: Int): Option[Predicate] = p.children()(i) match {
+  private[spark] def sub(p: Predicate, i: Int): Option[Predicate] = p.children()(i) match {
     case q: Predicate => Some(q)
     case _ => None
   }
@@ -73,7 +73,7 @@ object FragmentPruning {
     case _ => None
   }
 
-  private def literal(e: org.apache.spark.sql.connector.expressions.Expression): Option[Long] =
+  private[spark] def literal(e: org.apache.spark.sql.connector.expressions.Expression): Option[Long] =
     e match {
       case l: Literal[_] => l.value() match {
         case i: java.lang.Integer => Some(i.longValue())

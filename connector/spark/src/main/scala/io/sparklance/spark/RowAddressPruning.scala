@@ -1,6 +1,6 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.connector.expressions.{Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.roaringbitmap.RoaringBitmap
 
@@ -14,6 +14,8 @@ import io.sparklance.table.index.IndexPruning.Candidates
  * only narrows what is read: Spark still evaluates the predicates.
  */
 object RowAddressPruning {
+  import FragmentPruning.{literal, sub}
+
   /** A cap on the addresses one scan collects (a larger IN list is left to Spark). */
   private val MaxAddresses = 1 << 20
 
@@ -62,23 +64,8 @@ object RowAddressPruning {
       })
     }.toMap
 
-  private def sub(p: Predicate, i: Int): Option[Predicate] = p.children()(i) match {
-    case q: Predicate => Some(q)
-    case _ => None
-  }
-
   private def isAddress(p: Predicate, i: Int): Boolean = p.children()(i) match {
     case r: NamedReference => r.fieldNames().toSeq == Seq("_rowaddr")
     case _ => false
   }
-
-  private def literal(e: org.apache.spark.sql.connector.expressions.Expression): Option[Long] =
-    e match {
-      case l: Literal[_] => l.value() match {
-        case i: java.lang.Integer => Some(i.longValue())
-        case x: java.lang.Long => Some(x.longValue())
-        case _ => None
-      }
-      case _ => None
-    }
 }

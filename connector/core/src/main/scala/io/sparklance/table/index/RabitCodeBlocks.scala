@@ -19,43 +19,19 @@ object RabitCodeBlocks {
   private val Perm = Array(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15)
 
   /** The codes of `packed` (`n` rows of `len` bytes) row after row. */
-  def unpack(packed: Array[Byte], n: Int, len: Int): Array[Byte] = {
-    require(packed.length == n * len, s"${packed.length} bytes are not $n codes of $len")
-    val out = new Array[Byte](n * len)
-    val blocks = n / Block
-    var b = 0
-    while (b < blocks) {
-      var i = 0
-      while (i < len) {
-        val at = (b * len + i) * Block
-        var j = 0
-        while (j < 16) {
-          val lo = packed(at + j) & 0xff
-          val hi = packed(at + j + 16) & 0xff
-          val r0 = b * Block + Perm(j)
-          out(r0 * len + i) = ((lo & 0xf) | ((hi & 0xf) << 4)).toByte
-          out((r0 + 16) * len + i) = ((lo >>> 4) | ((hi >>> 4) << 4)).toByte
-          j += 1
-        }
-        i += 1
-      }
-      b += 1
-    }
-    val done = blocks * Block
-    val rest = n - done
-    val base = done * len
-    var i = 0
-    while (i < len) {
-      var r = 0
-      while (r < rest) { out(base + r * len + i) = packed(base + i * rest + r); r += 1 }
-      i += 1
-    }
-    out
-  }
+  def unpack(packed: Array[Byte], n: Int, len: Int): Array[Byte] =
+    convert(packed, n, len, pack = false)
 
   /** `rows` (`n` codes of `len` bytes, row after row) in the packed layout. */
-  def pack(rows: Array[Byte], n: Int, len: Int): Array[Byte] = {
-    require(rows.length == n * len, s"${rows.length} bytes are not $n codes of $len")
+  def pack(rows: Array[Byte], n: Int, len: Int): Array[Byte] = convert(rows, n, len, pack = true)
+
+  /**
+   * Packs or unpacks. Either way a block's byte pair (rows `Perm(j)` and `Perm(j) + 16` of a
+   * code byte, or bytes `j` and `j + 16` of its run) becomes the other pair by the same swap of
+   * nibbles: the first byte gets both low nibbles, the second both high ones.
+   */
+  private def convert(in: Array[Byte], n: Int, len: Int, pack: Boolean): Array[Byte] = {
+    require(in.length == n * len, s"${in.length} bytes are not $n codes of $len")
     val out = new Array[Byte](n * len)
     val blocks = n / Block
     var b = 0
@@ -66,23 +42,29 @@ object RabitCodeBlocks {
         var j = 0
         while (j < 16) {
           val r0 = b * Block + Perm(j)
-          val c0 = rows(r0 * len + i) & 0xff
-          val c1 = rows((r0 + 16) * len + i) & 0xff
-          out(at + j) = ((c0 & 0xf) | ((c1 & 0xf) << 4)).toByte
-          out(at + j + 16) = ((c0 >>> 4) | ((c1 >>> 4) << 4)).toByte
+          val row0 = r0 * len + i
+          val row1 = row0 + 16 * len
+          val x = in(if (pack) row0 else at + j) & 0xff
+          val y = in(if (pack) row1 else at + j + 16) & 0xff
+          out(if (pack) at + j else row0) = ((x & 0xf) | ((y & 0xf) << 4)).toByte
+          out(if (pack) at + j + 16 else row1) = ((x >>> 4) | ((y >>> 4) << 4)).toByte
           j += 1
         }
         i += 1
       }
       b += 1
     }
-    val done = blocks * Block
-    val rest = n - done
-    val base = done * len
+    val base = blocks * Block * len
+    val rest = n - blocks * Block
     var i = 0
     while (i < len) {
       var r = 0
-      while (r < rest) { out(base + i * rest + r) = rows(base + r * len + i); r += 1 }
+      while (r < rest) {
+        val row = base + r * len + i
+        val column = base + i * rest + r
+        if (pack) out(column) = in(row) else out(row) = in(column)
+        r += 1
+      }
       i += 1
     }
     out

@@ -41,26 +41,14 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
     val check = live.allowed.isDefined
     val reader = new FragmentReader(io, f, Seq(field), DeletionVector.read(io, f), 0L,
       f.physicalRows)
-    val offsets = new Array[Long](Batch)
     try {
-      while (reader.remaining > 0) {
-        val (cols, kept) = reader.next(math.min(Batch.toLong, reader.remaining).toInt)
-        if (kept > 0) {
-          reader.keptOffsets(offsets, kept)
-          val a = cols(0)
-          val v = values(a, kept)
-          var i = 0
-          while (i < kept) {
-            val address = (f.id << 32) | offsets(i)
-            if (!a.isNull(i) && (!check || live.contains(address))) {
-              var j = 0
-              while (j < qs.length) {
-                val d = metric.distance(qs(j), v, i * dim, dim)
-                if (!d.isNaN) tops(j).offer(d, address)
-                j += 1
-              }
-            }
-            i += 1
+      vectorsOf(reader, f.id) { (v, at, address) =>
+        if (!check || live.contains(address)) {
+          var j = 0
+          while (j < qs.length) {
+            val d = metric.distance(qs(j), v, at, dim)
+            if (!d.isNaN) tops(j).offer(d, address)
+            j += 1
           }
         }
       }
@@ -97,7 +85,18 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
    * as a double: a (Double, Long) function is specialized, with no boxing per row.)
    */
   private def distancesOf(reader: FragmentReader, fragment: Long, q: Array[Float],
-      metric: VectorMetric)(emit: (Double, Long) => Unit): Unit = {
+      metric: VectorMetric)(emit: (Double, Long) => Unit): Unit =
+    vectorsOf(reader, fragment) { (v, at, address) =>
+      val d = metric.distance(q, v, at, dim)
+      if (!d.isNaN) emit(d, address)
+    }
+
+  /**
+   * Hands `visit` every non-null vector `reader` keeps, batch by batch: the batch's vectors as
+   * floats, where the row's vector starts in them, and its row address.
+   */
+  private def vectorsOf(reader: FragmentReader, fragment: Long)(
+      visit: VectorColumn.Visitor): Unit = {
     val offsets = new Array[Long](Batch)
     while (reader.remaining > 0) {
       val (cols, kept) = reader.next(math.min(Batch.toLong, reader.remaining).toInt)
@@ -107,10 +106,7 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
         val v = values(a, kept)
         var i = 0
         while (i < kept) {
-          if (!a.isNull(i)) {
-            val d = metric.distance(q, v, i * dim, dim)
-            if (!d.isNaN) emit(d, (fragment << 32) | offsets(i))
-          }
+          if (!a.isNull(i)) visit.vector(v, i * dim, (fragment << 32) | offsets(i))
           i += 1
         }
       }
@@ -143,6 +139,11 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
 }
 
 object VectorColumn {
+  /** What a scan does with each vector (primitive arguments: no boxing per row). */
+  private trait Visitor {
+    def vector(values: Array[Float], at: Int, address: Long): Unit
+  }
+
   /** The vector column `name` of `s`, failing with a clear message when it is not one. */
   def apply(s: Snapshot, name: String): VectorColumn = {
     val f = s.schema.field(name).getOrElse(throw LanceErrors.invalidOption("column", name,
