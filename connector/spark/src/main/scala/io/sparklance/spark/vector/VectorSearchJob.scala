@@ -21,6 +21,8 @@ import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, TopK, VectorMetric,
 object VectorSearchJob {
   /** Probed partitions per task, at most. */
   private val PartitionsPerTask = 16
+  /** Probed rows the driver scores itself, at most (when no fragment is unindexed). */
+  private val LocalRows = 100000L
 
   /**
    * The search, from Python: `q` is the query's values joined with commas; `metric`,
@@ -90,8 +92,15 @@ object VectorSearchJob {
       .collect().foldLeft(Map.empty[Long, RoaringBitmap])(LiveRows.union)
   }
 
-  /** Scores the probed partitions and scans the unindexed fragments in Spark tasks. */
+  /**
+   * Scores the probed partitions and scans the unindexed fragments in Spark tasks — or, when
+   * every fragment is indexed and the probed partitions hold few rows, in the driver: a Spark
+   * job would cost more than the work.
+   */
   private def run(spark: SparkSession, io: FileIO, plan: IvfSearchPlan): (TopK, TopK) = {
+    val probedRows = plan.probes.map { case (s, p) => plan.segments(s).lengths(p).toLong }.sum
+    if (plan.unindexed.isEmpty && probedRows <= LocalRows)
+      return (IvfSearch.scorePartitions(io, plan, plan.probes), new TopK(plan.query.k))
     // At least a task per core, at most PartitionsPerTask partitions a task; round robin,
     // so the nearest partitions (the likeliest to hold results) spread over the tasks.
     val n = plan.probes.size
