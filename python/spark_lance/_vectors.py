@@ -149,18 +149,9 @@ def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], c
     another metric."""
     from . import _maintenance
 
-    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
-        raise ValueError(f"k must be a positive int, not {k!r}")
     _positive("nprobes", nprobes)
     _positive("refine_factor", refine_factor)
-    if metric is not None and metric.lower() not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, not {metric!r}")
-    values = [float(x) for x in q]
-    if not values:
-        raise ValueError("the query vector is empty")
-    opts = dict(options)
-    if version is not None:
-        opts["version"] = str(version)
+    values, opts = _checked(q, k, metric, options, version)
     jvm = spark.sparkContext._jvm
     out = jvm.io.sparklance.spark.vector.VectorSearchJob.nearest(
         spark._jsparkSession, path, column, ",".join(repr(v) for v in values), k,
@@ -185,6 +176,21 @@ def exact_nearest(spark: "SparkSession", path: str, options: Dict[str, str], col
 
     from . import _maintenance
 
+    values, opts = _checked(q, k, metric, options, version)
+    out = bytes(spark.sparkContext._jvm.io.sparklance.spark.vector.KnnJoinJob.knnJoin(
+        spark._jsparkSession, path, column, "q",
+        bytearray(struct.pack(f"<{len(values)}f", *values)),
+        bytearray(struct.pack("<i", len(values))), k, metric, None, None, False, filter,
+        _maintenance._options(spark, opts)))
+    searched, n = struct.unpack_from("<qi", out, 0)
+    (count,) = struct.unpack_from("<i", out, 12)
+    hits = [struct.unpack_from("<qf", out, 16 + 12 * i) for i in range(count)]
+    return _fetched(spark, path, options, searched, hits, columns)
+
+
+def _checked(q: Sequence[float], k: int, metric: Optional[str], options: Dict[str, str],
+             version: Union[int, str, None]):
+    """A search's query values and read options (with ``version``), its arguments checked."""
     if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
         raise ValueError(f"k must be a positive int, not {k!r}")
     if metric is not None and metric.lower() not in METRICS:
@@ -195,15 +201,7 @@ def exact_nearest(spark: "SparkSession", path: str, options: Dict[str, str], col
     opts = dict(options)
     if version is not None:
         opts["version"] = str(version)
-    out = bytes(spark.sparkContext._jvm.io.sparklance.spark.vector.KnnJoinJob.knnJoin(
-        spark._jsparkSession, path, column, "q",
-        bytearray(struct.pack(f"<{len(values)}f", *values)),
-        bytearray(struct.pack("<i", len(values))), k, metric, None, None, False, filter,
-        _maintenance._options(spark, opts)))
-    searched, n = struct.unpack_from("<qi", out, 0)
-    (count,) = struct.unpack_from("<i", out, 12)
-    hits = [struct.unpack_from("<qf", out, 16 + 12 * i) for i in range(count)]
-    return _fetched(spark, path, options, searched, hits, columns)
+    return values, opts
 
 
 def _fetched(spark: "SparkSession", path: str, options: Dict[str, str], searched: int,

@@ -341,7 +341,8 @@ def update(path, pred):
 KIND_COLUMNS = {"BITMAP": "k", "LABEL_LIST": "tags", "INVERTED": "s", "NGRAM": "s",
                 "INVERTED_TAGS": "tags",
                 "ZONEMAP": "id", "BLOOMFILTER": "id", "IVF_FLAT": "v", "IVF_PQ": "v",
-                "IVF_SQ": "v", "IVF_RQ": "v", "IVF_HNSW_SQ": "v", "IVF_HNSW_PQ": "v", "IVF_HNSW_FLAT": "v"}
+                "IVF_SQ": "v", "IVF_RQ": "v", "IVF_HNSW_SQ": "v", "IVF_HNSW_PQ": "v",
+                "IVF_HNSW_FLAT": "v"}
 KIND_FILTERS = {"k": "k = 3", "tags": "array_has_any(tags, ['t1']) or tags is null",
                 "s": "contains(s, 'w17')",
                 "id": "id = 1234"}

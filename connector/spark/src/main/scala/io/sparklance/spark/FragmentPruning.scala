@@ -73,7 +73,8 @@ object FragmentPruning {
     case _ => None
   }
 
-  private[spark] def literal(e: org.apache.spark.sql.connector.expressions.Expression): Option[Long] =
+  private[spark] def literal(
+      e: org.apache.spark.sql.connector.expressions.Expression): Option[Long] =
     e match {
       case l: Literal[_] => l.value() match {
         case i: java.lang.Integer => Some(i.longValue())
