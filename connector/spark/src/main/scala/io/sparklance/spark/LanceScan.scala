@@ -65,7 +65,7 @@ class LanceScan(
 
   /** The rows that can be read at all: those the indices allow and the addresses named. */
   private lazy val candidates: Option[IndexPruning.Candidates] = (indexed, addressed) match {
-    case (Some(a), Some(b)) => Some(RowAddressPruning.intersect(a, b))
+    case (Some(a), Some(b)) => Some(IndexPruning.and(a, b))
     case (a, b) => a.orElse(b)
   }
 

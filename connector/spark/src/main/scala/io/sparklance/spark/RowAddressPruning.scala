@@ -55,15 +55,6 @@ object RowAddressPruning {
       frag -> Some(rows)
     }
 
-  /** The rows both `a` and `b` allow (a fragment absent from either is not read). */
-  def intersect(a: Candidates, b: Candidates): Candidates =
-    a.keySet.intersect(b.keySet).iterator.map { id =>
-      id -> ((a(id), b(id)) match {
-        case (Some(x), Some(y)) => Some(RoaringBitmap.and(x, y))
-        case (x, y) => x.orElse(y)
-      })
-    }.toMap
-
   private def isAddress(p: Predicate, i: Int): Boolean = p.children()(i) match {
     case r: NamedReference => r.fieldNames().toSeq == Seq("_rowaddr")
     case _ => false

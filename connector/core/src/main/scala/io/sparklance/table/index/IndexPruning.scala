@@ -49,7 +49,8 @@ object IndexPruning {
     else new Search(io, s, indices).visit(filter)
   }
 
-  private def and(a: Candidates, b: Candidates): Candidates =
+  /** The rows both `a` and `b` allow (a fragment absent from either, or left with none, goes). */
+  def and(a: Candidates, b: Candidates): Candidates =
     a.keySet.intersect(b.keySet).iterator.flatMap { id =>
       (a(id), b(id)) match {
         case (None, y) => Some(id -> y)
