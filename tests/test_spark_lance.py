@@ -332,6 +332,10 @@ class _Builder:
         return self
 
 
+#: What configure() adds to spark.sql.extensions.
+EXT = {"spark.sql.extensions": spark_lance.EXTENSIONS}
+
+
 def test_configure_appends_the_jar_to_given_settings(monkeypatch):
     monkeypatch.delenv(_master.GATEWAY_ENV_VAR, raising=False)
     monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
@@ -340,7 +344,7 @@ def test_configure_appends_the_jar_to_given_settings(monkeypatch):
     b = _Builder()
     assert spark_lance.configure(b, conf) is b  # returns the builder it was given
     assert b.options == {"spark.jars": f"/opt/other.jar,{jar}",
-                         "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}", "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog"}
+                         "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}", "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
     # The jar given again is not repeated.
     b = spark_lance.configure(_Builder(), {"spark.jars": f"/opt/other.jar,{jar}"})
     assert b.options["spark.jars"] == f"/opt/other.jar,{jar}"
@@ -351,7 +355,7 @@ def test_configure_on_a_fresh_builder(monkeypatch):
     monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
     b = spark_lance.configure(_Builder())
     assert b.options == {"spark.jars": spark_lance.jar_path(),
-                         "spark.driver.extraClassPath": spark_lance.jar_path(), "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog"}
+                         "spark.driver.extraClassPath": spark_lance.jar_path(), "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
 
 
 def test_configure_does_not_repeat_the_jar_a_running_jvm_reports_as_a_uri(monkeypatch):
@@ -371,7 +375,7 @@ def test_configure_leaves_spark_submit_alone(monkeypatch):
     monkeypatch.setenv(_master.GATEWAY_ENV_VAR, "12345")
     b = _Builder()
     assert spark_lance.configure(b, {"spark.jars": "/opt/other.jar"}) is b
-    assert b.options == {"spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog"}
+    assert b.options == {"spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
 
 
 def test_configure_registers_the_lance_catalogs(monkeypatch, tmp_path):
@@ -381,11 +385,13 @@ def test_configure_registers_the_lance_catalogs(monkeypatch, tmp_path):
     assert b.options == {"spark.sql.catalog.lc": "io.sparklance.spark.LanceCatalog",
                          "spark.sql.catalog.lc.root": str(tmp_path),
                          "spark.sql.catalog.spark_catalog":
-                             "io.sparklance.spark.LanceSessionCatalog"}
-    assert spark_lance.configure(_Builder(), catalog=None).options == {}
-    # A catalog the caller configured is kept.
-    given = {"spark.sql.catalog.lance": "my.Catalog"}
-    assert spark_lance.configure(_Builder(), given).options == {}
+                             "io.sparklance.spark.LanceSessionCatalog", **EXT}
+    assert spark_lance.configure(_Builder(), catalog=None).options == EXT
+    assert spark_lance.configure(_Builder(), catalog=None, extensions=False).options == {}
+    # A catalog the caller configured is kept; extensions given are kept, the connector's added.
+    given = {"spark.sql.catalog.lance": "my.Catalog", "spark.sql.extensions": "a.B"}
+    assert spark_lance.configure(_Builder(), given).options == {
+        "spark.sql.extensions": f"a.B,{spark_lance.EXTENSIONS}"}
     with pytest.raises(ValueError, match="root"):
         spark_lance.configure(_Builder(), catalog=None, root="/x")
 

@@ -19,12 +19,13 @@ from ._maintenance import (cleanup_old_versions, compact_files, create_tag, dele
                            list_tags, register_catalog, restore, update_tag)
 from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
-from ._session import FORMAT, configure, session
+from ._session import EXTENSIONS, FORMAT, configure, session
 from ._table import LanceTable
 from ._vectors import as_vector, distance, nearest, to_ml_vector
 from ._version import __version__
 
 __all__ = [
+    "EXTENSIONS",
     "FORMAT",
     "JAR_ENV_VAR",
     "JarNotFoundError",

@@ -22,6 +22,10 @@ JAR_SETTINGS = (("spark.jars", ","), ("spark.driver.extraClassPath", os.pathsep)
 
 DEFAULT_APP_NAME = "spark-lance"
 
+#: The connector's SQL additions (the ``lance_nearest`` table function), which configure()
+#: appends to ``spark.sql.extensions``.
+EXTENSIONS = "io.sparklance.spark.LanceSparkSessionExtensions"
+
 
 def _same_file_key(entry: str) -> str:
     """What makes two entries name the same file: Spark reports ``spark.jars`` entries as
@@ -57,7 +61,7 @@ def _jvm_defaults() -> Dict[str, str]:
 
 def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]] = None, *,
               catalog: Optional[str] = "lance", root: Optional[str] = None,
-              session_catalog: bool = False) -> "SparkSession.Builder":
+              session_catalog: bool = False, extensions: bool = True) -> "SparkSession.Builder":
     """Add the connector jar to a ``SparkSession.Builder`` and return the builder.
 
     Also registers the Lance catalog (``io.sparklance.spark.LanceCatalog``) as ``catalog``
@@ -65,6 +69,8 @@ def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]]
     ``root`` (any Hadoop URI; its tables are pylance's directory namespace), and with
     ``session_catalog=True`` ``io.sparklance.spark.LanceSessionCatalog`` as Spark's built-in
     catalog (``CREATE TABLE t USING lance``). A catalog already set in ``conf`` is kept.
+    With ``extensions`` (default), appends the connector's SQL additions (:data:`EXTENSIONS`:
+    the ``lance_nearest`` table function) to ``spark.sql.extensions`` as given in ``conf``.
 
     Sets ``spark.jars`` (Spark ships it to the executors) and ``spark.driver.extraClassPath``
     (the driver JVM that PySpark launches loads the connector from its classpath) to the
@@ -79,6 +85,9 @@ def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]]
     """
     given = dict(conf or {})
     builder = _catalogs(builder, given, catalog, root, session_catalog)
+    if extensions:
+        builder = builder.config("spark.sql.extensions",
+                                 _append(given.get("spark.sql.extensions"), EXTENSIONS, sep=","))
     if launched_by_spark_submit():
         return builder
     jar = jar_path()
@@ -113,6 +122,7 @@ def session(
     catalog: Optional[str] = "lance",
     root: Optional[str] = None,
     session_catalog: bool = False,
+    extensions: bool = True,
 ) -> "SparkSession":
     """Get or create a SparkSession that can read ``format("lance")``.
 
@@ -126,6 +136,7 @@ def session(
         ``spark.driver.extraClassPath`` given here are kept and the connector jar is appended.
     :param catalog, root, session_catalog: the Lance catalogs to register (see
         :func:`configure`).
+    :param extensions: whether to add the connector's SQL additions (see :func:`configure`).
 
     Raises ``RuntimeError`` if ``format("lance")`` does not work in the session: its JVM was
     started without the jar (an earlier session of this process, even if stopped since, or
@@ -146,7 +157,7 @@ def session(
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = configure(builder, conf, catalog=catalog, root=root,
-                      session_catalog=session_catalog).getOrCreate()
+                      session_catalog=session_catalog, extensions=extensions).getOrCreate()
     problem = connector_problem(spark)
     if problem is not None:
         raise RuntimeError(problem)

@@ -163,14 +163,9 @@ class LanceTable:
         ``filter`` (Spark SQL) selects the rows searched before the search, as pylance's
         ``prefilter=True`` (its default, ``prefilter=False``, filters the ``k`` found and may
         return fewer)."""
-        if use_index:
-            found = _vectors.indexed_nearest(self._spark, self.path, self._options, column, q,
-                                             k, metric, nprobes, refine_factor, columns,
-                                             version, filter)
-            if found is not None:
-                return found
-        return _vectors.exact_nearest(self._spark, self.path, self._options, column, q, k,
-                                      metric, columns, version, filter)
+        return _vectors.table_nearest(self._spark, self.path, self._options, column, q, k,
+                                      metric, nprobes, refine_factor, use_index, columns,
+                                      version, filter)
 
     def knn_join(self, queries_df: "DataFrame", column: str, k: int = 10, *,
                  query_column: Optional[str] = None, metric: Optional[str] = None,

@@ -3,6 +3,7 @@ search in Spark: :func:`as_vector` and :func:`nearest`."""
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 if TYPE_CHECKING:
@@ -138,54 +139,36 @@ def _positive(name: str, value: Optional[int]) -> Optional[int]:
     return value
 
 
-def indexed_nearest(spark: "SparkSession", path: str, options: Dict[str, str], column: str,
-                    q: Sequence[float], k: int, metric: Optional[str],
-                    nprobes: Optional[int], refine_factor: Optional[int],
-                    columns: Union[str, Sequence[str], None],
-                    version: Union[int, str, None],
-                    filter: Optional[str] = None) -> Optional["DataFrame"]:  # noqa: A002
-    """The search through the table's IVF index (see :meth:`LanceTable.nearest`), or None
-    when pylance would search exactly: no vector index on ``column``, or one built for
-    another metric."""
+def table_nearest(spark: "SparkSession", path: str, options: Dict[str, str], column: str,
+                  q: Sequence[float], k: int, metric: Optional[str], nprobes: Optional[int],
+                  refine_factor: Optional[int], use_index: bool,
+                  columns: Union[str, Sequence[str], None],
+                  version: Union[int, str, None],
+                  filter: Optional[str] = None) -> "DataFrame":  # noqa: A002
+    """The search of :meth:`LanceTable.nearest`, run now by the connector (``NearestRows``,
+    also SQL's ``lance_nearest``); the DataFrame reads only the batches holding the rows
+    found."""
+    from pyspark.sql import DataFrame
+
     from . import _maintenance
 
     _positive("nprobes", nprobes)
     _positive("refine_factor", refine_factor)
     values, opts = _checked(q, k, metric, options, version)
     jvm = spark.sparkContext._jvm
-    out = jvm.io.sparklance.spark.vector.VectorSearchJob.nearest(
-        spark._jsparkSession, path, column, ",".join(repr(v) for v in values), k,
-        metric, nprobes, refine_factor, filter, _maintenance._options(spark, opts))
-    if out is None:
-        return None
-    lines = out.strip().split("\n")
-    searched = int(lines[0])
-    hits = [(int(a), float(d)) for a, d in (line.split(",") for line in lines[1:])]
-    return _fetched(spark, path, options, searched, hits, columns)
-
-
-def exact_nearest(spark: "SparkSession", path: str, options: Dict[str, str], column: str,
-                  q: Sequence[float], k: int, metric: Optional[str],
-                  columns: Union[str, Sequence[str], None],
-                  version: Union[int, str, None],
-                  filter: Optional[str] = None) -> "DataFrame":  # noqa: A002
-    """pylance's exact search of a Lance table (``use_index=False``, ``prefilter=True``):
-    Spark tasks read the vector column once, each keeping its fragments' top ``k`` (the
-    batch search's exact path with one query), then the ``k`` rows are fetched by address."""
-    import struct
-
-    from . import _maintenance
-
-    values, opts = _checked(q, k, metric, options, version)
-    out = bytes(spark.sparkContext._jvm.io.sparklance.spark.vector.KnnJoinJob.knnJoin(
-        spark._jsparkSession, path, column, "q",
-        bytearray(struct.pack(f"<{len(values)}f", *values)),
-        bytearray(struct.pack("<i", len(values))), k, metric, None, None, False, filter,
-        _maintenance._options(spark, opts)))
-    searched, n = struct.unpack_from("<qi", out, 0)
-    (count,) = struct.unpack_from("<i", out, 12)
-    hits = [struct.unpack_from("<qf", out, 16 + 12 * i) for i in range(count)]
-    return _fetched(spark, path, options, searched, hits, columns)
+    names = None
+    if columns is not None:
+        wanted = [columns] if isinstance(columns, str) else list(columns)
+        names = spark.sparkContext._gateway.new_array(jvm.java.lang.String, len(wanted))
+        for i, name in enumerate(wanted):
+            names[i] = name
+    rows = jvm.io.sparklance.spark.vector.NearestRows
+    # float32 as numpy (and pylance) round the query's values.
+    floats = rows.floats(bytearray(struct.pack(f"<{len(values)}f", *values)))
+    jdf = rows.nearest(
+        spark._jsparkSession, path, _maintenance._options(spark, opts), column, floats, k,
+        metric, nprobes, refine_factor, bool(use_index), filter, names)
+    return DataFrame(jdf, spark)
 
 
 def _checked(q: Sequence[float], k: int, metric: Optional[str], options: Dict[str, str],
@@ -202,28 +185,3 @@ def _checked(q: Sequence[float], k: int, metric: Optional[str], options: Dict[st
     if version is not None:
         opts["version"] = str(version)
     return values, opts
-
-
-def _fetched(spark: "SparkSession", path: str, options: Dict[str, str], searched: int,
-             hits: Sequence, columns: Union[str, Sequence[str], None]) -> "DataFrame":
-    """The rows at the addresses of ``hits`` (address, distance: nearest first) of version
-    ``searched``, in that order, with their ``_distance``: only the batches holding them are
-    read."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import FloatType, LongType, StructField, StructType
-
-    from ._io import read_lance
-
-    found = spark.createDataFrame(
-        [(a, d, i) for i, (a, d) in enumerate(hits)],
-        StructType([StructField("_rowaddr", LongType()), StructField("_distance", FloatType()),
-                    StructField("_rank", LongType())]))
-    rows = read_lance(spark, path, version=searched, **options)
-    names = rows.columns
-    if columns is not None:
-        names = [columns] if isinstance(columns, str) else list(columns)
-    rows = rows.select(*names, "_rowaddr")
-    rows = rows.where(F.col("_rowaddr").isin([a for a, _ in hits]) if hits else F.lit(False))
-    joined = rows.join(F.broadcast(found), "_rowaddr")
-    # At most k rows: one partition sorted in place (orderBy would sample them in a job first).
-    return joined.coalesce(1).sortWithinPartitions("_rank").select(*names, "_distance")

@@ -35,7 +35,7 @@ import io.sparklance.table.txn.TableDelete
  *                        shown by DESCRIBE.
  */
 class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadOptions,
-    tableOptions: Map[String, String] = Map.empty, writable: Boolean = false,
+    val tableOptions: Map[String, String] = Map.empty, writable: Boolean = false,
     tableProperties: Map[String, String] = Map.empty)
   extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
   with SupportsDeleteV2 with SupportsRowLevelOperations with SupportsIndex {

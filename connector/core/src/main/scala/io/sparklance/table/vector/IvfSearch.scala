@@ -83,8 +83,7 @@ object IvfSearch {
   def plan(io: FileIO, s: Snapshot, query: VectorQuery,
       allowed: Option[Map[Long, RoaringBitmap]] = None): Option[IvfSearchPlan] = {
     val column = VectorColumn(s, query.column)
-    if (query.q.length != column.dim) throw LanceErrors.invalidOption("q",
-      s"${query.q.length} values", s"column ${query.column} holds vectors of ${column.dim}")
+    column.checkQuery(query.q)
     val onColumn = ManifestFile.indices(io, s).filter(i => IvfIndex.isVector(i) &&
       i.getFields(0) == column.field.id)
     if (onColumn.isEmpty) return None

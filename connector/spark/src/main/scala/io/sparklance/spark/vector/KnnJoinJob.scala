@@ -7,7 +7,8 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.SparkSession
 
 import io.sparklance.LanceErrors
-import io.sparklance.table.LiveRows
+import io.sparklance.storage.FileIO
+import io.sparklance.table.{LiveRows, Snapshot}
 import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, KnnBatch, VectorColumn,
   VectorMetric, VectorQuery}
 
@@ -44,23 +45,35 @@ object KnnJoinJob {
       options: java.util.Map[String, String]): Array[Byte] = {
     val (io, root, all, snapshot) = VectorSearchJob.open(spark, path, options)
     val qs = decode(queries, lengths)
+    val results = search(spark, io, root, all, snapshot, column, queryColumn, qs, k,
+      Option(metric).map(VectorMetric.parse), Option(nprobes).map(_.intValue),
+      Option(refineFactor).map(_.intValue), useIndex, Option(filter))
+    encode(snapshot.version, qs.length, results)
+  }
+
+  /**
+   * The search of every query of `qs` (null: none) in `snapshot`, read from `root` with the
+   * read options `all`: query position -> its results (distance, row address), nearest
+   * first. Through the IVF index when `useIndex` and pylance would use it, else exact.
+   */
+  def search(spark: SparkSession, io: FileIO, root: String, all: java.util.Map[String, String],
+      snapshot: Snapshot, column: String, queryColumn: String, qs: Array[Array[Float]],
+      k: Int, metric: Option[VectorMetric], nprobes: Option[Int], refineFactor: Option[Int],
+      useIndex: Boolean, filter: Option[String]): Map[Int, Array[(Float, Long)]] = {
     val vectors = VectorColumn(snapshot, column)
     KnnBatch.check(qs, vectors.dim, queryColumn, column)
     val first = qs.find(_ != null).getOrElse(new Array[Float](vectors.dim))
-    val query = VectorQuery(column, first, k, Option(metric).map(VectorMetric.parse),
-      Option(nprobes).map(_.intValue), Option(refineFactor).map(_.intValue))
-    lazy val allowed = Option(filter).filter(_.trim.nonEmpty)
+    val query = VectorQuery(column, first, k, metric, nprobes, refineFactor)
+    lazy val allowed = filter.filter(_.trim.nonEmpty)
       .map(f => VectorSearchJob.matching(spark, root, all, snapshot.version, f))
-    val results: Map[Int, Array[(Float, Long)]] =
-      if (qs.forall(_ == null)) Map.empty
-      else (if (useIndex) IvfSearch.plan(io, snapshot, query) else None) match {
-        case Some(p) => indexed(spark, allowed.fold(p)(p.restrictedTo), qs)
-        case None =>
-          val live = LiveRows(io, snapshot, allowed)
-          exact(spark, vectors, query.metric.getOrElse(VectorMetric.L2), live,
-            snapshot.fragments.map(f => live.fragments(f.getId)).toIndexedSeq, qs, k)
-      }
-    encode(snapshot.version, qs.length, results)
+    if (qs.forall(_ == null)) Map.empty
+    else (if (useIndex) IvfSearch.plan(io, snapshot, query) else None) match {
+      case Some(p) => indexed(spark, allowed.fold(p)(p.restrictedTo), qs)
+      case None =>
+        val live = LiveRows(io, snapshot, allowed)
+        exact(spark, vectors, metric.getOrElse(VectorMetric.L2), live,
+          snapshot.fragments.map(f => live.fragments(f.getId)).toIndexedSeq, qs, k)
+    }
   }
 
   /** The indexed search of every query: query position -> its results. */

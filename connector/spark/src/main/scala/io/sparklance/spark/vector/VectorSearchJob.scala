@@ -1,10 +1,9 @@
 package io.sparklance.spark.vector
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.roaringbitmap.RoaringBitmap
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.LanceErrors
 import io.sparklance.spark.{LanceReadOptions, LanceTables}
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{LanceDataset, LiveRows, Snapshot}
@@ -25,41 +24,24 @@ object VectorSearchJob {
   private val LocalRows = 100000L
 
   /**
-   * The search, from Python: `q` is the query's values joined with commas; `metric`,
-   * `nprobes`, `refineFactor` and `filter` may be null (the index's metric, every partition,
-   * no refine, every row). A `filter` (Spark SQL) is applied before the search, as pylance's
-   * `prefilter=True`: the rows matching it are found by a Spark scan of the version searched
-   * and only those are scored. Returns null when pylance would search exactly (no vector
-   * index on the column, or one built for another metric); else the version searched on the
-   * first line, then a line `row address,distance` per result, nearest first.
+   * The search of `snapshot` (read from `root` with the read options `all`) through its IVF
+   * index: the results, nearest first, as (distance, row address); None when pylance would
+   * search exactly (no vector index on the column, or one built for another metric). A
+   * `filter` (Spark SQL) is applied before the search, as pylance's `prefilter=True`: the
+   * rows matching it are found by a Spark scan of the version searched and only those are
+   * scored.
    */
-  def nearest(spark: SparkSession, path: String, column: String, q: String, k: Int,
-      metric: String, nprobes: Integer, refineFactor: Integer, filter: String,
-      options: java.util.Map[String, String]): String = {
-    val (io, root, all, snapshot) = open(spark, path, options)
-    val values = q.split(',').map { v =>
-      try v.trim.toFloat catch {
-        case _: NumberFormatException => throw LanceErrors.invalidOption("q", v, "not a number")
-      }
-    }
-    val query = VectorQuery(column, values, k, Option(metric).map(VectorMetric.parse),
-      Option(nprobes).map(_.intValue), Option(refineFactor).map(_.intValue))
-    val rows = IvfSearch.plan(io, snapshot, query).map { plan =>
-      val restricted = Option(filter).filter(_.trim.nonEmpty).fold(plan) { f =>
+  def search(spark: SparkSession, io: FileIO, root: String,
+      all: java.util.Map[String, String], snapshot: Snapshot, query: VectorQuery,
+      filter: Option[String]): Option[Seq[(Float, Long)]] =
+    IvfSearch.plan(io, snapshot, query).map { plan =>
+      val restricted = filter.filter(_.trim.nonEmpty).fold(plan) { f =>
         plan.restrictedTo(matching(spark, root, all, snapshot.version, f))
       }
       val (cands, flat) = run(spark, io, restricted)
       IvfSearch.finish(io, restricted, cands,
-        if (restricted.unindexed.isEmpty) None else Some(flat))
+        if (restricted.unindexed.isEmpty) None else Some(flat)).toSeq
     }
-    rows match {
-      case None => null
-      case Some(rows) =>
-        val sb = new StringBuilder().append(snapshot.version).append('\n')
-        rows.foreach { case (d, id) => sb.append(id).append(',').append(d).append('\n') }
-        sb.toString
-    }
-  }
 
   /**
    * The table at `path` with the read `options` (a version, storage settings): its FileIO,
@@ -82,15 +64,25 @@ object VectorSearchJob {
   private[vector] def matching(spark: SparkSession, root: String,
       options: java.util.Map[String, String], version: Long,
       filter: String): Map[Long, RoaringBitmap] = {
-    val versionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
-      LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
-      LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
-    var reader = spark.read.format("lance").option(LanceReadOptions.Version, version.toString)
-    options.forEach((k, v) => if (!versionKeys(k.toLowerCase)) reader = reader.option(k, v))
-    val rows = reader.load(root).where(filter).select("_rowaddr")
+    val rows = read(spark, root, options, version).where(filter).select("_rowaddr")
     rows.rdd.mapPartitions(it => Iterator(LiveRows.allowList(it.map(_.getLong(0)))))
       .collect().foldLeft(Map.empty[Long, RoaringBitmap])(LiveRows.union)
   }
+
+  /** `version` of the table at `root`, read with `options` but their version and path. */
+  private[vector] def read(spark: SparkSession, root: String,
+      options: java.util.Map[String, String], version: Long): DataFrame = {
+    var reader = spark.read.format("lance").option(LanceReadOptions.Version, version.toString)
+    options.forEach((k, v) => if (!isVersionKey(k)) reader = reader.option(k, v))
+    reader.load(root)
+  }
+
+  private val VersionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
+    LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
+    LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
+
+  /** Whether the read option `key` names the version read (or the path). */
+  private[vector] def isVersionKey(key: String): Boolean = VersionKeys(key.toLowerCase)
 
   /**
    * Scores the probed partitions and scans the unindexed fragments in Spark tasks — or, when

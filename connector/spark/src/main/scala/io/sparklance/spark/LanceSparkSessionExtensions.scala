@@ -1,0 +1,17 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+import io.sparklance.spark.vector.LanceNearestFunction
+
+/**
+ * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
+ * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]).
+ * {{{
+ * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
+ * }}}
+ */
+class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit =
+    extensions.injectTableFunction(LanceNearestFunction.description)
+}
