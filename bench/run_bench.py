@@ -249,6 +249,8 @@ def main(argv=None) -> int:
                                               vector_rows=args.vector_rows), log))
                 log("pylance vector search")
                 replace(vectors.pylance_vectors(paths, args.vector_rows, args.runs, log))
+                if args.lance_spark != "off":
+                    replace(lance_spark.run_vectors(args, base_spec, log))
     if not report_only:
         doc["elapsed_s"] = time.time() - t_start
         doc["load_max"] = load.peak

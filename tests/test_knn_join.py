@@ -17,7 +17,8 @@ from test_vector_index_search import assert_same, table
 from test_vectors import DIM, vectors
 
 #: (kind, metric) pairs indexed: every kind, every metric.
-INDEXES = [("IVF_FLAT", "l2"), ("IVF_SQ", "cosine"), ("IVF_PQ", "dot")]
+INDEXES = [("IVF_FLAT", "l2"), ("IVF_SQ", "cosine"), ("IVF_PQ", "dot"), ("IVF_HNSW_SQ", "l2"),
+           ("IVF_HNSW_PQ", "cosine")]
 NQ = 8
 
 
@@ -37,7 +38,7 @@ def indexed(base, tmp_path_factory):
     for kind, metric in INDEXES:
         path = str(tmp_path_factory.mktemp("knn") / f"{kind}_{metric}.lance")
         shutil.copytree(base, path)
-        params = {"num_sub_vectors": 4} if kind == "IVF_PQ" else {}
+        params = {"num_sub_vectors": 4} if kind.endswith("_PQ") else {}
         lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=6,
                                          **params)
         lance.dataset(path).delete("id % 7 = 3")
@@ -78,11 +79,14 @@ def test_indexed_equals_nearest_per_query(spark, indexed, kind, metric):
     path = indexed[(kind, metric)]
     t = spark_lance.LanceTable(spark, path)
     q = vectors(NQ, seed=83)
+    # An HNSW index's partitions are scored in full: pylance's answer with an ef that large.
+    ef = 2000 if "HNSW" in kind else None
     for nprobes, refine in [(2, None), (None, 2)]:
         got = by_query(t.knn_join(query_frame(spark, q), "emb", k=10, nprobes=nprobes,
                                   refine_factor=refine, columns=["id"]), NQ)
         for i in range(NQ):
-            assert_same(got[i], pylance(path, q[i], nprobes=nprobes, refine_factor=refine))
+            assert_same(got[i], pylance(path, q[i], nprobes=nprobes, refine_factor=refine,
+                                        ef=ef))
             assert all((x >= 1200 or x % 7 != 3) for x in got[i][0])
         if refine:  # a sample against the single-query search
             for i in (0, NQ - 1):

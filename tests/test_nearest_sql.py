@@ -8,19 +8,12 @@ from __future__ import annotations
 
 import lance
 import numpy as np
-import pyarrow as pa
 import pytest
 from support import lance_catalog as catalog
 
 import spark_lance
-from test_vector_index_search import assert_same
-from test_vectors import DIM, vectors
-
-
-def table(v, start=0):
-    ids = pa.array(range(start, start + len(v)), pa.int64())
-    emb = pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), DIM)
-    return pa.table({"id": ids, "emb": emb, "g": pa.array([i % 5 for i in range(len(v))])})
+from test_vector_index_search import assert_same, table
+from test_vectors import vectors
 
 
 @pytest.fixture(scope="module")

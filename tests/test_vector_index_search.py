@@ -223,13 +223,61 @@ def test_dimension_32_and_more_partitions(spark, tmp_path, kind, metric, params)
             assert_same(ours(spark, path, q, nprobes=nprobes, refine_factor=refine), want)
 
 
-def test_hnsw_index_refused_clearly_exact_search_still_works(spark, base, tmp_path):
-    path = str(tmp_path / "hnsw.lance")
+HNSW_KINDS = ["IVF_HNSW_FLAT", "IVF_HNSW_SQ", "IVF_HNSW_PQ"]
+
+
+@pytest.fixture(scope="module")
+def hnsw(base, tmp_path_factory):
+    """Every IVF_HNSW_* kind and metric, after deletions and an append."""
+    out = {}
+    for kind in HNSW_KINDS:
+        for metric in METRICS:
+            path = str(tmp_path_factory.mktemp("hnsw") / f"{kind}_{metric}.lance")
+            shutil.copytree(base, path)
+            params = {"num_sub_vectors": 4} if kind == "IVF_HNSW_PQ" else {}
+            lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=6,
+                                             **params)
+            lance.dataset(path).delete("id % 7 = 3")
+            lance.write_dataset(table(vectors(300, seed=23), start=3000), path, mode="append")
+            out[(kind, metric)] = path
+    return out
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("kind", HNSW_KINDS)
+def test_hnsw_indices_search_their_probed_partitions_in_full(spark, hnsw, kind, metric):
+    """The probed partitions of an IVF_HNSW_* index are scored in full from its codes (the
+    graphs are not walked): pylance's answer when its graph search visits every node (an
+    `ef` as large as a partition), with its distances, deleted rows left out."""
+    path = hnsw[(kind, metric)]
+    for q in queries(2, seed=81):
+        for nprobes, refine in [(1, None), (3, None), (2, 3)]:
+            want = pylance(path, q, nprobes=nprobes, refine_factor=refine, ef=3000)
+            got = ours(spark, path, q, nprobes=nprobes, refine_factor=refine)
+            assert_same(got, want)
+            assert all((i >= 3000 or i % 7 != 3) for i in got[0])
+
+
+@pytest.mark.parametrize("kind", HNSW_KINDS)
+def test_hnsw_recall_is_at_least_pylance_graph_search(spark, hnsw, kind):
+    """With pylance's default `ef`, its graph search may miss neighbours a full scan of the
+    partitions finds: our recall@10 is at least its own."""
+    path = hnsw[(kind, "l2")]
+    ours_recall, theirs_recall = [], []
+    for q in queries(10, seed=82):
+        truth = set(pylance(path, q, use_index=False)["id"].to_pylist())
+        theirs_recall.append(len(truth & set(pylance(path, q, nprobes=2)["id"].to_pylist())))
+        ours_recall.append(len(truth & set(ours(spark, path, q, nprobes=2)[0])))
+    assert sum(ours_recall) >= sum(theirs_recall)
+
+
+def test_rq_index_refused_clearly_exact_search_still_works(spark, base, tmp_path):
+    path = str(tmp_path / "rq.lance")
     shutil.copytree(base, path)
-    lance.dataset(path).create_index("emb", "IVF_HNSW_SQ", num_partitions=4)
+    lance.dataset(path).create_index("emb", "IVF_RQ", num_partitions=4)
     q = queries(1)[0]
     t = spark_lance.LanceTable(spark, path)
-    with pytest.raises(Exception, match="IVF_HNSW_SQ.*use_index=False"):
+    with pytest.raises(Exception, match="IVF_RQ.*use_index=False"):
         t.nearest("emb", q.tolist(), nprobes=2)
     assert_same(ours(spark, path, q, use_index=False), pylance(path, q, use_index=False))
 

@@ -70,30 +70,82 @@ IVY_SETTINGS = """<ivysettings>
 """
 
 
-def fetch_bundle(coords: str, python: str, ivy_dir: Path, log) -> Path:
-    """The bundle jar alone, fetched with the Ivy that ships in pyspark (`-notransitive`, Maven
-    Central only) into `ivy_dir` and reused from there. The bundle is self-contained (it shades
-    lance-core with its JNI library, Arrow, Jackson, ...): `spark.jars.packages` would resolve
-    its ~40 declared dependencies through Spark's chain of resolvers too, which took more than
-    10 minutes on this box for ~500 MB of jars the bundle already holds."""
+def ivy_retrieve(python: str, ivy_dir: Path, coords: str, *extra: str) -> None:
+    """Retrieves `coords` into `ivy_dir`/jars with the Ivy that ships in `python`'s pyspark,
+    from Maven Central only; `extra` are more Ivy arguments."""
     group, artifact, version = coords.split(":")
-    jar = ivy_dir / "jars" / f"{artifact}-{version}.jar"
-    if jar.exists():
-        return jar
     pyspark_dir = subprocess.run([python, "-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"],
                                  capture_output=True, text=True, check=True).stdout.strip()
     ivy_jar = sorted(glob.glob(f"{pyspark_dir}/jars/ivy-*.jar"))[-1]
     ivy_dir.mkdir(parents=True, exist_ok=True)
     settings = ivy_dir / "ivysettings.xml"
     settings.write_text(IVY_SETTINGS)
-    log(f"lance-spark: fetching {coords} (without its dependencies) into {jar.parent}")
-    t0 = time.perf_counter()
     subprocess.run(["java", "-jar", ivy_jar, "-settings", str(settings), "-cache", str(ivy_dir / "cache"),
-                    "-dependency", group, artifact, version, "-notransitive", "-types", "jar",
+                    "-dependency", group, artifact, version, *extra, "-types", "jar",
                     "-retrieve", str(ivy_dir / "jars" / "[artifact]-[revision](-[classifier]).[ext]")],
                    check=True, stdout=subprocess.DEVNULL)
+
+
+def fetch_bundle(coords: str, python: str, ivy_dir: Path, log) -> Path:
+    """The bundle jar alone, fetched with the Ivy that ships in pyspark (`-notransitive`, Maven
+    Central only) into `ivy_dir` and reused from there. The bundle is self-contained (it shades
+    lance-core with its JNI library, Arrow, Jackson, ...): `spark.jars.packages` would resolve
+    its ~40 declared dependencies through Spark's chain of resolvers too, which took more than
+    10 minutes on this box for ~500 MB of jars the bundle already holds."""
+    _, artifact, version = coords.split(":")
+    jar = ivy_dir / "jars" / f"{artifact}-{version}.jar"
+    if jar.exists():
+        return jar
+    log(f"lance-spark: fetching {coords} (without its dependencies) into {jar.parent}")
+    t0 = time.perf_counter()
+    ivy_retrieve(python, ivy_dir, coords, "-notransitive")
     log(f"  {time.perf_counter() - t0:.1f}s, {jar.stat().st_size / 1e6:,.0f} MB")
     return jar
+
+
+#: lance-spark with vector search (its `nearest` read option): the org.lance artifact, not a
+#: bundle, so fetched with its dependencies.
+VECTOR_ARTIFACT = ("org.lance", "lance-spark-3.5_2.12")
+
+
+def vector_jars(args, python: str, log) -> tuple[str | None, list[Path], str]:
+    """(coordinates, jars, note) of the newest lance-spark release with the `nearest` read
+    option, with its dependencies (Maven Central only, Ivy from pyspark 3.5), fetched once
+    into the data directory."""
+    group, artifact = VECTOR_ARTIFACT
+    try:
+        version = newest_release(group, artifact)
+    except Exception as e:  # noqa: BLE001
+        return None, [], f"{group}:{artifact}: {e}"
+    if not version:
+        return None, [], f"{group}:{artifact}: no release"
+    coords = f"{group}:{artifact}:{version}"
+    into = Path(args.data) / "ivy-vectors" / version
+    jars = sorted(into.glob("jars/*.jar"))
+    if not jars:
+        log(f"lance-spark: fetching {coords} with its dependencies into {into}")
+        ivy_retrieve(python, into, coords, "-confs", "default")
+        jars = sorted(into.glob("jars/*.jar"))
+    return coords, jars, ""
+
+
+def run_vectors(args, base_spec: dict, log) -> list[dict]:
+    """lance-spark's lines of the vector benchmark (see vectors.lance_spark_vectors)."""
+    python = spark35_python(log)
+    try:
+        coords, jars, note = vector_jars(args, python, log)
+    except Exception as e:  # noqa: BLE001
+        coords, jars, note = None, [], f"could not fetch: {e}"
+    if not jars:
+        log(f"lance-spark vectors: skipped ({note})")
+        return [dict(section="vectors", engine="lance-spark", master=args.vector_master,
+                     error=f"lance-spark not available: {note}")]
+    res = run_worker(args, dict(base_spec, engine="lance-spark", section="vectors",
+                                master=args.vector_master, jar=",".join(map(str, jars)),
+                                vector_rows=args.vector_rows), log, python=python)
+    for r in res:
+        r.update(coordinates=coords, spark_version="3.5")
+    return res
 
 
 def run(args, base_spec: dict, log, formats=("lance2.0", "lance2.2")) -> list[dict]:

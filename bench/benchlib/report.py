@@ -163,7 +163,8 @@ def run_notes(doc: dict) -> list[str]:
                      (": the box was shared with other work, so absolute rates are low and noisy; "
                       "read the ratios (those of the column queries come from interleaved runs under the same "
                       "load; for the whole-table queries compare min–max too)." if busy else "."))
-    ls = [r for r in doc["results"] if r.get("engine") == "lance-spark"]
+    ls = [r for r in doc["results"]
+          if r.get("engine") == "lance-spark" and r.get("section") == "lance-spark"]
     if not ls:
         notes.append("lance-spark was not run (--only or --lance-spark off).")
     elif all(r.get("error") and not r.get("coordinates") for r in ls):

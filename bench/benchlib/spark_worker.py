@@ -60,9 +60,11 @@ def spark_session(engine: str, master: str, jar: str | None, packages: str | Non
          .config("spark.sql.session.timeZone", "UTC"))
     if jar:
         b = b.config("spark.jars", jar)
+        if "," in jar:  # several jars (lance-spark with its dependencies): on the driver too
+            b = b.config("spark.driver.extraClassPath", jar.replace(",", os.pathsep))
     if packages:
         b = b.config("spark.jars.packages", packages).config("spark.jars.ivy", ivy)
-    if engine == "lance-spark":
+    if engine == "lance-spark" and "," not in (jar or ""):  # the bundle (com.lancedb) needs it
         b = b.config(*LANCE_SPARK_CATALOG)
     if engine == "delta":
         b = (b.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
@@ -275,8 +277,9 @@ def worker(args) -> None:
         results += spark_tpch(spark, Path(args.data), spec["tpch_sf"], spec["tpch_runs"], master, log)
         emit()
     if spec["section"] == "vectors":
-        from .vectors import spark_vectors
-        results += spark_vectors(spark, paths, spec["vector_rows"], master, log)
+        from .vectors import lance_spark_vectors, spark_vectors
+        search = lance_spark_vectors if engine == "lance-spark" else spark_vectors
+        results += search(spark, paths, spec["vector_rows"], master, log)
         emit()
     if "write" in spec.get("sections", []):
         results += timed_writes(spark, jvm, paths, spec["write_rows"], spec["runs"], master, log,

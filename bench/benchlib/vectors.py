@@ -6,7 +6,9 @@ connector (`LanceTable.nearest`, `LanceTable.knn_join`; Spark tasks) and by pyla
 - indexed top-10 (NPROBES partitions probed; without refine, and with REFINE): seconds per
   query, and recall@10 of both against the exact answer (numpy, independent of either);
 - batch k-NN: the top-10 of BATCH_QUERIES queries — one `knn_join` job here, a loop of
-  indexed queries in pylance (it has no batch search) — total seconds, recall on a sample."""
+  indexed queries in pylance (it has no batch search) — total seconds, recall on a sample.
+lance-spark (the JNI connector, where its release with vector search runs: Spark 3.5) gives
+the single-query lines too (see lance_spark_vectors)."""
 from __future__ import annotations
 
 import os
@@ -173,6 +175,41 @@ def spark_vectors(spark, paths: Paths, rows: int, master: str, log) -> list[dict
     return out
 
 
+def lance_spark_vectors(spark, paths: Paths, rows: int, master: str, log) -> list[dict]:
+    """lance-spark's single-query lines (it has no batch search): its `nearest` read option
+    (a Lance query as JSON, made by its own QueryUtils) gives each fragment's k nearest rows
+    without their distances, so — as a lance-spark user must — the k nearest of those are
+    taken in Spark by the exact distance."""
+    import numpy as np
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    from pyspark.sql import functions as F
+
+    from spark_lance import distance
+    jvm = spark.sparkContext._jvm
+    path = str(source(paths, rows))
+    queries, truth = np.load(_queries_file(paths, rows)), np.load(_truth_file(paths, rows))
+
+    def search(q, use_index=True, nprobes=None, refine_factor=None):
+        key = spark.sparkContext._gateway.new_array(jvm.float, len(q))
+        for i, x in enumerate(q):
+            key[i] = float(x)
+        b = jvm.org.lance.ipc.Query.Builder().setColumn("v").setKey(key).setK(K) \
+            .setUseIndex(use_index)
+        if nprobes:
+            b = b.setNprobes(nprobes)
+        if refine_factor:
+            b = b.setRefineFactor(refine_factor)
+        query = jvm.org.lance.spark.utils.QueryUtils.queryToString(b.build())
+        found = spark.read.format("lance").option("nearest", query).load(path)
+        top = found.select("id", distance("v", q.tolist()).alias("d")) \
+            .orderBy(F.col("d").asc_nulls_last()).limit(K)
+        return [r["id"] for r in top.collect()]
+    out = _single_queries(search, queries, truth, "lance-spark", dict(master=master))
+    for r in out:
+        log(f"  lance-spark {r['query']}: {r['median_s']:.4f}s recall {r.get('recall')}")
+    return out
+
+
 LINES = (("exact_top10", f"exact top-{K} (use_index=False), s per query"),
          ("indexed_top10", f"IVF_PQ top-{K}, nprobes={NPROBES}, s per query"),
          ("refined_top10", f"IVF_PQ top-{K}, nprobes={NPROBES}, refine_factor={REFINE}, "
@@ -187,21 +224,33 @@ def table(res: list[dict], rows) -> list[str]:
     if not got:
         return []
     master = next((r.get("master") for (e, _), r in got.items() if e == "ours"), "")
+    coords = next((r.get("coordinates") for (e, _), r in got.items() if e == "lance-spark"), "")
     threads = next((r.get("threads") for (e, _), r in got.items() if e == "pylance"), "")
     lines = ["", f"## Vector search ({rows or DEFAULT_ROWS:,} x {DIM} float32, IVF_PQ of "
                  f"{PARTITIONS} partitions x {SUB_VECTORS} sub-vectors; lower is better)", "",
              "pylance has no batch search: its batch line is a loop of indexed queries. "
-             "Recall@10 against numpy's exact answer.", "",
-             f"| search | ours ({master}) | pylance ({threads} threads) | pylance ÷ ours | "
-             "recall@10 ours | recall@10 pylance |", "|---|---|---|---|---|---|"]
+             f"lance-spark (`{coords or 'not run'}`, its `nearest` read option, on pyspark "
+             "3.5) returns each fragment's k nearest "
+             "without distances: its top k are then taken in Spark by exact distance; it has "
+             "no batch search. Recall@10 against numpy's exact answer.", "",
+             f"| search | ours ({master}) | pylance ({threads} threads) | lance-spark | "
+             "pylance ÷ ours | lance-spark ÷ ours | recall@10 ours | recall@10 pylance | "
+             "recall@10 lance-spark |", "|---|---|---|---|---|---|---|---|---|"]
+
+    def cell(r, f="{:.4f}"):
+        return f.format(r["median_s"]) if r else "—"
+
+    def ratio(r, o):
+        return f"{r['median_s'] / o['median_s']:.3g}" if r and o else ""
+
+    def rec(r):
+        return f"{r['recall']:.3f}" if r and r.get("recall") is not None else "—"
     for key, what in LINES:
-        o, p = got.get(("ours", key)), got.get(("pylance", key))
+        o, p, s = (got.get((e, key)) for e in ("ours", "pylance", "lance-spark"))
         if not o and not p:
             continue
-        def cell(r, f="{:.4f}"):
-            return f.format(r["median_s"]) if r else "—"
-        ratio = f"{p['median_s'] / o['median_s']:.3g}" if o and p else ""
-        rec = [f"{r['recall']:.3f}" if r and r.get("recall") is not None else "—"
-               for r in (o, p)]
-        lines.append(f"| {what} | {cell(o)} | {cell(p)} | {ratio} | {rec[0]} | {rec[1]} |")
+        lines.append(f"| {what} | {cell(o)} | {cell(p)} | {cell(s)} | {ratio(p, o)} | "
+                     f"{ratio(s, o)} | {rec(o)} | {rec(p)} | {rec(s)} |")
+    failed = [r for r in res if r.get("section") == "vectors" and r.get("error")]
+    lines += [f"- {r.get('engine')}: {r['error'][:300]}" for r in failed]
     return lines

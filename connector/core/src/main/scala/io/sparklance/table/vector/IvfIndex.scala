@@ -14,7 +14,11 @@ import io.sparklance.table.{LiveRows, ManifestFile}
 
 /**
  * An IVF_FLAT, IVF_SQ or IVF_PQ vector index as pylance 14 writes it (found against pylance
- * 14.0.2), read for search. Two Lance files under `_indices/<uuid>/`:
+ * 14.0.2), read for search; or an IVF_HNSW_FLAT, IVF_HNSW_SQ or IVF_HNSW_PQ index, whose
+ * `auxiliary.idx` is laid out the same (its `index.idx` also holds a graph per partition,
+ * which search does not walk: it scores every row of a probed partition, which is what
+ * pylance's graph search finds when its `ef` reaches the partition's size). Two Lance files
+ * under `_indices/<uuid>/`:
  *  - `index.idx`: no rows; schema metadata `lance:index` = `{"type": "IVF_PQ", "distance_type":
  *    "l2"}` and `lance:ivf` naming the global buffer holding the IVF message whose
  *    `centroids_tensor` is the `[partitions, dim]` float32 centroids.
@@ -129,7 +133,8 @@ final class IvfIndex private (
 
 object IvfIndex {
   val DetailsType = "/lance.index.pb.VectorIndexDetails"
-  val Kinds: Set[String] = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ")
+  val Kinds: Set[String] = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_HNSW_FLAT", "IVF_HNSW_SQ",
+    "IVF_HNSW_PQ")
   private val json = new ObjectMapper()
 
   /** The directory of index `i`'s files. */
@@ -176,7 +181,9 @@ object IvfIndex {
       throw LanceErrors.corruptFile(auxPath, s"${ivfAux.getOffsetsCount} offsets and " +
         s"${ivfAux.getLengthsCount} lengths for ${shape(0)} centroids")
     val storage = storageMetadata(auxPath, amd)
-    val quantizer: IvfQuantizer = kind match {
+    // An IVF_HNSW_* index keeps its codes or vectors in `auxiliary.idx` as IVF_* does; its
+    // graphs (in `index.idx`) are not walked: the probed partitions are scored in full.
+    val quantizer: IvfQuantizer = kind.replace("HNSW_", "") match {
       case "IVF_FLAT" => IvfQuantizer.Flat(dim, metric)
       case "IVF_SQ" =>
         val b = storage.path("bounds")

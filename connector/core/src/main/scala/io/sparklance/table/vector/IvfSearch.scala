@@ -78,7 +78,7 @@ object IvfSearch {
   /**
    * The plan of an indexed search of `s`, or None when pylance would search exactly: no
    * vector index on the column, or one built for another metric. Fails for index kinds not
-   * read here (IVF_HNSW_*, IVF_RQ, …) and tables with stable row ids.
+   * read here (IVF_RQ, …) and tables with stable row ids.
    */
   def plan(io: FileIO, s: Snapshot, query: VectorQuery,
       allowed: Option[Map[Long, RoaringBitmap]] = None): Option[IvfSearchPlan] = {
