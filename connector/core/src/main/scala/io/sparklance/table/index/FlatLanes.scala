@@ -6,14 +6,35 @@ package io.sparklance.table.index
  * storage on sub-vectors of 2, 4 and 16, every repaired edge's distance reproduced bit for
  * bit). Lanes are added pairwise across halves (lane i with lane i + 4, then
  * i with i + 2, then the two; sixteen lanes first i with i + 8); products are added to lanes
- * with fused multiply-adds; a last partial chunk's products are summed in order.
+ * with fused multiply-adds; a last partial chunk's products are summed in order. Those are
+ * its AVX2 kernels; on a CPU with AVX-512F it runs others ([[Wide]]), so distances follow the
+ * CPU as pylance's do.
  */
 private[index] object FlatLanes {
   /**
+   * Whether pylance on this machine runs its AVX-512 kernels, which sum in sixteen lanes
+   * ([[Wide]]): it picks them when the CPU has AVX-512F (x86-64 Linux: `/proc/cpuinfo`'s
+   * flags). The system property `sparklance.simd.avx512` (`true`/`false`) overrides.
+   */
+  val avx512: Boolean = Option(System.getProperty("sparklance.simd.avx512")) match {
+    case Some(v) => v.trim.equalsIgnoreCase("true")
+    case None =>
+      val arch = System.getProperty("os.arch", "")
+      (arch == "amd64" || arch == "x86_64") && scala.util.Try {
+        val src = scala.io.Source.fromFile("/proc/cpuinfo")
+        try src.getLines().exists(l => l.startsWith("flags") &&
+          l.split("\\s+").contains("avx512f"))
+        finally src.close()
+      }.getOrElse(false)
+  }
+
+  /**
    * The dot kernel (dot distances, and the squared norms of cosine distances): eight lanes
-   * over the chunks of eight, reduced, added to the partial chunk's sum.
+   * over the chunks of eight, reduced, added to the partial chunk's sum (on AVX-512:
+   * [[Wide.dot]]).
    */
   def dot(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int): Float = {
+    if (avx512) return Wide.dot(x, i, y, j, dim)
     val full = dim / 8 * 8
     val rem = partial(x, i, y, j, full, dim)
     if (full == 0) return rem
@@ -34,9 +55,11 @@ private[index] object FlatLanes {
 
   /**
    * The L2 kernel: squared differences `d` added to eight lanes (`fma(d, d, lane)`) over the
-   * chunks of eight, reduced, added to the partial chunk's sum of squares.
+   * chunks of eight, reduced, added to the partial chunk's sum of squares (on AVX-512:
+   * [[Wide.l2]]).
    */
   def l2(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int): Float = {
+    if (avx512) return Wide.l2(x, i, y, j, dim)
     val full = dim / 8 * 8
     var rem = 0f
     var k = full
@@ -68,6 +91,7 @@ private[index] object FlatLanes {
    */
   def cosineDot(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int,
       lanes: Array[Float]): Float = {
+    if (avx512) return Wide.cosineDot(x, i, y, j, dim)
     val wide = dim / 16 * 16
     val full = dim / 8 * 8
     java.util.Arrays.fill(lanes, 0f)
@@ -87,6 +111,73 @@ private[index] object FlatLanes {
       k += 8
     }
     (r16 + reduce8(lanes)) + partial(x, i, y, j, full, dim)
+  }
+
+  /**
+   * The kernels pylance 14.0.2 runs on a CPU with AVX-512F (found against it on such a machine,
+   * every repaired edge's distance of flat and PQ storages reproduced bit for bit): sixteen
+   * lanes with fused multiply-adds over the chunks of sixteen, reduced (lane i added to lane
+   * i + 8, then as eight lanes); the products of the rest summed in order, apart ([[dot]],
+   * [[l2]]) or onto the reduced sum ([[cosineDot]]).
+   */
+  object Wide {
+    private val scratch = ThreadLocal.withInitial[Array[Float]](() => new Array[Float](16))
+
+    def dot(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int): Float = {
+      val full = dim / 16 * 16
+      lanesDot(x, i, y, j, full) + partial(x, i, y, j, full, dim)
+    }
+
+    def l2(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int): Float = {
+      val full = dim / 16 * 16
+      val lanes = zeroed()
+      var k = 0
+      while (k < full) {
+        var l = 0
+        while (l < 16) {
+          val d = x(i + k + l) - y(j + k + l)
+          lanes(l) = Math.fma(d, d, lanes(l))
+          l += 1
+        }
+        k += 16
+      }
+      var rem = 0f
+      while (k < dim) { val d = x(i + k) - y(j + k); rem += d * d; k += 1 }
+      (if (full == 0) 0f else reduce16(lanes)) + rem
+    }
+
+    def cosineDot(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int): Float = {
+      val full = dim / 16 * 16
+      var sum = lanesDot(x, i, y, j, full)
+      var k = full
+      while (k < dim) { sum += x(i + k) * y(j + k); k += 1 }
+      sum
+    }
+
+    /** The reduced sixteen lanes of the products up to `full` (0 when `full` is 0). */
+    private def lanesDot(x: Array[Float], i: Int, y: Array[Float], j: Int, full: Int): Float = {
+      if (full == 0) return 0f
+      val lanes = zeroed()
+      var k = 0
+      while (k < full) {
+        var l = 0
+        while (l < 16) { lanes(l) = Math.fma(x(i + k + l), y(j + k + l), lanes(l)); l += 1 }
+        k += 16
+      }
+      reduce16(lanes)
+    }
+
+    private def zeroed(): Array[Float] = {
+      val l = scratch.get()
+      java.util.Arrays.fill(l, 0f)
+      l
+    }
+
+    private def reduce16(l: Array[Float]): Float = {
+      var m = 0
+      while (m < 8) { l(m) += l(m + 8); m += 1 }
+      reduce8(l)
+    }
   }
 
   private def reduce8(l: Array[Float]): Float =

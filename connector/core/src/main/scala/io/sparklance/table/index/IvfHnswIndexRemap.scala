@@ -227,7 +227,7 @@ object IvfHnswIndexRemap {
   /** The PQ model of `auxiliary.idx` (`storage_metadata` and the codebook's global buffer). */
   private def pqModel(aux: IndexFileLayout): PqModel = {
     def corrupt(why: String) = LanceErrors.corruptFile(aux.path, why)
-    val m = storageMetadata(aux).getOrElse(throw corrupt("no PQ storage_metadata"))
+    val m = StorageMetadata.first(aux.metadata).getOrElse(throw corrupt("no PQ storage_metadata"))
     val (bits, numSub, dim) = (m.path("nbits").asInt(8), m.path("num_sub_vectors").asInt(0),
       m.path("dimension").asInt(0))
     if (bits != 8 && bits != 4) throw LanceErrors.unsupported(s"${aux.path}: $bits-bit PQ codes")
@@ -258,18 +258,9 @@ object IvfHnswIndexRemap {
     out
   }
 
-  /** The first entry of `auxiliary.idx`'s `storage_metadata` (a JSON array of JSON texts). */
-  private def storageMetadata(aux: IndexFileLayout): Option[JsonNode] =
-    aux.metadata.get("storage_metadata").flatMap { v =>
-      scala.util.Try {
-        val e = json.readTree(v).get(0)
-        if (e.isTextual) json.readTree(e.asText) else e
-      }.toOption
-    }
-
   /** The SQ quantizer's bounds in `auxiliary.idx`'s `storage_metadata`. */
   private def sqBounds(aux: IndexFileLayout): (Double, Double) = {
-    val node = storageMetadata(aux).map(_.path("bounds"))
+    val node = StorageMetadata.first(aux.metadata).map(_.path("bounds"))
       .filter(b => b.has("start") && b.has("end"))
       .getOrElse(throw LanceErrors.corruptFile(aux.path, "no SQ bounds in storage_metadata"))
     (node.get("start").asDouble, node.get("end").asDouble)

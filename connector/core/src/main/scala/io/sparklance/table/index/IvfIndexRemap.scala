@@ -74,11 +74,17 @@ object IvfIndexRemap {
   private def rabitLayout(io: FileIO, auxPath: String): Boolean =
     try {
       val layout = IndexFileLayout.read(io, auxPath)
-      val names = layout.fields.map(_.name)
-      names.headOption.contains("_rowid") &&
-        (names.tail == RabitColumns || names.tail == RabitExColumns) &&
-        layout.metadata.get("storage_metadata").exists(storageFlag(_, "packed"))
+      rabitColumns(layout.fields.map(_.name)) && StorageMetadata.flag(layout.metadata, "packed")
     } catch { case _: Exception => false }
+
+  /** Whether `names` (an `auxiliary.idx`'s columns) are RaBitQ storage of pylance 14's. */
+  private def rabitColumns(names: Seq[String]): Boolean =
+    names.headOption.contains("_rowid") &&
+      (names.tail == RabitColumns || names.tail == RabitExColumns)
+
+  /** Whether `names` (an `auxiliary.idx`'s columns) are a storage this remaps. */
+  private def storageColumns(names: Seq[String]): Boolean = rabitColumns(names) ||
+    names.headOption.contains("_rowid") && names.size == 2 && StorageColumns(names(1))
 
   /** The `type` of an `index.idx`'s `lance:index` metadata, if it reads. */
   private def kind(io: FileIO, path: String): Option[String] =
@@ -137,15 +143,12 @@ object IvfIndexRemap {
     if (ivf.getOffsetsCount != ivf.getLengthsCount)
       throw corrupt(s"the IVF model has ${ivf.getOffsetsCount} offsets but " +
         s"${ivf.getLengthsCount} lengths")
-    val storage = metadata.get("storage_metadata")
-    val transposed = storage.exists(storageFlag(_, "transposed"))
+    val transposed = StorageMetadata.flag(metadata, "transposed")
     val packed = fields.size > 1 && fields(1).name == RabitCodes
-    if (packed && !storage.exists(storageFlag(_, "packed")))
+    if (packed && !StorageMetadata.flag(metadata, "packed"))
       throw corrupt(s"the '$RabitCodes' are not packed")
     val names = fields.map(_.name)
-    if (names.headOption.forall(_ != "_rowid") || !(names.size == 2 &&
-        StorageColumns(names(1)) || names.tail == RabitColumns || names.tail == RabitExColumns))
-      throw corrupt(s"unexpected columns ${names.mkString(", ")}")
+    if (!storageColumns(names)) throw corrupt(s"unexpected columns ${names.mkString(", ")}")
     fields(1).logicalType match {
       case LogicalType.FixedSizeList(_, _) =>
       case t => throw corrupt(s"column '${fields(1).name}' is $t, not a fixed-size list")
@@ -247,15 +250,6 @@ object IvfIndexRemap {
       j += 1
     }
     out
-  }
-
-  /** Whether `storage_metadata` (a JSON array of JSON texts) sets the boolean `flag`. */
-  private def storageFlag(storage: String, flag: String): Boolean = {
-    val json = new com.fasterxml.jackson.databind.ObjectMapper()
-    try json.readTree(storage).elements().asScala.exists { e =>
-      val inner = if (e.isTextual) json.readTree(e.asText) else e
-      inner.path(flag).asBoolean(false)
-    } catch { case _: Exception => false }
   }
 
   private def idArray(ids: Array[Long]): FixedWidthArray = {

@@ -11,6 +11,7 @@ import io.sparklance.format._
 import io.sparklance.proto.{IndexProtos, TableProtos}
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{LiveRows, ManifestFile}
+import io.sparklance.table.index.StorageMetadata
 
 /**
  * An IVF_FLAT, IVF_SQ or IVF_PQ vector index as pylance 14 writes it (found against pylance
@@ -175,12 +176,12 @@ object IvfIndex {
     val dim = shape(1)
 
     val (amd, aglobals) = metadataAndGlobals(io, auxPath, Set(ivfBuffer(auxPath, _),
-      md => codebookBuffer(auxPath, md).getOrElse(-1)))
+      md => codebookBuffer(md).getOrElse(-1)))
     val ivfAux = IndexProtos.IVF.parseFrom(aglobals(ivfBuffer(auxPath, amd)))
     if (ivfAux.getOffsetsCount != ivfAux.getLengthsCount || ivfAux.getLengthsCount != shape(0))
       throw LanceErrors.corruptFile(auxPath, s"${ivfAux.getOffsetsCount} offsets and " +
         s"${ivfAux.getLengthsCount} lengths for ${shape(0)} centroids")
-    val storage = storageMetadata(auxPath, amd)
+    val storage = StorageMetadata.first(amd).getOrElse(json.createObjectNode())
     // An IVF_HNSW_* index keeps its codes or vectors in `auxiliary.idx` as IVF_* does; its
     // graphs (in `index.idx`) are not walked: the probed partitions are scored in full.
     val quantizer: IvfQuantizer = kind.replace("HNSW_", "") match {
@@ -196,7 +197,7 @@ object IvfIndex {
           s"vector index $uuid: PQ with ${storage.path("nbits").asInt} bits")
         if (m <= 0 || dim % m != 0) throw LanceErrors.corruptFile(auxPath,
           s"$m sub-vectors of $dim dimensions")
-        val at = codebookBuffer(auxPath, amd).getOrElse(
+        val at = codebookBuffer(amd).getOrElse(
           throw LanceErrors.corruptFile(auxPath, "no codebook_position"))
         val (codebook, cshape) = floats(IndexProtos.Tensor.parseFrom(aglobals(at)), auxPath,
           "codebook")
@@ -220,16 +221,8 @@ object IvfIndex {
     md.get("lance:ivf").flatMap(v => scala.util.Try(v.trim.toInt).toOption)
       .getOrElse(throw LanceErrors.corruptFile(path, "no global buffer named by 'lance:ivf'"))
 
-  private def codebookBuffer(path: String, md: Map[String, String]): Option[Int] =
-    md.get("storage_metadata").map(_ => storageMetadata(path, md))
-      .map(_.path("codebook_position").asInt(-1)).filter(_ > 0)
-
-  private def storageMetadata(path: String, md: Map[String, String]): JsonNode =
-    md.get("storage_metadata").map { s =>
-      val outer = json.readTree(s)
-      val first = if (outer.isArray && outer.size > 0) outer.get(0) else outer
-      if (first.isTextual) json.readTree(first.asText) else first
-    }.getOrElse(json.createObjectNode())
+  private def codebookBuffer(md: Map[String, String]): Option[Int] =
+    StorageMetadata.first(md).map(_.path("codebook_position").asInt(-1)).filter(_ > 0)
 
   /** A file's schema metadata and the global buffers `wanted` picks from it (by number). */
   private def metadataAndGlobals(io: FileIO, path: String,
