@@ -344,7 +344,8 @@ def test_configure_appends_the_jar_to_given_settings(monkeypatch):
     b = _Builder()
     assert spark_lance.configure(b, conf) is b  # returns the builder it was given
     assert b.options == {"spark.jars": f"/opt/other.jar,{jar}",
-                         "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}", "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
+                         "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}",
+                         "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
     # The jar given again is not repeated.
     b = spark_lance.configure(_Builder(), {"spark.jars": f"/opt/other.jar,{jar}"})
     assert b.options["spark.jars"] == f"/opt/other.jar,{jar}"
@@ -355,7 +356,8 @@ def test_configure_on_a_fresh_builder(monkeypatch):
     monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
     b = spark_lance.configure(_Builder())
     assert b.options == {"spark.jars": spark_lance.jar_path(),
-                         "spark.driver.extraClassPath": spark_lance.jar_path(), "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
+                         "spark.driver.extraClassPath": spark_lance.jar_path(),
+                         "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
 
 
 def test_configure_does_not_repeat_the_jar_a_running_jvm_reports_as_a_uri(monkeypatch):

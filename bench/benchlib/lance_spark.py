@@ -74,15 +74,17 @@ def ivy_retrieve(python: str, ivy_dir: Path, coords: str, *extra: str) -> None:
     """Retrieves `coords` into `ivy_dir`/jars with the Ivy that ships in `python`'s pyspark,
     from Maven Central only; `extra` are more Ivy arguments."""
     group, artifact, version = coords.split(":")
-    pyspark_dir = subprocess.run([python, "-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
+    where = "import pyspark, os; print(os.path.dirname(pyspark.__file__))"
+    pyspark_dir = subprocess.run([python, "-c", where], capture_output=True, text=True,
+                                 check=True).stdout.strip()
     ivy_jar = sorted(glob.glob(f"{pyspark_dir}/jars/ivy-*.jar"))[-1]
     ivy_dir.mkdir(parents=True, exist_ok=True)
     settings = ivy_dir / "ivysettings.xml"
     settings.write_text(IVY_SETTINGS)
-    subprocess.run(["java", "-jar", ivy_jar, "-settings", str(settings), "-cache", str(ivy_dir / "cache"),
-                    "-dependency", group, artifact, version, *extra, "-types", "jar",
-                    "-retrieve", str(ivy_dir / "jars" / "[artifact]-[revision](-[classifier]).[ext]")],
+    into = ivy_dir / "jars" / "[artifact]-[revision](-[classifier]).[ext]"
+    subprocess.run(["java", "-jar", ivy_jar, "-settings", str(settings), "-cache",
+                    str(ivy_dir / "cache"), "-dependency", group, artifact, version, *extra,
+                    "-types", "jar", "-retrieve", str(into)],
                    check=True, stdout=subprocess.DEVNULL)
 
 
