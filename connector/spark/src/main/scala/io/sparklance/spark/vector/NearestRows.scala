@@ -1,8 +1,8 @@
 package io.sparklance.spark.vector
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.functions.{broadcast, col, lit}
-import org.apache.spark.sql.types.{FloatType, LongType, StructField, StructType}
+import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.types.{FloatType, StructField, StructType}
 
 import io.sparklance.table.vector.{VectorColumn, VectorMetric, VectorQuery}
 
@@ -10,8 +10,8 @@ import io.sparklance.table.vector.{VectorColumn, VectorMetric, VectorQuery}
  * A single nearest-neighbour search as a DataFrame: what pylance 14's
  * `to_table(nearest={...}, prefilter=True)` returns. The search runs when this is called
  * (through the IVF index when the table has one pylance would use, else exactly; see
- * [[VectorSearchJob]] and [[KnnJoinJob]]); the DataFrame then reads only the batches holding
- * the rows found. Python's `LanceTable.nearest` and SQL's `lance_nearest` both call it.
+ * [[VectorSearchJob]] and [[KnnJoinJob]]), and so does the read of the rows found; the
+ * DataFrame holds them. Python's `LanceTable.nearest` and SQL's `lance_nearest` both call it.
  */
 object NearestRows {
   /** The column of each row's distance to the query, as pylance names it. */
@@ -53,24 +53,25 @@ object NearestRows {
 
   /**
    * The rows at the addresses of `hits` (distance, row address: nearest first) of `version`,
-   * in that order, with their [[DistanceColumn]]: only the batches holding them are read.
+   * in that order, with their [[DistanceColumn]]: read now by one Spark job that decodes only
+   * the batches holding them, and held by the DataFrame (a local relation of at most `k`
+   * rows), so using it runs no further job.
    */
   private def fetched(spark: SparkSession, root: String, options: java.util.Map[String, String],
       version: Long, hits: Seq[(Float, Long)], columns: Option[Seq[String]]): DataFrame = {
-    val schema = StructType(Seq(StructField("_rowaddr", LongType),
-      StructField(DistanceColumn, FloatType), StructField("_rank", LongType)))
-    val found = spark.createDataFrame(java.util.Arrays.asList(hits.zipWithIndex.map {
-      case ((d, a), i) => Row(a, d, i.toLong)
-    }: _*), schema)
     val table = VectorSearchJob.read(spark, root, options, version)
-    val names = columns.getOrElse(table.columns.toSeq)
-    val picked = names.map(n => table.col(quoted(n)))
+    val picked = columns.getOrElse(table.columns.toSeq).map(n => table.col(quoted(n)))
+    val shown = table.select(picked: _*).schema
+    val schema = StructType(shown.fields :+ StructField(DistanceColumn, FloatType))
     val addresses = hits.map(_._2)
-    val rows = table.select(picked :+ col("_rowaddr"): _*)
-      .where(if (addresses.isEmpty) lit(false) else col("_rowaddr").isin(addresses: _*))
-    // At most k rows: one partition sorted in place (orderBy would sample them in a job first).
-    rows.join(broadcast(found), "_rowaddr").coalesce(1).sortWithinPartitions("_rank")
-      .select(names.map(n => col(quoted(n))) :+ col(DistanceColumn): _*)
+    val read = if (addresses.isEmpty) Array.empty[Row] else
+      table.select(picked :+ col("_rowaddr"): _*).where(col("_rowaddr").isin(addresses: _*))
+        .collect()
+    val byAddress = read.map(r => r.getLong(shown.length) -> r).toMap
+    val rows = hits.flatMap { case (d, a) =>
+      byAddress.get(a).map(r => Row.fromSeq(r.toSeq.take(shown.length) :+ d))
+    }
+    spark.createDataFrame(java.util.Arrays.asList(rows: _*), schema)
   }
 
   private def quoted(name: String): String = "`" + name.replace("`", "``") + "`"
