@@ -66,6 +66,8 @@ def spark_session(engine: str, master: str, jar: str | None, packages: str | Non
         b = b.config("spark.jars.packages", packages).config("spark.jars.ivy", ivy)
     if engine == "lance-spark" and "," not in (jar or ""):  # the bundle (com.lancedb) needs it
         b = b.config(*LANCE_SPARK_CATALOG)
+    if engine == "ours":  # as spark_lance.configure() sets it (EXISTS column pruning, SQL)
+        b = b.config("spark.sql.extensions", "io.sparklance.spark.LanceSparkSessionExtensions")
     if engine == "delta":
         b = (b.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
              .config("spark.sql.catalog.spark_catalog",

@@ -70,7 +70,8 @@ def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]]
     ``session_catalog=True`` ``io.sparklance.spark.LanceSessionCatalog`` as Spark's built-in
     catalog (``CREATE TABLE t USING lance``). A catalog already set in ``conf`` is kept.
     With ``extensions`` (default), appends the connector's SQL additions (:data:`EXTENSIONS`:
-    the ``lance_nearest`` table function) to ``spark.sql.extensions`` as given in ``conf``.
+    the ``lance_nearest`` table function, and an optimizer rule that reads only the columns an
+    EXISTS subquery's join uses) to ``spark.sql.extensions`` as given in ``conf``.
 
     Sets ``spark.jars`` (Spark ships it to the executors) and ``spark.driver.extraClassPath``
     (the driver JVM that PySpark launches loads the connector from its classpath) to the

@@ -26,12 +26,13 @@ final class LanceBatch(
     countRows: Boolean,
     metadata: LanceColumnarReader.MetadataSpec,
     pushed: Seq[String],
-    limit: Option[Int] = None) extends Batch {
+    limit: Option[Int] = None,
+    offset: Int = 0) extends Batch {
 
   private def key: Seq[Any] = Seq(table.snapshot.root, table.snapshot.version, required,
     countRows, pushed, fragments.map(_.id), table.options.batchSize,
     table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name),
-    limit)
+    limit, offset)
 
   override def equals(other: Any): Boolean = other match {
     case b: LanceBatch => key == b.key

@@ -298,8 +298,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
   override protected def procedureTablePath(table: String): String = {
     val t = table.trim
     val ident =
-      if (t.startsWith("/") || t.matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*")) Identifier.of(
-        Array.empty[String], t)
+      if (LanceCatalog.isPathName(t)) Identifier.of(Array.empty[String], t)
       else {
         val parts = spark.sessionState.sqlParser.parseMultipartIdentifier(t)
         Identifier.of(parts.init.toArray, parts.last)
@@ -331,4 +330,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 object LanceCatalog {
   /** The directory suffix of root-namespace tables in pylance's directory namespace. */
   val Suffix = ".lance"
+
+  /** Whether a procedure's or function's `table` argument is a path (`/…` or `scheme:/…`). */
+  def isPathName(table: String): Boolean =
+    table.startsWith("/") || table.matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*")
 }

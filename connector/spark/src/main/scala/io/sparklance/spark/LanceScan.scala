@@ -9,7 +9,7 @@ import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{FragmentLineage, FragmentRef, RowFilter}
+import io.sparklance.table.{FragmentLineage, FragmentRef, RowFilter, RowWindow}
 import io.sparklance.table.index.IndexPruning
 
 /**
@@ -26,7 +26,8 @@ class LanceScan(
     countRows: Boolean,
     fragmentTest: Option[Long => Boolean] = None,
     limit: Option[Int] = None,
-    addressed: Option[IndexPruning.Candidates] = None)
+    addressed: Option[IndexPruning.Candidates] = None,
+    offset: Int = 0)
   extends Scan with SupportsReportStatistics {
 
   /** The predicate the reader evaluates exactly (pushed and translated), if any. */
@@ -34,6 +35,14 @@ class LanceScan(
 
   /** Whether predicates on `_fragid`/`_rowaddr` pick the fragments scanned. */
   def prunesFragments: Boolean = fragmentTest.isDefined
+
+  /** Whether [[withColumns]] may narrow the scan (a partial COUNT(*) has no columns). */
+  def prunable: Boolean = !countRows
+
+  /** The same scan returning only `columns` (some of [[readSchema]]), the filter unchanged. */
+  def withColumns(columns: StructType): LanceScan =
+    new LanceScan(table, columns, filter, pushed, countRows, fragmentTest, limit, addressed,
+      offset)
 
   /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
   private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
@@ -69,13 +78,27 @@ class LanceScan(
     case (a, b) => a.orElse(b)
   }
 
-  private lazy val fragments: Seq[FragmentRef] = LanceScan.enoughFor(limit.filter(_ =>
-    filter.isEmpty), table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
-      candidates.forall(_.contains(f.getId)))).map {
-    f =>
-      val ref = FragmentRef(table.snapshot.root, table.snapshot, f)
+  /**
+   * Whether the scan returns exactly the rows of a pushed LIMIT / OFFSET: nothing narrows
+   * the rows but them (a pushed filter leaves the limit to each task, and Spark on top).
+   */
+  private def windowed: Boolean =
+    !countRows && (limit.isDefined || offset > 0) && filter.isEmpty && candidates.isEmpty &&
+      fragmentTest.isEmpty
+
+  /** The rows a windowed scan returns: `limit` counts the skipped `offset` rows too. */
+  private def windowRows: Option[Long] = limit.map(l => math.max(0L, l.toLong - offset))
+
+  private lazy val fragments: Seq[FragmentRef] = {
+    val chosen = table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
+      candidates.forall(_.contains(f.getId)))
+    def ref(f: io.sparklance.proto.TableProtos.DataFragment): FragmentRef = {
+      val r = FragmentRef(table.snapshot.root, table.snapshot, f)
         .copy(rowCandidates = candidates.flatMap(_(f.getId)))
-      if (metadata.isEmpty) ref else ref.copy(lineage = Some(FragmentLineage.of(f)))
+      if (metadata.isEmpty) r else r.copy(lineage = Some(FragmentLineage.of(f)))
+    }
+    if (windowed) RowWindow.of(table.io, chosen.view.map(ref), offset, windowRows)
+    else chosen.map(ref)
   }
 
   override def readSchema(): StructType = required
@@ -88,19 +111,23 @@ class LanceScan(
     val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
     val pruned = if (fragmentTest.isEmpty && candidates.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
-    s"LanceScan ${table.name()} [$what]$filters$pruned${limit.fold("")(n => s" Limit: $n")}"
+    val window = (if (offset > 0) s" Offset: $offset" else "") +
+      limit.fold("")(n => s" Limit: ${n - offset}")
+    s"LanceScan ${table.name()} [$what]$filters$pruned$window"
   }
   /** A new Batch each time; batches of equal scans are equal, so Spark reuses exchanges. */
   override def toBatch: Batch = new LanceBatch(table, fragments, fields,
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
     filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
-    LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq, limit)
+    LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq,
+    if (windowed) windowRows.map(n => math.min(n, Int.MaxValue).toInt) else limit, offset)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 
   override def estimateStatistics(): Statistics = new Statistics {
     override def numRows(): OptionalLong = OptionalLong.of(math.min(
-      fragments.map(f => f.physicalRows - f.numDeletedRows).sum, limit.fold(Long.MaxValue)(_.toLong)))
+      fragments.map(f => f.rowCandidates.fold(f.physicalRows - f.numDeletedRows)(
+        _.getLongCardinality)).sum, limit.fold(Long.MaxValue)(_.toLong)))
     override def sizeInBytes(): OptionalLong = {
       val total = fragments.map(f => SplitPlanner.estimatedBytes(f)).sum
       // Scale by the share of columns read: a pruned scan reads fewer bytes.
@@ -113,17 +140,4 @@ class LanceScan(
 object LanceScan {
   /** The output of a pushed partial COUNT(*): one count per partition, summed by Spark. */
   val CountSchema: StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
-
-  /** The first fragments whose live rows add up to `limit` (all of them without one). */
-  def enoughFor(limit: Option[Int], fragments: Seq[io.sparklance.proto.TableProtos.DataFragment])
-      : Seq[io.sparklance.proto.TableProtos.DataFragment] = limit match {
-    case None => fragments
-    case Some(n) =>
-      var rows = 0L
-      fragments.takeWhile { f =>
-        val take = rows < n
-        rows += f.getPhysicalRows - (if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L)
-        take
-      }
-  }
 }

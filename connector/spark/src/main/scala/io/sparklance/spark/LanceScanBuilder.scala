@@ -3,7 +3,8 @@ package io.sparklance.spark
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates,
-  SupportsPushDownLimit, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+  SupportsPushDownLimit, SupportsPushDownOffset, SupportsPushDownRequiredColumns,
+  SupportsPushDownV2Filters}
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.table.RowFilter
@@ -19,13 +20,14 @@ import io.sparklance.table.RowFilter
  */
 class LanceScanBuilder(table: LanceTable) extends ScanBuilder
   with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters with SupportsPushDownAggregates
-  with SupportsPushDownLimit {
+  with SupportsPushDownLimit with SupportsPushDownOffset {
 
   private var required: StructType = table.schema()
   private var countOnly = false
   private var filter: Option[RowFilter] = None
   private var pushed: Array[Predicate] = Array.empty
   private var limit: Option[Int] = None
+  private var offset = 0
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
@@ -90,8 +92,9 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
 
   /**
    * A LIMIT over the scan (Spark pushes one only when nothing is left to filter after the
-   * scan): planning keeps only the fragments that hold enough rows when there is no pushed
-   * filter, and each task stops after that many rows. Spark still applies the limit on top.
+   * scan). Without a pushed filter the scan returns exactly the first `n` rows in table order
+   * (see [[io.sparklance.table.RowWindow]]), so Spark drops its own limit; with one, each task
+   * stops after `n` rows that pass it and Spark applies the limit on top.
    */
   override def pushLimit(n: Int): Boolean = {
     if (countOnly || n < 0) return false
@@ -99,7 +102,19 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
     true
   }
 
-  override def isPartiallyPushed(): Boolean = true
+  override def isPartiallyPushed(): Boolean = filter.isDefined
+
+  /**
+   * An OFFSET (after the LIMIT, which then counts the skipped rows too): without a pushed
+   * filter, the scan skips the first `n` rows in table order, as pylance's
+   * `to_table(offset=)`; with one, which rows are skipped is only known by reading, so Spark
+   * keeps the offset.
+   */
+  override def pushOffset(n: Int): Boolean = {
+    if (countOnly || filter.isDefined || n < 0) return false
+    offset = n
+    true
+  }
 
   override def build(): Scan =
     if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
@@ -108,5 +123,5 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
       new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest,
         addressed = addressed)
     else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest, limit,
-      addressed)
+      addressed, offset)
 }

@@ -6,12 +6,15 @@ import io.sparklance.spark.vector.LanceNearestFunction
 
 /**
  * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
- * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]).
+ * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
+ * optimizer rule [[PruneExistsColumns]].
  * {{{
  * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
  * }}}
  */
 class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
-  override def apply(extensions: SparkSessionExtensions): Unit =
+  override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectTableFunction(LanceNearestFunction.description)
+    extensions.injectOptimizerRule(_ => PruneExistsColumns)
+  }
 }

@@ -16,15 +16,15 @@ final class VectorColumn(val field: LanceField, val dim: Int, item: LogicalType)
     extends Serializable {
   private val Batch = 8192
 
-  /**
-   * Offers the exact distance of every row of `f` with a vector to `top`; deleted rows are
-   * not read, and rows `live` (an allow-list) refuses are skipped.
-   */
   /** Refuses a query vector `q` (the `q` argument) of another dimension than the column's. */
   def checkQuery(q: Array[Float]): Unit =
     if (q.length != dim) throw LanceErrors.invalidOption("q", s"${q.length} values",
       s"column ${field.name} holds vectors of $dim")
 
+  /**
+   * Offers the exact distance of every row of `f` with a vector to `top`; deleted rows are
+   * not read, and rows `live` (an allow-list) refuses are skipped.
+   */
   def scan(io: FileIO, f: FragmentRef, q: Array[Float], metric: VectorMetric, top: TopK,
       live: LiveRows): Unit = {
     val check = live.allowed.isDefined

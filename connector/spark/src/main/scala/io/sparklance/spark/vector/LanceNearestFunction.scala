@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types._
 
 import io.sparklance.LanceErrors
-import io.sparklance.spark.{LanceReadOptions, LanceTable}
+import io.sparklance.spark.{LanceCatalog, LanceReadOptions, LanceTable}
 
 /**
  * The SQL form of a single nearest-neighbour search, a table-valued function the session
@@ -133,7 +133,7 @@ object LanceNearestFunction {
    */
   private def target(spark: SparkSession, table: String): (String, Map[String, String]) = {
     val t = table.trim
-    if (t.startsWith("/") || t.matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*")) return (t, Map.empty)
+    if (LanceCatalog.isPathName(t)) return (t, Map.empty)
     spark.table(t).queryExecution.analyzed.collectFirst {
       case r: DataSourceV2Relation if r.table.isInstanceOf[LanceTable] =>
         val lance = r.table.asInstanceOf[LanceTable]
