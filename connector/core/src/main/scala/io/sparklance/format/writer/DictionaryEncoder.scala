@@ -195,10 +195,23 @@ private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
     h ^= h >>> 13; h *= 0x5bd1e995; h ^ (h >>> 15)
   }
 
+  /**
+   * Whether `[x, +len)` and `[y, +len)` hold the same bytes: short slices (most dictionary
+   * values: numbers, codes, short strings) word by word, longer ones by Arrays.equals.
+   */
+  private def same(x: Int, y: Int, len: Int): Boolean =
+    if (len > 32) java.util.Arrays.equals(a, x, x + len, a, y, y + len)
+    else {
+      var i = 0
+      while (i + 8 <= len) { if (LE.i64(a, x + i) != LE.i64(a, y + i)) return false; i += 8 }
+      while (i < len) { if (a(x + i) != a(y + i)) return false; i += 1 }
+      true
+    }
+
   def get(off: Int, len: Int): Int = {
     var s = hash(off, len) & (cap - 1)
     while (lens(s) >= 0) {
-      if (lens(s) == len && java.util.Arrays.equals(a, offs(s), offs(s) + len, a, off, off + len)) return vals(s)
+      if (lens(s) == len && same(offs(s), off, len)) return vals(s)
       s = (s + 1) & (cap - 1)
     }
     -1
@@ -212,7 +225,7 @@ private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
     if (2 * (size + 1) > cap) grow()
     var s = hash(off, len) & (cap - 1)
     while (lens(s) >= 0) {
-      if (lens(s) == len && java.util.Arrays.equals(a, offs(s), offs(s) + len, a, off, off + len)) return vals(s)
+      if (lens(s) == len && same(offs(s), off, len)) return vals(s)
       s = (s + 1) & (cap - 1)
     }
     offs(s) = off; lens(s) = len; vals(s) = v; size += 1

@@ -3,6 +3,7 @@ package io.sparklance.spark.write
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
 
 import io.sparklance.LanceErrors
 import io.sparklance.format._
@@ -18,27 +19,34 @@ import io.sparklance.format.writer.{ByteBuf, IntBuf}
  * an unsigned column, a vector of the wrong length) fails naming the column.
  */
 private[spark] abstract class ColBuilder(val field: LanceField) {
-  protected val nulls = new ByteBuf(1024)
-  protected var anyNull = false
-  def size: Int = nulls.size
+  // Validity is tracked only once a null comes: until then `count` is all there is to know.
+  private var count = 0
+  private var nulls: Array[Boolean] = null
+  def size: Int = count
   def bytes: Long
   /** Appends `g[ord]` (which may be null). */
   final def add(g: SpecializedGetters, ord: Int): Unit =
     if (g.isNullAt(ord)) addNull()
-    else { nulls.u8(0); addValue(g, ord) }
+    else { valid(); addValue(g, ord) }
   def addNull(): Unit = {
     if (!field.nullable) throw LanceErrors.schemaMismatch("", field.name, "is not nullable in the dataset but the DataFrame has a null in it")
-    nulls.u8(1); anyNull = true; addPlaceholder()
+    if (nulls == null) nulls = new Array[Boolean](math.max(1024, count * 2))
+    else if (count == nulls.length) nulls = java.util.Arrays.copyOf(nulls, count * 2)
+    nulls(count) = true; count += 1; addPlaceholder()
+  }
+  private def valid(): Unit = {
+    if (nulls != null && count == nulls.length) nulls = java.util.Arrays.copyOf(nulls, count * 2)
+    count += 1 // a slot of `nulls` past the last null is false already
   }
   protected def addValue(g: SpecializedGetters, ord: Int): Unit
   protected def addPlaceholder(): Unit
   /** A slot under a null parent: not null itself (its parent is), with no value. */
-  final def placeholder(): Unit = { nulls.u8(0); addPlaceholder() }
+  final def placeholder(): Unit = { valid(); addPlaceholder() }
   /** The collected values; the builder is empty afterwards. */
   def build(): ColumnArray
   protected final def takeNulls(): Array[Boolean] = {
-    val out = if (!anyNull) null else Array.tabulate(nulls.size)(i => nulls.array(i) != 0)
-    nulls.clear(); anyNull = false
+    val out = if (nulls == null) null else java.util.Arrays.copyOf(nulls, count)
+    nulls = null; count = 0
     out
   }
 }
@@ -134,7 +142,11 @@ private[spark] object ColBuilder {
 private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
   private val data = new ByteBuf(4096)
   def bytes: Long = data.size
-  protected def addValue(g: SpecializedGetters, ord: Int): Unit = { data.ensure(width); data.zeros(width); conv(g, ord, data.array, data.size - width) }
+  // Every converter writes all `width` bytes of its slot, so the slot is not zeroed first.
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
+    val at = data.extend(width)
+    conv(g, ord, data.array, at)
+  }
   protected def addPlaceholder(): Unit = data.zeros(width)
   def build(): ColumnArray = {
     val n = size
@@ -150,7 +162,12 @@ private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalTyp
   private val isString = dt.isInstanceOf[StringType]
   def bytes: Long = data.size + 4L * offsets.size
   protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
-    if (isString) { val s = g.getUTF8String(ord); data.bytes(s.getBytes) } else data.bytes(g.getBinary(ord))
+    if (isString) {
+      // Copied straight into the buffer: no intermediate array per value.
+      val s = g.getUTF8String(ord)
+      val at = data.extend(s.numBytes)
+      s.writeToMemory(data.array, Platform.BYTE_ARRAY_OFFSET + at)
+    } else data.bytes(g.getBinary(ord))
     if (data.size < 0) throw LanceErrors.unsupported(s"Column '${f.name}': a batch exceeds 2 GiB")
     offsets.add(data.size)
   }
