@@ -86,7 +86,10 @@ class LanceScan(
     !countRows && (limit.isDefined || offset > 0) && filter.isEmpty && candidates.isEmpty &&
       fragmentTest.isEmpty
 
-  /** The rows a windowed scan returns: `limit` counts the skipped `offset` rows too. */
+  /**
+   * The rows each task returns at most: `limit` counts the skipped `offset` rows too (an
+   * offset is only pushed without a filter, so with one this is the limit itself).
+   */
   private def windowRows: Option[Long] = limit.map(l => math.max(0L, l.toLong - offset))
 
   private lazy val fragments: Seq[FragmentRef] = {
@@ -120,7 +123,7 @@ class LanceScan(
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
     filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
     LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq,
-    if (windowed) windowRows.map(n => math.min(n, Int.MaxValue).toInt) else limit, offset)
+    windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 

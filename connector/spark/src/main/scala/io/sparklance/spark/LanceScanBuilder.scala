@@ -102,7 +102,14 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
     true
   }
 
-  override def isPartiallyPushed(): Boolean = filter.isDefined
+  override def isPartiallyPushed(): Boolean = narrowsRows
+
+  /**
+   * Whether something besides LIMIT/OFFSET picks the rows: a pushed filter, or predicates on
+   * `_fragid`/`_rowaddr`. Then the scan cannot return an exact window (see LanceScan).
+   */
+  private def narrowsRows: Boolean =
+    filter.isDefined || fragmentTest.isDefined || addressed.isDefined
 
   /**
    * An OFFSET (after the LIMIT, which then counts the skipped rows too): without a pushed
@@ -111,7 +118,7 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
    * keeps the offset.
    */
   override def pushOffset(n: Int): Boolean = {
-    if (countOnly || filter.isDefined || n < 0) return false
+    if (countOnly || narrowsRows || n < 0) return false
     offset = n
     true
   }
