@@ -123,7 +123,13 @@ def test_exists_subqueries_read_only_the_columns_their_join_uses(spark, tmp_path
     for view, path in paths.items():
         spark.read.format("lance").load(path).createOrReplaceTempView(view)
     sql, columns = EXISTS_QUERIES[name]
-    df = spark.sql(sql)
-    assert sorted(tuple(r) for r in df.collect()) == pylance_answer(paths, name)
+    assert sorted(tuple(r) for r in spark.sql(sql).collect()) == pylance_answer(paths, name)
+    # Without dynamic pruning, whose subquery plans would print the scans a second time.
+    spark.conf.set("spark.sql.optimizer.dynamicPartitionPruning.enabled", "false")
+    try:
+        df = spark.sql(sql)
+        assert sorted(tuple(r) for r in df.collect()) == pylance_answer(paths, name)
+    finally:
+        spark.conf.unset("spark.sql.optimizer.dynamicPartitionPruning.enabled")
     scans = scan_columns(df, paths["items"])
     assert sorted(sorted(c) for c in scans) == sorted(sorted(c) for c in columns), scans

@@ -60,8 +60,8 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
   }.toMap
 
   /**
-   * The literal sets of the filter's IN leaves, sorted once for binary search (longs; doubles
-   * normalized; strings as unsigned bytes). Keyed by node identity: equal leaves may appear
+   * The literal sets of the filter's IN leaves, sorted once for binary search (longs, or a
+   * [[LongBits]] bitmap when long and dense; doubles normalized; strings as unsigned bytes). Keyed by node identity: equal leaves may appear
    * more than once, each maps to its own (equal) set.
    */
   private val inSets: java.util.IdentityHashMap[In, AnyRef] = {
@@ -70,7 +70,9 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
       case And(l, r) => visit(l); visit(r)
       case Or(l, r) => visit(l); visit(r)
       case in @ In(c, values, _) => m.put(in, domains(c) match {
-        case _: FilterDomain.Integral => values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted
+        case _: FilterDomain.Integral =>
+          LongBits.orSorted(
+            values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted)
         case _: FilterDomain.Floating => values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
         case FilterDomain.Utf8Bytes =>
           values.map { case BytesValue(x) => x; case o => bad(c, o) }.sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
@@ -150,10 +152,20 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
       val prepared = inSets.get(in)
       domains(c) match {
         case d: FilterDomain.Integral =>
-          val set = prepared.asInstanceOf[Array[Long]]
           val vs = b.longsOf(c, d)
-          var i = 0
-          while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, vs(i)) >= 0) != negated; i += 1 }
+          prepared match {
+            case bits: LongBits =>
+              // Dense sets (runtime join keys, long IN lists): one bit test per row.
+              var i = 0
+              while (i < b.n) { acc(i) &= bits.contains(vs(i)) != negated; i += 1 }
+            case other =>
+              val set = other.asInstanceOf[Array[Long]]
+              var i = 0
+              while (i < b.n) {
+                acc(i) &= (java.util.Arrays.binarySearch(set, vs(i)) >= 0) != negated
+                i += 1
+              }
+          }
         case d: FilterDomain.Floating =>
           val set = prepared.asInstanceOf[Array[Double]]
           val vs = b.doublesOf(c, d)

@@ -47,6 +47,10 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     case _ => None
   }
 
+  /** Whether predicates on top-level column `name` can be evaluated by the reader. */
+  def filterable(name: String): Boolean =
+    columnRef(LanceScan.column(name)).isDefined
+
   /** `col op lit` or `lit op col` (flipped). */
   private def comparison(p: Predicate): Option[RowFilter] = {
     val op = p.name() match {

@@ -14,7 +14,7 @@ import io.sparklance.table.FragmentRef
  * define it, so Spark reuses one exchange or subquery for both (ReusedExchange).
  *
  * @param planFields every field the tasks decode (projected plus filter-only ones)
- * @param pushed     the pushed predicates, as text: what makes two filters the same
+ * @param pushed     the pushed and runtime predicates, as text: what makes two filters the same
  */
 final class LanceBatch(
     table: LanceTable,
@@ -58,12 +58,13 @@ final class LanceBatch(
         val total = fragments.map(f => SplitPlanner.estimatedBytes(f) + openCost).sum
         math.min(table.options.splitSizeBytes, math.max(openCost, total / math.max(1, parallelism)))
       }
-    SplitPlanner.plan(table.io, fragments, target, openCost, planFields).toArray
+    SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
+      .map(p => if (filter.isEmpty) p else p.copy(filter = filter)).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
-    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, filter,
-      countRows, metadata, limit)
+    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, countRows,
+      metadata, limit)
   }
 }

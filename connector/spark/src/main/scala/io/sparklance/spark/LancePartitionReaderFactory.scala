@@ -9,13 +9,15 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 import io.sparklance.format.LanceField
 import io.sparklance.storage.FileIO
 
-/** Creates columnar readers on executors; storage settings travel once, as a broadcast. */
+/**
+ * Creates columnar readers on executors; storage settings travel once, as a broadcast, and
+ * each partition brings its row filter.
+ */
 class LancePartitionReaderFactory(
     io: Broadcast[FileIO],
     fields: Seq[LanceField],
     schema: StructType,
     batchSize: Int,
-    filter: Option[LanceColumnarReader.FilterSpec],
     countRows: Boolean,
     metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata,
     limit: Option[Int] = None)
@@ -23,9 +25,11 @@ class LancePartitionReaderFactory(
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
-  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LanceColumnarReader(io.value, partition.asInstanceOf[LanceInputPartition], fields, schema,
-      batchSize, filter, countRows, metadata, limit)
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
+    val part = partition.asInstanceOf[LanceInputPartition]
+    new LanceColumnarReader(io.value, part, fields, schema, batchSize, part.filter, countRows,
+      metadata, limit)
+  }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     throw new UnsupportedOperationException("Lance scans are columnar only")

@@ -3,6 +3,7 @@ package io.sparklance.spark
 import java.util.OptionalLong
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read._
@@ -17,6 +18,11 @@ import io.sparklance.table.index.IndexPruning
  * when the table was loaded; planning splits and packs fragments into partitions, and each
  * partition decodes straight into Spark column vectors. With `countRows`, the scan returns
  * one row per partition holding how many rows passed `filter` (a pushed partial COUNT(*)).
+ *
+ * Spark's dynamic pruning may add runtime filters (`filter(predicates)`: the join keys the
+ * other side of a broadcast join holds, as an IN list) before the tasks are planned; the
+ * scan then keeps only rows whose key is in the list, and the indices and zone maps prune
+ * fragments by it as by a pushed filter.
  */
 class LanceScan(
     table: LanceTable,
@@ -28,10 +34,17 @@ class LanceScan(
     limit: Option[Int] = None,
     addressed: Option[IndexPruning.Candidates] = None,
     offset: Int = 0)
-  extends Scan with SupportsReportStatistics {
+  extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
+
+  /** Runtime filters Spark gave (dynamic pruning), with their translation. */
+  private var runtime: Seq[(Predicate, RowFilter)] = Nil
 
   /** The predicate the reader evaluates exactly (pushed and translated), if any. */
   def rowFilter: Option[RowFilter] = filter
+
+  /** The pushed filter and the runtime ones: what the tasks evaluate. */
+  private def effective: Option[RowFilter] =
+    (filter.toSeq ++ runtime.map(_._2)).reduceOption(RowFilter.And(_, _))
 
   /** Whether predicates on `_fragid`/`_rowaddr` pick the fragments scanned. */
   def prunesFragments: Boolean = fragmentTest.isDefined
@@ -63,28 +76,37 @@ class LanceScan(
     }
 
   /** Every (top-level) field the filter reads, projected or not. */
-  private val filterFields: Seq[LanceField] = filter.toSeq.flatMap(_.columns).sorted.map { c =>
+  private def filterFields: Seq[LanceField] = effective.toSeq.flatMap(_.columns).sorted.map { c =>
     table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
   }
 
-  /** The rows the dataset's scalar indices show can pass the filter, by fragment. */
-  private lazy val indexed: Option[IndexPruning.Candidates] =
-    if (!table.options.useScalarIndex) None
-    else filter.flatMap(f => IndexPruning.candidates(table.io, table.snapshot, f))
+  /** What planning found, recomputed when runtime filters arrive. */
+  private var planned: LanceScan.Planned = _
+
+  private def plan: LanceScan.Planned = {
+    if (planned == null) {
+      val indexed =
+        if (!table.options.useScalarIndex) None
+        else effective.flatMap(f => IndexPruning.candidates(table.io, table.snapshot, f))
+      val candidates = (indexed, addressed) match {
+        case (Some(a), Some(b)) => Some(IndexPruning.and(a, b))
+        case (a, b) => a.orElse(b)
+      }
+      planned = LanceScan.Planned(candidates, planFragments(candidates))
+    }
+    planned
+  }
 
   /** The rows that can be read at all: those the indices allow and the addresses named. */
-  private lazy val candidates: Option[IndexPruning.Candidates] = (indexed, addressed) match {
-    case (Some(a), Some(b)) => Some(IndexPruning.and(a, b))
-    case (a, b) => a.orElse(b)
-  }
+  private def candidates: Option[IndexPruning.Candidates] = plan.candidates
 
   /**
    * Whether the scan returns exactly the rows of a pushed LIMIT / OFFSET: nothing narrows
    * the rows but them (a pushed filter leaves the limit to each task, and Spark on top).
    */
   private def windowed: Boolean =
-    !countRows && (limit.isDefined || offset > 0) && filter.isEmpty && candidates.isEmpty &&
-      fragmentTest.isEmpty
+    !countRows && (limit.isDefined || offset > 0) && filter.isEmpty && addressed.isEmpty &&
+      fragmentTest.isEmpty && runtime.isEmpty
 
   /**
    * The rows each task returns at most: `limit` counts the skipped `offset` rows too (an
@@ -92,7 +114,9 @@ class LanceScan(
    */
   private def windowRows: Option[Long] = limit.map(l => math.max(0L, l.toLong - offset))
 
-  private lazy val fragments: Seq[FragmentRef] = {
+  private def fragments: Seq[FragmentRef] = plan.fragments
+
+  private def planFragments(candidates: Option[IndexPruning.Candidates]): Seq[FragmentRef] = {
     val chosen = table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
       candidates.forall(_.contains(f.getId)))
     def ref(f: io.sparklance.proto.TableProtos.DataFragment): FragmentRef = {
@@ -105,6 +129,34 @@ class LanceScan(
   }
 
   override def readSchema(): StructType = required
+
+  /**
+   * The projected data columns a runtime filter can name: those the reader evaluates
+   * predicates on. None for a partial COUNT(*) or a scan bounded by LIMIT/OFFSET.
+   */
+  override def filterAttributes(): Array[NamedReference] =
+    if (countRows || limit.isDefined || offset > 0) Array.empty
+    else {
+      val translator = new FilterTranslator(table.snapshot.schema, table.schema())
+      fields.map(_.name).filter(translator.filterable).map(n => LanceScan.column(n)).toArray
+    }
+
+  /**
+   * Runtime filters from dynamic pruning. An IN list loses its NULLs first (they match no
+   * row); predicates the reader cannot evaluate are dropped, as pruning is only an
+   * optimization and Spark's join still applies the key condition.
+   */
+  override def filter(predicates: Array[Predicate]): Unit = {
+    val translator = new FilterTranslator(table.snapshot.schema, table.schema())
+    // Each plan node holding this scan hands it the same filters: add them once.
+    val added = predicates.toSeq.map(LanceScan.withoutNulls)
+      .filterNot(p => runtime.exists(_._1.toString == p.toString))
+      .flatMap(p => translator.translate(p).map(p -> _))
+    if (added.nonEmpty) {
+      runtime = runtime ++ added
+      planned = null
+    }
+  }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = Array(new metrics.FragmentsRead,
     new metrics.StorageRequests, new metrics.StorageBytesRead, new metrics.RowsSkipped,
@@ -121,8 +173,9 @@ class LanceScan(
   /** A new Batch each time; batches of equal scans are equal, so Spark reuses exchanges. */
   override def toBatch: Batch = new LanceBatch(table, fragments, fields,
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
-    filter.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
-    LanceColumnarReader.MetadataSpec(metadata), pushed.map(_.toString).toSeq,
+    effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
+    LanceColumnarReader.MetadataSpec(metadata),
+    (pushed ++ runtime.map(_._1)).map(_.toString).toSeq,
     windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
@@ -141,6 +194,33 @@ class LanceScan(
 }
 
 object LanceScan {
+  /** A reference to top-level column `name`, taken as it is (not parsed: `a b`, `a.b`). */
+  private[spark] def column(name: String): NamedReference = new NamedReference {
+    override def fieldNames(): Array[String] = Array(name)
+    override def describe(): String = "`" + name.replace("`", "``") + "`"
+    override def toString: String = describe()
+  }
+
+  /**
+   * `c IN (...)` without its NULL values, which match no row; with no value left (an empty
+   * join side gives an empty list), no row passes.
+   */
+  private def withoutNulls(p: Predicate): Predicate = p.name() match {
+    case "IN" if p.children().nonEmpty =>
+      val values = p.children().toSeq.drop(1).filterNot {
+        case l: org.apache.spark.sql.connector.expressions.Literal[_] => l.value() == null
+        case _ => false
+      }
+      if (values.isEmpty) new org.apache.spark.sql.connector.expressions.filter.AlwaysFalse
+      else if (values.length == p.children().length - 1) p
+      else new Predicate("IN", (p.children().head +: values).toArray)
+    case _ => p
+  }
+
+  /** The rows the indices and addresses allow, and the fragments (or window) to read. */
+  private final case class Planned(
+      candidates: Option[IndexPruning.Candidates], fragments: Seq[FragmentRef])
+
   /** The output of a pushed partial COUNT(*): one count per partition, summed by Spark. */
   val CountSchema: StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
 }

@@ -17,8 +17,11 @@ import io.sparklance.table.RowFilter
  * they are TRUE, so Spark drops its Filter and may push a COUNT(*) on top. Without a filter,
  * COUNT(*) is answered from the manifests; with one, each task counts the rows that pass and
  * Spark sums the partial counts.
+ *
+ * With `keepFilters` (a join side [[KeepFiltersForPruning]] marked), Spark still evaluates
+ * the pushed predicates after the scan, so its dynamic pruning sees this side as selective.
  */
-class LanceScanBuilder(table: LanceTable) extends ScanBuilder
+class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends ScanBuilder
   with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters with SupportsPushDownAggregates
   with SupportsPushDownLimit with SupportsPushDownOffset {
 
@@ -50,7 +53,7 @@ class LanceScanBuilder(table: LanceTable) extends ScanBuilder
       val (done, left) = predicates.map(p => p -> translator.translate(p)).partition(_._2.isDefined)
       pushed = done.map(_._1)
       filter = if (done.isEmpty) None else Some(RowFilter.all(done.toSeq.map(_._2.get)))
-      left.map(_._1)
+      if (keepFilters) predicates else left.map(_._1)
     }
 
   override def pushedPredicates(): Array[Predicate] = pushed

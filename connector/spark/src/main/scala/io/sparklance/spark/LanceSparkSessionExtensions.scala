@@ -7,7 +7,7 @@ import io.sparklance.spark.vector.LanceNearestFunction
 /**
  * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
  * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
- * optimizer rule [[PruneExistsColumns]].
+ * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]] and [[KeepFiltersForPruning]].
  * {{{
  * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
  * }}}
@@ -16,5 +16,7 @@ class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectTableFunction(LanceNearestFunction.description)
     extensions.injectOptimizerRule(_ => PruneExistsColumns)
+    extensions.injectOptimizerRule(_ => SemiJoinReduction)
+    extensions.injectOptimizerRule(_ => KeepFiltersForPruning)
   }
 }

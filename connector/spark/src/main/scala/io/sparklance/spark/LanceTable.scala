@@ -18,7 +18,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.FileIO
 import io.sparklance.spark.write.{LanceDeltaOperation, LanceWriteBuilder}
-import io.sparklance.table.{RowFilter, Snapshot}
+import io.sparklance.table.{FragmentRef, RowFilter, Snapshot}
 import io.sparklance.table.txn.TableDelete
 
 /**
@@ -72,7 +72,13 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   /** `_rowid`, `_rowaddr`, `_fragid` and the row version columns (see LanceMetadataColumns). */
   override def metadataColumns(): Array[MetadataColumn] = LanceMetadataColumns.of(schema())
 
-  override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = new LanceScanBuilder(this)
+  /** Scan options are the table's; only [[KeepFiltersForPruning]]'s mark is read here. */
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new LanceScanBuilder(this, keepFilters = KeepFiltersForPruning.marked(options))
+
+  /** The bytes of every data file (estimated where the manifest has no sizes). */
+  def estimatedBytes: Long = snapshot.fragments.iterator
+    .map(f => SplitPlanner.estimatedBytes(FragmentRef(snapshot.root, snapshot, f))).sum
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new LanceWriteBuilder(info, tableOptions + ("path" -> snapshot.root))

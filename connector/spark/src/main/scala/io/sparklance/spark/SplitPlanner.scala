@@ -9,8 +9,15 @@ import io.sparklance.table.{DataFileRef, FragmentRef, RowCounts}
 /** A range of physical rows `[start, end)` of one fragment. */
 final case class FragmentSlice(fragment: FragmentRef, start: Long, end: Long)
 
-/** One Spark partition: slices read one after the other. */
-final case class LanceInputPartition(slices: Array[FragmentSlice]) extends org.apache.spark.sql.connector.read.InputPartition
+/**
+ * One Spark partition: slices read one after the other, keeping the rows that pass `filter`.
+ * The filter travels with the partition rather than the reader factory because a runtime
+ * filter (dynamic pruning) arrives after Spark may have made the factory.
+ */
+final case class LanceInputPartition(
+    slices: Array[FragmentSlice],
+    filter: Option[LanceColumnarReader.FilterSpec] = None)
+  extends org.apache.spark.sql.connector.read.InputPartition
 
 /**
  * Turns fragments into partitions of about `targetBytes` each, like Spark's file sources:

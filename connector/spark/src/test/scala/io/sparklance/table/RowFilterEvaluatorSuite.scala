@@ -147,6 +147,26 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     }
   }
 
+  test("long integer IN lists (runtime join keys) keep the same rows as bitmaps and arrays") {
+    (0 until 200).foreach { k =>
+      val c = if (k % 2 == 0) "i16" else "u32"
+      // Dense lists become bitmaps (LongBits); sparse u32 values spanning 2^32 stay sorted.
+      val values = Seq.fill(LongBits.MinValues + rng.nextInt(200))(literal(c))
+      val f = In(c, values, negated = k % 3 == 0)
+      val got = new RowFilterEvaluator(f, fields).evaluate(arrays, n)
+      (0 until n).foreach { i =>
+        assert(got(i) == reference(f, i).contains(true), s"case $k row $i: $f")
+      }
+    }
+    val dense = LongBits.orSorted(Array.range(-40, 40).map(_.toLong))
+    assert(dense.isInstanceOf[LongBits])
+    assert((-41 to 41).map(v => dense.asInstanceOf[LongBits].contains(v.toLong)) ==
+      (-41 to 41).map(v => v >= -40 && v < 40))
+    assert(LongBits.orSorted(Array.tabulate(20)(i => i.toLong << 40)).isInstanceOf[Array[Long]])
+    assert(LongBits.orSorted(Array(Long.MinValue) ++ Array.range(0, 20).map(_.toLong))
+      .isInstanceOf[Array[Long]])
+  }
+
   /**
    * `s` as dictionary ids: entries repeated (a batch across pages concatenates dictionaries),
    * null rows on arbitrary ids, and `padding` unused entries (beyond the batch's rows, the

@@ -1,0 +1,158 @@
+"""Runtime filtering: Spark's dynamic pruning hands a Lance scan the join keys of a selective
+small Lance table (KeepFiltersForPruning), and an aggregated Lance scan joined with such a
+table is semi-joined with it first (SemiJoinReduction). Answers are checked against Spark's
+own answer on Parquet copies of pylance's rows, with the rules off, and in the plans."""
+
+from __future__ import annotations
+
+import random
+
+import lance
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+DPP = "spark.sql.optimizer.dynamicPartitionPruning.enabled"
+
+
+def write(tmp_path, name, table, **kw):
+    path = str(tmp_path / name)
+    lance.write_dataset(table, path, **kw)
+    return path
+
+
+@pytest.fixture(scope="module")
+def parts_and_items(tmp_path_factory):
+    """`part` (200 rows) and `item` (6000 rows in 6 fragments, some deleted, null keys)."""
+    tmp = tmp_path_factory.mktemp("rf")
+    rng = random.Random(17)
+    brands = [f"Brand#{i}" for i in range(1, 6)]
+    boxes = ["SM BOX", "MED BOX", "LG BOX", "JUMBO PACK"]
+    part = pa.table({
+        "p_key": pa.array(range(200), pa.int64()),
+        "p_name": pa.array([f"part {i:03d}" for i in range(200)]),
+        "p_brand": pa.array([rng.choice(brands) for _ in range(200)]),
+        "p_box": pa.array([rng.choice(boxes) for _ in range(200)]),
+        "p_size": pa.array([rng.randint(1, 50) for _ in range(200)], pa.int32()),
+    })
+    n = 6000
+    item = pa.table({
+        "i_key": pa.array([None if i % 97 == 0 else rng.randrange(210) for i in range(n)],
+                          pa.int64()),
+        "i_name": pa.array([f"part {rng.randrange(210):03d}" for _ in range(n)]),
+        "i_qty": pa.array([float(rng.randint(1, 50)) for _ in range(n)], pa.float64()),
+        "i_price": pa.array([rng.randint(100, 10000) / 100 for _ in range(n)], pa.float64()),
+    })
+    paths = {"part": write(tmp, "part", part),
+             "item": write(tmp, "item", item, max_rows_per_file=1000)}
+    ds = lance.dataset(paths["item"])
+    ds.delete("i_qty > 45")
+    for name, path in list(paths.items()):  # Parquet copies of what pylance reads
+        pq.write_table(lance.dataset(path).to_table(), str(tmp / f"{name}.parquet"))
+        paths[name + "_parquet"] = str(tmp / f"{name}.parquet")
+    return paths
+
+
+def views(spark, paths, fmt):
+    for name in ("part", "item"):
+        df = (spark.read.format("lance").load(paths[name]) if fmt == "lance"
+              else spark.read.parquet(paths[name + "_parquet"]))
+        df.createOrReplaceTempView(name)
+
+
+def answer(spark, paths, sql, fmt="lance", dpp=True):
+    spark.conf.set(DPP, str(dpp).lower())
+    try:
+        views(spark, paths, fmt)
+        df = spark.sql(sql)
+        rows = sorted(tuple(r) for r in df.collect())
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        return rows, plan
+    finally:
+        spark.conf.unset(DPP)
+
+
+def same(got, want):
+    """Rows equal, doubles up to summation order."""
+    return len(got) == len(want) and all(
+        len(g) == len(w) and all(
+            a == pytest.approx(b) if isinstance(b, float) and a is not None else a == b
+            for a, b in zip(g, w))
+        for g, w in zip(got, want))
+
+
+def item_scans(plan, path):
+    """The lines of the plan (AQE's final and initial) that scan `item`, with their runtime
+    filters."""
+    return [ln for ln in plan.splitlines() if f"LanceScan lance.`{path}`" in ln]
+
+
+# q17's shape: the items of selective parts whose quantity is under a fifth of the part's
+# average quantity (a correlated aggregate over all items).
+Q17 = """SELECT sum(i_price) / 7.0, count(*) FROM item, part
+WHERE p_key = i_key AND p_brand = '{brand}' AND p_box = '{box}'
+AND i_qty < (SELECT 0.2 * avg(i_qty) FROM item WHERE i_key = p_key)"""
+
+# A plain join of a selective small side with the large one.
+JOIN = """SELECT i_key, i_qty, p_brand FROM item JOIN part ON i_key = p_key
+WHERE p_brand = '{brand}' AND p_size < {size}"""
+
+# Join on a string key.
+BY_NAME = """SELECT i_name, i_price FROM item JOIN part ON i_name = p_name
+WHERE p_box = '{box}' AND p_size > {size}"""
+
+
+@pytest.mark.parametrize("brand,box", [("Brand#1", "MED BOX"), ("Brand#3", "SM BOX"),
+                                        ("Brand#9", "LG BOX")])
+def test_a_correlated_aggregate_is_reduced_to_the_selective_keys(spark, parts_and_items,
+                                                                  brand, box):
+    sql = Q17.format(brand=brand, box=box)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    assert same(got, want), (got, want)
+    off, off_plan = answer(spark, parts_and_items, sql, dpp=False)
+    assert same(off, want)
+    assert "LeftSemi" in plan and "LeftSemi" not in off_plan
+    scans = item_scans(plan, parts_and_items["item"])
+    assert len(scans) >= 2, plan
+    # The aggregated scan of item (the one without i_price) is pruned by part's keys, through
+    # the broadcast of the semi join.
+    aggregated = [s for s in scans if "i_price" not in s.split("LanceScan", 1)[1]]
+    assert aggregated, plan
+    assert all("RuntimeFilters: [dynamicpruningexpression(i_key" in s for s in aggregated), plan
+
+
+@pytest.mark.parametrize("brand,size", [("Brand#2", 10), ("Brand#4", 40), ("Brand#5", 0)])
+def test_join_keys_prune_the_scan_with_the_same_rows(spark, parts_and_items, brand, size):
+    sql = JOIN.format(brand=brand, size=size)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    assert got == want
+    assert answer(spark, parts_and_items, sql, dpp=False)[0] == want
+    scans = item_scans(plan, parts_and_items["item"])
+    assert scans and "dynamicpruningexpression(i_key" in scans[0], plan
+    # The part side keeps its pushed filter for Spark to see (and still pushes it).
+    lines = plan.splitlines()
+    assert any("Filter" in ln and f"= {brand})" in ln for ln in lines), plan
+    assert any("PushedFilters: [" in ln and f"p_brand = '{brand}'" in ln for ln in lines), plan
+
+
+@pytest.mark.parametrize("box,size", [("JUMBO PACK", 25), ("SM BOX", 45)])
+def test_string_join_keys_prune_the_scan_with_the_same_rows(spark, parts_and_items, box, size):
+    sql = BY_NAME.format(box=box, size=size)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    assert got == want
+    scans = item_scans(plan, parts_and_items["item"])
+    assert scans and "dynamicpruningexpression(i_name" in scans[0], plan
+
+
+def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and_items):
+    """Outside a join, the pushed filter is not kept for Spark: COUNT(*) is still pushed."""
+    views(spark, parts_and_items, "lance")
+    df = spark.sql("SELECT count(*) FROM part WHERE p_brand = 'Brand#1'")
+    want = sum(1 for b in lance.dataset(parts_and_items["part"]).to_table()["p_brand"].to_pylist()
+               if b == "Brand#1")
+    assert df.collect()[0][0] == want
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "count(*)" in plan.split("LanceScan", 1)[1], plan
