@@ -61,8 +61,9 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
 
   /**
    * The literal sets of the filter's IN leaves, sorted once for binary search (longs, or a
-   * [[LongBits]] bitmap when long and dense; doubles normalized; strings as unsigned bytes). Keyed by node identity: equal leaves may appear
-   * more than once, each maps to its own (equal) set.
+   * [[LongBits]] bitmap when long and dense; doubles normalized; strings as unsigned bytes).
+   * Keyed by node identity: equal leaves may appear more than once, each maps to its own
+   * (equal) set.
    */
   private val inSets: java.util.IdentityHashMap[In, AnyRef] = {
     val m = new java.util.IdentityHashMap[In, AnyRef]()
@@ -73,9 +74,11 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
         case _: FilterDomain.Integral =>
           LongBits.orSorted(
             values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted)
-        case _: FilterDomain.Floating => values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
+        case _: FilterDomain.Floating =>
+          values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
         case FilterDomain.Utf8Bytes =>
-          values.map { case BytesValue(x) => x; case o => bad(c, o) }.sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
+          values.map { case BytesValue(x) => x; case o => bad(c, o) }
+            .sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
       })
       case _ =>
     }

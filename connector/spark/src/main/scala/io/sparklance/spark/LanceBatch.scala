@@ -59,7 +59,7 @@ final class LanceBatch(
         math.min(table.options.splitSizeBytes, math.max(openCost, total / math.max(1, parallelism)))
       }
     SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
-      .map(p => if (filter.isEmpty) p else p.copy(filter = filter)).toArray
+      .map(_.copy(filter = filter)).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory = {

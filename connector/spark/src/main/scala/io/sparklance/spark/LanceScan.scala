@@ -71,14 +71,17 @@ class LanceScan(
     else required.fields.toSeq.zipWithIndex.filterNot(c => metadata.exists(_._1 == c._2))
       .map(_._1).map { sf =>
       val f = table.snapshot.schema.field(sf.name).getOrElse(
-        throw new IllegalStateException(s"Spark asked for column '${sf.name}', which ${table.name()} lacks"))
+        throw new IllegalStateException(
+          s"Spark asked for column '${sf.name}', which ${table.name()} lacks"))
       SchemaConverter.prune(f, sf.dataType)
     }
 
   /** Every (top-level) field the filter reads, projected or not. */
-  private def filterFields: Seq[LanceField] = effective.toSeq.flatMap(_.columns).sorted.map { c =>
-    table.snapshot.schema.field(c).getOrElse(throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
-  }
+  private def filterFields: Seq[LanceField] =
+    effective.toSeq.flatMap(_.columns).sorted.map { c =>
+      table.snapshot.schema.field(c).getOrElse(
+        throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
+    }
 
   /** What planning found, recomputed when runtime filters arrive. */
   private var planned: LanceScan.Planned = _
@@ -163,7 +166,8 @@ class LanceScan(
     new metrics.RowsSkippedByIndex)
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
-    val filters = if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
+    val filters =
+      if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
     val pruned = if (fragmentTest.isEmpty && candidates.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     val window = (if (offset > 0) s" Offset: $offset" else "") +

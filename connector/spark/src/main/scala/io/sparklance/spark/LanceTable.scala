@@ -76,8 +76,9 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new LanceScanBuilder(this, keepFilters = KeepFiltersForPruning.marked(options))
 
-  /** The bytes of every data file (estimated where the manifest has no sizes). */
-  def estimatedBytes: Long = snapshot.fragments.iterator
+  /** The bytes of every data file (estimated where the manifest has no sizes); asked by the
+   *  optimizer rules on every iteration, so computed once. */
+  lazy val estimatedBytes: Long = snapshot.fragments.iterator
     .map(f => SplitPlanner.estimatedBytes(FragmentRef(snapshot.root, snapshot, f))).sum
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
