@@ -45,7 +45,8 @@ final class LanceBatch(
    * Partitions of at most `split_size` bytes; without an explicit `split_size`, Spark's rule
    * for file sources: `min(maxPartitionBytes, max(openCostInBytes, total / parallelism))`,
    * where total counts every fragment's bytes plus the open cost, so small datasets still
-   * use every core.
+   * use every core; then made a little smaller where that evens the tasks out over the cores
+   * ([[SplitPlanner.balancedTarget]]).
    */
   override def planInputPartitions(): Array[InputPartition] = {
     val openCost = LanceTables.openCostBytes
@@ -56,7 +57,9 @@ final class LanceBatch(
         val parallelism = spark.sessionState.conf.filesMinPartitionNum
           .getOrElse(spark.sparkContext.defaultParallelism)
         val total = fragments.map(f => SplitPlanner.estimatedBytes(f) + openCost).sum
-        math.min(table.options.splitSizeBytes, math.max(openCost, total / math.max(1, parallelism)))
+        val slots = math.max(1, parallelism)
+        val fileRule = math.min(table.options.splitSizeBytes, math.max(openCost, total / slots))
+        SplitPlanner.balancedTarget(total, fileRule, slots, openCost)
       }
     SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
       .map(_.copy(filter = filter)).toArray

@@ -46,6 +46,25 @@ object SplitPlanner {
     if (known > 0) known else math.max(f.physicalRows, 1L) * DefaultBytesPerRow
   }
 
+  /**
+   * The split size for `totalBytes` on `slots` task slots when Spark's file rule gives
+   * `fileRuleBytes`: the same size or smaller, so the number of splits is a whole multiple of
+   * the slots. Three equal tasks on two slots take two task-times where four take two halves
+   * of them; the file rule lands there whenever the bytes exceed `maxPartitionBytes` a little.
+   */
+  def balancedTarget(
+      totalBytes: Long, fileRuleBytes: Long, slots: Int, openCostBytes: Long): Long = {
+    val splits = math.max(1L, ceilDiv(totalBytes, math.max(1L, fileRuleBytes)))
+    val n = math.max(1, slots).toLong
+    if (splits % n == 0) fileRuleBytes
+    else {
+      val balanced = ceilDiv(totalBytes, ceilDiv(splits, n) * n)
+      math.max(openCostBytes, math.min(fileRuleBytes, balanced))
+    }
+  }
+
+  private def ceilDiv(a: Long, b: Long): Long = (a + b - 1) / b
+
   def plan(io: FileIO, fragments: Seq[FragmentRef], targetBytes: Long, openCostBytes: Long,
       fields: Seq[LanceField] = Nil): Seq[LanceInputPartition] = {
     val slices = fragments.flatMap { f =>
@@ -53,10 +72,12 @@ object SplitPlanner {
       if (rows == 0) Nil
       else {
         val bytesPerRow = math.max(1L, estimatedBytes(f) / rows)
-        val rowsPerSlice = math.max(1L, targetBytes / bytesPerRow)
+        // Equal slices (5 of 20% rather than 4 of 24% and one of 4%), so tasks take alike.
+        val fullSlices = math.max(1L, targetBytes / bytesPerRow)
+        val rowsPerSlice = ceilDiv(rows, ceilDiv(rows, fullSlices))
         val frag = if (rows == f.physicalRows && f.physicalRowsTrusted) f else f.copy(physicalRows = rows, physicalRowsTrusted = true)
         val cuts =
-          if (rows <= math.max(RowAlign, rowsPerSlice / RowAlign * RowAlign)) Array(0L, rows)
+          if (rows <= math.max(RowAlign, fullSlices / RowAlign * RowAlign)) Array(0L, rows)
           else pageBoundaries(io, frag, fields, rows) match {
             case Some(bounds) => cutAtBoundaries(bounds, rowsPerSlice)
             case None => alignedCuts(rows, rowsPerSlice)

@@ -193,6 +193,23 @@ class SplitPlannerSuite extends AnyFunSuite {
     assert(e.getMessage.contains(victim.getName))
   }
 
+  test("balancedTarget: as many splits as the file rule or more, a whole number of waves") {
+    val mb = 1L << 20
+    // 311 MB at 128 MB a split is three tasks on two slots; four of 78 MB take two halves.
+    assert(SplitPlanner.balancedTarget(311 * mb, 128 * mb, 2, 4 * mb) == (311 * mb + 3) / 4)
+    // Already a whole number of waves, or one slot: the file rule's size.
+    assert(SplitPlanner.balancedTarget(256 * mb, 128 * mb, 2, 4 * mb) == 128 * mb)
+    assert(SplitPlanner.balancedTarget(311 * mb, 128 * mb, 1, 4 * mb) == 128 * mb)
+    // Never below the open cost, and nothing to split is no error.
+    assert(SplitPlanner.balancedTarget(5 * mb, 4 * mb, 8, 4 * mb) == 4 * mb)
+    assert(SplitPlanner.balancedTarget(0L, 4 * mb, 2, 4 * mb) == 4 * mb)
+    for (total <- Seq(1L, 7 * mb, 300 * mb, 1000 * mb); slots <- Seq(1, 2, 3, 8)) {
+      val rule = math.min(128 * mb, math.max(4 * mb, total / slots))
+      val t = SplitPlanner.balancedTarget(total, rule, slots, 4 * mb)
+      assert(t <= rule && t >= 4 * mb.min(rule))
+    }
+  }
+
   test("cutAtBoundaries: nearest boundary to the target, at least one page a slice") {
     val b = Array(0L, 100L, 150L, 400L, 1000L, 1010L)
     assert(SplitPlanner.cutAtBoundaries(b, 1).toSeq == b.toSeq)
