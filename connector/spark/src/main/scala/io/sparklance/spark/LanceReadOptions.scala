@@ -39,12 +39,16 @@ object MetadataTable {
  *  - `batch_size`: rows per columnar batch (default 4096).
  *  - `split_size`: target bytes of data per Spark partition (default: Spark's rule for file
  *    sources, `spark.sql.files.maxPartitionBytes` but no more than the dataset's bytes divided
- *    by the default parallelism, so every core gets work).
+ *    by the default parallelism, so every core gets work; a little less where that makes the
+ *    number of splits a multiple of the cores).
  *  - `filter_pushdown`: evaluate supported predicates in the reader (default true); `false`
  *    leaves every filter to Spark.
  *  - `use_scalar_index`: let the dataset's BTREE, BITMAP and ZONEMAP indices skip fragments
  *    and batches that cannot match a pushed filter, and BTREE indices answer MIN/MAX (default
  *    true, pylance's `use_scalar_index`); never changes a result.
+ *  - `aggregate_pushdown`: let each task aggregate its rows when Spark pushes an aggregation
+ *    (COUNT, SUM of exact integer and decimal expressions, MIN/MAX, grouped by plain
+ *    columns; default true); `false` returns rows to Spark's own aggregation.
  */
 final case class LanceReadOptions(
     path: String,
@@ -55,7 +59,8 @@ final case class LanceReadOptions(
     filterPushdown: Boolean = true,
     /** Whether `split_size` was given; if not, splits also shrink to use every core. */
     splitSizeGiven: Boolean = false,
-    useScalarIndex: Boolean = true)
+    useScalarIndex: Boolean = true,
+    aggregatePushdown: Boolean = true)
 
 object LanceReadOptions {
   val Path = "path"
@@ -69,6 +74,7 @@ object LanceReadOptions {
   val SplitSize = "split_size"
   val FilterPushdown = "filter_pushdown"
   val UseScalarIndex = "use_scalar_index"
+  val AggregatePushdown = "aggregate_pushdown"
   /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
   val Branch = "branch"
 
@@ -87,7 +93,8 @@ object LanceReadOptions {
       splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes),
       filterPushdown = bool(options, FilterPushdown, default = true),
       splitSizeGiven = options.containsKey(SplitSize),
-      useScalarIndex = bool(options, UseScalarIndex, default = true))
+      useScalarIndex = bool(options, UseScalarIndex, default = true),
+      aggregatePushdown = bool(options, AggregatePushdown, default = true))
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {

@@ -5,8 +5,10 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates,
   SupportsPushDownLimit, SupportsPushDownOffset, SupportsPushDownRequiredColumns,
   SupportsPushDownV2Filters}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
+import io.sparklance.spark.aggregate.{PartialAggregate, PartialAggregateCompiler}
 import io.sparklance.table.RowFilter
 
 /**
@@ -16,7 +18,8 @@ import io.sparklance.table.RowFilter
  * Pushed predicates are not re-checked by Spark: the reader keeps exactly the rows for which
  * they are TRUE, so Spark drops its Filter and may push a COUNT(*) on top. Without a filter,
  * COUNT(*) is answered from the manifests; with one, each task counts the rows that pass and
- * Spark sums the partial counts.
+ * Spark sums the partial counts. Other aggregations Spark pushes (grouped or not) are computed
+ * per task where that is exact ([[LanceAggregateScan]]), Spark adding the partials up.
  *
  * With `keepFilters` (a join side [[KeepFiltersForPruning]] marked), Spark still evaluates
  * the pushed predicates after the scan, so its dynamic pruning sees this side as selective.
@@ -83,8 +86,24 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     countOnly = isBareCount(aggregation)
-    countOnly || fromIndices(aggregation).isDefined
+    partial = None
+    if (countOnly || fromIndices(aggregation).isDefined) true
+    else {
+      partial = partialOf(aggregation)
+      partial.isDefined
+    }
   }
+
+  /** The aggregation each task computes over its rows, when it can exactly. */
+  private var partial: Option[PartialAggregate] = None
+
+  private def partialOf(aggregation: Aggregation): Option[PartialAggregate] =
+    if (!table.options.aggregatePushdown) None
+    else {
+      val conf = SQLConf.get
+      new PartialAggregateCompiler(table.schema(), conf.decimalOperationsAllowPrecisionLoss,
+        conf.ansiEnabled).compile(aggregation)
+    }
 
   /**
    * Complete when the manifests or indices answer it; with a filter, tasks return partial
@@ -100,7 +119,7 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
    * stops after `n` rows that pass it and Spark applies the limit on top.
    */
   override def pushLimit(n: Int): Boolean = {
-    if (countOnly || n < 0) return false
+    if (countOnly || partial.isDefined || n < 0) return false
     limit = Some(n)
     true
   }
@@ -121,13 +140,16 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
    * keeps the offset.
    */
   override def pushOffset(n: Int): Boolean = {
-    if (countOnly || narrowsRows || n < 0) return false
+    if (countOnly || partial.isDefined || narrowsRows || n < 0) return false
     offset = n
     true
   }
 
   override def build(): Scan =
-    if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
+    if (partial.isDefined)
+      new LanceAggregateScan(new LanceScan(table, partial.get.input, filter, pushed,
+        countRows = false, fragmentTest, addressed = addressed), partial.get)
+    else if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
     else if (countOnly && filter.isEmpty) new LanceCountScan(table)
     else if (countOnly)
       new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest,

@@ -1,0 +1,71 @@
+package io.sparklance.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader,
+  PartitionReaderFactory, Scan}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+import io.sparklance.spark.aggregate.{PartialAggregate, PartialAggregator}
+
+/**
+ * A scan that returns each task's partial aggregation of its rows instead of the rows, for
+ * an aggregation Spark pushed partially ([[LanceScanBuilder.pushAggregation]]); Spark adds the
+ * partials up. `rows` is the scan of the aggregation's input columns with the pushed filter:
+ * its partitions and readers are this scan's, each reader's batches folded by a
+ * [[PartialAggregator]].
+ */
+final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate) extends Scan {
+  override def readSchema(): StructType = spec.outputSchema
+
+  override def description(): String =
+    s"${rows.description()} PartialAggregate: [${spec.aggs.mkString(", ")}]" +
+      (if (spec.groups.isEmpty) "" else s" GroupBy: [${spec.groups.map(_.name).mkString(", ")}]")
+
+  override def toBatch: Batch = new LanceAggregateScan.AggregateBatch(rows.toBatch, spec)
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = rows.supportedCustomMetrics()
+}
+
+object LanceAggregateScan {
+  /** Equal when the row batches and the aggregations are (exchange reuse). */
+  final class AggregateBatch(val rows: Batch, val spec: PartialAggregate) extends Batch {
+    override def equals(o: Any): Boolean = o match {
+      case b: AggregateBatch => rows == b.rows && spec == b.spec
+      case _ => false
+    }
+    override def hashCode(): Int = (rows, spec).hashCode()
+
+    /** Without groups, an empty table still gives one partial row (COUNT 0), as Spark's. */
+    override def planInputPartitions(): Array[InputPartition] = {
+      val parts = rows.planInputPartitions()
+      if (parts.nonEmpty || spec.groups.nonEmpty) parts
+      else Array(LanceInputPartition(Array.empty))
+    }
+
+    override def createReaderFactory(): PartitionReaderFactory =
+      new Factory(rows.createReaderFactory(), spec)
+  }
+
+  private final class Factory(rows: PartitionReaderFactory, spec: PartialAggregate)
+    extends PartitionReaderFactory {
+    override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+      new Reader(rows.createColumnarReader(partition), spec.forTask())
+  }
+
+  private final class Reader(rows: PartitionReader[ColumnarBatch], spec: PartialAggregate)
+    extends PartitionReader[InternalRow] {
+    private lazy val out: Iterator[InternalRow] = {
+      val agg = new PartialAggregator(spec)
+      while (rows.next()) agg.add(rows.get())
+      agg.result()
+    }
+    private var current: InternalRow = _
+    override def next(): Boolean =
+      if (out.hasNext) { current = out.next(); true } else false
+    override def get(): InternalRow = current
+    override def close(): Unit = rows.close()
+    override def currentMetricsValues(): Array[CustomTaskMetric] = rows.currentMetricsValues()
+  }
+}

@@ -1,0 +1,154 @@
+"""Aggregate push-down: a Lance scan aggregates each task's rows (COUNT, SUM of exact integer
+and decimal expressions, MIN/MAX, grouped by plain columns) and Spark adds the partials up.
+Every answer is checked against Spark's own aggregation of a Parquet copy of pylance's rows;
+the plans show which aggregations the scan took and which it left to Spark."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import random
+from decimal import Decimal
+
+import lance
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from support import values_equal
+
+
+def rows(n: int, seed: int) -> pa.Table:
+    rng = random.Random(seed)
+
+    def maybe(v, p=0.05):
+        return None if rng.random() < p else v
+
+    groups = ["A", "N", "R", "", "a longer group name", "日本"]
+    return pa.table({
+        "g": pa.array([maybe(rng.choice(groups)) for _ in range(n)]),
+        "flag": pa.array([maybe(rng.random() < 0.5) for _ in range(n)]),
+        "k": pa.array([maybe(rng.randrange(-50, 50)) for _ in range(n)], pa.int64()),
+        "i": pa.array([maybe(rng.randrange(-2**31, 2**31)) for _ in range(n)], pa.int32()),
+        "day": pa.array([maybe(dt.date(1992, 1, 1) + dt.timedelta(days=rng.randrange(2500)))
+                         for _ in range(n)]),
+        "price": pa.array([maybe(Decimal(rng.randrange(-10**9, 10**9)) / 100)
+                           for _ in range(n)], pa.decimal128(15, 2)),
+        "disc": pa.array([maybe(Decimal(rng.randrange(0, 11)) / 100) for _ in range(n)],
+                         pa.decimal128(15, 2)),
+        # Small precision: a task's partial sum does not fit the column's own type.
+        "qty": pa.array([maybe(Decimal(rng.randrange(0, 99999)) / 100) for _ in range(n)],
+                        pa.decimal128(5, 2)),
+        # Products of these leave a long.
+        "huge": pa.array([maybe(Decimal(rng.randrange(-10**18 + 1, 10**18)))
+                          for _ in range(n)], pa.decimal128(18, 0)),
+        "x": pa.array([maybe(rng.random() * 100) for _ in range(n)], pa.float64()),
+    })
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    """`t`: 6,000 rows in 6 fragments, some deleted; `empty`: no rows; Parquet copies."""
+    tmp = tmp_path_factory.mktemp("agg")
+    paths = {"t": str(tmp / "t"), "empty": str(tmp / "empty")}
+    lance.write_dataset(rows(6000, 5), paths["t"], max_rows_per_file=1000)
+    lance.dataset(paths["t"]).delete("k > 40")
+    lance.write_dataset(rows(10, 1).slice(0, 0), paths["empty"])
+    for name in ("t", "empty"):
+        pq.write_table(lance.dataset(paths[name]).to_table(), str(tmp / f"{name}.parquet"))
+        paths[name + "_parquet"] = str(tmp / f"{name}.parquet")
+    return paths
+
+
+def answer(spark, paths, sql, fmt="lance", **opts):
+    for name in ("t", "empty"):
+        df = (spark.read.format("lance").options(**opts).load(paths[name]) if fmt == "lance"
+              else spark.read.parquet(paths[name + "_parquet"]))
+        df.createOrReplaceTempView(name)
+    df = spark.sql(sql)
+    got = df.collect()
+    return got, df._jdf.queryExecution().executedPlan().toString()
+
+
+def check(spark, paths, sql, pushed: bool, **opts):
+    got, plan = answer(spark, paths, sql, **opts)
+    want, _ = answer(spark, paths, sql, fmt="parquet")
+    assert len(got) == len(want), sql
+    key = lambda r: [(v is None, str(v)) for v in r]  # noqa: E731
+    for a, b in zip(sorted(got, key=key), sorted(want, key=key)):
+        for x, y in zip(a, b):
+            assert type(x) is type(y), (sql, a, b)
+            # Spark's own floating-point sums depend on how rows fall into tasks.
+            same = math.isclose(x, y, rel_tol=1e-12) if isinstance(x, float) else (
+                values_equal(x, y))
+            assert same, (sql, a, b)
+    assert ("PartialAggregate" in plan) == pushed, plan
+    return got
+
+
+def ansi(spark) -> bool:
+    return spark.conf.get("spark.sql.ansi.enabled") == "true"
+
+
+COLUMN_AGGREGATES = [
+    "select g, count(*), count(price), sum(price), min(price), max(price), avg(qty) "
+    "from t group by g",
+    "select flag, day, sum(k), sum(i), min(i), max(day), sum(qty) from t group by flag, day",
+    "select k, sum(huge), max(huge), min(disc) from t where day < date '1995-06-01' group by k",
+    "select count(*), sum(qty), sum(price), min(day), max(k) from t where g = 'A'",
+    "select sum(qty), count(*) from t where k = 1000",  # no row passes: one partial row
+    "select g, sum(qty) from t where k = 1000 group by g",  # no row, no group
+]
+
+
+@pytest.mark.parametrize("sql", COLUMN_AGGREGATES)
+def test_column_aggregates_are_computed_by_the_scan(spark, tables, sql):
+    check(spark, tables, sql, pushed=True)
+
+
+EXPRESSION_AGGREGATES = [
+    # TPC-H q1's shape: products of decimals, literals cast by Spark's rules.
+    "select g, flag, sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + disc)), "
+    "avg(disc), count(*) from t where day <= date '1998-09-02' group by g, flag",
+    "select sum(price * disc) from t where day >= date '1994-01-01' and k < 24",
+    "select g, sum(huge * k), sum(huge + huge), sum(k * 3 - i) from t group by g",
+    "select k, sum(qty * 2), sum(qty + price), sum(i + 1) from t group by k",
+]
+
+
+@pytest.mark.parametrize("sql", EXPRESSION_AGGREGATES)
+def test_exact_expressions_are_summed_by_the_scan(spark, tables, sql):
+    # Spark hands sources arithmetic only in ANSI mode (Spark 4's default).
+    check(spark, tables, sql, pushed=ansi(spark))
+
+
+DECLINED = [
+    "select g, sum(x) from t group by g",  # floating point: order of addition matters
+    "select g, count(distinct k) from t group by g",
+    "select sum(price / (disc + 1)) from t",
+    "select upper(g), sum(k) from t group by upper(g)",
+    "select g, max(g) from t group by g",
+]
+
+
+@pytest.mark.parametrize("sql", DECLINED)
+def test_other_aggregations_are_left_to_spark(spark, tables, sql):
+    check(spark, tables, sql, pushed=False)
+
+
+def test_an_empty_table_counts_zero(spark, tables):
+    got = check(spark, tables, "select count(*), sum(k), max(day) from empty where k > 1",
+                pushed=True)
+    assert [tuple(r) for r in got] == [(0, None, None)]
+
+
+def test_the_option_turns_it_off(spark, tables):
+    sql = "select g, sum(k) from t group by g"
+    check(spark, tables, sql, pushed=False, aggregate_pushdown="false")
+
+
+def test_a_sum_too_large_for_its_column_type_is_returned_in_parts(spark, tables):
+    # 6,000 quantities of at most 999.99 sum far beyond decimal(5,2): each task's partial goes
+    # back in several rows, each within decimal(5,2), so Spark's cast before adding succeeds.
+    got = check(spark, tables, "select sum(qty) from t", pushed=True)
+    assert got[0][0] > Decimal("99999.99")
