@@ -4,7 +4,8 @@ keeps. Each case runs the same query twice on pylance-written data — with push
 `filter_pushdown=false` (Spark evaluates everything) — and compares the row ids; simple cases
 are also checked against pylance's own `to_table(filter=...)`. Random predicates cover every
 pushable type (signed/unsigned ints, floats with NaN/-0.0/inf, strings incl. non-ASCII,
-booleans, dates, timestamps with and without zone, a dictionary column) combined with
+booleans, dates, timestamps with and without zone, a dictionary column, 128-bit decimals
+with values beyond a long) combined with
 AND/OR/NOT, over several fragments, deletions and small batches (so batches where nothing
 passes skip the other columns).
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
+from decimal import Decimal
 
 import lance
 import numpy as np
@@ -65,6 +67,12 @@ def make_table(seed: int = 7) -> pa.Table:
         "d": pa.array(days.astype(np.int32), pa.date32(), mask=nulls()),
         "ts": pa.array(micros, pa.timestamp("us", tz="UTC"), mask=nulls()),
         "tsn": pa.array(micros, pa.timestamp("us"), mask=nulls()),
+        "dec": pa.array([Decimal(int(x)).scaleb(-2) for x in rng.integers(-5000, 5000, n)],
+                        pa.decimal128(15, 2), mask=nulls()),
+        # Beyond a long too (the reader saturates those values).
+        "bigdec": pa.array([Decimal(int(x)).scaleb(-4) * (10**26 if k == 0 else 1)
+                            for x, k in zip(rng.integers(-999, 999, n), rng.integers(0, 4, n))],
+                           pa.decimal128(38, 4), mask=nulls()),
         "payload": pa.array(lists, pa.list_(pa.int32())),
         "st": pa.StructArray.from_arrays([pa.array(strings, mask=nulls())], ["x"]),  # 2.0 cannot store struct nulls
     })
@@ -101,6 +109,7 @@ def plan_of(q) -> str:
 # Random predicates, written as Spark SQL with literals of the column's own type
 # ---------------------------------------------------------------------------------------------
 
+DECIMALS = {"dec": "(15, 2)", "bigdec": "(38, 4)"}
 INT_SUFFIX = {"i8": "Y", "i16": "S", "i32": "", "i64": "L", "u8": "S", "u16": "", "u32": "L", "id": "L"}
 
 
@@ -116,6 +125,8 @@ def literal(col: str, v) -> str:
         return f"CAST({v!r} AS {t})"
     if col in ("s", "cat"):
         return "'" + str(v).replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if col in DECIMALS:
+        return f"CAST('{v}' AS DECIMAL{DECIMALS[col]})"
     if col == "b":
         return "true" if v else "false"
     if col == "d":
@@ -130,7 +141,10 @@ def literal(col: str, v) -> str:
 def pick(rng: random.Random, table: pa.Table, col: str):
     vals = [v for v in table.column(col).to_pylist() if v is not None]
     extra = {"f32": [float("nan"), -0.0, float("inf")], "f64": [float("nan"), -0.0, float("-inf")],
-             "s": ["", "ab", "日", "zzz"], "cat": ["abc", "q"], "i8": [-128, 127], "u32": [0, 2**32 - 1]}.get(col, [])
+             "s": ["", "ab", "日", "zzz"], "cat": ["abc", "q"], "i8": [-128, 127], "u32": [0, 2**32 - 1],
+             "dec": [Decimal("-50.00"), Decimal("0.00")],
+             "bigdec": [Decimal("0.0000"), Decimal("99999999999999999999999.0000"),
+                        Decimal("461168601427387.9039")]}.get(col, [])
     v = rng.choice(vals + extra)
     if col == "ts":
         v = v.replace(tzinfo=None) if hasattr(v, "replace") else v
@@ -150,7 +164,7 @@ def leaf(rng: random.Random, table: pa.Table, cols) -> str:
         form = rng.choice([f"{p}%", f"%{p}", f"%{p}%"])
         return f"{col} {'NOT ' if rng.random() < 0.2 else ''}LIKE '{form}'"
     if col in INT_SUFFIX and col != "u32" and kind < 0.3:
-        k = rng.choice([3, 7, -5, 1000])
+        k = rng.choice([3, 7, -5, 100 if col == "i8" else 1000])
         return f"{col} % {k}{INT_SUFFIX[col]} {rng.choice(['=', '<>', '<', '>='])} {rng.randint(-3, 3)}{INT_SUFFIX[col]}"
     if col == "b" and kind < 0.4:
         return rng.choice(["b", "NOT b", "b = true", "b <> false"])
@@ -170,7 +184,8 @@ def predicate(rng: random.Random, table: pa.Table, cols, depth: int = 0) -> str:
     return f"NOT ({predicate(rng, table, cols, depth + 1)})"
 
 
-FILTER_COLS = ["id", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "f32", "f64", "s", "cat", "b", "d", "ts", "tsn"]
+FILTER_COLS = ["id", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "f32", "f64", "s", "cat", "b", "d",
+               "ts", "tsn", "dec", "bigdec"]
 
 
 def test_random_predicates_match_spark(spark, dataset, table):

@@ -17,10 +17,15 @@ object FilterDomain {
   final case class Floating(byteWidth: Int) extends FilterDomain
   /** UTF-8 strings, compared as unsigned bytes. */
   case object Utf8Bytes extends FilterDomain
+  /**
+   * 128-bit decimals, as their unscaled values (literals at the column's scale); values beyond
+   * a long saturate to Long.MinValue / Long.MaxValue, so literals must lie strictly between.
+   */
+  case object Decimal128 extends FilterDomain
 
   /**
    * The domain of a top-level column, or None when the reader does not evaluate predicates on
-   * it (nested types, decimals, binary, half floats, non-microsecond times, ...). Which Spark
+   * it (nested types, 256-bit decimals, binary, half floats, non-microsecond times, ...). Which Spark
    * literal types fit a domain is the Spark layer's business.
    */
   def of(field: LanceField): Option[FilterDomain] =
@@ -36,6 +41,7 @@ object FilterDomain {
       case Float32 => Some(Floating(4))
       case Float64 => Some(Floating(8))
       case Utf8 | LargeUtf8 => Some(Utf8Bytes)
+      case LogicalType.Decimal(128, _, _) => Some(Decimal128)
       case _ => None
     }
 }
@@ -71,7 +77,7 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
       case And(l, r) => visit(l); visit(r)
       case Or(l, r) => visit(l); visit(r)
       case in @ In(c, values, _) => m.put(in, domains(c) match {
-        case _: FilterDomain.Integral =>
+        case _: FilterDomain.Integral | FilterDomain.Decimal128 =>
           LongBits.orSorted(
             values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted)
         case _: FilterDomain.Floating =>
@@ -103,10 +109,13 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
   private final class Batch(val arrays: String => ColumnArray, val n: Int) {
     private val longs = scala.collection.mutable.HashMap[String, Array[Long]]()
     private val doubles = scala.collection.mutable.HashMap[String, Array[Double]]()
-    def longsOf(c: String, d: FilterDomain.Integral): Array[Long] = longs.getOrElseUpdate(c, {
+    def longsOf(c: String, d: FilterDomain): Array[Long] = longs.getOrElseUpdate(c, {
       val buf = longBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Long](math.max(n, 1024)))
       longBuffers(c) = buf
-      widenLongs(arrays(c), d, buf)
+      d match {
+        case i: FilterDomain.Integral => widenLongs(arrays(c), i, buf)
+        case _ => saturateDecimals(arrays(c), buf)
+      }
     })
     def doublesOf(c: String, d: FilterDomain.Floating): Array[Double] = doubles.getOrElseUpdate(c, {
       val buf = doubleBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Double](math.max(n, 1024)))
@@ -135,6 +144,8 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
     case Compare(c, op, v) =>
       (domains(c), v) match {
         case (d: FilterDomain.Integral, LongValue(lit)) => andCompareLongs(b.longsOf(c, d), lit, op, acc, b.n)
+        case (FilterDomain.Decimal128, LongValue(lit)) =>
+          andCompareLongs(b.longsOf(c, FilterDomain.Decimal128), lit, op, acc, b.n)
         case (d: FilterDomain.Floating, DoubleValue(lit)) => andCompareDoubles(b.doublesOf(c, d), lit, op, acc, b.n)
         case (FilterDomain.Utf8Bytes, BytesValue(lit)) =>
           andBytes(b.arrays(c), acc, b.n)((v, out, m) => andCompareBytes(v, lit, acceptMask(op), out, m))
@@ -154,7 +165,7 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
     case in @ In(c, _, negated) =>
       val prepared = inSets.get(in)
       domains(c) match {
-        case d: FilterDomain.Integral =>
+        case d @ (_: FilterDomain.Integral | FilterDomain.Decimal128) =>
           val vs = b.longsOf(c, d)
           prepared match {
             case bits: LongBits =>
@@ -229,6 +240,25 @@ object RowFilterEvaluator {
       }
       out
     case other => throw new IllegalStateException(s"an integer filter column decoded as ${other.getClass.getSimpleName}")
+  }
+
+  /**
+   * 128-bit little-endian decimals as longs, saturated to Long.MinValue / Long.MaxValue beyond
+   * (order against a literal strictly inside is kept).
+   */
+  private def saturateDecimals(a: ColumnArray, out: Array[Long]): Array[Long] = a match {
+    case f: FixedWidthArray if f.byteWidth == 16 =>
+      val x = f.data
+      var i = 0
+      while (i < f.length) {
+        val lo = I64.get(x, i * 16): Long
+        val hi = I64.get(x, i * 16 + 8): Long
+        out(i) = if (hi == (lo >> 63)) lo else if (hi < 0) Long.MinValue else Long.MaxValue
+        i += 1
+      }
+      out
+    case other => throw new IllegalStateException(
+      s"a decimal filter column decoded as ${other.getClass.getSimpleName}")
   }
 
   private def widenDoubles(a: ColumnArray, d: FilterDomain.Floating, out: Array[Double]): Array[Double] = a match {

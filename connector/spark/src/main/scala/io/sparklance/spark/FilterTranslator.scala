@@ -5,9 +5,9 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.sparklance.format.{LanceField, LanceSchema}
+import io.sparklance.format.{LanceField, LanceSchema, LogicalType}
 import io.sparklance.table.{CompareOp, FilterDomain, FilterValue, MatchKind, RowFilter}
-import io.sparklance.table.FilterDomain.{Floating, Integral, Utf8Bytes}
+import io.sparklance.table.FilterDomain.{Decimal128, Floating, Integral, Utf8Bytes}
 
 /**
  * Turns Spark's V2 predicates into [[RowFilter]]s the reader evaluates exactly. A predicate
@@ -129,6 +129,10 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     case (Integral(_, _), BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType) => true
     case (Floating(_), FloatType | DoubleType) => true
     case (Utf8Bytes, s: StringType) => s == StringType // the default UTF8_BINARY collation only
+    case (Decimal128, d: DecimalType) => field.logicalType match {
+      case LogicalType.Decimal(128, p, s) => p == d.precision && s == d.scale
+      case _ => false
+    }
     case _ => false
   }
 
@@ -144,6 +148,12 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
         case (Floating(_), f: java.lang.Float) => Some(FilterValue.DoubleValue(f.doubleValue))
         case (Floating(_), d: java.lang.Double) => Some(FilterValue.DoubleValue(d.doubleValue))
         case (Utf8Bytes, s: UTF8String) => Some(FilterValue.BytesValue(s.getBytes))
+        case (Decimal128, d: Decimal) =>
+          // The literal has the column's type: its unscaled value at the column's scale, which
+          // must lie strictly inside a long (see FilterDomain.Decimal128).
+          val scale = dt.asInstanceOf[DecimalType].scale
+          val u = scala.util.Try(d.toJavaBigDecimal.setScale(scale).unscaledValue()).toOption
+          u.filter(_.bitLength() < 63).map(x => FilterValue.LongValue(x.longValue()))
         case _ => None
       }
     case _ => None

@@ -206,8 +206,52 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     assert(eval(IsNull("i16", negated = false)).forall(identity))
   }
 
+  test("128-bit decimals compare by unscaled value, those beyond a long on the right side") {
+    val two64 = java.math.BigInteger.ONE.shiftLeft(64)
+    val values: Array[java.math.BigInteger] = Array.fill(n) {
+      rng.nextInt(6) match {
+        case 0 => two64.multiply(java.math.BigInteger.valueOf(rng.nextInt(5) + 1L))
+        case 1 => two64.negate().subtract(java.math.BigInteger.valueOf(rng.nextInt(9)))
+        case 2 => java.math.BigInteger.valueOf(Long.MaxValue)
+        case _ => java.math.BigInteger.valueOf(rng.nextInt(41) - 20L)
+      }
+    }
+    val dnulls = Array.fill(n)(rng.nextDouble() < 0.2)
+    val data = le(16) { (b, i) =>
+      val be = values(i).toByteArray // big-endian two's complement, sign-extended to 16 bytes
+      val full = Array.fill[Byte](16)(if (values(i).signum() < 0) -1 else 0)
+      System.arraycopy(be, 0, full, 16 - be.length, be.length)
+      b.put(i * 16, full.reverse, 0, 16)
+    }
+    val dec = Map("d" -> field("d", LogicalType.Decimal(128, 38, 2)))
+    val cols = Map[String, ColumnArray]("d" -> new FixedWidthArray(n, dnulls, 16, data))
+    assert(FilterDomain.of(dec("d")).contains(FilterDomain.Decimal128))
+    import CompareOp._
+    def accepts(op: CompareOp, c: Int): Boolean = op match {
+      case Eq => c == 0
+      case NotEq => c != 0
+      case Lt => c < 0
+      case LtEq => c <= 0
+      case Gt => c > 0
+      case GtEq => c >= 0
+    }
+    for (lit <- Seq(-21L, -3L, 0L, 7L, 20L, Long.MaxValue - 1);
+         op <- Seq(Eq, NotEq, Lt, LtEq, Gt, GtEq)) {
+      val got = new RowFilterEvaluator(Compare("d", op, LongValue(lit)), dec).evaluate(cols, n)
+      val want = (0 until n).map { i =>
+        !dnulls(i) && accepts(op, values(i).compareTo(java.math.BigInteger.valueOf(lit)))
+      }
+      assert(got.toSeq == want, s"d $op $lit")
+    }
+    val in = Seq(-20L, 0L, 3L, 19L)
+    val got = new RowFilterEvaluator(In("d", in.map(LongValue), negated = false), dec)
+      .evaluate(cols, n)
+    assert(got.toSeq == (0 until n).map(i => !dnulls(i) &&
+      in.exists(x => java.math.BigInteger.valueOf(x) == values(i))))
+  }
+
   test("columns the evaluator cannot read are refused when the evaluator is built") {
-    val dec = Map("d" -> field("d", LogicalType.Decimal(128, 10, 2)))
+    val dec = Map("d" -> field("d", LogicalType.Decimal(256, 40, 2)))
     assert(FilterDomain.of(dec("d")).isEmpty)
     intercept[IllegalArgumentException](new RowFilterEvaluator(Compare("d", CompareOp.Eq, LongValue(1)), dec))
   }

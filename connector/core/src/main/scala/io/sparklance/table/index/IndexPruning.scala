@@ -75,7 +75,10 @@ object IndexPruning {
     (BTreeIndexRemap.remappable(i) || isZoneMap(i) || isBitmap(i) &&
       (s.readerFeatureFlags & FeatureFlags.StableRowIds) == 0) &&
       s.schema.fields.exists(f => f.id == i.getFields(0) && f.children.isEmpty &&
-        FilterDomain.of(f).exists(d => !d.isInstanceOf[FilterDomain.Floating]))
+        FilterDomain.of(f).exists {
+          case _: FilterDomain.Floating | FilterDomain.Decimal128 => false
+          case _ => true
+        })
 
   private val ZoneMapType = "/lance.table.ZoneMapIndexDetails"
   private val ZoneMapFile = "zonemap.lance"
