@@ -156,3 +156,24 @@ def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and
     assert df.collect()[0][0] == want
     plan = df._jdf.queryExecution().executedPlan().toString()
     assert "count(*)" in plan.split("LanceScan", 1)[1], plan
+
+
+def test_thousands_of_join_keys_reach_the_tasks_once(spark, tmp_path):
+    """A runtime filter of more than a thousand keys travels to the executors as a broadcast,
+    not inside every task: the same rows as Spark's own join on Parquet."""
+    rng = random.Random(29)
+    keys = pa.table({"k": pa.array(range(20000), pa.int64()),
+                     "flag": pa.array([rng.randrange(3) for _ in range(20000)], pa.int32())})
+    facts = pa.table({"f_key": pa.array([rng.randrange(25000) for _ in range(40000)],
+                                        pa.int64()),
+                      "f_val": pa.array(range(40000), pa.int64())})
+    paths = {"part": write(tmp_path, "keys", keys),
+             "item": write(tmp_path, "facts", facts, max_rows_per_file=5000)}
+    for name in ("part", "item"):
+        pq.write_table(lance.dataset(paths[name]).to_table(), str(tmp_path / f"{name}.pq"))
+        paths[name + "_parquet"] = str(tmp_path / f"{name}.pq")
+    sql = "SELECT f_key, f_val FROM item JOIN part ON f_key = k WHERE flag = 1"
+    want, _ = answer(spark, paths, sql, fmt="parquet")
+    got, plan = answer(spark, paths, sql)
+    assert got == want and len(want) > 10000
+    assert "dynamicpruningexpression(f_key" in plan, plan

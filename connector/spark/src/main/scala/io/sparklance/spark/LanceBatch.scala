@@ -1,11 +1,12 @@
 package io.sparklance.spark
 
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.FragmentRef
+import io.sparklance.table.{FragmentRef, RowFilter}
 
 /**
  * The physical side of a [[LanceScan]]: partitions and the reader factory. Two batches are
@@ -61,13 +62,32 @@ final class LanceBatch(
         val fileRule = math.min(table.options.splitSizeBytes, math.max(openCost, total / slots))
         SplitPlanner.balancedTarget(total, fileRule, slots, openCost)
       }
-    SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
-      .map(_.copy(filter = filter)).toArray
+    val parts = SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
+    val withFilter =
+      if (shared.isDefined) parts.map(_.copy(shared = shared)) else parts.map(_.copy(filter = filter))
+    withFilter.toArray
   }
+
+  /** A filter of more than [[LanceBatch.SharedValues]] literals, broadcast once. */
+  private lazy val shared: Option[Broadcast[LanceColumnarReader.FilterSpec]] =
+    filter.filter(f => LanceBatch.literals(f.filter) > LanceBatch.SharedValues)
+      .map(f => SparkSession.active.sparkContext.broadcast(f))
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
     new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, countRows,
       metadata, limit)
+  }
+}
+
+object LanceBatch {
+  /** Filters with more literal values than this are broadcast rather than put in each task. */
+  val SharedValues = 1000
+
+  private[spark] def literals(f: RowFilter): Int = f match {
+    case RowFilter.And(l, r) => literals(l) + literals(r)
+    case RowFilter.Or(l, r) => literals(l) + literals(r)
+    case RowFilter.In(_, values, _) => values.size
+    case _ => 1
   }
 }

@@ -27,7 +27,7 @@ class LancePartitionReaderFactory(
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val part = partition.asInstanceOf[LanceInputPartition]
-    new LanceColumnarReader(io.value, part, fields, schema, batchSize, part.filter, countRows,
+    new LanceColumnarReader(io.value, part, fields, schema, batchSize, part.rowFilter, countRows,
       metadata, limit)
   }
 

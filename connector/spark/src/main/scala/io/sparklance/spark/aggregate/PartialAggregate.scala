@@ -16,10 +16,16 @@ sealed abstract class AggFn extends Serializable {
 
 object AggFn {
   /** COUNT(*). */
-  case object CountAll extends AggFn { def dataType: DataType = LongType }
+  case object CountAll extends AggFn {
+    def dataType: DataType = LongType
+    override def toString: String = "count(*)"
+  }
 
   /** COUNT(expr): the rows where `expr` is not NULL. */
-  final case class CountOf(expr: PartialExpr) extends AggFn { def dataType: DataType = LongType }
+  final case class CountOf(expr: PartialExpr) extends AggFn {
+    def dataType: DataType = LongType
+    override def toString: String = s"count($expr)"
+  }
 
   /**
    * SUM(expr), of an integer (a LONG partial; `ansi`: overflow fails, else wraps as Spark's
@@ -30,11 +36,14 @@ object AggFn {
       case d: DecimalType => DecimalType(math.min(38, d.precision + 10), d.scale)
       case _ => LongType
     }
+    override def toString: String = s"sum($expr)"
   }
 
   /** MIN or MAX of an integer, date or decimal column (compared as unscaled longs). */
   final case class Extreme(col: PartialExpr.Col, dataType: DataType, isMax: Boolean)
-    extends AggFn
+    extends AggFn {
+    override def toString: String = s"${if (isMax) "max" else "min"}($col)"
+  }
 }
 
 /**
