@@ -87,8 +87,8 @@ final class PartialAggregateCompiler(
 
   private def literal(v: Any, t: DataType): Option[PartialExpr] = (v, t) match {
     case (d: Decimal, dt: DecimalType) if dt.precision <= 18 =>
-      Some(PartialExpr.Lit(d.toJavaBigDecimal.setScale(dt.scale).unscaledValue().longValue(),
-        NumType(dt)))
+      scala.util.Try(d.toJavaBigDecimal.setScale(dt.scale).unscaledValue().longValueExact())
+        .toOption.map(u => PartialExpr.Lit(u, NumType(dt)))
     case (n: java.lang.Number, _) if NumType.integral(t) => Some(PartialExpr.Lit(n.longValue(),
       NumType(t)))
     case _ => None
