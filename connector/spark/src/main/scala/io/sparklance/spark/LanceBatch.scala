@@ -64,7 +64,8 @@ final class LanceBatch(
       }
     val parts = SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
     val withFilter =
-      if (shared.isDefined) parts.map(_.copy(shared = shared)) else parts.map(_.copy(filter = filter))
+      if (shared.isDefined) parts.map(_.copy(shared = shared))
+      else parts.map(_.copy(filter = filter))
     withFilter.toArray
   }
 

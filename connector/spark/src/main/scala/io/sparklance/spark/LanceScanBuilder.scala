@@ -25,8 +25,8 @@ import io.sparklance.table.RowFilter
  * the pushed predicates after the scan, so its dynamic pruning sees this side as selective.
  */
 class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends ScanBuilder
-  with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters with SupportsPushDownAggregates
-  with SupportsPushDownLimit with SupportsPushDownOffset {
+  with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters
+  with SupportsPushDownAggregates with SupportsPushDownLimit with SupportsPushDownOffset {
 
   private var required: StructType = table.schema()
   private var countOnly = false
@@ -81,8 +81,9 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
     }
 
   /**
-   * A bare COUNT(*) (Spark turns count() and count(1) into it), with no grouping; or
-   * MIN/MAX/COUNT(*) of the whole table answered by its indices.
+   * A bare COUNT(*) (Spark turns count() and count(1) into it), with no grouping;
+   * MIN/MAX/COUNT(*) of the whole table answered by its indices; or an aggregation each task
+   * computes exactly over its rows ([[PartialAggregateCompiler]], [[LanceAggregateScan]]).
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     countOnly = isBareCount(aggregation)

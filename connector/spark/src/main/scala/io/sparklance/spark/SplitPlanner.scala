@@ -82,7 +82,9 @@ object SplitPlanner {
         // Equal slices (5 of 20% rather than 4 of 24% and one of 4%), so tasks take alike.
         val fullSlices = math.max(1L, targetBytes / bytesPerRow)
         val rowsPerSlice = ceilDiv(rows, ceilDiv(rows, fullSlices))
-        val frag = if (rows == f.physicalRows && f.physicalRowsTrusted) f else f.copy(physicalRows = rows, physicalRowsTrusted = true)
+        val frag =
+          if (rows == f.physicalRows && f.physicalRowsTrusted) f
+          else f.copy(physicalRows = rows, physicalRowsTrusted = true)
         val cuts =
           if (rows <= math.max(RowAlign, fullSlices / RowAlign * RowAlign)) Array(0L, rows)
           else pageBoundaries(io, frag, fields, rows) match {
@@ -123,7 +125,8 @@ object SplitPlanner {
    * `fragment` whose pages are largest; None when there is no projected column to go by or
    * its file cannot be read here.
    */
-  private[spark] def pageBoundaries(io: FileIO, fragment: FragmentRef, fields: Seq[LanceField], rows: Long): Option[Array[Long]] = {
+  private[spark] def pageBoundaries(io: FileIO, fragment: FragmentRef, fields: Seq[LanceField],
+      rows: Long): Option[Array[Long]] = {
     val ids = fields.flatMap(allIds).toSet
     fragment.files.find(df => df.fieldIds.exists(ids.contains)).flatMap { df =>
       val spans = try readSpans(io, df, fields) catch { case _: java.io.IOException => Nil }
@@ -132,7 +135,8 @@ object SplitPlanner {
     }
   }
 
-  private def readSpans(io: FileIO, df: DataFileRef, fields: Seq[LanceField]): Seq[ColumnPageSpans] = {
+  private def readSpans(
+      io: FileIO, df: DataFileRef, fields: Seq[LanceField]): Seq[ColumnPageSpans] = {
     val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
     try reader.pageSpans(fields) finally reader.close()
   }
@@ -155,7 +159,8 @@ object SplitPlanner {
       val target = bounds(i) + rowsPerSlice
       var j = i + 1
       while (j < last && bounds(j) < target) j += 1
-      // bounds(j) is the first boundary at or past the target (or the end); the one before may be nearer.
+      // bounds(j) is the first boundary at or past the target (or the end); the one before may
+      // be nearer.
       if (j - 1 > i && target - bounds(j - 1) < bounds(j) - target) j -= 1
       cuts += bounds(j)
       i = j
