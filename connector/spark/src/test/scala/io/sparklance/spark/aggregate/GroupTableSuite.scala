@@ -15,7 +15,7 @@ class GroupTableSuite extends AnyFunSuite {
       probe(0) = rng.nextInt(50).toLong
       probe(1) = if (rng.nextBoolean()) Long.MinValue else rng.nextLong() % 300
       probe(2) = rng.nextInt(4).toLong
-      val key = probe.toSeq
+      val key = probe.toList // a copy (2.12's toSeq wraps the reused array)
       val id = t.idOf(probe)
       assert(id == want.getOrElseUpdate(key, want.size))
       assert((0 until 3).map(t.key(id, _)) == key)
