@@ -24,9 +24,9 @@ object FilterDomain {
   case object Decimal128 extends FilterDomain
 
   /**
-   * The domain of a top-level column, or None when the reader does not evaluate predicates on
-   * it (nested types, 256-bit decimals, binary, half floats, non-microsecond times, ...). Which Spark
-   * literal types fit a domain is the Spark layer's business.
+   * The domain of a top-level column, or None when the reader does not evaluate predicates
+   * on it (nested types, 256-bit decimals, binary, half floats, non-microsecond times, ...).
+   * Which Spark literal types fit a domain is the Spark layer's business.
    */
   def of(field: LanceField): Option[FilterDomain] =
     if (field.children.nonEmpty) None

@@ -51,7 +51,7 @@ object LanceAggregateScan {
   private final class Factory(rows: PartitionReaderFactory, spec: PartialAggregate)
     extends PartitionReaderFactory {
     override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-      new Reader(rows.createColumnarReader(partition), spec.forTask())
+      new Reader(rows.createColumnarReader(partition), spec)
   }
 
   private final class Reader(rows: PartitionReader[ColumnarBatch], spec: PartialAggregate)

@@ -30,26 +30,47 @@ final class GroupKeys(groups: Seq[GroupCol]) {
   private val long = new java.util.HashMap[UTF8String, Integer]()
   private val longValues = ArrayBuffer[UTF8String]()
 
+  /** Per column then row: the batch's codes, then its NULL masks (reused across batches). */
+  private var codes = new Array[Long](0)
+
   /** Fills `ids` with the group of each of the batch's `n` rows. */
   def assign(b: ColumnarBatch, n: Int, table: GroupTable, ids: Array[Int]): Unit = {
+    if (codes.length < n * width) codes = new Array[Long](math.max(n, 1024) * width)
+    val c = codes
+    val maskAt = cols.length * n
+    java.util.Arrays.fill(c, maskAt, maskAt + n, 0L)
+    var j = 0
+    while (j < cols.length) {
+      val v = b.column(cols(j).ordinal)
+      val at = j * n
+      var i = 0
+      (kinds(j): @annotation.switch) match {
+        case 0 =>
+          val nulls = v.hasNull
+          while (i < n) {
+            c(at + i) = if (nulls && v.isNullAt(i)) 0L else code(v.getUTF8String(i))
+            i += 1
+          }
+        case 1 => while (i < n) { c(at + i) = v.getLong(i); i += 1 }
+        case 2 => while (i < n) { c(at + i) = v.getInt(i).toLong; i += 1 }
+        case 3 => while (i < n) { c(at + i) = v.getShort(i).toLong; i += 1 }
+        case 4 => while (i < n) { c(at + i) = v.getByte(i).toLong; i += 1 }
+        case _ => while (i < n) { c(at + i) = if (v.getBoolean(i)) 1L else 0L; i += 1 }
+      }
+      if (v.hasNull) {
+        val bit = 1L << j
+        i = 0
+        while (i < n) {
+          if (v.isNullAt(i)) { c(at + i) = 0L; c(maskAt + i) |= bit }
+          i += 1
+        }
+      }
+      j += 1
+    }
     var i = 0
     while (i < n) {
-      var nulls = 0L
-      var j = 0
-      while (j < cols.length) {
-        val v = b.column(cols(j).ordinal)
-        if (v.isNullAt(i)) { nulls |= 1L << j; probe(j) = 0L }
-        else probe(j) = (kinds(j): @annotation.switch) match {
-          case 0 => code(v.getUTF8String(i))
-          case 1 => v.getLong(i)
-          case 2 => v.getInt(i).toLong
-          case 3 => v.getShort(i).toLong
-          case 4 => v.getByte(i).toLong
-          case _ => if (v.getBoolean(i)) 1L else 0L
-        }
-        j += 1
-      }
-      probe(cols.length) = nulls
+      j = 0
+      while (j < width) { probe(j) = c(j * n + i); j += 1 }
       ids(i) = table.idOf(probe)
       i += 1
     }

@@ -27,7 +27,7 @@ final case class NumType(dataType: DataType) {
 
   /** Whether an exact value (at this type's scale) is representable. */
   def fits(v: java.math.BigDecimal): Boolean =
-    if (isDecimal) v.unscaledValue().abs().toString.length <= precision
+    if (isDecimal) v.precision() <= precision
     else v.unscaledValue().bitLength() < 64 &&
       v.longValueExact() >= min && v.longValueExact() <= max
 

@@ -1,8 +1,5 @@
 package io.sparklance.spark.aggregate
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream,
-  ObjectOutputStream}
-
 import org.apache.spark.sql.types._
 
 /** A group-by column: `ordinal` in the scan's input schema. */
@@ -55,17 +52,4 @@ final case class PartialAggregate(input: StructType, groups: Seq[GroupCol], aggs
   def outputSchema: StructType = StructType(
     groups.zipWithIndex.map { case (g, i) => StructField(s"group_col_$i", g.dataType) } ++
       aggs.zipWithIndex.map { case (a, i) => StructField(s"agg_func_$i", a.dataType) })
-
-  /** A private copy for one task: expressions keep per-batch scratch arrays. */
-  def forTask(): PartialAggregate = {
-    val bytes = new ByteArrayOutputStream()
-    val out = new ObjectOutputStream(bytes)
-    out.writeObject(this)
-    out.close()
-    val in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray)) {
-      override def resolveClass(d: java.io.ObjectStreamClass): Class[_] =
-        Class.forName(d.getName, false, classOf[PartialAggregate].getClassLoader)
-    }
-    in.readObject().asInstanceOf[PartialAggregate]
-  }
 }

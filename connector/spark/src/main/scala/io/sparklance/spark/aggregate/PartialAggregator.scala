@@ -83,12 +83,13 @@ private object AggState {
   }
 
   final class Count(expr: Option[PartialExpr]) extends AggState {
+    private val ev = expr.map(_.evaluator())
     private var counts = new Array[Long](0)
     override protected def grow(cap: Int): Unit = counts = java.util.Arrays.copyOf(counts, cap)
     override def add(b: ColumnarBatch, n: Int, ids: Array[Int], groups: Int): Unit = {
       ensure(groups)
       var i = 0
-      expr match {
+      ev match {
         case None => while (i < n) { counts(ids(i)) += 1; i += 1 }
         case Some(e) =>
           e.eval(b, n)
@@ -101,6 +102,7 @@ private object AggState {
 
   final class Sum(f: AggFn.SumOf) extends AggState {
     private val e = f.expr
+    private val ev = e.evaluator()
     private val decimal = e.t.isDecimal
     private var sums = new Array[Long](0)
     private var seen = new Array[Boolean](0)
@@ -112,8 +114,8 @@ private object AggState {
     }
     override def add(b: ColumnarBatch, n: Int, ids: Array[Int], groups: Int): Unit = {
       ensure(groups)
-      e.eval(b, n)
-      val v = e.values; val st = e.state
+      ev.eval(b, n)
+      val v = ev.values; val st = ev.state
       var i = 0
       while (i < n) {
         val g = ids(i)
@@ -157,6 +159,7 @@ private object AggState {
   }
 
   final class Extreme(f: AggFn.Extreme) extends AggState {
+    private val ev = f.col.evaluator()
     private var best = new Array[Long](0)
     private var seen = new Array[Boolean](0)
     override protected def grow(cap: Int): Unit = {
@@ -165,8 +168,8 @@ private object AggState {
     }
     override def add(b: ColumnarBatch, n: Int, ids: Array[Int], groups: Int): Unit = {
       ensure(groups)
-      f.col.eval(b, n)
-      val v = f.col.values; val st = f.col.state
+      ev.eval(b, n)
+      val v = ev.values; val st = ev.state
       var i = 0
       while (i < n) {
         if (st(i) == PartialExpr.Ok) {

@@ -7,27 +7,17 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 /**
  * An exact integer or decimal expression a pushed aggregate reads: columns, literals, `+`, `-`,
- * `*` and widening casts, in Spark's types (see [[PartialAggregateCompiler]]). A batch is
- * evaluated at once on unscaled longs into `values`/`state`; a row whose value leaves a long is
- * marked [[PartialExpr.Big]] and asked again, as a BigDecimal, with [[exact]]. A value beyond
- * its type fails as Spark's ANSI arithmetic does.
+ * `*` and widening casts, in Spark's types (see [[PartialAggregateCompiler]]). The expression
+ * itself is immutable; each task evaluates it with its own [[PartialExpr.Eval]], a batch at
+ * once on unscaled longs; a row whose value leaves a long is marked [[PartialExpr.Big]] and
+ * asked again, as a BigDecimal, with [[exact]]. A value beyond its type fails as Spark's ANSI
+ * arithmetic does.
  */
 sealed abstract class PartialExpr extends Serializable {
   def t: NumType
-  /** Unscaled values of the last batch, at `t.scale`. */
-  @transient var values: Array[Long] = _
-  /** Per row: [[PartialExpr.Ok]], [[PartialExpr.Null]] or [[PartialExpr.Big]]. */
-  @transient var state: Array[Byte] = _
 
-  final def eval(b: ColumnarBatch, n: Int): Unit = {
-    if (values == null || values.length < n) {
-      values = new Array[Long](math.max(n, 1024))
-      state = new Array[Byte](values.length)
-    }
-    compute(b, n)
-  }
-
-  protected def compute(b: ColumnarBatch, n: Int): Unit
+  /** A new evaluator, with its own per-batch arrays. */
+  def evaluator(): PartialExpr.Eval
 
   /** Row `i`'s value at `t.scale`, or null for SQL NULL. */
   def exact(b: ColumnarBatch, i: Int): JBigDecimal
@@ -37,6 +27,24 @@ object PartialExpr {
   val Ok: Byte = 0
   val Null: Byte = 1
   val Big: Byte = 2
+
+  /** Evaluates an expression a batch at a time into `values` and `state`. */
+  abstract class Eval {
+    /** Unscaled values of the last batch, at the expression's scale. */
+    var values: Array[Long] = new Array[Long](0)
+    /** Per row: [[PartialExpr.Ok]], [[PartialExpr.Null]] or [[PartialExpr.Big]]. */
+    var state: Array[Byte] = new Array[Byte](0)
+
+    final def eval(b: ColumnarBatch, n: Int): Unit = {
+      if (values.length < n) {
+        values = new Array[Long](math.max(n, 1024))
+        state = new Array[Byte](values.length)
+      }
+      compute(b, n)
+    }
+
+    protected def compute(b: ColumnarBatch, n: Int): Unit
+  }
 
   /** Column `ordinal` of the batch, an integer or a decimal of at most 18 digits. */
   final case class Col(ordinal: Int, name: String, t: NumType) extends PartialExpr {
@@ -50,18 +58,20 @@ object PartialExpr {
       case ShortType => v.getShort(i).toLong
       case _ => if (asInt) v.getInt(i).toLong else v.getLong(i)
     }
-    override protected def compute(b: ColumnarBatch, n: Int): Unit = {
-      val v = b.column(ordinal)
-      val nulls = v.hasNull
-      var i = 0
-      t.dataType match {
-        case ByteType | ShortType => while (i < n) { values(i) = read(v, i); i += 1 }
-        case _ if asInt => while (i < n) { values(i) = v.getInt(i).toLong; i += 1 }
-        case _ => while (i < n) { values(i) = v.getLong(i); i += 1 }
+    override def evaluator(): Eval = new Eval {
+      override protected def compute(b: ColumnarBatch, n: Int): Unit = {
+        val v = b.column(ordinal)
+        val nulls = v.hasNull
+        var i = 0
+        t.dataType match {
+          case ByteType | ShortType => while (i < n) { values(i) = read(v, i); i += 1 }
+          case _ if asInt => while (i < n) { values(i) = v.getInt(i).toLong; i += 1 }
+          case _ => while (i < n) { values(i) = v.getLong(i); i += 1 }
+        }
+        i = 0
+        if (nulls) while (i < n) { state(i) = if (v.isNullAt(i)) Null else Ok; i += 1 }
+        else java.util.Arrays.fill(state, 0, n, Ok)
       }
-      i = 0
-      if (nulls) while (i < n) { state(i) = if (v.isNullAt(i)) Null else Ok; i += 1 }
-      else java.util.Arrays.fill(state, 0, n, Ok)
     }
     override def exact(b: ColumnarBatch, i: Int): JBigDecimal = {
       val v = b.column(ordinal)
@@ -72,9 +82,11 @@ object PartialExpr {
 
   /** A literal whose unscaled value fits a long. */
   final case class Lit(unscaled: Long, t: NumType) extends PartialExpr {
-    override protected def compute(b: ColumnarBatch, n: Int): Unit = {
-      java.util.Arrays.fill(values, 0, n, unscaled)
-      java.util.Arrays.fill(state, 0, n, Ok)
+    override def evaluator(): Eval = new Eval {
+      override protected def compute(b: ColumnarBatch, n: Int): Unit = {
+        java.util.Arrays.fill(values, 0, n, unscaled)
+        java.util.Arrays.fill(state, 0, n, Ok)
+      }
     }
     override def exact(b: ColumnarBatch, i: Int): JBigDecimal =
       JBigDecimal.valueOf(unscaled, t.scale)
@@ -92,30 +104,39 @@ object PartialExpr {
     private val lf = if (op == '*') 1L else NumType.Pow10(t.scale - left.t.scale)
     private val rf = if (op == '*') 1L else NumType.Pow10(t.scale - right.t.scale)
 
-    override protected def compute(b: ColumnarBatch, n: Int): Unit = {
-      left.eval(b, n)
-      right.eval(b, n)
-      val lv = left.values; val ls = left.state; val rv = right.values; val rs = right.state
-      val min = t.min; val max = t.max
-      var i = 0
-      while (i < n) {
-        if (ls(i) == Null || rs(i) == Null) state(i) = Null
-        else if (ls(i) == Big || rs(i) == Big) state(i) = Big
-        else {
-          var ok = true
-          var a = lv(i); var c = rv(i)
-          if (lf != 1L) { val h = Math.multiplyHigh(a, lf); a = a * lf; ok &= h == (a >> 63) }
-          if (rf != 1L) { val h = Math.multiplyHigh(c, rf); c = c * rf; ok &= h == (c >> 63) }
-          val r = op match {
-            case '+' => val s = a + c; ok &= ((a ^ s) & (c ^ s)) >= 0; s
-            case '-' => val s = a - c; ok &= ((a ^ c) & (a ^ s)) >= 0; s
-            case _ => val h = Math.multiplyHigh(a, c); val s = a * c; ok &= h == (s >> 63); s
+    override def evaluator(): Eval = new Eval {
+      private val le = left.evaluator()
+      private val re = right.evaluator()
+      override protected def compute(b: ColumnarBatch, n: Int): Unit = {
+        le.eval(b, n)
+        re.eval(b, n)
+        val lv = le.values; val ls = le.state; val rv = re.values; val rs = re.state
+        val min = t.min; val max = t.max
+        var i = 0
+        while (i < n) {
+          if (ls(i) == Null || rs(i) == Null) state(i) = Null
+          else if (ls(i) == Big || rs(i) == Big) state(i) = Big
+          else {
+            var ok = true
+            var a = lv(i); var c = rv(i)
+            if (lf != 1L) {
+              val h = Math.multiplyHigh(a, lf); a = a * lf; ok &= h == (a >> 63)
+            }
+            if (rf != 1L) {
+              val h = Math.multiplyHigh(c, rf); c = c * rf; ok &= h == (c >> 63)
+            }
+            val r = op match {
+              case '+' => val s = a + c; ok &= ((a ^ s) & (c ^ s)) >= 0; s
+              case '-' => val s = a - c; ok &= ((a ^ c) & (a ^ s)) >= 0; s
+              case _ =>
+                val h = Math.multiplyHigh(a, c); val s = a * c; ok &= h == (s >> 63); s
+            }
+            if (!ok) state(i) = Big
+            else if (r < min || r > max) throw t.overflow(Arith.this.toString)
+            else { values(i) = r; state(i) = Ok }
           }
-          if (!ok) state(i) = Big
-          else if (r < min || r > max) throw t.overflow(toString)
-          else { values(i) = r; state(i) = Ok }
+          i += 1
         }
-        i += 1
       }
     }
 
@@ -140,19 +161,22 @@ object PartialExpr {
   /** A cast that loses nothing but range: to a wider integer, or to a decimal of a larger scale. */
   final case class Widen(child: PartialExpr, t: NumType) extends PartialExpr {
     private val f = NumType.Pow10(t.scale - child.t.scale)
-    override protected def compute(b: ColumnarBatch, n: Int): Unit = {
-      child.eval(b, n)
-      val cv = child.values; val cs = child.state
-      var i = 0
-      while (i < n) {
-        if (cs(i) != Ok) state(i) = cs(i)
-        else {
-          val h = Math.multiplyHigh(cv(i), f); val r = cv(i) * f
-          if (h != (r >> 63)) state(i) = Big
-          else if (r < t.min || r > t.max) throw t.overflow(toString)
-          else { values(i) = r; state(i) = Ok }
+    override def evaluator(): Eval = new Eval {
+      private val c = child.evaluator()
+      override protected def compute(b: ColumnarBatch, n: Int): Unit = {
+        c.eval(b, n)
+        val cv = c.values; val cs = c.state
+        var i = 0
+        while (i < n) {
+          if (cs(i) != Ok) state(i) = cs(i)
+          else {
+            val h = Math.multiplyHigh(cv(i), f); val r = cv(i) * f
+            if (h != (r >> 63)) state(i) = Big
+            else if (r < t.min || r > t.max) throw t.overflow(Widen.this.toString)
+            else { values(i) = r; state(i) = Ok }
+          }
+          i += 1
         }
-        i += 1
       }
     }
     override def exact(b: ColumnarBatch, i: Int): JBigDecimal = {
