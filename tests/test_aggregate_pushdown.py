@@ -152,3 +152,22 @@ def test_a_sum_too_large_for_its_column_type_is_returned_in_parts(spark, tables)
     # back in several rows, each within decimal(5,2), so Spark's cast before adding succeeds.
     got = check(spark, tables, "select sum(qty) from t", pushed=True)
     assert got[0][0] > Decimal("99999.99")
+
+
+def test_a_small_grouped_aggregate_is_planned_for_broadcast_as_over_parquet(spark, tables):
+    # The scan reports the statistics Spark gives an aggregate (the input's bytes scaled by
+    # the row widths), so a join with a large relation broadcasts the small aggregated side.
+    spark.range(0, 5_000_000).createOrReplaceTempView("big")
+    sql = ("select a.k, a.s, big.id from (select k, sum(i) s from t group by k) a "
+           "join big on a.k = big.id")
+    plans = {}
+    for fmt in ("lance", "parquet"):
+        df = (spark.read.format("lance").load(tables["t"]) if fmt == "lance"
+              else spark.read.parquet(tables["t_parquet"]))
+        df.createOrReplaceTempView("t")
+        joined = spark.sql(sql)
+        plans[fmt] = joined._jdf.queryExecution().executedPlan().toString()  # before running
+    assert "BroadcastHashJoin" in plans["parquet"], plans["parquet"]
+    assert "BroadcastHashJoin" in plans["lance"], plans["lance"]
+    assert "PartialAggregate" in plans["lance"], plans["lance"]
+    check(spark, tables, sql, pushed=True)

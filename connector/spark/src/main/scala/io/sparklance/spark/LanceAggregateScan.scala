@@ -1,9 +1,11 @@
 package io.sparklance.spark
 
+import java.util.OptionalLong
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader,
-  PartitionReaderFactory, Scan}
+  PartitionReaderFactory, Scan, Statistics, SupportsReportStatistics}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
@@ -16,7 +18,8 @@ import io.sparklance.spark.aggregate.{PartialAggregate, PartialAggregator}
  * its partitions and readers are this scan's, each reader's batches folded by a
  * [[PartialAggregator]].
  */
-final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate) extends Scan {
+final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate)
+  extends Scan with SupportsReportStatistics {
   override def readSchema(): StructType = spec.outputSchema
 
   override def description(): String =
@@ -26,6 +29,30 @@ final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate) extends 
   override def toBatch: Batch = new LanceAggregateScan.AggregateBatch(rows.toBatch, spec)
 
   override def supportedCustomMetrics(): Array[CustomMetric] = rows.supportedCustomMetrics()
+
+  /**
+   * What Spark's own statistics give an aggregate over the rows: with groups, at most one row
+   * per input row, and the input's bytes scaled by the ratio of row widths; without, one row
+   * per task.
+   */
+  override def estimateStatistics(): Statistics = {
+    val in = rows.estimateStatistics()
+    val outWidth = 8L + spec.outputSchema.fields.map(_.dataType.defaultSize.toLong).sum
+    val inWidth = 8L + rows.readSchema().fields.map(_.dataType.defaultSize.toLong).sum
+    val count =
+      if (spec.groups.nonEmpty) in.numRows().orElse(Long.MaxValue)
+      else math.max(1, toBatch.planInputPartitions().length).toLong
+    val bytes =
+      if (spec.groups.isEmpty) count * outWidth
+      else {
+        val scaled = BigInt(in.sizeInBytes().orElse(Long.MaxValue)) * outWidth / inWidth
+        (scaled min BigInt(Long.MaxValue)).toLong
+      }
+    new Statistics {
+      override def numRows(): OptionalLong = OptionalLong.of(count)
+      override def sizeInBytes(): OptionalLong = OptionalLong.of(math.max(1L, bytes))
+    }
+  }
 }
 
 object LanceAggregateScan {
