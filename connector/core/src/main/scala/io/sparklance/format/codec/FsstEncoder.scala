@@ -21,6 +21,8 @@ object FsstEncoder {
   private final val SampleTarget = 16 * 1024
   private final val HashBits = 12
   private final val HashSize = 1 << HashBits
+  /** Each byte pair's first byte: the escapes a table without symbols gives. */
+  private val LowBytes: Array[Char] = Array.tabulate(65536)(p => (p & 0xFF).toChar)
 
   /** The result: the serialized symbol table and the codes of every string. */
   final class Compressed(val table: Array[Byte], val offsets: Array[Int], val codes: Array[Byte]) {
@@ -34,44 +36,80 @@ object FsstEncoder {
   private final class Table {
     val value = new Array[Long](256 + MaxSymbols + 1)
     val len = new Array[Int](256 + MaxSymbols + 1)
+    /** Per code, the mask of its bytes in a little-endian word. */
+    val symMask = new Array[Long](256 + MaxSymbols + 1)
     var n = 0
     /** Code of the one-byte symbol for each byte, or the byte itself (an escape). */
-    val byteCode: Array[Int] = Array.tabulate(256)(identity)
-    /** Code of the two-byte symbol for each little-endian byte pair, or -1. */
-    val pairCode: Array[Int] = Array.fill(65536)(-1)
+    val byteCode: Array[Int] = new Array[Int](256)
+    /**
+     * For each little-endian byte pair, the code of its two-byte symbol, else of its first
+     * byte: one lookup answers for both. Filled by [[finish]]; `pairs` marks the byte pairs
+     * taken by a symbol while the table is built.
+     */
+    val pairCode: Array[Char] = new Array[Char](65536)
+    private val pairs = new java.util.BitSet(65536)
+    private var finished = false
     /** Code of the symbol of 3+ bytes whose first three bytes hash here, or -1. */
-    val longCode: Array[Int] = Array.fill(HashSize)(-1)
-    locally { var b = 0; while (b < 256) { value(b) = b.toLong; len(b) = 1; b += 1 } }
+    val longCode: Array[Int] = new Array[Int](HashSize)
+    locally {
+      java.util.Arrays.fill(longCode, -1)
+      var b = 0
+      while (b < 256) {
+        byteCode(b) = b; value(b) = b.toLong; len(b) = 1; symMask(b) = 0xFF; b += 1
+      }
+    }
 
     def add(v: Long, l: Int): Boolean = {
+      require(!finished, "symbol added to a finished table")
       if (n >= MaxSymbols) return false
       val code = 256 + n
       l match {
         case 1 => val b = (v & 0xFF).toInt; if (byteCode(b) >= 256) return false; byteCode(b) = code
-        case 2 => val p = (v & 0xFFFF).toInt; if (pairCode(p) >= 0) return false; pairCode(p) = code
+        case 2 =>
+          val p = (v & 0xFFFF).toInt
+          if (pairs.get(p)) return false
+          pairs.set(p)
         case _ => val h = hash3(v); if (longCode(h) >= 0) return false; longCode(h) = code
       }
-      value(code) = v; len(code) = l; n += 1
+      value(code) = v; len(code) = l; symMask(code) = mask(l); n += 1
       true
+    }
+
+    /** Ends construction: the table is used for lookups only from now on. */
+    def finish(): Table = {
+      if (!finished) {
+        System.arraycopy(LowBytes, 0, pairCode, 0, 65536) // escapes, then the symbols
+        var c = 256
+        while (c < 256 + n) {
+          val v = value(c).toInt
+          if (len(c) == 1) {
+            var hi = 0
+            while (hi < 65536) { pairCode(hi | v) = c.toChar; hi += 256 }
+          }
+          c += 1
+        }
+        c = 256
+        while (c < 256 + n) { if (len(c) == 2) pairCode(value(c).toInt) = c.toChar; c += 1 }
+        finished = true
+      }
+      this
     }
 
     /** Longest symbol at `p` of `a` (string ends at `end`); returns its code (< 256: escape). */
     @inline def longest(a: Array[Byte], p: Int, end: Int): Int = {
       val rem = end - p
-      if (rem >= 3) {
-        // One load serves the long, pair and byte lookups.
-        val w = load(a, p, math.min(rem, 8))
+      if (rem >= 8) {
+        // A whole word: any symbol fits, and one load serves the long, pair and byte lookups.
+        val w = LittleEndian.i64(a, p)
         val c = longCode(hash3(w))
-        if (c >= 0) { val l = len(c); if (l <= rem && (w & mask(l)) == value(c)) return c }
-        val c2 = pairCode((w & 0xFFFF).toInt)
-        if (c2 >= 0) c2 else byteCode((w & 0xFF).toInt)
-      } else {
-        if (rem == 2) {
-          val c = pairCode((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
-          if (c >= 0) return c
-        }
-        byteCode(a(p) & 0xFF)
-      }
+        if (c >= 0 && (w & symMask(c)) == value(c)) c else pairCode((w & 0xFFFF).toInt)
+      } else if (rem >= 3) {
+        val w = load(a, p, rem)
+        val c = longCode(hash3(w))
+        if (c >= 0 && len(c) <= rem && (w & symMask(c)) == value(c)) c
+        else pairCode((w & 0xFFFF).toInt)
+      } else if (rem == 2) pairCode((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
+      else byteCode(a(p) & 0xFF)
     }
   }
 
@@ -146,17 +184,18 @@ object FsstEncoder {
 
   private def build(data: Array[Byte], offsets: Array[Int], n: Int): Table = {
     val strs = sample(offsets, n)
-    var table = new Table
+    var table = new Table().finish()
     var best = table
     var bestSize = Long.MaxValue
     val count1 = new Array[Int](512)
-    val count2 = new Array[Int](512 * 512)
+    val count2 = new PairCounts
     for (frac <- Array(8, 38, 68, 98, 128)) {
       java.util.Arrays.fill(count1, 0)
-      if (frac < 128) java.util.Arrays.fill(count2, 0)
-      val size = countSample(table, data, offsets, strs, count1, if (frac < 128) count2 else null)
+      count2.clear()
+      val pairs = if (frac < 128) count2 else null
+      val size = countSample(table, data, offsets, strs, count1, pairs)
       if (size < bestSize) { bestSize = size; best = table }
-      table = nextTable(table, count1, if (frac < 128) count2 else null, frac)
+      table = nextTable(table, count1, pairs, frac)
     }
     // The last table is measured too.
     java.util.Arrays.fill(count1, 0)
@@ -165,9 +204,28 @@ object FsstEncoder {
     best
   }
 
+  /** Counts of adjacent code pairs (`first * 512 + second`), cleared by the entries touched. */
+  private final class PairCounts {
+    val counts = new Array[Int](512 * 512)
+    var touched = new Array[Int](1024)
+    var size = 0
+    @inline def inc(k: Int): Unit = {
+      if (counts(k) == 0) {
+        if (size == touched.length) touched = java.util.Arrays.copyOf(touched, size * 2)
+        touched(size) = k; size += 1
+      }
+      counts(k) += 1
+    }
+    def clear(): Unit = {
+      var i = 0
+      while (i < size) { counts(touched(i)) = 0; i += 1 }
+      size = 0
+    }
+  }
+
   /** Compresses the sample with `t`, counting symbols and pairs; returns the compressed size. */
   private def countSample(t: Table, data: Array[Byte], offsets: Array[Int], strs: Array[Int],
-      count1: Array[Int], count2: Array[Int]): Long = {
+      count1: Array[Int], count2: PairCounts): Long = {
     var size = 0L
     var s = 0
     while (s < strs.length) {
@@ -181,8 +239,8 @@ object FsstEncoder {
         // A multi-byte symbol could also have been its first byte alone: count that too.
         if (l > 1) count1(data(p) & 0xFF) += 1
         if (count2 != null && prev >= 0) {
-          count2(prev * 512 + c) += 1
-          if (l > 1) count2(prev * 512 + (data(p) & 0xFF)) += 1
+          count2.inc(prev * 512 + c)
+          if (l > 1) count2.inc(prev * 512 + (data(p) & 0xFF))
         }
         size += (if (c < 256) 2 else 1)
         p += l; prev = c
@@ -192,16 +250,16 @@ object FsstEncoder {
     size
   }
 
-  /** The best 255 symbols among the counted ones and the concatenations of counted pairs. */
-  private def nextTable(t: Table, count1: Array[Int], count2: Array[Int], frac: Int): Table = {
-    val cand = new java.util.HashMap[(Long, Int), java.lang.Long]()
+  /**
+   * The best 255 symbols among the counted ones and the concatenations of counted pairs:
+   * candidates by gain, highest first, ties broken by length then value (so the table is
+   * reproducible), each taken unless its lookup slot is already held.
+   */
+  private def nextTable(t: Table, count1: Array[Int], count2: PairCounts, frac: Int): Table = {
+    val cand = new Candidates(2 * (512 + (if (count2 == null) 0 else count2.size)))
     val minCount = 5L * frac / 128
-    def offer(v: Long, l: Int, count: Long): Unit = if (count >= minCount && count > 0) {
-      val k = (v, l)
-      val g = count * l
-      val old = cand.get(k)
-      cand.put(k, if (old == null) g else old + g)
-    }
+    @inline def offer(v: Long, l: Int, count: Long): Unit =
+      if (count >= minCount && count > 0) cand.add(v, l, count * l)
     val codes = 256 + t.n
     var c1 = 0
     while (c1 < codes) {
@@ -210,38 +268,83 @@ object FsstEncoder {
         val l1 = t.len(c1)
         // Single bytes are promoted: covering a byte avoids a two-byte escape.
         offer(t.value(c1), l1, if (l1 == 1) 8L * n1 else n1.toLong)
-        if (count2 != null && l1 < 8) {
-          var c2 = 0
-          while (c2 < codes) {
-            val n2 = count2(c1 * 512 + c2)
-            if (n2 > 0) {
-              val l = math.min(8, l1 + t.len(c2))
-              val v = (t.value(c1) | (t.value(c2) << (8 * l1))) & mask(l)
-              offer(v, l, n2.toLong)
-            }
-            c2 += 1
-          }
-        }
       }
       c1 += 1
     }
-    val sorted = cand.entrySet().toArray(new Array[java.util.Map.Entry[(Long, Int), java.lang.Long]](0))
-    // Highest gain first; ties broken by length then value so the table is reproducible.
-    java.util.Arrays.sort(sorted, (a: java.util.Map.Entry[(Long, Int), java.lang.Long], b: java.util.Map.Entry[(Long, Int), java.lang.Long]) => {
-      val g = java.lang.Long.compare(b.getValue, a.getValue)
-      if (g != 0) g
-      else {
-        val l = Integer.compare(b.getKey._2, a.getKey._2)
-        if (l != 0) l else java.lang.Long.compareUnsigned(a.getKey._1, b.getKey._1)
+    if (count2 != null) {
+      var k = 0
+      while (k < count2.size) {
+        val pair = count2.touched(k)
+        val a = pair >>> 9; val b = pair & 511
+        val l1 = t.len(a)
+        if (l1 < 8) {
+          val l = math.min(8, l1 + t.len(b))
+          offer((t.value(a) | (t.value(b) << (8 * l1))) & mask(l), l, count2.counts(pair).toLong)
+        }
+        k += 1
       }
-    })
-    val next = new Table
-    var i = 0
-    while (i < sorted.length && next.n < MaxSymbols) {
-      val k = sorted(i).getKey
-      next.add(k._1, k._2)
-      i += 1
     }
-    next
+    val next = new Table
+    cand.inOrder { (v, l) => next.add(v, l); next.n < MaxSymbols }
+    next.finish()
+  }
+
+  /** Candidate symbols (value, length) with summed gains, in a map of primitive arrays. */
+  private final class Candidates(expected: Int) {
+    private val cap = Integer.highestOneBit(math.max(16, expected) * 2)
+    private val slot = new Array[Int](cap)
+    java.util.Arrays.fill(slot, -1)
+    private val values = new Array[Long](cap)
+    private val lens = new Array[Int](cap)
+    private val gains = new Array[Long](cap)
+    private var n = 0
+
+    def add(v: Long, l: Int, gain: Long): Unit = {
+      var h = ((v * 0x9E3779B97F4A7C15L) ^ l).toInt
+      h ^= h >>> 16
+      var s = h & (cap - 1)
+      while (slot(s) >= 0) {
+        val i = slot(s)
+        if (values(i) == v && lens(i) == l) { gains(i) += gain; return }
+        s = (s + 1) & (cap - 1)
+      }
+      slot(s) = n; values(n) = v; lens(n) = l; gains(n) = gain; n += 1
+    }
+
+    /** Whether candidate `i` comes before `j`: higher gain, then longer, then smaller value. */
+    private def before(i: Int, j: Int): Boolean =
+      if (gains(i) != gains(j)) gains(i) > gains(j)
+      else if (lens(i) != lens(j)) lens(i) > lens(j)
+      else java.lang.Long.compareUnsigned(values(i), values(j)) < 0
+
+    /** Calls `f` with candidates in order while it returns true (a heap: most are never needed). */
+    def inOrder(f: (Long, Int) => Boolean): Unit = {
+      val heap = Array.range(0, n)
+      var size = n
+      def down(at: Int): Unit = {
+        var i = at
+        var done = false
+        while (!done) {
+          val l = 2 * i + 1
+          if (l >= size) done = true
+          else {
+            val c = if (l + 1 < size && before(heap(l + 1), heap(l))) l + 1 else l
+            if (before(heap(c), heap(i))) {
+              val x = heap(c); heap(c) = heap(i); heap(i) = x; i = c
+            } else done = true
+          }
+        }
+      }
+      var k = size / 2 - 1
+      while (k >= 0) { down(k); k -= 1 }
+      var more = true
+      while (more && size > 0) {
+        val top = heap(0)
+        size -= 1
+        heap(0) = heap(size)
+        down(0)
+        more = f(values(top), lens(top))
+      }
+    }
   }
 }
