@@ -74,7 +74,13 @@ private[spark] object ColBuilder {
       }
   }
 
-  type Conv = (SpecializedGetters, Int, Array[Byte], Int) => Unit
+  /**
+   * Writes the Spark value at ordinal `o` of `g` into `a` at `p`. A trait rather than a
+   * Scala function, whose Int arguments would be boxed on every call.
+   */
+  trait Conv {
+    def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit
+  }
 
   private def bad(f: LanceField, why: String) = LanceErrors.schemaMismatch("", f.name, why)
 
