@@ -88,13 +88,14 @@ private[writer] object DictionaryEncoder {
       version: FileVersion): Option[Encoded] = {
     val w = f.width
     val a = f.data.array
-    val map = new ByteSliceMap(a, 1024)
+    val map = new WordMap(1024)
     val dict = new ByteBuf(1024)
     val idx = new Array[Byte](4 * n)
     var entries = 0
     var i = 0
     while (i < n) {
-      var e = map.getOrPut(i * w, w, entries)
+      val hi = if (w == 16) LE.i64(a, i * w + 8) else 0L
+      var e = map.getOrPut(LE.i64(a, i * w), hi, entries)
       if (e < 0) {
         if (entries >= threshold) return None
         e = entries; dict.bytes(a, i * w, w); entries += 1
@@ -173,77 +174,5 @@ private[writer] object DictionaryEncoder {
     while (i <= entries) { if (large) out.u64(offsets(i).toLong) else out.u32(offsets(i).toLong); i += 1 }
     out.bytes(dict.array, 0, dict.size)
     wrap(out, Encodings.variable(ow * 8), params, version, entries)
-  }
-}
-
-/**
- * An open-addressing map from byte ranges of one array to ints, with no allocation per
- * lookup: slots hold (offset, length, value) of the first occurrence.
- */
-private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
-  private var cap = Integer.highestOneBit(math.max(16, initial) * 2)
-  private var offs = new Array[Int](cap)
-  private var lens = Array.fill(cap)(-1)
-  private var vals = new Array[Int](cap)
-  private var size = 0
-
-  private def hash(off: Int, len: Int): Int = {
-    var h = 0x9747b28c ^ len
-    var i = 0
-    while (i + 4 <= len) { h = (h ^ LE.i32(a, off + i)) * 0x5bd1e995; h ^= h >>> 15; i += 4 }
-    while (i < len) { h = (h ^ (a(off + i) & 0xFF)) * 0x5bd1e995; i += 1 }
-    h ^= h >>> 13; h *= 0x5bd1e995; h ^ (h >>> 15)
-  }
-
-  /**
-   * Whether `[x, +len)` and `[y, +len)` hold the same bytes: short slices (most dictionary
-   * values: numbers, codes, short strings) word by word, longer ones by Arrays.equals.
-   */
-  private def same(x: Int, y: Int, len: Int): Boolean =
-    if (len > 32) java.util.Arrays.equals(a, x, x + len, a, y, y + len)
-    else {
-      var i = 0
-      while (i + 8 <= len) { if (LE.i64(a, x + i) != LE.i64(a, y + i)) return false; i += 8 }
-      while (i < len) { if (a(x + i) != a(y + i)) return false; i += 1 }
-      true
-    }
-
-  def get(off: Int, len: Int): Int = {
-    var s = hash(off, len) & (cap - 1)
-    while (lens(s) >= 0) {
-      if (lens(s) == len && same(offs(s), off, len)) return vals(s)
-      s = (s + 1) & (cap - 1)
-    }
-    -1
-  }
-
-  /**
-   * The value of `[off, +len)` if present; otherwise puts `v` for it and returns -1. One hash
-   * and one probe sequence, where get-then-put would take two.
-   */
-  def getOrPut(off: Int, len: Int, v: Int): Int = {
-    if (2 * (size + 1) > cap) grow()
-    var s = hash(off, len) & (cap - 1)
-    while (lens(s) >= 0) {
-      if (lens(s) == len && same(offs(s), off, len)) return vals(s)
-      s = (s + 1) & (cap - 1)
-    }
-    offs(s) = off; lens(s) = len; vals(s) = v; size += 1
-    -1
-  }
-
-  def put(off: Int, len: Int, v: Int): Unit = {
-    if (2 * (size + 1) > cap) grow()
-    var s = hash(off, len) & (cap - 1)
-    while (lens(s) >= 0) s = (s + 1) & (cap - 1)
-    offs(s) = off; lens(s) = len; vals(s) = v; size += 1
-  }
-
-  private def grow(): Unit = {
-    val (o, l, v) = (offs, lens, vals)
-    cap *= 2
-    offs = new Array[Int](cap); lens = Array.fill(cap)(-1); vals = new Array[Int](cap); size = 0
-    var i = 0
-    while (i < o.length) { if (l(i) >= 0) put(o(i), l(i), v(i)); i += 1 }
   }
 }
