@@ -1,7 +1,7 @@
 package io.sparklance.spark.write
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.catalyst.expressions.{SpecializedGetters, UnsafeRow}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.Platform
 
@@ -112,7 +112,21 @@ private[spark] object ColBuilder {
     case Duration(u) => (8, fromMicros(f, u))
     case LanceDecimal(bits, precision, scale) =>
       val w = bits / 8
-      (w, (g, o, a, p) => {
+      // An UnsafeRow holds a decimal of at most 18 digits as its unscaled long: read it so,
+      // without a Decimal object per value.
+      val asLong = dt match {
+        case d: DecimalType => d.scale == scale && d.precision <= Decimal.MAX_LONG_DIGITS &&
+          precision <= Decimal.MAX_LONG_DIGITS
+        case _ => false
+      }
+      if (asLong && w == 16) (w, (g, o, a, p) => {
+        val v = g match {
+          case u: UnsafeRow => u.getLong(o)
+          case _ => g.getDecimal(o, precision, scale).toUnscaledLong
+        }
+        LE.putI64(a, p, v); LE.putI64(a, p + 8, if (v < 0) -1L else 0L)
+      })
+      else (w, (g, o, a, p) => {
         val d = g.getDecimal(o, precision, scale)
         if (d.precision <= 18) {
           val v = d.toUnscaledLong
