@@ -55,6 +55,13 @@ object RowFilter {
   /** `column IN (values)`, or `NOT IN` when `negated`; no value is null. */
   final case class In(column: String, values: Seq[FilterValue], negated: Boolean) extends RowFilter {
     def columns: Set[String] = Set(column)
+
+    /**
+     * The values sorted for lookups ([[RowFilterEvaluator.prepareIn]]), once per copy of this
+     * node: the tasks of an executor share a broadcast filter, so a set of a million join keys
+     * is sorted once there, not once per task.
+     */
+    @transient private[table] lazy val prepared: AnyRef = RowFilterEvaluator.prepareIn(values)
   }
 
   /** String prefix, suffix or containment tests on UTF-8 bytes; `negated` for NOT. */

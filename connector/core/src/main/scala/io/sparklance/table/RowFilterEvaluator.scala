@@ -76,13 +76,18 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
     def visit(f: RowFilter): Unit = f match {
       case And(l, r) => visit(l); visit(r)
       case Or(l, r) => visit(l); visit(r)
-      case in @ In(c, values, _) => m.put(in, domains(c) match {
-        case _: FilterDomain.Integral | FilterDomain.Decimal128 =>
+      case in @ In(c, values, _) => m.put(in, (domains(c), in.prepared) match {
+        case (_: FilterDomain.Integral | FilterDomain.Decimal128, p: LongBits) => p
+        case (_: FilterDomain.Integral | FilterDomain.Decimal128, p: Array[Long]) => p
+        case (_: FilterDomain.Floating, p: Array[Double]) => p
+        case (FilterDomain.Utf8Bytes, p: Array[Array[Byte]]) => p
+        // Values not of the column's kind: fail naming the first one that is not.
+        case (_: FilterDomain.Integral | FilterDomain.Decimal128, _) =>
           LongBits.orSorted(
             values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted)
-        case _: FilterDomain.Floating =>
+        case (_: FilterDomain.Floating, _) =>
           values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
-        case FilterDomain.Utf8Bytes =>
+        case (FilterDomain.Utf8Bytes, _) =>
           values.map { case BytesValue(x) => x; case o => bad(c, o) }
             .sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
       })
@@ -312,6 +317,32 @@ object RowFilterEvaluator {
     else { val an = java.lang.Double.isNaN(a); val bn = java.lang.Double.isNaN(b); if (an && bn) 0 else if (an) 1 else -1 }
 
   private def normalize(d: Double): Double = if (d == 0.0) 0.0 else d
+
+  /**
+   * The values of an IN leaf ready for lookups, by their kind: longs sorted (a [[LongBits]]
+   * bitmap when dense), doubles normalized and sorted, strings sorted as unsigned bytes; null
+   * for no values or values of mixed kinds (the evaluator then decides by the column).
+   */
+  private[table] def prepareIn(values: Seq[FilterValue]): AnyRef = {
+    if (values.isEmpty) null
+    else values.head match {
+      case _: LongValue if values.forall(_.isInstanceOf[LongValue]) =>
+        val a = new Array[Long](values.length)
+        var i = 0
+        values.foreach { v => a(i) = v.asInstanceOf[LongValue].v; i += 1 }
+        java.util.Arrays.sort(a)
+        LongBits.orSorted(a)
+      case _: DoubleValue if values.forall(_.isInstanceOf[DoubleValue]) =>
+        val a = values.map(v => normalize(v.asInstanceOf[DoubleValue].v)).toArray
+        java.util.Arrays.sort(a)
+        a
+      case _: BytesValue if values.forall(_.isInstanceOf[BytesValue]) =>
+        values.map(_.asInstanceOf[BytesValue].v)
+          .sortWith((x: Array[Byte], y: Array[Byte]) => compareUnsigned(x, 0, x.length, y) < 0)
+          .toArray
+      case _ => null
+    }
+  }
 
   /** Unsigned lexicographic order of `a[from, from+len)` against all of `b`: Spark's binary string order. */
   private[table] def compareUnsigned(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int =
