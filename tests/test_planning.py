@@ -133,3 +133,84 @@ def test_exists_subqueries_read_only_the_columns_their_join_uses(spark, tmp_path
         spark.conf.unset("spark.sql.optimizer.dynamicPartitionPruning.enabled")
     scans = scan_columns(df, paths["items"])
     assert sorted(sorted(c) for c in scans) == sorted(sorted(c) for c in columns), scans
+
+
+def nullable_rows(n, with_nulls):
+    ks = [None if with_nulls and i % 5 == 0 else i % 11 for i in range(n)]
+    return pa.table({"k": pa.array(ks, pa.int64()), "v": pa.array(range(n), pa.int64())})
+
+
+def write_copy(spark, rows, path, writer):
+    if writer == "pylance":
+        lance.write_dataset(rows, path, max_rows_per_file=300)
+    else:
+        spark.createDataFrame([tuple(r.values()) for r in rows.to_pylist()],
+                              "k bigint, v bigint").write.format("lance").save(path)
+
+
+# TPC-H q15's shape: the same grouped sum twice, once under a join, which makes Spark infer
+# `k IS NOT NULL` for that scan only, and once under the subquery taking its maximum.
+REUSE_SQL = """
+with rev as (select k, sum(v) total from t group by k)
+select r.k, r.total from rev r join keys o on r.k = o.k
+where r.total = (select max(total) from rev)
+"""
+
+
+@pytest.mark.parametrize("writer", ["pylance", "spark"])
+def test_is_not_null_on_a_column_without_nulls_keeps_the_scans_equal(spark, tmp_path, writer):
+    # `k` is nullable but holds no null, which every page's layers prove: the inferred
+    # `k IS NOT NULL` is taken and not kept, so both scans are equal and the exchange is reused.
+    path = str(tmp_path / "t")
+    write_copy(spark, nullable_rows(1200, with_nulls=False), path, writer)
+    assert lance.dataset(path).schema.field("k").nullable
+    spark.read.format("lance").load(path).createOrReplaceTempView("t")
+    spark.range(0, 11).withColumnRenamed("id", "k").createOrReplaceTempView("keys")
+    df = spark.sql(REUSE_SQL)
+    got = [tuple(r) for r in df.collect()]
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "ReusedExchange" in plan, plan
+    assert "k IS NOT NULL" not in plan, plan
+    rows = lance.dataset(path).to_table().to_pylist()
+    totals = {}
+    for r in rows:
+        totals[r["k"]] = totals.get(r["k"], 0) + r["v"]
+    best = max(totals.values())
+    assert sorted(got) == sorted((k, t) for k, t in totals.items() if t == best)
+    nonnull = spark.sql("select count(*) from t where k is not null").collect()[0][0]
+    assert nonnull == sum(1 for r in rows if r["k"] is not None)
+
+
+@pytest.mark.parametrize("writer", ["pylance", "spark"])
+def test_is_not_null_on_a_column_with_nulls_still_filters(spark, tmp_path, writer):
+    path = str(tmp_path / "t")
+    write_copy(spark, nullable_rows(1200, with_nulls=True), path, writer)
+    spark.read.format("lance").load(path).createOrReplaceTempView("t")
+    spark.range(0, 11).withColumnRenamed("id", "k").createOrReplaceTempView("keys")
+    df = spark.sql(REUSE_SQL)
+    got = [tuple(r) for r in df.collect()]
+    assert "k IS NOT NULL" in df._jdf.queryExecution().executedPlan().toString()
+    rows = lance.dataset(path).to_table().to_pylist()
+    totals = {}
+    for r in rows:
+        totals[r["k"]] = totals.get(r["k"], 0) + r["v"]
+    best = max(totals.values())  # the NULL group's total counts for the maximum too
+    assert sorted(got) == sorted((k, t) for k, t in totals.items()
+                                 if t == best and k is not None)
+    nonnull = spark.sql("select count(*) from t where k is not null").collect()[0][0]
+    assert nonnull == sum(1 for r in rows if r["k"] is not None)
+
+
+def test_is_not_null_on_a_column_some_fragments_lack_still_filters(spark, tmp_path):
+    # A column added without data is NULL in every fragment written before it: no file proves
+    # it null-free, so the filter stays.
+    path = str(tmp_path / "t")
+    lance.write_dataset(nullable_rows(600, with_nulls=False), path, max_rows_per_file=300)
+    lance.dataset(path).add_columns([pa.field("z", pa.int64())])
+    extra = pa.table({"k": pa.array([1, 2], pa.int64()), "v": pa.array([3, 4], pa.int64()),
+                      "z": pa.array([5, 6], pa.int64())})
+    lance.write_dataset(extra, path, mode="append")
+    df = spark.read.format("lance").load(path).where("z is not null")
+    assert "z IS NOT NULL" in df._jdf.queryExecution().executedPlan().toString()
+    want = lance.dataset(path).to_table(filter="z is not null").num_rows
+    assert df.count() == want == 2

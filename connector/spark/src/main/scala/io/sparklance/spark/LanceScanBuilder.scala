@@ -53,7 +53,15 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
     if (!table.options.filterPushdown) predicates
     else {
       val translator = new FilterTranslator(table.snapshot.schema, table.schema())
-      val (done, left) = predicates.map(p => p -> translator.translate(p)).partition(_._2.isDefined)
+      val (translated, left) =
+        predicates.map(p => p -> translator.translate(p)).partition(_._2.isDefined)
+      // `c IS NOT NULL` on a column the data files prove null-free holds for every row: it is
+      // taken but not kept, so scans differing only by it (Spark infers it from joins) are
+      // equal and Spark reuses their exchanges.
+      val done = translated.filterNot {
+        case (_, Some(RowFilter.IsNull(c, true))) => table.provesNoNulls(c)
+        case _ => false
+      }
       pushed = done.map(_._1)
       filter = if (done.isEmpty) None else Some(RowFilter.all(done.toSeq.map(_._2.get)))
       if (keepFilters) predicates else left.map(_._1)

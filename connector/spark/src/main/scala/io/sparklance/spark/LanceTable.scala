@@ -78,6 +78,13 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
 
   /** The bytes of every data file (estimated where the manifest has no sizes); asked by the
    *  optimizer rules on every iteration, so computed once. */
+  private val nullFree = new java.util.concurrent.ConcurrentHashMap[String, java.lang.Boolean]()
+
+  /** Whether top-level `column` provably holds no null in this version (computed once). */
+  def provesNoNulls(column: String): Boolean =
+    nullFree.computeIfAbsent(column, c =>
+      _root_.io.sparklance.table.NullFreeColumns.proven(io, snapshot, c)).booleanValue()
+
   lazy val estimatedBytes: Long = snapshot.fragments.iterator
     .map(f => SplitPlanner.estimatedBytes(FragmentRef(snapshot.root, snapshot, f))).sum
 

@@ -4,6 +4,7 @@ import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.format._
 import io.sparklance.format.blob.BlobColumn
 
+import io.sparklance.proto.EncodingsV21Protos.{PageLayout, RepDefLayer}
 import scala.jdk.CollectionConverters._
 
 /**
@@ -55,6 +56,31 @@ object StructuralFileReader {
     fields.foreach(walk)
     out.result()
   }
+
+  /**
+   * Whether every page of top-level leaf `field` is laid out as all valid (each of its
+   * layers ALL_VALID_ITEM): then it holds no null. False for anything else: nested fields,
+   * blob pages, a nullable layer (which may still hold no null), a column not in the file.
+   */
+  def provesNoNulls(container: FileContainer, field: LanceField, fileFields: FileFields): Boolean =
+    field.children.isEmpty && columnMap(fileFields, container).get(field.id).exists { col =>
+      val meta = container.column(col)
+      (0 until meta.getPagesCount).forall { p =>
+        val page = meta.getPages(p)
+        page.getLength == 0 || {
+          val ref = new PageRef(container.path, col, field.name, field.id, p)
+          val l = PageDecoders.layout(page, ref)
+          val layers = l.getLayoutCase match {
+            case PageLayout.LayoutCase.MINI_BLOCK_LAYOUT => l.getMiniBlockLayout.getLayersList
+            case PageLayout.LayoutCase.FULL_ZIP_LAYOUT => l.getFullZipLayout.getLayersList
+            case PageLayout.LayoutCase.CONSTANT_LAYOUT => l.getConstantLayout.getLayersList
+            case _ => null
+          }
+          layers != null && !layers.isEmpty &&
+            layers.asScala.forall(_ == RepDefLayer.REPDEF_ALL_VALID_ITEM)
+        }
+      }
+    }
 
   /** Field id -> column index, from DataFile.fields / column_indices (-2 tombstones, -1 packed children skipped). */
   private def columnMap(ff: FileFields, c: FileContainer): Map[Int, Int] = {
