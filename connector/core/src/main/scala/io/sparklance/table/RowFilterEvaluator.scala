@@ -81,15 +81,13 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
         case (_: FilterDomain.Integral | FilterDomain.Decimal128, p: Array[Long]) => p
         case (_: FilterDomain.Floating, p: Array[Double]) => p
         case (FilterDomain.Utf8Bytes, p: Array[Array[Byte]]) => p
+        // No values: an empty set of the column's kind.
+        case (_: FilterDomain.Integral | FilterDomain.Decimal128, _) if values.isEmpty =>
+          Array.emptyLongArray
+        case (_: FilterDomain.Floating, _) if values.isEmpty => Array.emptyDoubleArray
+        case (FilterDomain.Utf8Bytes, _) if values.isEmpty => Array.empty[Array[Byte]]
         // Values not of the column's kind: fail naming the first one that is not.
-        case (_: FilterDomain.Integral | FilterDomain.Decimal128, _) =>
-          LongBits.orSorted(
-            values.map { case LongValue(x) => x; case o => bad(c, o) }.toArray.sorted)
-        case (_: FilterDomain.Floating, _) =>
-          values.map { case DoubleValue(x) => normalize(x); case o => bad(c, o) }.toArray.sorted
-        case (FilterDomain.Utf8Bytes, _) =>
-          values.map { case BytesValue(x) => x; case o => bad(c, o) }
-            .sortWith((x, y) => compareUnsigned(x, 0, x.length, y) < 0).toArray
+        case (d, _) => bad(c, values.find(v => !ofKind(d, v)).getOrElse(values.head))
       })
       case _ =>
     }
@@ -198,6 +196,13 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
     case StringMatch(c, kind, p, negated) =>
       andBytes(b.arrays(c), acc, b.n)((v, out, m) => andMatchBytes(v, kind, p, negated, out, m))
       andNotNull(b.arrays(c), acc)
+  }
+
+  private def ofKind(d: FilterDomain, v: FilterValue): Boolean = (d, v) match {
+    case (_: FilterDomain.Integral | FilterDomain.Decimal128, _: LongValue) => true
+    case (_: FilterDomain.Floating, _: DoubleValue) => true
+    case (FilterDomain.Utf8Bytes, _: BytesValue) => true
+    case _ => false
   }
 
   private def bad(c: String, v: FilterValue): Nothing =

@@ -250,6 +250,19 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
       in.exists(x => java.math.BigInteger.valueOf(x) == values(i))))
   }
 
+  test("an empty IN list, and literals of another kind than the column's") {
+    for (c <- Seq("i16", "f64", "s"); negated <- Seq(false, true)) {
+      val got = new RowFilterEvaluator(In(c, Nil, negated), fields).evaluate(arrays, n)
+      (0 until n).foreach(i => assert(got(i) == reference(In(c, Nil, negated), i).contains(true)))
+    }
+    val mixed = Seq(LongValue(1), DoubleValue(2.5), LongValue(3))
+    val e = intercept[IllegalArgumentException](new RowFilterEvaluator(In("i16", mixed, false), fields))
+    assert(e.getMessage.contains("2.5") && e.getMessage.contains("'i16'"), e.getMessage)
+    val s = intercept[IllegalArgumentException](
+      new RowFilterEvaluator(In("s", Seq(LongValue(7)), negated = true), fields))
+    assert(s.getMessage.contains("7") && s.getMessage.contains("'s'"), s.getMessage)
+  }
+
   test("columns the evaluator cannot read are refused when the evaluator is built") {
     val dec = Map("d" -> field("d", LogicalType.Decimal(256, 40, 2)))
     assert(FilterDomain.of(dec("d")).isEmpty)

@@ -104,7 +104,7 @@ object FsstEncoder {
         val c = longCode(hash3(w))
         if (c >= 0 && (w & symMask(c)) == value(c)) c else pairCode((w & 0xFFFF).toInt)
       } else if (rem >= 3) {
-        val w = load(a, p, rem)
+        val w = LittleEndian.loadPartial(a, p, rem)
         val c = longCode(hash3(w))
         if (c >= 0 && len(c) <= rem && (w & symMask(c)) == value(c)) c
         else pairCode((w & 0xFFFF).toInt)
@@ -118,15 +118,6 @@ object FsstEncoder {
     val x = (w & 0xFFFFFFL) * 2971215073L
     ((x ^ (x >>> 15)) & (HashSize - 1)).toInt
   }
-  /** Little-endian load of `n` (1..8) bytes at `p` (one 8-byte read where the array allows). */
-  @inline private def load(a: Array[Byte], p: Int, n: Int): Long =
-    if (p + 8 <= a.length) LittleEndian.i64(a, p) & mask(n)
-    else {
-      var w = 0L; var i = 0
-      while (i < n) { w |= (a(p + i) & 0xFFL) << (8 * i); i += 1 }
-      w
-    }
-
   /**
    * Compresses strings `data[offsets(i), offsets(i+1))` for `i < n` (offsets relative to
    * `data`, `offsets(0)` may be non-zero). Returns codes with offsets starting at 0.

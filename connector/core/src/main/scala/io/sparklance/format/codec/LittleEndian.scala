@@ -18,6 +18,20 @@ object LittleEndian {
   def putI32(a: Array[Byte], off: Int, v: Int): Unit = I32.set(a, off, v)
   def putI64(a: Array[Byte], off: Int, v: Long): Unit = I64.set(a, off, v)
 
+  /**
+   * The `n` (1..8) bytes at `off` as a little-endian long, higher bytes zero: one 8-byte read
+   * where the array has 8 bytes from `off`, else byte by byte.
+   */
+  @inline def loadPartial(a: Array[Byte], off: Int, n: Int): Long =
+    if (off + 8 <= a.length) {
+      val w = i64(a, off)
+      if (n >= 8) w else w & ((1L << (8 * n)) - 1)
+    } else {
+      var w = 0L; var i = 0
+      while (i < n) { w |= (a(off + i) & 0xFFL) << (8 * i); i += 1 }
+      w
+    }
+
   /** Reads an unsigned little-endian integer of `bytes` (1, 2, 4 or 8) bytes. */
   def uint(a: Array[Byte], off: Int, bytes: Int): Long = bytes match {
     case 1 => u8(a, off)

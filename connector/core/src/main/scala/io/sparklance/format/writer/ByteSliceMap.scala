@@ -20,14 +20,7 @@ private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
       h = (h ^ LE.i64(a, off + i)) * 0xFF51AFD7ED558CCDL; h ^= h >>> 29; i += 8
     }
     if (i < len) {
-      val rest = len - i
-      val w =
-        if (off + i + 8 <= a.length) LE.i64(a, off + i) & ((1L << (8 * rest)) - 1)
-        else {
-          var x = 0L; var k = 0
-          while (k < rest) { x |= (a(off + i + k) & 0xFFL) << (8 * k); k += 1 }
-          x
-        }
+      val w = LE.loadPartial(a, off + i, len - i)
       h = (h ^ w) * 0xFF51AFD7ED558CCDL
     }
     h = (h ^ (h >>> 32)) * 0xC4CEB9FE1A85EC53L
