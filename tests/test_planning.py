@@ -44,6 +44,38 @@ def test_small_datasets_are_split_across_the_cores_as_file_sources_are(spark, tm
     assert one.rdd.getNumPartitions() == 1
 
 
+def test_a_pruned_scan_is_estimated_as_spark_file_sources_estimate_theirs(spark, tmp_path):
+    # Spark's file sources (FileScan) scale a table's bytes by the read columns' share of the
+    # row's default size (8 for a long, 20 for a string, ...), not by their number; the Lance
+    # scan does the same, so a join on the numeric keys of a table of long strings is broadcast
+    # as it would be over Parquet.
+    n = 2000
+    t = pa.table({"id": pa.array(range(n), pa.int64()),
+                  "day": pa.array(range(n), pa.int32()).cast(pa.date32()),
+                  "s1": pa.array([f"a long comment on row {i}" * 3 for i in range(n)]),
+                  "s2": pa.array([f"note {i}" for i in range(n)]),
+                  "x": pa.array([i / 3 for i in range(n)], pa.float64())})
+    lance_path, pq_path = str(tmp_path / "t.lance"), str(tmp_path / "t.parquet")
+    lance.write_dataset(t, lance_path)
+    import pyarrow.parquet as pq
+    pq.write_table(t, pq_path)
+
+    def size(df):
+        return int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+
+    v1 = spark.conf.get("spark.sql.sources.useV1SourceList")
+    spark.conf.set("spark.sql.sources.useV1SourceList", "")  # Parquet through its FileScan
+    try:
+        ours, theirs = spark.read.format("lance").load(lance_path), spark.read.parquet(pq_path)
+        assert "ParquetScan" in theirs._jdf.queryExecution().executedPlan().toString()
+        for cols in (["id"], ["id", "day"], ["s1"], ["x", "s2"], t.column_names):
+            want = size(theirs.select(*cols)) / size(theirs)
+            got = size(ours.select(*cols)) / size(ours)
+            assert got == pytest.approx(want, abs=1e-4), (cols, got, want)
+    finally:
+        spark.conf.set("spark.sql.sources.useV1SourceList", v1)
+
+
 def orders_and_items(tmp_path):
     """Two pylance tables: orders (key, status) and items (key, supplier, late, note, qty)."""
     orders = pa.table({"o_key": pa.array(range(40), pa.int64()),

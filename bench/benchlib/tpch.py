@@ -111,25 +111,41 @@ def spark_tpch(spark, data: Path, sf: float, runs: int, master: str, log) -> lis
                   else spark.read.format("lance").load(str(path)))
             df.createOrReplaceTempView(t)
 
-    # Query by query, the three copies in turn (their order rotating from query to query), so
-    # that no copy gets a warmer JVM or page cache than the others.
+    # Query by query: each copy's warm-up (which also gives its answer), then the timed runs
+    # with the copies interleaved run by run, their order rotating from query to query and
+    # from run to run, so that load from outside the run weighs on the copies alike and no
+    # copy gets a warmer JVM or page cache than the others.
     for n, sql in QUERIES.items():
-        k = (n - 1) % len(COPIES)
-        for copy in COPIES[k:] + COPIES[:k]:
-            views(copy)
-            try:
-                rows = [tuple(x) for x in spark.sql(sql).collect()]  # warm-up, and the answer
-                times = []
-                for _ in range(runs):
+        answers: dict[str, list] = {}
+        times: dict[str, list[float]] = {}
+        errors: dict[str, str] = {}
+        for run in range(runs + 1):
+            k = (n - 1 + run) % len(COPIES)
+            for copy in COPIES[k:] + COPIES[:k]:
+                if copy in errors:
+                    continue
+                views(copy)
+                try:
                     t0 = time.time()
-                    spark.sql(sql).collect()
-                    times.append(time.time() - t0)
+                    rows = spark.sql(sql).collect()
+                    dt = time.time() - t0
+                    if run == 0:  # warm-up, and the answer
+                        answers[copy] = [tuple(x) for x in rows]
+                    else:
+                        times.setdefault(copy, []).append(dt)
+                except Exception as e:  # noqa: BLE001 - one query's error is one result
+                    errors[copy] = str(e)[:2000]
+        for copy in COPIES:
+            if copy in errors:
                 results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
-                                    master=master, median_s=statistics.median(times),
-                                    min_s=min(times), rows=len(rows), answer=rows))
-            except Exception as e:  # noqa: BLE001 - one query's error is one result
+                                    master=master, error=errors[copy]))
+            else:
+                ts = times.get(copy, [])
                 results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
-                                    master=master, error=str(e)[:2000]))
+                                    master=master,
+                                    median_s=statistics.median(ts) if ts else None,
+                                    min_s=min(ts) if ts else None,
+                                    rows=len(answers[copy]), answer=answers[copy]))
         mine = [x for x in results if x.get("query") == f"q{n}"]
         want = next((x.get("answer") for x in mine if x["format"] == "parquet"), None)
         for x in mine:
@@ -156,8 +172,9 @@ def table(res: list[dict], sf, sizes_by_copy: dict | None) -> list[str]:
            if x.get("section") == "tpch" and x.get("query")}
     if not got:
         return []
-    lines = ["", f"## TPC-H scale factor {sf} (seconds, median of runs after a warm-up; "
-                 "ratios Parquet ÷ Lance, above 1 means Lance is faster)", "",
+    lines = ["", f"## TPC-H scale factor {sf} (seconds, median of runs after a warm-up, the copies "
+             f"interleaved run by run; "
+             "ratios Parquet ÷ Lance, above 1 means Lance is faster)", "",
              "| query | Parquet | Lance (pylance-written) | Lance (Spark-written) | "
              "Parquet ÷ pylance-written | Parquet ÷ Spark-written | answers |",
              "|---|---|---|---|---|---|---|"]

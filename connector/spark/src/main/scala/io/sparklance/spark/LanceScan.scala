@@ -190,9 +190,13 @@ class LanceScan(
         _.getLongCardinality)).sum, limit.fold(Long.MaxValue)(_.toLong)))
     override def sizeInBytes(): OptionalLong = {
       val total = fragments.map(f => SplitPlanner.estimatedBytes(f)).sum
-      // Scale by the share of columns read: a pruned scan reads fewer bytes.
-      val all = table.schema().fields.length.max(1)
-      OptionalLong.of(math.max(1L, total * math.max(1, required.fields.length) / all))
+      // Scaled by the columns read as Spark's file sources scale theirs (FileScan): by their
+      // share of the row's default size, so a scan of a few numeric keys next to long
+      // strings is estimated (and broadcast) as it would be over Parquet.
+      def width(fs: Seq[StructField]): Long = fs.map(_.dataType.defaultSize.toLong).sum
+      val all = math.max(1L, width(table.schema().fields.toSeq))
+      val read = math.min(all, math.max(1L, width(required.fields.toSeq)))
+      OptionalLong.of(math.max(1L, (BigInt(total) * read / all).toLong))
     }
   }
 }
