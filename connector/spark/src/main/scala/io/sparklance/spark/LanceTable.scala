@@ -76,15 +76,15 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new LanceScanBuilder(this, keepFilters = KeepFiltersForPruning.marked(options))
 
+  /** The top-level columns provably without nulls in this version, found on first use. */
+  private lazy val nullFree: Set[String] =
+    _root_.io.sparklance.table.NullFreeColumns.proven(io, snapshot)
+
+  /** Whether top-level `column` provably holds no null in this version. */
+  def provesNoNulls(column: String): Boolean = nullFree.contains(column)
+
   /** The bytes of every data file (estimated where the manifest has no sizes); asked by the
    *  optimizer rules on every iteration, so computed once. */
-  private val nullFree = new java.util.concurrent.ConcurrentHashMap[String, java.lang.Boolean]()
-
-  /** Whether top-level `column` provably holds no null in this version (computed once). */
-  def provesNoNulls(column: String): Boolean =
-    nullFree.computeIfAbsent(column, c =>
-      _root_.io.sparklance.table.NullFreeColumns.proven(io, snapshot, c)).booleanValue()
-
   lazy val estimatedBytes: Long = snapshot.fragments.iterator
     .map(f => SplitPlanner.estimatedBytes(FragmentRef(snapshot.root, snapshot, f))).sum
 
