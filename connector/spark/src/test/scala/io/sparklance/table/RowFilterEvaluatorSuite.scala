@@ -256,7 +256,8 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
       (0 until n).foreach(i => assert(got(i) == reference(In(c, Nil, negated), i).contains(true)))
     }
     val mixed = Seq(LongValue(1), DoubleValue(2.5), LongValue(3))
-    val e = intercept[IllegalArgumentException](new RowFilterEvaluator(In("i16", mixed, false), fields))
+    val e = intercept[IllegalArgumentException](
+      new RowFilterEvaluator(In("i16", mixed, negated = false), fields))
     assert(e.getMessage.contains("2.5") && e.getMessage.contains("'i16'"), e.getMessage)
     val s = intercept[IllegalArgumentException](
       new RowFilterEvaluator(In("s", Seq(LongValue(7)), negated = true), fields))
