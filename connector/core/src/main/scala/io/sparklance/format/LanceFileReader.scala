@@ -58,11 +58,11 @@ trait LanceFileReader extends AutoCloseable {
   def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans]
 
   /**
-   * Whether the file's metadata proves that top-level column `field` holds no null: every
-   * page says its items are all valid. False when it cannot tell (other file versions,
-   * nested or blob columns, a column the file does not hold). Reads no page.
+   * Those of top-level columns `fields` whose metadata in this file proves they hold no
+   * null: every page says its items are all valid. Leaves out what it cannot tell (other
+   * file versions, nested or blob columns, columns the file does not hold). Reads no page.
    */
-  def provesNoNulls(field: LanceField): Boolean = false
+  def provenNullFree(fields: Seq[LanceField]): Seq[LanceField] = Nil
 
   /**
    * Tells the storage which page buffers a scan of `fields` over rows `[startRow, endRow)` will
@@ -149,8 +149,8 @@ object LanceFileReader {
       structural.StructuralFileReader.scan(container, fields, fileFields, minor, startRow, endRow)
     def pageSpans(fields: Seq[LanceField]): Seq[ColumnPageSpans] =
       structural.StructuralFileReader.pageSpans(container, fields, fileFields)
-    override def provesNoNulls(field: LanceField): Boolean =
-      structural.StructuralFileReader.provesNoNulls(container, field, fileFields)
+    override def provenNullFree(fields: Seq[LanceField]): Seq[LanceField] =
+      structural.StructuralFileReader.provenNullFree(container, fields, fileFields)
     override def planReads(fields: Seq[LanceField], startRow: Long, endRow: Long): Unit =
       container.planReads(pageSpans(fields).map(_.column), startRow, endRow)
     def close(): Unit = container.input.close()

@@ -6,7 +6,7 @@ import io.sparklance.storage.FileIO
 /**
  * The top-level columns of a dataset version that provably hold no null: in every fragment
  * with rows, the first data file holding the column (the one the reader takes it from) says
- * in its page metadata that all its items are valid ([[LanceFileReader.provesNoNulls]]).
+ * in its page metadata that all its items are valid ([[LanceFileReader.provenNullFree]]).
  * Reads each such file's tail once for all columns, never a page; proves nothing beyond
  * [[MaxFiles]] fragments, so planning a large table does not open thousands of files.
  */
@@ -27,7 +27,7 @@ object NullFreeColumns {
           case (None, _) => Nil
           case (Some(df), fields) =>
             val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
-            try fields.filter(reader.provesNoNulls) finally reader.close()
+            try reader.provenNullFree(fields) finally reader.close()
         }
       }
     }

@@ -58,29 +58,35 @@ object StructuralFileReader {
   }
 
   /**
-   * Whether every page of top-level leaf `field` is laid out as all valid (each of its
-   * layers ALL_VALID_ITEM): then it holds no null. False for anything else: nested fields,
-   * blob pages, a nullable layer (which may still hold no null), a column not in the file.
+   * Those of top-level `fields` that are leaves whose every page is laid out as all valid
+   * (each of its layers ALL_VALID_ITEM): they hold no null. Leaves out anything else: nested
+   * fields, blob pages, a nullable layer (which may still hold no null), columns not in the
+   * file.
    */
-  def provesNoNulls(container: FileContainer, field: LanceField, fileFields: FileFields): Boolean =
-    field.children.isEmpty && columnMap(fileFields, container).get(field.id).exists { col =>
-      val meta = container.column(col)
-      (0 until meta.getPagesCount).forall { p =>
-        val page = meta.getPages(p)
-        page.getLength == 0 || {
-          val ref = new PageRef(container.path, col, field.name, field.id, p)
-          val l = PageDecoders.layout(page, ref)
-          val layers = l.getLayoutCase match {
-            case PageLayout.LayoutCase.MINI_BLOCK_LAYOUT => l.getMiniBlockLayout.getLayersList
-            case PageLayout.LayoutCase.FULL_ZIP_LAYOUT => l.getFullZipLayout.getLayersList
-            case PageLayout.LayoutCase.CONSTANT_LAYOUT => l.getConstantLayout.getLayersList
-            case _ => null
+  def provenNullFree(container: FileContainer, fields: Seq[LanceField],
+      fileFields: FileFields): Seq[LanceField] = {
+    val columns = columnMap(fileFields, container)
+    fields.filter { field =>
+      field.children.isEmpty && columns.get(field.id).exists { col =>
+        val meta = container.column(col)
+        (0 until meta.getPagesCount).forall { p =>
+          val page = meta.getPages(p)
+          page.getLength == 0 || {
+            val ref = new PageRef(container.path, col, field.name, field.id, p)
+            val l = PageDecoders.layout(page, ref)
+            val layers = l.getLayoutCase match {
+              case PageLayout.LayoutCase.MINI_BLOCK_LAYOUT => l.getMiniBlockLayout.getLayersList
+              case PageLayout.LayoutCase.FULL_ZIP_LAYOUT => l.getFullZipLayout.getLayersList
+              case PageLayout.LayoutCase.CONSTANT_LAYOUT => l.getConstantLayout.getLayersList
+              case _ => null
+            }
+            layers != null && !layers.isEmpty &&
+              layers.asScala.forall(_ == RepDefLayer.REPDEF_ALL_VALID_ITEM)
           }
-          layers != null && !layers.isEmpty &&
-            layers.asScala.forall(_ == RepDefLayer.REPDEF_ALL_VALID_ITEM)
         }
       }
     }
+  }
 
   /** Field id -> column index, from DataFile.fields / column_indices (-2 tombstones, -1 packed children skipped). */
   private def columnMap(ff: FileFields, c: FileContainer): Map[Int, Int] = {
