@@ -76,19 +76,16 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
     def visit(f: RowFilter): Unit = f match {
       case And(l, r) => visit(l); visit(r)
       case Or(l, r) => visit(l); visit(r)
-      case in @ In(c, values, _) => m.put(in, (domains(c), in.prepared) match {
-        case (_: FilterDomain.Integral | FilterDomain.Decimal128, p: LongBits) => p
-        case (_: FilterDomain.Integral | FilterDomain.Decimal128, p: Array[Long]) => p
-        case (_: FilterDomain.Floating, p: Array[Double]) => p
-        case (FilterDomain.Utf8Bytes, p: Array[Array[Byte]]) => p
-        // No values: an empty set of the column's kind.
-        case (_: FilterDomain.Integral | FilterDomain.Decimal128, _) if values.isEmpty =>
-          Array.emptyLongArray
-        case (_: FilterDomain.Floating, _) if values.isEmpty => Array.emptyDoubleArray
-        case (FilterDomain.Utf8Bytes, _) if values.isEmpty => Array.empty[Array[Byte]]
+      case in @ In(c, values, _) =>
+        val d = domains(c)
         // Values not of the column's kind: fail naming the first one that is not.
-        case (d, _) => bad(c, values.find(v => !ofKind(d, v)).getOrElse(values.head))
-      })
+        values.find(v => !ofKind(d, v)).foreach(bad(c, _))
+        // All of the column's kind: `prepared` is the set of that kind (null when empty).
+        m.put(in, if (values.nonEmpty) in.prepared else d match {
+          case _: FilterDomain.Floating => Array.emptyDoubleArray
+          case FilterDomain.Utf8Bytes => Array.empty[Array[Byte]]
+          case _ => Array.emptyLongArray
+        })
       case _ =>
     }
     visit(filter)
