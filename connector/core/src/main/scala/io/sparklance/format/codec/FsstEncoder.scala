@@ -23,6 +23,13 @@ object FsstEncoder {
   private final val HashSize = 1 << HashBits
   /** Each byte pair's first byte: the escapes a table without symbols gives. */
   private val LowBytes: Array[Char] = Array.tabulate(65536)(p => (p & 0xFF).toChar)
+  /**
+   * The byte written for each code: the escape for a single byte, else the symbol's number.
+   * The escaped byte is written after it always and kept only after an escape (`2 - c / 256`
+   * bytes), so the output takes no branch on which kind the code is.
+   */
+  private val OutCode: Array[Byte] =
+    Array.tabulate(512)(c => (if (c < 256) Esc else c - 256).toByte)
 
   /** The result: the serialized symbol table and the codes of every string. */
   final class Compressed(val table: Array[Byte], val offsets: Array[Int], val codes: Array[Byte]) {
@@ -57,6 +64,7 @@ object FsstEncoder {
       while (b < 256) {
         byteCode(b) = b; value(b) = b.toLong; len(b) = 1; symMask(b) = 0xFF; b += 1
       }
+      value(511) = -1L; symMask(511) = 0L
     }
 
     def add(v: Long, l: Int): Boolean = {
@@ -95,19 +103,21 @@ object FsstEncoder {
       this
     }
 
-    /** Longest symbol at `p` of `a` (string ends at `end`); returns its code (< 256: escape). */
+    /**
+     * Longest symbol at `p` of `a` (string ends at `end`); returns its code (< 256: escape).
+     * Which symbol wins depends on the data, so the choice is made without branches: an empty
+     * hash slot (-1) reads code 511, whose mask and value never match.
+     */
     @inline def longest(a: Array[Byte], p: Int, end: Int): Int = {
       val rem = end - p
-      if (rem >= 8) {
-        // A whole word: any symbol fits, and one load serves the long, pair and byte lookups.
-        val w = LittleEndian.i64(a, p)
-        val c = longCode(hash3(w))
-        if (c >= 0 && (w & symMask(c)) == value(c)) c else pairCode((w & 0xFFFF).toInt)
-      } else if (rem >= 3) {
+      if (rem >= 3) {
+        // One load serves the long, pair and byte lookups.
         val w = LittleEndian.loadPartial(a, p, rem)
-        val c = longCode(hash3(w))
-        if (c >= 0 && len(c) <= rem && (w & symMask(c)) == value(c)) c
-        else pairCode((w & 0xFFFF).toInt)
+        val c = longCode(hash3(w)) & 511
+        val x = (w & symMask(c)) ^ value(c)
+        val miss = ((x | -x) >>> 63).toInt | ((rem - len(c)) >>> 31)
+        val pc = pairCode((w & 0xFFFF).toInt).toInt
+        pc + ((c - pc) & (miss - 1))
       } else if (rem == 2) pairCode((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
       else byteCode(a(p) & 0xFF)
     }
@@ -121,25 +131,75 @@ object FsstEncoder {
   /**
    * Compresses strings `data[offsets(i), offsets(i+1))` for `i < n` (offsets relative to
    * `data`, `offsets(0)` may be non-zero). Returns codes with offsets starting at 0.
+   *
+   * Each symbol's lookup depends on where the previous one ended, so one string is a chain of
+   * dependent loads. The strings are split in two halves of about equal bytes, encoded side by
+   * side (the second into the upper part of the buffer), so the processor overlaps the two
+   * chains; the second half's codes are moved down after the first's at the end. A half's
+   * codes take at most two bytes per byte, so neither overruns its part (nor does the byte
+   * written after a code: at least one input byte is left for it).
    */
   def compress(data: Array[Byte], offsets: Array[Int], n: Int): Compressed = {
     val t = build(data, offsets, n)
-    val total = offsets(n) - offsets(0)
+    val base = offsets(0)
+    val total = offsets(n) - base
     val out = new Array[Byte](math.max(16, 2 * total))
     val outOff = new Array[Int](n + 1)
-    var o = 0
-    var i = 0
-    while (i < n) {
-      var p = offsets(i); val end = offsets(i + 1)
-      while (p < end) {
-        val c = t.longest(data, p, end)
-        if (c < 256) { out(o) = Esc.toByte; out(o + 1) = data(p); o += 2; p += 1 }
-        else { out(o) = (c - 256).toByte; o += 1; p += t.len(c) }
+    val mid = middle(offsets, n)
+    val upper = 2 * (offsets(mid) - base) // the first half's codes end below this
+    var oa = 0
+    var ob = upper
+    var ia = 0
+    var ib = mid
+    while (ia < mid && ib < n) {
+      var pa = offsets(ia); val ea = offsets(ia + 1)
+      var pb = offsets(ib); val eb = offsets(ib + 1)
+      while (pa < ea && pb < eb) {
+        val ca = t.longest(data, pa, ea)
+        val cb = t.longest(data, pb, eb)
+        out(oa) = OutCode(ca); out(oa + 1) = data(pa); oa += 2 - (ca >>> 8); pa += t.len(ca)
+        out(ob) = OutCode(cb); out(ob + 1) = data(pb); ob += 2 - (cb >>> 8); pb += t.len(cb)
       }
-      i += 1
-      outOff(i) = o
+      oa = encode(t, data, pa, ea, out, oa)
+      ob = encode(t, data, pb, eb, out, ob)
+      ia += 1; outOff(ia) = oa
+      ib += 1; outOff(ib) = ob
     }
-    new Compressed(serialize(t), outOff, java.util.Arrays.copyOf(out, o))
+    while (ia < mid) {
+      oa = encode(t, data, offsets(ia), offsets(ia + 1), out, oa); ia += 1; outOff(ia) = oa
+    }
+    while (ib < n) {
+      ob = encode(t, data, offsets(ib), offsets(ib + 1), out, ob); ib += 1; outOff(ib) = ob
+    }
+    // The second half's codes follow the first's.
+    System.arraycopy(out, upper, out, oa, ob - upper)
+    var i = mid + 1
+    while (i <= n) { outOff(i) -= upper - oa; i += 1 }
+    new Compressed(serialize(t), outOff, java.util.Arrays.copyOf(out, outOff(n)))
+  }
+
+  /** Codes of `data[from, end)` written to `out` from `at`; returns where they end. */
+  private def encode(t: Table, data: Array[Byte], from: Int, end: Int, out: Array[Byte],
+      at: Int): Int = {
+    var p = from
+    var o = at
+    while (p < end) {
+      val c = t.longest(data, p, end)
+      out(o) = OutCode(c); out(o + 1) = data(p); o += 2 - (c >>> 8); p += t.len(c)
+    }
+    o
+  }
+
+  /** The first string of the second half: the halves hold about equal bytes. */
+  private def middle(offsets: Array[Int], n: Int): Int = {
+    val half = offsets(0) + (offsets(n) - offsets(0)) / 2
+    var lo = 0
+    var hi = n
+    while (lo < hi) {
+      val m = (lo + hi) >>> 1
+      if (offsets(m) < half) lo = m + 1 else hi = m
+    }
+    lo
   }
 
   private def serialize(t: Table): Array[Byte] = {

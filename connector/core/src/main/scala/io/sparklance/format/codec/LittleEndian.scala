@@ -20,7 +20,7 @@ object LittleEndian {
 
   /**
    * The `n` (1..8) bytes at `off` as a little-endian long, higher bytes zero: one 8-byte read
-   * where the array has 8 bytes from `off`, else byte by byte.
+   * where the array has 8 bytes from `off`, else byte by byte. An `n` over 8 reads 8.
    */
   @inline def loadPartial(a: Array[Byte], off: Int, n: Int): Long =
     if (off + 8 <= a.length) {
@@ -28,7 +28,7 @@ object LittleEndian {
       if (n >= 8) w else w & ((1L << (8 * n)) - 1)
     } else {
       var w = 0L; var i = 0
-      while (i < n) { w |= (a(off + i) & 0xFFL) << (8 * i); i += 1 }
+      while (i < math.min(n, 8)) { w |= (a(off + i) & 0xFFL) << (8 * i); i += 1 }
       w
     }
 

@@ -56,4 +56,23 @@ class FsstEncoderSuite extends AnyFunSuite {
     roundTrip(Seq(Array.fill(100000)(("abcdefgh" (r.nextInt(8))).toByte)))
     roundTrip((0 until 50000).map(i => s"row-$i-${i * 7919 % 1000}".getBytes))
   }
+
+  test("halves of very unequal counts, in a slice of a larger buffer, decode exactly") {
+    // The encoder splits the strings into two halves of about equal bytes, encoded side by
+    // side: here one half is a single long string, the other thousands of short ones.
+    val r = new scala.util.Random(4)
+    val short = (0 until 3000).map(i => s"w${i % 97}-${r.nextInt(1000)}".getBytes)
+    val long = Array.fill(60000)(("lance spark " (r.nextInt(12))).toByte)
+    for (strs <- Seq(short :+ long, long +: short, Seq(long, Array.emptyByteArray),
+        Seq(Array.emptyByteArray, long))) {
+      val c = roundTrip(strs)
+      // The same strings after 5 bytes of something else give the same codes.
+      val prefix = Array.fill(5)(7.toByte)
+      val data = prefix ++ strs.flatten
+      val offsets = strs.scanLeft(prefix.length)(_ + _.length).toArray
+      val s = FsstEncoder.compress(data, offsets, strs.length)
+      assert(s.offsets.toSeq == c.offsets.toSeq)
+      assert(java.util.Arrays.equals(s.codes, c.codes))
+    }
+  }
 }
