@@ -149,27 +149,36 @@ object FsstEncoder {
     val upper = 2 * (offsets(mid) - base) // the first half's codes end below this
     var oa = 0
     var ob = upper
+    // Each half's cursor: its string `ia` (`ib`), at `pa` (`pb`) of it, which ends at `ea`
+    // (`eb`). The strings lie back to back, so a cursor moves on to the next string as it is.
     var ia = 0
     var ib = mid
+    var pa = offsets(0)
+    var pb = offsets(mid)
+    var ea = offsets(math.min(1, mid))
+    var eb = offsets(math.min(mid + 1, n))
     while (ia < mid && ib < n) {
-      var pa = offsets(ia); val ea = offsets(ia + 1)
-      var pb = offsets(ib); val eb = offsets(ib + 1)
-      while (pa < ea && pb < eb) {
-        val ca = t.longest(data, pa, ea)
-        val cb = t.longest(data, pb, eb)
-        out(oa) = OutCode(ca); out(oa + 1) = data(pa); oa += 2 - (ca >>> 8); pa += t.len(ca)
-        out(ob) = OutCode(cb); out(ob + 1) = data(pb); ob += 2 - (cb >>> 8); pb += t.len(cb)
+      if (pa < ea) {
+        val c = t.longest(data, pa, ea)
+        out(oa) = OutCode(c); out(oa + 1) = data(pa); oa += 2 - (c >>> 8); pa += t.len(c)
+      } else {
+        ia += 1; outOff(ia) = oa
+        if (ia < mid) ea = offsets(ia + 1)
       }
-      oa = encode(t, data, pa, ea, out, oa)
-      ob = encode(t, data, pb, eb, out, ob)
-      ia += 1; outOff(ia) = oa
-      ib += 1; outOff(ib) = ob
+      if (pb < eb) {
+        val c = t.longest(data, pb, eb)
+        out(ob) = OutCode(c); out(ob + 1) = data(pb); ob += 2 - (c >>> 8); pb += t.len(c)
+      } else {
+        ib += 1; outOff(ib) = ob
+        if (ib < n) eb = offsets(ib + 1)
+      }
     }
+    // The half with strings left finishes alone.
     while (ia < mid) {
-      oa = encode(t, data, offsets(ia), offsets(ia + 1), out, oa); ia += 1; outOff(ia) = oa
+      oa = encode(t, data, pa, offsets(ia + 1), out, oa); ia += 1; outOff(ia) = oa; pa = offsets(ia)
     }
     while (ib < n) {
-      ob = encode(t, data, offsets(ib), offsets(ib + 1), out, ob); ib += 1; outOff(ib) = ob
+      ob = encode(t, data, pb, offsets(ib + 1), out, ob); ib += 1; outOff(ib) = ob; pb = offsets(ib)
     }
     // The second half's codes follow the first's.
     System.arraycopy(out, upper, out, oa, ob - upper)
