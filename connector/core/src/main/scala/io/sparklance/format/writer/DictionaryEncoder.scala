@@ -110,6 +110,9 @@ private[writer] object DictionaryEncoder {
   private def encodeVar(v: VarValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
       version: FileVersion): Option[Encoded] = {
     val a = v.data.array
+    // Values of up to 8 bytes (codes, flags, short names) are keyed by their bytes as a word
+    // and their length, longer ones by their bytes in place; entries are numbered across both.
+    val words = new WordMap(1024)
     val map = new ByteSliceMap(a, 1024)
     val dictOffsets = new IntBuf(256); dictOffsets.add(0)
     val dict = new ByteBuf(1024)
@@ -119,7 +122,9 @@ private[writer] object DictionaryEncoder {
     var i = 0
     while (i < n) {
       val s = v.offsets(i); val len = v.offsets(i + 1) - s
-      var e = map.getOrPut(s, len, entries)
+      var e =
+        if (len <= 8) words.getOrPut(LE.loadPartial(a, s, len), len, entries)
+        else map.getOrPut(s, len, entries)
       if (e < 0) {
         if (entries >= threshold || dict.size.toLong + len > MaxDictBytes) return None
         e = entries; dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1

@@ -82,6 +82,33 @@ private[spark] object ColBuilder {
     def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit
   }
 
+  // The common conversions as classes of their own, which [[FixedBuilder]] calls directly.
+  object LongConv extends Conv {
+    def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit =
+      LE.putI64(a, p, g.getLong(o))
+  }
+  object IntConv extends Conv {
+    def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit =
+      LE.putI32(a, p, g.getInt(o))
+  }
+  object DoubleConv extends Conv {
+    def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit =
+      LE.putI64(a, p, java.lang.Double.doubleToRawLongBits(g.getDouble(o)))
+  }
+  /**
+   * A decimal of at most 18 digits into 16 bytes. An UnsafeRow holds it as its unscaled long:
+   * read so, without a Decimal object per value.
+   */
+  final class UnscaledLongConv(precision: Int, scale: Int) extends Conv {
+    def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit = {
+      val v = g match {
+        case u: UnsafeRow => u.getLong(o)
+        case _ => g.getDecimal(o, precision, scale).toUnscaledLong
+      }
+      LE.putI64(a, p, v); LE.putI64(a, p + 8, if (v < 0) -1L else 0L)
+    }
+  }
+
   private def bad(f: LanceField, why: String) = LanceErrors.schemaMismatch("", f.name, why)
 
   /** Byte width and converter writing one Spark value of `dt` as Lance type `t`. */
@@ -91,9 +118,9 @@ private[spark] object ColBuilder {
     case UInt8 => (1, (g, o, a, p) => { val v = g.getShort(o); if (v < 0 || v > 255) throw bad(f, s"holds $v, outside uint8"); a(p) = v.toByte })
     case Int16 => (2, (g, o, a, p) => LE.putI16(a, p, g.getShort(o)))
     case UInt16 => (2, (g, o, a, p) => { val v = g.getInt(o); if (v < 0 || v > 65535) throw bad(f, s"holds $v, outside uint16"); LE.putI16(a, p, v.toShort) })
-    case Int32 | Date32 => (4, (g, o, a, p) => LE.putI32(a, p, g.getInt(o)))
+    case Int32 | Date32 => (4, IntConv)
     case UInt32 => (4, (g, o, a, p) => { val v = g.getLong(o); if (v < 0 || v > 0xffffffffL) throw bad(f, s"holds $v, outside uint32"); LE.putI32(a, p, v.toInt) })
-    case Int64 => (8, (g, o, a, p) => LE.putI64(a, p, g.getLong(o)))
+    case Int64 => (8, LongConv)
     case UInt64 => (8, (g, o, a, p) => {
       val d = g.getDecimal(o, 20, 0).toJavaBigDecimal.toBigIntegerExact
       if (d.signum < 0 || d.bitLength > 64) throw bad(f, s"holds $d, outside uint64")
@@ -102,30 +129,22 @@ private[spark] object ColBuilder {
     case Float16 => (2, (g, o, a, p) => LE.putI16(a, p, Half.fromFloat(g.getFloat(o))))
     case BFloat16 => (2, (g, o, a, p) => LE.putI16(a, p, (java.lang.Float.floatToRawIntBits(g.getFloat(o)) >>> 16).toShort))
     case Float32 => (4, (g, o, a, p) => LE.putI32(a, p, java.lang.Float.floatToRawIntBits(g.getFloat(o))))
-    case Float64 => (8, (g, o, a, p) => LE.putI64(a, p, java.lang.Double.doubleToRawLongBits(g.getDouble(o))))
+    case Float64 => (8, DoubleConv)
     case Date64 => (8, (g, o, a, p) => LE.putI64(a, p, g.getInt(o).toLong * 86400000L))
     case Time(u) =>
       val w = Time(u).bitWidth / 8
       (w, (g, o, a, p) => if (w == 4) LE.putI32(a, p, g.getLong(o).toInt) else LE.putI64(a, p, g.getLong(o)))
-    case Timestamp(TimeUnit.Nano, _) | Duration(TimeUnit.Nano) => (8, (g, o, a, p) => LE.putI64(a, p, g.getLong(o)))
+    case Timestamp(TimeUnit.Nano, _) | Duration(TimeUnit.Nano) => (8, LongConv)
     case Timestamp(u, _) => (8, fromMicros(f, u))
     case Duration(u) => (8, fromMicros(f, u))
     case LanceDecimal(bits, precision, scale) =>
       val w = bits / 8
-      // An UnsafeRow holds a decimal of at most 18 digits as its unscaled long: read it so,
-      // without a Decimal object per value.
       val asLong = dt match {
         case d: DecimalType => d.scale == scale && d.precision <= Decimal.MAX_LONG_DIGITS &&
           precision <= Decimal.MAX_LONG_DIGITS
         case _ => false
       }
-      if (asLong && w == 16) (w, (g, o, a, p) => {
-        val v = g match {
-          case u: UnsafeRow => u.getLong(o)
-          case _ => g.getDecimal(o, precision, scale).toUnscaledLong
-        }
-        LE.putI64(a, p, v); LE.putI64(a, p + 8, if (v < 0) -1L else 0L)
-      })
+      if (asLong && w == 16) (w, new UnscaledLongConv(precision, scale))
       else (w, (g, o, a, p) => {
         val d = g.getDecimal(o, precision, scale)
         if (d.precision <= 18) {
@@ -149,7 +168,7 @@ private[spark] object ColBuilder {
 
   private def fromMicros(f: LanceField, u: TimeUnit): Conv = {
     val perMicro = 1000000L / u.perSecond
-    if (u == TimeUnit.Micro) (g, o, a, p) => LE.putI64(a, p, g.getLong(o))
+    if (u == TimeUnit.Micro) LongConv
     else (g, o, a, p) => {
       val v = g.getLong(o)
       if (v % perMicro != 0)
@@ -162,10 +181,29 @@ private[spark] object ColBuilder {
 private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
   private val data = new ByteBuf(4096)
   def bytes: Long = data.size
+  // The common conversions are called on their own classes, which the JIT inlines; the call
+  // through `conv` cannot be, as the builders of every column share it.
+  private val kind = conv match {
+    case ColBuilder.LongConv => 1
+    case ColBuilder.IntConv => 2
+    case ColBuilder.DoubleConv => 3
+    case _: ColBuilder.UnscaledLongConv => 4
+    case _ => 0
+  }
+  private val decimal = conv match {
+    case d: ColBuilder.UnscaledLongConv => d
+    case _ => null
+  }
   // Every converter writes all `width` bytes of its slot, so the slot is not zeroed first.
   protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
     val at = data.extend(width)
-    conv(g, ord, data.array, at)
+    (kind: @scala.annotation.switch) match {
+      case 1 => ColBuilder.LongConv(g, ord, data.array, at)
+      case 2 => ColBuilder.IntConv(g, ord, data.array, at)
+      case 3 => ColBuilder.DoubleConv(g, ord, data.array, at)
+      case 4 => decimal(g, ord, data.array, at)
+      case _ => conv(g, ord, data.array, at)
+    }
   }
   protected def addPlaceholder(): Unit = data.zeros(width)
   def build(): ColumnArray = {
@@ -183,10 +221,18 @@ private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalTyp
   def bytes: Long = data.size + 4L * offsets.size
   protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
     if (isString) {
-      // Copied straight into the buffer: no intermediate array per value.
+      // Copied straight into the buffer: no intermediate array per value. A string in a byte
+      // array (an UnsafeRow's, a column vector's) by System.arraycopy, which copies the few
+      // bytes of a short string faster than Unsafe.copyMemory does.
       val s = g.getUTF8String(ord)
-      val at = data.extend(s.numBytes)
-      s.writeToMemory(data.array, Platform.BYTE_ARRAY_OFFSET + at)
+      val n = s.numBytes
+      val at = data.extend(n)
+      s.getBaseObject match {
+        case b: Array[Byte] =>
+          val from = (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt
+          System.arraycopy(b, from, data.array, at, n)
+        case _ => s.writeToMemory(data.array, Platform.BYTE_ARRAY_OFFSET + at)
+      }
     } else data.bytes(g.getBinary(ord))
     if (data.size < 0) throw LanceErrors.unsupported(s"Column '${f.name}': a batch exceeds 2 GiB")
     offsets.add(data.size)
