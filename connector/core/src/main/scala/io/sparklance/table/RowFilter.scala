@@ -62,6 +62,28 @@ object RowFilter {
      * is sorted once there, not once per task.
      */
     @transient private[table] lazy val prepared: AnyRef = RowFilterEvaluator.prepareIn(values)
+
+    /** Serialized as primitive arrays: a runtime filter can hold a million join keys. */
+    private def writeReplace(): AnyRef = InForm(column, negated, values)
+  }
+
+  /**
+   * The serialized form of [[In]]: integer values (all of them) as one array of longs, other
+   * values as they are. Java serialization of a million value objects takes a large part of
+   * a second; the array takes milliseconds.
+   */
+  private final case class InForm(column: String, negated: Boolean, longs: Array[Long],
+      others: Seq[FilterValue]) {
+    private def readResolve(): AnyRef =
+      if (longs == null) In(column, others, negated)
+      else In(column, longs.toSeq.map(FilterValue.LongValue(_)), negated)
+  }
+
+  private object InForm {
+    def apply(column: String, negated: Boolean, values: Seq[FilterValue]): InForm =
+      if (values.forall(_.isInstanceOf[FilterValue.LongValue]))
+        InForm(column, negated, values.map(_.asInstanceOf[FilterValue.LongValue].v).toArray, null)
+      else InForm(column, negated, null, values)
   }
 
   /** String prefix, suffix or containment tests on UTF-8 bytes; `negated` for NOT. */

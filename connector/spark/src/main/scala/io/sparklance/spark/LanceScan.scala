@@ -36,8 +36,11 @@ class LanceScan(
     offset: Int = 0)
   extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
-  /** Runtime filters Spark gave (dynamic pruning), with their translation. */
-  private var runtime: Seq[(Predicate, RowFilter)] = Nil
+  /**
+   * Runtime filters Spark gave (dynamic pruning): each one's text, which tells filters apart
+   * (made once: a list of a million join keys takes a while to print), and its translation.
+   */
+  private var runtime: Seq[(String, RowFilter)] = Nil
 
   /** The predicate the reader evaluates exactly (pushed and translated), if any. */
   def rowFilter: Option[RowFilter] = filter
@@ -153,8 +156,9 @@ class LanceScan(
     val translator = new FilterTranslator(table.snapshot.schema, table.schema())
     // Each plan node holding this scan hands it the same filters: add them once.
     val added = predicates.toSeq.map(LanceScan.withoutNulls)
-      .filterNot(p => runtime.exists(_._1.toString == p.toString))
-      .flatMap(p => translator.translate(p).map(p -> _))
+      .map(p => p -> p.toString)
+      .filterNot { case (_, text) => runtime.exists(_._1 == text) }
+      .flatMap { case (p, text) => translator.translate(p).map(text -> _) }
     if (added.nonEmpty) {
       runtime = runtime ++ added
       planned = null
@@ -179,7 +183,7 @@ class LanceScan(
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
     effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
     LanceColumnarReader.MetadataSpec(metadata),
-    (pushed ++ runtime.map(_._1)).map(_.toString).toSeq,
+    pushed.map(_.toString).toSeq ++ runtime.map(_._1),
     windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
