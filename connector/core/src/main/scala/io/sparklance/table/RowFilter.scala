@@ -63,7 +63,7 @@ object RowFilter {
      */
     @transient private[table] lazy val prepared: AnyRef = RowFilterEvaluator.prepareIn(values)
 
-    /** Serialized as primitive arrays: a runtime filter can hold a million join keys. */
+    /** Serialized as an [[InForm]]: a runtime filter can hold a million join keys. */
     private def writeReplace(): AnyRef = InForm(column, negated, values)
   }
 
@@ -73,9 +73,9 @@ object RowFilter {
    * a second; the array takes milliseconds.
    */
   private final case class InForm(column: String, negated: Boolean, longs: Array[Long],
-      others: Seq[FilterValue]) {
+      values: Seq[FilterValue]) {
     private def readResolve(): AnyRef =
-      if (longs == null) In(column, others, negated)
+      if (longs == null) In(column, values, negated)
       else In(column, longs.toSeq.map(FilterValue.LongValue(_)), negated)
   }
 

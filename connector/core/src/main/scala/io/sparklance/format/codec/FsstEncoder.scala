@@ -23,11 +23,7 @@ object FsstEncoder {
   private final val HashSize = 1 << HashBits
   /** Each byte pair's first byte: the escapes a table without symbols gives. */
   private val LowBytes: Array[Char] = Array.tabulate(65536)(p => (p & 0xFF).toChar)
-  /**
-   * The byte written for each code: the escape for a single byte, else the symbol's number.
-   * The escaped byte is written after it always and kept only after an escape (`2 - c / 256`
-   * bytes), so the output takes no branch on which kind the code is.
-   */
+  /** The byte written for each code: the escape for a single byte, else the symbol's number. */
   private val OutCode: Array[Byte] =
     Array.tabulate(512)(c => (if (c < 256) Esc else c - 256).toByte)
 
@@ -136,8 +132,7 @@ object FsstEncoder {
    * dependent loads. The strings are split in two halves of about equal bytes, encoded side by
    * side (the second into the upper part of the buffer), so the processor overlaps the two
    * chains; the second half's codes are moved down after the first's at the end. A half's
-   * codes take at most two bytes per byte, so neither overruns its part (nor does the byte
-   * written after a code: at least one input byte is left for it).
+   * codes take at most two bytes per byte, so neither overruns its part.
    */
   def compress(data: Array[Byte], offsets: Array[Int], n: Int): Compressed = {
     val t = build(data, offsets, n)
@@ -160,14 +155,14 @@ object FsstEncoder {
     while (ia < mid && ib < n) {
       if (pa < ea) {
         val c = t.longest(data, pa, ea)
-        out(oa) = OutCode(c); out(oa + 1) = data(pa); oa += 2 - (c >>> 8); pa += t.len(c)
+        oa = put(c, data, pa, out, oa); pa += t.len(c)
       } else {
         ia += 1; outOff(ia) = oa
         if (ia < mid) ea = offsets(ia + 1)
       }
       if (pb < eb) {
         val c = t.longest(data, pb, eb)
-        out(ob) = OutCode(c); out(ob + 1) = data(pb); ob += 2 - (c >>> 8); pb += t.len(c)
+        ob = put(c, data, pb, out, ob); pb += t.len(c)
       } else {
         ib += 1; outOff(ib) = ob
         if (ib < n) eb = offsets(ib + 1)
@@ -194,9 +189,19 @@ object FsstEncoder {
     var o = at
     while (p < end) {
       val c = t.longest(data, p, end)
-      out(o) = OutCode(c); out(o + 1) = data(p); o += 2 - (c >>> 8); p += t.len(c)
+      o = put(c, data, p, out, o); p += t.len(c)
     }
     o
+  }
+
+  /**
+   * Writes code `c` found at `p` to `out` at `o`; returns where the next goes. The byte at `p`
+   * is written after the code always and kept only after an escape, so there is no branch on
+   * which kind the code is (there is room: at least one input byte is left for it).
+   */
+  @inline private def put(c: Int, data: Array[Byte], p: Int, out: Array[Byte], o: Int): Int = {
+    out(o) = OutCode(c); out(o + 1) = data(p)
+    o + 2 - (c >>> 8)
   }
 
   /** The first string of the second half: the halves hold about equal bytes. */
