@@ -142,44 +142,46 @@ object FsstEncoder {
     val outOff = new Array[Int](n + 1)
     val mid = middle(offsets, n)
     val upper = 2 * (offsets(mid) - base) // the first half's codes end below this
-    var oa = 0
-    var ob = upper
-    // Each half's cursor: its string `ia` (`ib`), at `pa` (`pb`) of it, which ends at `ea`
-    // (`eb`). The strings lie back to back, so a cursor moves on to the next string as it is.
-    var ia = 0
-    var ib = mid
-    var pa = offsets(0)
-    var pb = offsets(mid)
-    var ea = offsets(math.min(1, mid))
-    var eb = offsets(math.min(mid + 1, n))
-    while (ia < mid && ib < n) {
-      if (pa < ea) {
-        val c = t.longest(data, pa, ea)
-        oa = put(c, data, pa, out, oa); pa += t.len(c)
-      } else {
-        ia += 1; outOff(ia) = oa
-        if (ia < mid) ea = offsets(ia + 1)
-      }
-      if (pb < eb) {
-        val c = t.longest(data, pb, eb)
-        ob = put(c, data, pb, out, ob); pb += t.len(c)
-      } else {
-        ib += 1; outOff(ib) = ob
-        if (ib < n) eb = offsets(ib + 1)
-      }
-    }
+    val a = new Half(offsets, 0, mid, 0)
+    val b = new Half(offsets, mid, n, upper)
+    while (a.live && b.live) { a.step(t, data, out, outOff); b.step(t, data, out, outOff) }
     // The half with strings left finishes alone.
-    while (ia < mid) {
-      oa = encode(t, data, pa, offsets(ia + 1), out, oa); ia += 1; outOff(ia) = oa; pa = offsets(ia)
-    }
-    while (ib < n) {
-      ob = encode(t, data, pb, offsets(ib + 1), out, ob); ib += 1; outOff(ib) = ob; pb = offsets(ib)
-    }
+    a.finish(t, data, out, outOff)
+    b.finish(t, data, out, outOff)
+    val oa = a.o
+    val ob = b.o
     // The second half's codes follow the first's.
     System.arraycopy(out, upper, out, oa, ob - upper)
     var i = mid + 1
     while (i <= n) { outOff(i) -= upper - oa; i += 1 }
     new Compressed(serialize(t), outOff, java.util.Arrays.copyOf(out, outOff(n)))
+  }
+
+  /**
+   * The cursor of one half: strings `[i, until)` left, at `p` of string `i` (which ends at
+   * `end`), its codes written up to `o`. The strings lie back to back, so the cursor moves on
+   * to the next string as it is; each string's end offset goes to `outOff`.
+   */
+  private final class Half(offsets: Array[Int], var i: Int, until: Int, var o: Int) {
+    var p: Int = offsets(i)
+    var end: Int = offsets(math.min(i + 1, until))
+    def live: Boolean = i < until
+
+    /** One code of the current string, or the move to the next string. */
+    @inline def step(t: Table, data: Array[Byte], out: Array[Byte], outOff: Array[Int]): Unit =
+      if (p < end) {
+        val c = t.longest(data, p, end)
+        o = put(c, data, p, out, o); p += t.len(c)
+      } else {
+        i += 1; outOff(i) = o
+        if (i < until) end = offsets(i + 1)
+      }
+
+    /** The strings left, alone. */
+    def finish(t: Table, data: Array[Byte], out: Array[Byte], outOff: Array[Int]): Unit =
+      while (i < until) {
+        o = encode(t, data, p, offsets(i + 1), out, o); i += 1; outOff(i) = o; p = offsets(i)
+      }
   }
 
   /** Codes of `data[from, end)` written to `out` from `at`; returns where they end. */
