@@ -1,6 +1,5 @@
 package io.sparklance.spark.write
 
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{SpecializedGetters, UnsafeRow}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.Platform
@@ -28,18 +27,26 @@ private[spark] abstract class ColBuilder(val field: LanceField) {
   final def add(g: SpecializedGetters, ord: Int): Unit =
     if (g.isNullAt(ord)) addNull()
     else { valid(); addValue(g, ord) }
-  def addNull(): Unit = {
+  def addNull(): Unit = { markNull(); addPlaceholder() }
+  /** Counts a null, whose slot the caller fills. */
+  protected final def markNull(): Unit = {
     if (!field.nullable) throw LanceErrors.schemaMismatch("", field.name, "is not nullable in the dataset but the DataFrame has a null in it")
     if (nulls == null) nulls = new Array[Boolean](math.max(1024, count * 2))
     else if (count == nulls.length) nulls = java.util.Arrays.copyOf(nulls, count * 2)
-    nulls(count) = true; count += 1; addPlaceholder()
+    nulls(count) = true; count += 1
   }
-  private def valid(): Unit = {
+  /** Counts a value, which the caller appends. */
+  protected final def valid(): Unit = {
     if (nulls != null && count == nulls.length) nulls = java.util.Arrays.copyOf(nulls, count * 2)
     count += 1 // a slot of `nulls` past the last null is false already
   }
   protected def addValue(g: SpecializedGetters, ord: Int): Unit
   protected def addPlaceholder(): Unit
+  /** Whether [[addStaged]] can take this column from staged `UnsafeRow`s. */
+  private[write] def stageable: Boolean = false
+  /** Appends field `ord` of every row in `rows`. */
+  private[write] def addStaged(rows: StagedRows, ord: Int): Unit =
+    throw new UnsupportedOperationException(s"column '${field.name}' is not taken from staged rows")
   /** A slot under a null parent: not null itself (its parent is), with no value. */
   final def placeholder(): Unit = { valid(); addPlaceholder() }
   /** The collected values; the builder is empty afterwards. */
@@ -206,6 +213,26 @@ private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuil
     }
   }
   protected def addPlaceholder(): Unit = data.zeros(width)
+  override private[write] def stageable: Boolean = kind != 0
+  override private[write] def addStaged(rows: StagedRows, ord: Int): Unit = {
+    val n = rows.rows
+    var at = data.extend(n * width)
+    val a = data.array
+    var r = 0
+    while (r < n) {
+      if (rows.isNull(r, ord)) { markNull(); java.util.Arrays.fill(a, at, at + width, 0.toByte) }
+      else {
+        valid()
+        val v = rows.slot(r, ord)
+        (kind: @scala.annotation.switch) match {
+          case 2 => LE.putI32(a, at, v.toInt)
+          case 4 => LE.putI64(a, at, v); LE.putI64(a, at + 8, v >> 63)
+          case _ => LE.putI64(a, at, v) // a long, or a double's bits
+        }
+      }
+      at += width; r += 1
+    }
+  }
   def build(): ColumnArray = {
     val n = size
     val out = new FixedWidthArray(n, takeNulls(), width, data.toArray)
@@ -238,6 +265,22 @@ private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalTyp
     offsets.add(data.size)
   }
   protected def addPlaceholder(): Unit = offsets.add(data.size)
+  override private[write] def stageable: Boolean = isString || dt == BinaryType
+  override private[write] def addStaged(rows: StagedRows, ord: Int): Unit = {
+    val n = rows.rows
+    val src = rows.array
+    var r = 0
+    while (r < n) {
+      if (rows.isNull(r, ord)) markNull()
+      else {
+        valid()
+        val offsetAndSize = rows.slot(r, ord)
+        data.bytes(src, rows.start(r) + (offsetAndSize >>> 32).toInt, offsetAndSize.toInt)
+      }
+      offsets.add(data.size)
+      r += 1
+    }
+  }
   def build(): ColumnArray = {
     val n = size
     val out = new VarBinaryArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), data.toArray)
@@ -344,14 +387,4 @@ private[write] object Half {
     if (rem > 0x1000 || (rem == 0x1000 && (h & 1) == 1)) h += 1
     (sign | h).toShort
   }
-}
-
-/** Rows of one DataFrame into batches of the dataset's top-level fields. */
-private[write] final class RowBatcher(fields: Seq[LanceField], types: Seq[DataType], ordinals: Seq[Int]) {
-  private val builders = fields.zip(types).map { case (f, t) => ColBuilder(f, t) }.toArray
-  private val ords = ordinals.toArray
-  def add(row: InternalRow): Unit = { var i = 0; while (i < builders.length) { builders(i).add(row, ords(i)); i += 1 }; rows += 1 }
-  var rows = 0
-  def bytes: Long = builders.map(_.bytes).sum
-  def build(): Array[ColumnArray] = { rows = 0; builders.map(_.build()) }
 }
