@@ -42,27 +42,40 @@ private[writer] object FastLanesPack {
     val s = width * 8
     val lanes = 1024 / s
     val words = new Array[Long](1024 * w / s)
-    val mask = if (s == 64) -1L else (1L << s) - 1
     if (w > 0) {
+      val vals = new Array[Long](1024)
+      var i = from
+      while (i < until) { vals(i - from) = value(a, 0, width, i); i += 1 }
+      val mask = if (s == 64) -1L else (1L << s) - 1
       var r = 0
       while (r < s) {
-        val bit = r * w; val wi = bit / s; val shift = bit % s
+        val bit = r * w; val shift = bit % s
+        val lo = lanes * (bit / s); val hi = lo + lanes
         val base = FlOrder(r >>> 3) * 16 + (r & 7) * 128
         var l = 0
-        while (l < lanes) {
-          val idx = from + base + l
-          if (idx < until) {
-            val v = value(a, 0, width, idx)
-            words(lanes * wi + l) |= (v << shift) & mask
-            if (shift + w > s) words(lanes * (wi + 1) + l) |= (v >>> (s - shift)) & mask
+        if (shift + w > s) {
+          // The value spills into the next word of its lane.
+          while (l < lanes) {
+            val v = vals(base + l)
+            words(lo + l) |= (v << shift) & mask
+            words(hi + l) |= (v >>> (s - shift)) & mask
+            l += 1
           }
-          l += 1
+        } else {
+          while (l < lanes) { words(lo + l) |= (vals(base + l) << shift) & mask; l += 1 }
         }
         r += 1
       }
     }
+    val at = out.extend(words.length * width)
+    val o = out.array
     var k = 0
-    while (k < words.length) { put(out, width, words(k)); k += 1 }
+    width match {
+      case 1 => while (k < words.length) { o(at + k) = words(k).toByte; k += 1 }
+      case 2 => while (k < words.length) { LE.putI16(o, at + 2 * k, words(k).toShort); k += 1 }
+      case 4 => while (k < words.length) { LE.putI32(o, at + 4 * k, words(k).toInt); k += 1 }
+      case _ => while (k < words.length) { LE.putI64(o, at + 8 * k, words(k)); k += 1 }
+    }
   }
 
   @inline private def put(out: ByteBuf, width: Int, v: Long): Unit = width match {
