@@ -112,8 +112,16 @@ private[spark] object ColBuilder {
         case u: UnsafeRow => u.getLong(o)
         case _ => g.getDecimal(o, precision, scale).toUnscaledLong
       }
-      LE.putI64(a, p, v); LE.putI64(a, p + 8, if (v < 0) -1L else 0L)
+      putUnscaled(a, p, v, 16)
     }
+  }
+
+  /** Unscaled `v` as a `width`-byte (16 or 32) little-endian two's complement decimal. */
+  @inline def putUnscaled(a: Array[Byte], p: Int, v: Long, width: Int): Unit = {
+    LE.putI64(a, p, v)
+    val sign = v >> 63
+    var k = 8
+    while (k < width) { LE.putI64(a, p + k, sign); k += 8 }
   }
 
   private def bad(f: LanceField, why: String) = LanceErrors.schemaMismatch("", f.name, why)
@@ -154,11 +162,8 @@ private[spark] object ColBuilder {
       if (asLong && w == 16) (w, new UnscaledLongConv(precision, scale))
       else (w, (g, o, a, p) => {
         val d = g.getDecimal(o, precision, scale)
-        if (d.precision <= 18) {
-          val v = d.toUnscaledLong
-          LE.putI64(a, p, v); LE.putI64(a, p + 8, if (v < 0) -1L else 0L)
-          if (w == 32) { LE.putI64(a, p + 16, if (v < 0) -1L else 0L); LE.putI64(a, p + 24, if (v < 0) -1L else 0L) }
-        } else {
+        if (d.precision <= 18) putUnscaled(a, p, d.toUnscaledLong, w)
+        else {
           val be = d.toJavaBigDecimal.setScale(scale).unscaledValue().toByteArray
           val sign = (if (be(0) < 0) -1 else 0).toByte
           var k = 0
@@ -226,7 +231,7 @@ private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuil
         val v = rows.slot(r, ord)
         (kind: @scala.annotation.switch) match {
           case 2 => LE.putI32(a, at, v.toInt)
-          case 4 => LE.putI64(a, at, v); LE.putI64(a, at + 8, v >> 63)
+          case 4 => ColBuilder.putUnscaled(a, at, v, 16)
           case _ => LE.putI64(a, at, v) // a long, or a double's bits
         }
       }
