@@ -1,7 +1,9 @@
 """Runtime filtering: Spark's dynamic pruning hands a Lance scan the join keys of a selective
 small Lance table (KeepFiltersForPruning), and an aggregated Lance scan joined with such a
-table is semi-joined with it first (SemiJoinReduction). Answers are checked against Spark's
-own answer on Parquet copies of pylance's rows, with the rules off, and in the plans."""
+table is semi-joined with it first (SemiJoinReduction); an IN subquery keeping few groups of
+an aggregation prunes the Lance scans it filters (InSubqueryPruning). Answers are checked
+against Spark's own answer on Parquet copies of pylance's rows, with the rules off, and in the
+plans."""
 
 from __future__ import annotations
 
@@ -145,6 +147,36 @@ def test_string_join_keys_prune_the_scan_with_the_same_rows(spark, parts_and_ite
     assert got == want
     scans = item_scans(plan, parts_and_items["item"])
     assert scans and "dynamicpruningexpression(i_name" in scans[0], plan
+
+
+# q18's shape: the keys whose items add up to a large quantity, and their items.
+Q18 = """SELECT i_key, sum(i_qty), count(*) FROM item
+WHERE i_key IN (SELECT i_key FROM item GROUP BY i_key HAVING sum(i_qty) > {least})
+GROUP BY i_key"""
+
+
+@pytest.mark.parametrize("least", [650, 800, 100000])
+def test_an_in_subquery_of_few_groups_prunes_the_scan_it_filters(spark, parts_and_items, least):
+    """Without broadcasts (as when the aggregation is too large for one), only this rule can
+    hand the subquery's keys to the scan."""
+    sql = Q18.format(least=least)
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+        got, plan = answer(spark, parts_and_items, sql)
+        off, off_plan = answer(spark, parts_and_items, sql, dpp=False)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    assert same(got, want) and same(off, want), (got, off, want)
+    assert "dynamicpruningexpression" not in off_plan, off_plan
+    if least > 1000:  # no group qualifies: Spark's adaptive plan drops the join and its scans
+        assert not want
+        return
+    # In the final plan: Spark's own pruning, bound to a broadcast, is planned too but becomes
+    # `dynamicpruningexpression(true)`.
+    final = plan.split("== Initial Plan ==")[0]
+    scans = item_scans(final, parts_and_items["item"])
+    assert want and any("RuntimeFilters: [dynamicpruningexpression(i_key" in s for s in scans), plan
 
 
 def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and_items):

@@ -1,5 +1,8 @@
 package io.sparklance.spark.shims
 
+import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
 import io.sparklance.LanceErrors
 
 /**
@@ -16,4 +19,11 @@ object SparkLineShims {
     throw LanceErrors.unsupported(
       s"$feature needs Spark 4.0 or later; this is Spark ${org.apache.spark.SPARK_VERSION} " +
         "(the spark-lance 3.5 line)")
+
+  /**
+   * Spark's dynamic pruning filter of `key` by the values of `buildKey` in `build`, evaluated
+   * as a subquery when no broadcast of `build` can be reused.
+   */
+  def pruningSubquery(key: Expression, build: LogicalPlan, buildKey: Expression): Expression =
+    DynamicPruningSubquery(key, build, Seq(buildKey), 0, onlyInBroadcast = false)
 }
