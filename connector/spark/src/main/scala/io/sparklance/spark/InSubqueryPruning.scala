@@ -25,6 +25,9 @@ import io.sparklance.spark.shims.SparkLineShims
  * Applies where the filter sits on a Lance relation and the subquery is deterministic (it runs
  * twice and must give the same keys), returns one column of the key's type and ends in a
  * selective filter over an aggregation (a HAVING clause); a no-op when dynamic pruning is off.
+ * It does not wait for a broadcast whatever `...dynamicPartitionPruning.reuseBroadcastOnly`
+ * says (that setting bounds Spark's own pruning); `spark.sql.optimizer.excludedRules=
+ * io.sparklance.spark.InSubqueryPruning` turns it off alone.
  */
 object InSubqueryPruning extends Rule[LogicalPlan] with PredicateHelper {
   override def apply(plan: LogicalPlan): LogicalPlan =
