@@ -1,9 +1,9 @@
 """Runtime filtering: Spark's dynamic pruning hands a Lance scan the join keys of a selective
 small Lance table (KeepFiltersForPruning), and an aggregated Lance scan joined with such a
-table is semi-joined with it first (SemiJoinReduction); an IN subquery keeping few groups of
-an aggregation prunes the Lance scans it filters (InSubqueryPruning). Answers are checked
-against Spark's own answer on Parquet copies of pylance's rows, with the rules off, and in the
-plans."""
+table, or a Lance table joined on a key equal to that table's, is semi-joined with it first
+(SemiJoinReduction); an IN subquery keeping few groups of an aggregation prunes the Lance
+scans it filters (InSubqueryPruning). Answers are checked against Spark's own answer on
+Parquet copies of pylance's rows, with the rules off, and in the plans."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def write(tmp_path, name, table, **kw):
 
 @pytest.fixture(scope="module")
 def parts_and_items(tmp_path_factory):
-    """`part` (200 rows) and `item` (6000 rows in 6 fragments, some deleted, null keys)."""
+    """`part` (200 rows), `item` (6000 rows in 6 fragments, some deleted, null keys) and
+    `supply` (3000 rows in 3 fragments, null keys)."""
     tmp = tmp_path_factory.mktemp("rf")
     rng = random.Random(17)
     brands = [f"Brand#{i}" for i in range(1, 6)]
@@ -45,8 +46,14 @@ def parts_and_items(tmp_path_factory):
         "i_qty": pa.array([float(rng.randint(1, 50)) for _ in range(n)], pa.float64()),
         "i_price": pa.array([rng.randint(100, 10000) / 100 for _ in range(n)], pa.float64()),
     })
+    supply = pa.table({
+        "s_part": pa.array([None if i % 89 == 0 else rng.randrange(210) for i in range(3000)],
+                           pa.int64()),
+        "s_cost": pa.array([rng.randint(100, 5000) / 100 for _ in range(3000)], pa.float64()),
+    })
     paths = {"part": write(tmp, "part", part),
-             "item": write(tmp, "item", item, max_rows_per_file=1000)}
+             "item": write(tmp, "item", item, max_rows_per_file=1000),
+             "supply": write(tmp, "supply", supply, max_rows_per_file=1000)}
     ds = lance.dataset(paths["item"])
     ds.delete("i_qty > 45")
     for name, path in list(paths.items()):  # Parquet copies of what pylance reads
@@ -56,7 +63,9 @@ def parts_and_items(tmp_path_factory):
 
 
 def views(spark, paths, fmt):
-    for name in ("part", "item"):
+    for name in ("part", "item", "supply"):
+        if name not in paths:
+            continue
         df = (spark.read.format("lance").load(paths[name]) if fmt == "lance"
               else spark.read.parquet(paths[name + "_parquet"]))
         df.createOrReplaceTempView(name)
@@ -84,9 +93,14 @@ def same(got, want):
 
 
 def item_scans(plan, path):
-    """The lines of the plan (AQE's final and initial) that scan `item`, with their runtime
-    filters."""
+    """The lines of the plan (AQE's final and initial) that scan the table at `path` (`item`),
+    with their runtime filters."""
     return [ln for ln in plan.splitlines() if f"LanceScan lance.`{path}`" in ln]
+
+
+def final_plan(plan):
+    """AQE's final plan, without its initial one (the subqueries' plans print both too)."""
+    return plan.split("\n+- == Initial Plan ==")[0]
 
 
 # q17's shape: the items of selective parts whose quantity is under a fifth of the part's
@@ -174,9 +188,46 @@ def test_an_in_subquery_of_few_groups_prunes_the_scan_it_filters(spark, parts_an
         return
     # In the final plan: Spark's own pruning, bound to a broadcast, is planned too but becomes
     # `dynamicpruningexpression(true)`.
-    final = plan.split("== Initial Plan ==")[0]
-    scans = item_scans(final, parts_and_items["item"])
+    scans = item_scans(final_plan(plan), parts_and_items["item"])
     assert want and any("RuntimeFilters: [dynamicpruningexpression(i_key" in s for s in scans), plan
+
+
+# q9's shape: the supplies of the items of parts picked by name, joined by the item's key. Spark
+# prunes `item` by the parts' keys; `supply` only meets them through `item`.
+Q9 = """SELECT p_box, sum(i_price - s_cost * i_qty), count(*) FROM part, item, supply
+WHERE p_key = i_key AND s_part = i_key AND p_name LIKE '%{name}%' GROUP BY p_box"""
+
+# The same keys through an outer join, which keeps the items of other parts too.
+Q9_OUTER = """SELECT count(*), sum(s_cost) FROM item
+LEFT JOIN (SELECT p_key FROM part WHERE p_name LIKE '%{name}%') p ON p_key = i_key
+JOIN supply ON s_part = i_key"""
+
+
+@pytest.mark.parametrize("name", ["7", "00", "zz"])
+def test_keys_equal_to_a_selective_tables_prune_the_scan_joined_with_them(
+        spark, parts_and_items, name):
+    sql = Q9.format(name=name)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    off, off_plan = answer(spark, parts_and_items, sql, dpp=False)
+    assert same(got, want) and same(off, want), (got, off, want)
+    assert "LeftSemi" not in off_plan, off_plan
+    if not want:  # no part qualifies: Spark's adaptive plan drops the joins and their scans
+        return
+    # Spark's own pruning of `supply`, bound to a broadcast of the other side, is planned too
+    # but becomes `dynamicpruningexpression(true)` in the final plan.
+    scans = item_scans(final_plan(plan), parts_and_items["supply"])
+    assert any("RuntimeFilters: [dynamicpruningexpression(s_part" in s for s in scans), plan
+
+
+@pytest.mark.parametrize("name", ["7", "zz"])
+def test_keys_an_outer_join_keeps_are_not_taken_for_its_other_sides(spark, parts_and_items,
+                                                                    name):
+    sql = Q9_OUTER.format(name=name)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    assert same(got, want) and want[0][0] > 0, (got, want)
+    assert "LeftSemi" not in plan, plan
 
 
 def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and_items):

@@ -3,7 +3,7 @@ package io.sparklance.spark
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, EqualTo,
   PredicateHelper, SubqueryExpression}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
-import org.apache.spark.sql.catalyst.plans.LeftSemi
+import org.apache.spark.sql.catalyst.plans.{InnerLike, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Join, JoinHint,
   LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -24,10 +24,16 @@ import org.apache.spark.sql.internal.SQLConf
  * the matching rows, and with [[KeepFiltersForPruning]] its dynamic pruning hands the keys to
  * the Lance scan of `big` as a runtime filter (see [[LanceScan]]).
  *
- * Applies only where the aggregate reads a Lance table, the join keeps only matching rows of
- * the aggregated side (inner, left semi, or outer on the other side), and the small table is
- * small as [[KeepFiltersForPruning]] judges it; a no-op when dynamic pruning or broadcasts
- * are off.
+ * The same holds for a plain Lance relation joined on a key that a join on the other side
+ * equates with the small table's (TPC-H q9: `partsupp` joined on `l_partkey`, which equals
+ * `p_partkey` of `part` filtered by name). Spark prunes a scan only through a broadcast of the
+ * other side of its join, here a join of large tables; the semi join with the small table's
+ * keys is broadcast instead, and prunes the scan the same way.
+ *
+ * Applies only where the aggregate or relation reads a Lance table, the join keeps only
+ * matching rows of the reduced side (inner, left semi, or outer on the other side), and the
+ * small table is small as [[KeepFiltersForPruning]] judges it; a no-op when dynamic pruning
+ * or broadcasts are off.
  */
 object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with JoinSelectionHelper {
   /** Marks the semi joins this rule made (see `reduced`). */
@@ -45,11 +51,17 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
             val (l, r) = if (left.outputSet.contains(a) && right.outputSet.contains(b)) (a, b)
               else (b, a)
             if (left.outputSet.contains(l) && right.outputSet.contains(r)) {
+              // A relation is semi-joined only with keys reached through another join: Spark's
+              // pruning takes the direct case, and a semi join (made here) filters its side.
+              def relations(keys: Keys, other: LogicalPlan): Boolean =
+                keys.hopped && joinType != LeftSemi && !canBroadcastBySize(other, SQLConf.get)
               if (canPruneRight(joinType)) {
-                source(left, l).flatMap(s => reduce(newRight, r, s)).foreach(newRight = _)
+                source(left, l).flatMap(k => reduce(newRight, r, k, relations(k, left)))
+                  .foreach(newRight = _)
               }
               if (canPruneLeft(joinType)) {
-                source(right, r).flatMap(s => reduce(newLeft, l, s)).foreach(newLeft = _)
+                source(right, r).flatMap(k => reduce(newLeft, l, k, relations(k, right)))
+                  .foreach(newLeft = _)
               }
             }
           case _ =>
@@ -61,23 +73,50 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
 
   /**
    * Where `attr`'s values in `side` come from: a chain of filters, one of them selective, over
-   * a small Lance relation holding `attr`, reached through projections that pass `attr` on,
-   * filters and joins. The values of `attr` in `side` are then among the chain's.
+   * a small Lance relation holding `attr` (or an attribute a join equates with it), reached
+   * through projections that pass `attr` on, filters and joins. The values of `attr` in `side`
+   * are then among the chain's.
    */
-  private def source(side: LogicalPlan, attr: Attribute): Option[(LogicalPlan, Attribute)] =
+  private def source(side: LogicalPlan, attr: Attribute): Option[Keys] =
     side match {
       case Project(list, child) if list.exists {
           case a: Attribute => a.exprId == attr.exprId
           case _ => false
         } => source(child, attr)
       case f @ Filter(_, child) =>
-        if (filteredRelation(f, attr)) Some(f -> attr) else source(child, attr)
-      case Join(l, r, _, _, _) =>
-        if (l.outputSet.contains(attr)) source(l, attr)
-        else if (r.outputSet.contains(attr)) source(r, attr)
-        else None
+        if (filteredRelation(f, attr)) Some(Keys(f, attr, hopped = false))
+        else source(child, attr)
+      case j @ Join(l, r, _, _, _) =>
+        val onLeft = l.outputSet.contains(attr)
+        if (!onLeft && !r.outputSet.contains(attr)) None
+        else {
+          val (mine, other) = if (onLeft) (l, r) else (r, l)
+          source(mine, attr).orElse(
+            equal(j, attr, onLeft).flatMap(source(other, _)).map(_.copy(hopped = true)))
+        }
       case _ => None
     }
+
+  /**
+   * The attribute of `j`'s other side that a conjunct of its condition equates with `attr`
+   * (of the left side when `onLeft`), where `j` keeps only the rows of `attr`'s side that
+   * match: its values of `attr` are then among the other attribute's (TPC-H q9: `l_partkey =
+   * p_partkey`, `part` filtered by name).
+   */
+  private def equal(j: Join, attr: Attribute, onLeft: Boolean): Option[Attribute] = {
+    val matchedOnly = j.joinType match {
+      case _: InnerLike => true
+      case LeftSemi | RightOuter => onLeft
+      case LeftOuter => !onLeft
+      case _ => false
+    }
+    val other = (if (onLeft) j.right else j.left).outputSet
+    if (!matchedOnly) None
+    else j.condition.toSeq.flatMap(splitConjunctivePredicates).collectFirst {
+      case EqualTo(a: Attribute, b: Attribute) if a.semanticEquals(attr) && other.contains(b) => b
+      case EqualTo(b: Attribute, a: Attribute) if a.semanticEquals(attr) && other.contains(b) => b
+    }
+  }
 
   /**
    * `f` is deterministic filters only, one likely selective, over a small Lance relation with
@@ -98,17 +137,22 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
   }
 
   /**
-   * `side` (projections and filters over an aggregate grouped by `key`, reading a Lance
-   * table) with the aggregate's input semi-joined with a fresh copy of `source`.
+   * `side` (projections and filters over an aggregate grouped by `key` reading a Lance table,
+   * or, when `relations`, over a Lance relation with `key`) with the aggregate's input, or the
+   * relation, semi-joined with a fresh copy of `source`.
    */
-  private def reduce(side: LogicalPlan, key: Attribute,
-      source: (LogicalPlan, Attribute)): Option[LogicalPlan] = side match {
+  private def reduce(side: LogicalPlan, key: Attribute, source: Keys,
+      relations: Boolean): Option[LogicalPlan] = side match {
     case p @ Project(list, child) =>
       list.collectFirst {
         case a: Attribute if a.exprId == key.exprId => a
         case al @ Alias(a: Attribute, _) if al.exprId == key.exprId => a
-      }.flatMap(k => reduce(child, k, source)).map(c => p.copy(child = c))
-    case f @ Filter(_, child) => reduce(child, key, source).map(c => f.copy(child = c))
+      }.flatMap(k => reduce(child, k, source, relations)).map(c => p.copy(child = c))
+    case f @ Filter(_, child) =>
+      reduce(child, key, source, relations).map(c => f.copy(child = c))
+    case r: DataSourceV2Relation if relations && r.table.isInstanceOf[LanceTable] &&
+        r.outputSet.contains(key) =>
+      Some(semiJoin(r, key, source))
     case a: Aggregate =>
       val (grouping, outputs, child) = (a.groupingExpressions, a.aggregateExpressions, a.child)
       val grouped = outputs.collectFirst {
@@ -131,18 +175,21 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
         case _ => false
       }
       grouped.filter(g => readsLance && child.outputSet.contains(g) && !reduced(g))
-        .map { g =>
-          val (keys, keyAttr) = freshCopy(source)
-          val semi = Join(child, keys, LeftSemi, Some(EqualTo(g, keyAttr)), JoinHint.NONE)
-          semi.setTagValue(Made, ())
-          a.withNewChildren(Seq(semi))
-        }
+        .map(g => a.withNewChildren(Seq(semiJoin(child, g, source))))
     case _ => None
   }
 
+  /** `plan LEFT SEMI JOIN <fresh copy of source> ON key = <its attribute>`, tagged `Made`. */
+  private def semiJoin(plan: LogicalPlan, key: Attribute, source: Keys): LogicalPlan = {
+    val (keys, keyAttr) = freshCopy(source)
+    val semi = Join(plan, keys, LeftSemi, Some(EqualTo(key, keyAttr)), JoinHint.NONE)
+    semi.setTagValue(Made, ())
+    semi
+  }
+
   /** `SELECT attr FROM <filters over relation>` with new attribute ids, and the new `attr`. */
-  private def freshCopy(source: (LogicalPlan, Attribute)): (LogicalPlan, Attribute) = {
-    val (chain, attr) = source
+  private def freshCopy(source: Keys): (LogicalPlan, Attribute) = {
+    val Keys(chain, attr, _) = source
     val relation = chain.collectFirst { case r: DataSourceV2Relation => r }.get
     val fresh = relation.newInstance()
     val ids = AttributeMap(relation.output.zip(fresh.output))
@@ -153,4 +200,10 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
     val key = ids(attr)
     (Project(Seq(key), copied), key)
   }
+
+  /**
+   * The values `attr` takes in `chain` (filters over a small Lance relation); `hopped` when
+   * found through a join's equality (see `equal`).
+   */
+  private case class Keys(chain: LogicalPlan, attr: Attribute, hopped: Boolean)
 }
