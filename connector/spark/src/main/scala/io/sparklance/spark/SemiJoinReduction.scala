@@ -3,7 +3,8 @@ package io.sparklance.spark
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, EqualTo,
   PredicateHelper, SubqueryExpression}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
-import org.apache.spark.sql.catalyst.plans.{InnerLike, LeftOuter, LeftSemi, RightOuter}
+import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftOuter, LeftSemi,
+  RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Join, JoinHint,
   LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -51,16 +52,14 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
             val (l, r) = if (left.outputSet.contains(a) && right.outputSet.contains(b)) (a, b)
               else (b, a)
             if (left.outputSet.contains(l) && right.outputSet.contains(r)) {
-              // A relation is semi-joined only with keys reached through another join: Spark's
-              // pruning takes the direct case, and a semi join (made here) filters its side.
-              def relations(keys: Keys, other: LogicalPlan): Boolean =
-                keys.hopped && joinType != LeftSemi && !canBroadcastBySize(other, SQLConf.get)
               if (canPruneRight(joinType)) {
-                source(left, l).flatMap(k => reduce(newRight, r, k, relations(k, left)))
+                source(left, l)
+                  .flatMap(k => reduce(newRight, r, k, semiJoinsRelation(joinType, k, left)))
                   .foreach(newRight = _)
               }
               if (canPruneLeft(joinType)) {
-                source(right, r).flatMap(k => reduce(newLeft, l, k, relations(k, right)))
+                source(right, r)
+                  .flatMap(k => reduce(newLeft, l, k, semiJoinsRelation(joinType, k, right)))
                   .foreach(newLeft = _)
               }
             }
@@ -70,6 +69,15 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
         else j.copy(left = newLeft, right = newRight)
     }
   }
+
+  /**
+   * Whether a plain relation on one side of a join of type `joinType` is semi-joined with
+   * `keys` from the `other` side: only keys found through another join (Spark prunes the
+   * direct case itself, through a broadcast of `other`), not on a semi join (it filters the
+   * side already), and only when `other` is too large to broadcast.
+   */
+  private def semiJoinsRelation(joinType: JoinType, keys: Keys, other: LogicalPlan): Boolean =
+    keys.hopped && joinType != LeftSemi && !canBroadcastBySize(other, SQLConf.get)
 
   /**
    * Where `attr`'s values in `side` come from: a chain of filters, one of them selective, over
@@ -138,19 +146,19 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
 
   /**
    * `side` (projections and filters over an aggregate grouped by `key` reading a Lance table,
-   * or, when `relations`, over a Lance relation with `key`) with the aggregate's input, or the
+   * or, when `relation`, over a Lance relation with `key`) with the aggregate's input, or the
    * relation, semi-joined with a fresh copy of `source`.
    */
   private def reduce(side: LogicalPlan, key: Attribute, source: Keys,
-      relations: Boolean): Option[LogicalPlan] = side match {
+      relation: Boolean): Option[LogicalPlan] = side match {
     case p @ Project(list, child) =>
       list.collectFirst {
         case a: Attribute if a.exprId == key.exprId => a
         case al @ Alias(a: Attribute, _) if al.exprId == key.exprId => a
-      }.flatMap(k => reduce(child, k, source, relations)).map(c => p.copy(child = c))
+      }.flatMap(k => reduce(child, k, source, relation)).map(c => p.copy(child = c))
     case f @ Filter(_, child) =>
-      reduce(child, key, source, relations).map(c => f.copy(child = c))
-    case r: DataSourceV2Relation if relations && r.table.isInstanceOf[LanceTable] &&
+      reduce(child, key, source, relation).map(c => f.copy(child = c))
+    case r: DataSourceV2Relation if relation && r.table.isInstanceOf[LanceTable] &&
         r.outputSet.contains(key) =>
       Some(semiJoin(r, key, source))
     case a: Aggregate =>
