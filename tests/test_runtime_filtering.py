@@ -2,8 +2,9 @@
 small Lance table (KeepFiltersForPruning), and an aggregated Lance scan joined with such a
 table, or a Lance table joined on a key equal to that table's, is semi-joined with it first
 (SemiJoinReduction); an IN subquery keeping few groups of an aggregation prunes the Lance
-scans it filters (InSubqueryPruning). Answers are checked against Spark's own answer on
-Parquet copies of pylance's rows, with the rules off, and in the plans."""
+scans it filters (InSubqueryPruning), and the keys of the selective outer rows of an EXISTS
+subquery prune the Lance scan in it (ExistsPruning). Answers are checked against Spark's own
+answer on Parquet copies of pylance's rows, with the rules off, and in the plans."""
 
 from __future__ import annotations
 
@@ -228,6 +229,29 @@ def test_keys_an_outer_join_keeps_are_not_taken_for_its_other_sides(spark, parts
     got, plan = answer(spark, parts_and_items, sql)
     assert same(got, want) and want[0][0] > 0, (got, want)
     assert "LeftSemi" not in plan, plan
+
+
+# q4's shape (and q21's condition on another column): the parts of a few sizes that have, or
+# lack, items of a large quantity under another name.
+Q4 = """SELECT p_box, count(*) FROM part WHERE p_size BETWEEN {low} AND {high} AND {exists} (
+SELECT * FROM item WHERE i_key = p_key AND i_qty > 43 AND i_name <> p_name) GROUP BY p_box"""
+
+
+@pytest.mark.parametrize("exists", ["EXISTS", "NOT EXISTS"])
+@pytest.mark.parametrize("low,high", [(1, 5), (20, 22), (60, 70)])
+def test_an_exists_subquery_scans_only_the_keys_of_its_selective_outer_rows(
+        spark, parts_and_items, exists, low, high):
+    sql = Q4.format(exists=exists, low=low, high=high)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    off, off_plan = answer(spark, parts_and_items, sql, dpp=False)
+    assert got == want and off == want, (got, off, want)
+    assert "dynamicpruningexpression" not in off_plan, off_plan
+    if high > 50:  # no part qualifies: Spark's adaptive plan drops the join and its scans
+        assert not want
+        return
+    scans = item_scans(final_plan(plan), parts_and_items["item"])
+    assert want and any("RuntimeFilters: [dynamicpruningexpression(i_key" in s for s in scans), plan
 
 
 def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and_items):

@@ -7,8 +7,8 @@ import io.sparklance.spark.vector.LanceNearestFunction
 /**
  * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
  * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
- * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]], [[KeepFiltersForPruning]]
- * and [[InSubqueryPruning]].
+ * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]], [[KeepFiltersForPruning]],
+ * [[InSubqueryPruning]] and [[ExistsPruning]].
  * {{{
  * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
  * }}}
@@ -20,5 +20,6 @@ class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => SemiJoinReduction)
     extensions.injectOptimizerRule(_ => KeepFiltersForPruning)
     extensions.injectOptimizerRule(_ => InSubqueryPruning)
+    extensions.injectOptimizerRule(_ => ExistsPruning)
   }
 }

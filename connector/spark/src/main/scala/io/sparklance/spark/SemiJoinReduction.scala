@@ -130,7 +130,7 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
    * `f` is deterministic filters only, one likely selective, over a small Lance relation with
    * `attr`.
    */
-  private def filteredRelation(f: Filter, attr: Attribute): Boolean = {
+  private[spark] def filteredRelation(f: Filter, attr: Attribute): Boolean = {
     def down(p: LogicalPlan, selective: Boolean): Boolean = p match {
       // Copied conditions must give the same rows again: deterministic, no subqueries.
       case Filter(c, child) if c.deterministic && !SubqueryExpression.hasSubquery(c) =>
