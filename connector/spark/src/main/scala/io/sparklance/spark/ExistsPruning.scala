@@ -2,7 +2,7 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, DynamicPruningSubquery,
-  EqualTo, Exists, Expression, Not, PredicateHelper, SubqueryExpression}
+  Exists, Expression, Not, PredicateHelper, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Subquery}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
@@ -54,12 +54,9 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
   /** `e` with its Lance scan filtered by the keys of `outer` it is correlated with. */
   private def prune(e: Exists, outer: LogicalPlan): Option[Exists] = {
     val inner = e.plan.outputSet
-    val keys = e.joinCond.flatMap(splitConjunctivePredicates).collect {
-      case EqualTo(i: Attribute, o: Attribute) if inner.contains(i) => (i, o)
-      case EqualTo(o: Attribute, i: Attribute) if inner.contains(i) => (i, o)
-    }
-    keys.collectFirst {
-      case (i, o) if outer.outputSet.contains(o) && outer.deterministic && (outer match {
+    SemiJoinReduction.equalities(e.joinCond).collectFirst {
+      // The outer side is deterministic filters over a small relation holding `o`.
+      case (i, o) if inner.contains(i) && (outer match {
           case f: Filter => SemiJoinReduction.filteredRelation(f, o)
           case _ => false
         }) => (i, o)
@@ -72,10 +69,8 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
   /** `plan` (projections and filters over a Lance scan with `key`) with `pruning` on the scan. */
   private def withPruning(plan: LogicalPlan, key: Attribute,
       pruning: => Expression): Option[LogicalPlan] = plan match {
-    case p @ Project(list, child) if list.exists {
-        case a: Attribute => a.exprId == key.exprId
-        case _ => false
-      } => withPruning(child, key, pruning).map(c => p.copy(child = c))
+    case p @ Project(list, child) if SemiJoinReduction.passesOn(list, key) =>
+      withPruning(child, key, pruning).map(c => p.copy(child = c))
     case Filter(c, _) if c.exists(_.isInstanceOf[DynamicPruningSubquery]) => None
     case f @ Filter(_, child) => withPruning(child, key, pruning).map(c => f.copy(child = c))
     case s: DataSourceV2ScanRelation if s.scan.isInstanceOf[LanceScan] &&

@@ -1,7 +1,7 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, EqualTo,
-  PredicateHelper, SubqueryExpression}
+  Expression, NamedExpression, PredicateHelper, SubqueryExpression}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
 import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftOuter, LeftSemi,
   RightOuter}
@@ -87,10 +87,7 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
    */
   private def source(side: LogicalPlan, attr: Attribute): Option[Keys] =
     side match {
-      case Project(list, child) if list.exists {
-          case a: Attribute => a.exprId == attr.exprId
-          case _ => false
-        } => source(child, attr)
+      case Project(list, child) if passesOn(list, attr) => source(child, attr)
       case f @ Filter(_, child) =>
         if (filteredRelation(f, attr)) Some(Keys(f, attr, hopped = false))
         else source(child, attr)
@@ -120,11 +117,24 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
     }
     val other = (if (onLeft) j.right else j.left).outputSet
     if (!matchedOnly) None
-    else j.condition.toSeq.flatMap(splitConjunctivePredicates).collectFirst {
-      case EqualTo(a: Attribute, b: Attribute) if a.semanticEquals(attr) && other.contains(b) => b
-      case EqualTo(b: Attribute, a: Attribute) if a.semanticEquals(attr) && other.contains(b) => b
+    else equalities(j.condition.toSeq).collectFirst {
+      case (a, b) if a.semanticEquals(attr) && other.contains(b) => b
     }
   }
+
+  /** Whether a projection of `list` passes `attr` on as it is. */
+  private[spark] def passesOn(list: Seq[NamedExpression], attr: Attribute): Boolean =
+    list.exists {
+      case a: Attribute => a.exprId == attr.exprId
+      case _ => false
+    }
+
+  /** The attribute pairs that conjuncts of `conditions` equate, each pair both ways round. */
+  private[spark] def equalities(conditions: Seq[Expression]): Seq[(Attribute, Attribute)] =
+    conditions.flatMap(splitConjunctivePredicates).flatMap {
+      case EqualTo(a: Attribute, b: Attribute) => Seq((a, b), (b, a))
+      case _ => Nil
+    }
 
   /**
    * `f` is deterministic filters only, one likely selective, over a small Lance relation with
