@@ -171,3 +171,21 @@ def test_a_small_grouped_aggregate_is_planned_for_broadcast_as_over_parquet(spar
     assert "BroadcastHashJoin" in plans["lance"], plans["lance"]
     assert "PartialAggregate" in plans["lance"], plans["lance"]
     check(spark, tables, sql, pushed=True)
+
+
+@pytest.mark.parametrize("sql", [
+    "select sum(qty), count(*) from t where k > 3",  # the scan aggregates
+    "select g, qty from t where k > 3",  # the scan returns columnar batches
+])
+def test_planning_a_scan_broadcasts_nothing(spark, tables, sql):
+    # The reader factory (and its broadcast of the storage settings) is made when the query
+    # runs, not each time Spark asks at planning whether the scan is columnar: ids of
+    # broadcasts made just before and just after planning are consecutive.
+    spark.read.format("lance").load(tables["t"]).createOrReplaceTempView("t")
+    df = spark.sql(sql)
+    before = spark.sparkContext.broadcast(0)
+    df._jdf.queryExecution().executedPlan()
+    after = spark.sparkContext.broadcast(0)
+    assert after._jbroadcast.id() == before._jbroadcast.id() + 1
+    for b in (before, after):
+        b.destroy()

@@ -28,6 +28,14 @@ final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate)
 
   override def toBatch: Batch = new LanceAggregateScan.AggregateBatch(rows.toBatch, spec)
 
+  /**
+   * Rows, not columnar batches. Said here so that Spark does not plan the partitions and
+   * create the reader factory (a broadcast of the storage settings) at planning time to ask
+   * each partition, as it does for the default mode.
+   */
+  override def columnarSupportMode(): Scan.ColumnarSupportMode =
+    Scan.ColumnarSupportMode.UNSUPPORTED
+
   override def supportedCustomMetrics(): Array[CustomMetric] = rows.supportedCustomMetrics()
 
   /**
