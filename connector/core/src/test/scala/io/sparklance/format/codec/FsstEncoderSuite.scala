@@ -57,6 +57,17 @@ class FsstEncoderSuite extends AnyFunSuite {
     roundTrip((0 until 50000).map(i => s"row-$i-${i * 7919 % 1000}".getBytes))
   }
 
+  test("values compressing 8x decode exactly past the first buffer's 4x of the codes") {
+    // One 8-byte symbol per code: the output outgrows the buffer sized for typical text, at
+    // the first value and again later.
+    val rep = "lancefmt" * 64
+    val strs = Seq(rep.getBytes) ++ (0 until 2000).map(i => (rep * (1 + i % 3)).getBytes) ++
+      Seq("x".getBytes, Array.emptyByteArray, (rep * 40).getBytes)
+    val c = roundTrip(strs)
+    val raw = strs.map(_.length).sum
+    assert(c.codeBytes * 6 < raw, s"${c.codeBytes} code bytes for $raw input bytes")
+  }
+
   test("halves of very unequal counts, in a slice of a larger buffer, decode exactly") {
     // The encoder splits the strings into two halves of about equal bytes, encoded side by
     // side: here one half is a single long string, the other thousands of short ones.
