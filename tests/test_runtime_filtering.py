@@ -3,11 +3,14 @@ small Lance table (KeepFiltersForPruning), and an aggregated Lance scan joined w
 table, or a Lance table joined on a key equal to that table's, is semi-joined with it first
 (SemiJoinReduction); an IN subquery keeping few groups of an aggregation prunes the Lance
 scans it filters (InSubqueryPruning), and the keys of the selective outer rows of an EXISTS
-subquery prune the Lance scan in it (ExistsPruning). Answers are checked against Spark's own
-answer on Parquet copies of pylance's rows, with the rules off, and in the plans."""
+subquery prune the Lance scan in it (ExistsPruning); a large Lance table joined with a small
+one that a join above reduces is pruned by the reduced keys, and so are the EXISTS subqueries
+on its rows (JoinedKeyPruning). Answers are checked against Spark's own answer on Parquet
+copies of pylance's rows, with the rules off, and in the plans."""
 
 from __future__ import annotations
 
+import pathlib
 import random
 
 import lance
@@ -26,8 +29,8 @@ def write(tmp_path, name, table, **kw):
 
 @pytest.fixture(scope="module")
 def parts_and_items(tmp_path_factory):
-    """`part` (200 rows), `item` (6000 rows in 6 fragments, some deleted, null keys) and
-    `supply` (3000 rows in 3 fragments, null keys)."""
+    """`part` (200 rows), `item` (6000 rows in 6 fragments, some deleted, null keys),
+    `supply` (3000 rows in 3 fragments, null keys) and `brand` (6 rows, groups of brands)."""
     tmp = tmp_path_factory.mktemp("rf")
     rng = random.Random(17)
     brands = [f"Brand#{i}" for i in range(1, 6)]
@@ -52,7 +55,11 @@ def parts_and_items(tmp_path_factory):
                            pa.int64()),
         "s_cost": pa.array([rng.randint(100, 5000) / 100 for _ in range(3000)], pa.float64()),
     })
-    paths = {"part": write(tmp, "part", part),
+    brand = pa.table({  # Brand#9 has no parts
+        "b_name": pa.array([f"Brand#{i}" for i in (1, 2, 3, 4, 5, 9)]),
+        "b_group": pa.array(["east", "east", "west", "north", "north", "south"]),
+    })
+    paths = {"part": write(tmp, "part", part), "brand": write(tmp, "brand", brand),
              "item": write(tmp, "item", item, max_rows_per_file=1000),
              "supply": write(tmp, "supply", supply, max_rows_per_file=1000)}
     ds = lance.dataset(paths["item"])
@@ -64,7 +71,7 @@ def parts_and_items(tmp_path_factory):
 
 
 def views(spark, paths, fmt):
-    for name in ("part", "item", "supply"):
+    for name in ("part", "item", "supply", "brand"):
         if name not in paths:
             continue
         df = (spark.read.format("lance").load(paths[name]) if fmt == "lance"
@@ -256,6 +263,78 @@ def test_an_exists_subquery_scans_only_the_keys_of_its_selective_outer_rows(
         assert not want
         return
     assert want and pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
+
+
+# q7's shape: the items of the parts of a group of brands, `brand` joined last. `item` meets the
+# group only through `part`, which has no filter of its own.
+Q7 = """SELECT b_group, count(*), sum(i_price) FROM item, part, brand
+WHERE i_key = p_key AND p_brand = b_name AND b_group = '{group}' GROUP BY b_group"""
+
+# q21's shape: of those items, the ones with (or without) a larger item of the same name under
+# another key.
+Q21 = """SELECT b_group, count(*) FROM item i1, part, brand
+WHERE i1.i_key = p_key AND p_brand = b_name AND b_group = '{group}' AND {exists} (
+SELECT * FROM item i2 WHERE i2.i_name = i1.i_name AND i2.i_key <> i1.i_key
+AND i2.i_qty > i1.i_qty) GROUP BY b_group"""
+
+
+def data_bytes(path):
+    return sum(f.stat().st_size for f in pathlib.Path(path, "data").iterdir())
+
+
+def answers_with_part_broadcast_sized(spark, paths, sql):
+    """Parquet's answer, and Lance's answer and plan with and without dynamic pruning, with
+    Spark's broadcast threshold at `part`'s size: `part` is then a small table for the rules
+    and `item` a large one, as `supplier` and `lineitem` are in TPC-H at the default."""
+    assert data_bytes(paths["item"]) > 4 * data_bytes(paths["part"])
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(data_bytes(paths["part"])))
+    try:
+        want, _ = answer(spark, paths, sql, fmt="parquet")
+        got, plan = answer(spark, paths, sql)
+        off, off_plan = answer(spark, paths, sql, dpp=False)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    assert same(got, want) and same(off, want), (got, off, want)
+    assert "dynamicpruningexpression" not in off_plan, off_plan
+    return want, plan
+
+
+@pytest.mark.parametrize("group", ["east", "west", "south", "none"])
+def test_keys_of_a_table_reduced_by_a_join_above_prune_the_scan_joined_with_it(
+        spark, parts_and_items, group):
+    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items,
+                                                   Q7.format(group=group))
+    if not want:  # no brand or no part qualifies: Spark's adaptive plan drops the scans
+        return
+    assert pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
+
+
+@pytest.mark.parametrize("exists", ["EXISTS", "NOT EXISTS"])
+@pytest.mark.parametrize("group", ["east", "north", "south"])
+def test_an_exists_subquery_on_rows_so_pruned_scans_only_their_keys(
+        spark, parts_and_items, exists, group):
+    want, plan = answers_with_part_broadcast_sized(
+        spark, parts_and_items, Q21.format(group=group, exists=exists))
+    if group == "south":  # Brand#9 has no parts
+        assert not want
+        return
+    assert want and pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
+    assert pruned_at_run_time(plan, parts_and_items["item"], "i_name"), plan
+
+
+# q11's shape: the parts of a group whose items add up to more than a share of the group's.
+Q11 = """SELECT p_key, sum(i_price) FROM item, part, brand
+WHERE i_key = p_key AND p_brand = b_name AND b_group = 'east' GROUP BY p_key
+HAVING sum(i_price) > (SELECT sum(i_price) * 0.01 FROM item, part, brand
+WHERE i_key = p_key AND p_brand = b_name AND b_group = 'east')"""
+
+
+def test_a_plan_with_a_scalar_subquery_is_left_unpruned(spark, parts_and_items):
+    """Spark 4.0 can deadlock running a pruning subquery where a scalar subquery reuses the
+    plan's exchanges (TPC-H q11 hung): the rule leaves such plans alone."""
+    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items, Q11)
+    assert want
+    assert not pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
 
 
 def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and_items):

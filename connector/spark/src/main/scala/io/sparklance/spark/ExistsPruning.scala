@@ -34,32 +34,42 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
     val conf = SQLConf.get
     if (!conf.dynamicPartitionPruningEnabled || conf.autoBroadcastJoinThreshold <= 0) plan
     else plan.transformUp {
-      case f @ Filter(condition, child) if SubqueryExpression.hasSubquery(condition) =>
-        val conjuncts = splitConjunctivePredicates(condition)
-        // The outer rows, or more: the filter's conditions without subqueries over its input.
-        lazy val outer = conjuncts.filterNot(SubqueryExpression.hasSubquery) match {
-          case Seq() => child
-          case rest => Filter(rest.reduce(And), child)
-        }
-        val pruned = conjuncts.map {
-          case e: Exists => prune(e, outer).getOrElse(e)
-          case n @ Not(e: Exists) => prune(e, outer).map(Not(_)).getOrElse(n)
-          case other => other
-        }
-        if (pruned.zip(conjuncts).forall { case (a, b) => a eq b }) f
-        else f.copy(condition = pruned.reduce(And))
+      case f @ Filter(condition, _) if SubqueryExpression.hasSubquery(condition) =>
+        withExistsPruned(f, {
+          // The outer side is deterministic filters over a small relation holding `o`.
+          case (outer: Filter, o) => SemiJoinReduction.filteredRelation(outer, o)
+          case _ => false
+        })
     }
   }
 
+  /**
+   * `f` with the Lance scans of its EXISTS / NOT EXISTS conjuncts pruned by the keys of the
+   * rows they are evaluated on (`f`'s input, filtered by its conjuncts without subqueries),
+   * where `eligible` holds for that input and the key column.
+   */
+  private[spark] def withExistsPruned(f: Filter,
+      eligible: (LogicalPlan, Attribute) => Boolean): Filter = {
+    val conjuncts = splitConjunctivePredicates(f.condition)
+    lazy val outer = conjuncts.filterNot(SubqueryExpression.hasSubquery) match {
+      case Seq() => f.child
+      case rest => Filter(rest.reduce(And), f.child)
+    }
+    val pruned = conjuncts.map {
+      case e: Exists => prune(e, outer, eligible).getOrElse(e)
+      case n @ Not(e: Exists) => prune(e, outer, eligible).map(Not(_)).getOrElse(n)
+      case other => other
+    }
+    if (pruned.zip(conjuncts).forall { case (a, b) => a eq b }) f
+    else f.copy(condition = pruned.reduce(And))
+  }
+
   /** `e` with its Lance scan filtered by the keys of `outer` it is correlated with. */
-  private def prune(e: Exists, outer: LogicalPlan): Option[Exists] = {
+  private def prune(e: Exists, outer: LogicalPlan,
+      eligible: (LogicalPlan, Attribute) => Boolean): Option[Exists] = {
     val inner = e.plan.outputSet
     SemiJoinReduction.equalities(e.joinCond).collectFirst {
-      // The outer side is deterministic filters over a small relation holding `o`.
-      case (i, o) if inner.contains(i) && (outer match {
-          case f: Filter => SemiJoinReduction.filteredRelation(f, o)
-          case _ => false
-        }) => (i, o)
+      case (i, o) if inner.contains(i) && eligible(outer, o) => (i, o)
     }.flatMap { case (i, o) =>
       lazy val build = optimized(Project(Seq(o), outer))
       withPruning(e.plan, i, SparkLineShims.pruningSubquery(i, build, o))
@@ -84,7 +94,7 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
    * subquery: the subquery's own plan was optimized before this rule runs, but the outer side
    * is not yet.
    */
-  private def optimized(plan: LogicalPlan): LogicalPlan =
+  private[spark] def optimized(plan: LogicalPlan): LogicalPlan =
     SparkSession.active.sessionState.optimizer.execute(Subquery(plan, correlated = false)) match {
       case Subquery(child, _) => child
       case other => other

@@ -8,7 +8,7 @@ import io.sparklance.spark.vector.LanceNearestFunction
  * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
  * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
  * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]], [[KeepFiltersForPruning]],
- * [[InSubqueryPruning]] and [[ExistsPruning]].
+ * [[InSubqueryPruning]], [[ExistsPruning]] and, before scan push-down, [[JoinedKeyPruning]].
  * {{{
  * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
  * }}}
@@ -21,5 +21,6 @@ class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => KeepFiltersForPruning)
     extensions.injectOptimizerRule(_ => InSubqueryPruning)
     extensions.injectOptimizerRule(_ => ExistsPruning)
+    extensions.injectPreCBORule(_ => JoinedKeyPruning)
   }
 }

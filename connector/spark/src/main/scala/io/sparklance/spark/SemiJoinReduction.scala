@@ -85,7 +85,7 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
    * through projections that pass `attr` on, filters and joins. The values of `attr` in `side`
    * are then among the chain's.
    */
-  private def source(side: LogicalPlan, attr: Attribute): Option[Keys] =
+  private[spark] def source(side: LogicalPlan, attr: Attribute): Option[Keys] =
     side match {
       case Project(list, child) if passesOn(list, attr) => source(child, attr)
       case f @ Filter(_, child) =>
@@ -206,7 +206,7 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
   }
 
   /** `SELECT attr FROM <filters over relation>` with new attribute ids, and the new `attr`. */
-  private def freshCopy(source: Keys): (LogicalPlan, Attribute) = {
+  private[spark] def freshCopy(source: Keys): (LogicalPlan, Attribute) = {
     val Keys(chain, attr, _) = source
     val relation = chain.collectFirst { case r: DataSourceV2Relation => r }.get
     val fresh = relation.newInstance()
@@ -223,5 +223,5 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
    * The values `attr` takes in `chain` (filters over a small Lance relation); `hopped` when
    * found through a join's equality (see `equal`).
    */
-  private case class Keys(chain: LogicalPlan, attr: Attribute, hopped: Boolean)
+  private[spark] case class Keys(chain: LogicalPlan, attr: Attribute, hopped: Boolean)
 }
