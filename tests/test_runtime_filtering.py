@@ -5,7 +5,7 @@ table, or a Lance table joined on a key equal to that table's, is semi-joined wi
 scans it filters (InSubqueryPruning), and the keys of the selective outer rows of an EXISTS
 subquery prune the Lance scan in it (ExistsPruning); a large Lance table joined with a small
 one that a join above reduces is pruned by the reduced keys, and so are the EXISTS subqueries
-on its rows (JoinedKeyPruning). Answers are checked against Spark's own answer on Parquet
+on its rows and a large table joined with them (JoinedKeyPruning). Answers are checked against Spark's own answer on Parquet
 copies of pylance's rows, with the rules off, and in the plans."""
 
 from __future__ import annotations
@@ -320,6 +320,24 @@ def test_an_exists_subquery_on_rows_so_pruned_scans_only_their_keys(
         return
     assert want and pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
     assert pruned_at_run_time(plan, parts_and_items["item"], "i_name"), plan
+
+
+# And with `supply` joined on the item's key before `brand` (q21's `orders`): it meets the
+# group only through the pruned `item`.
+Q7_SUPPLY = """SELECT b_group, count(*), sum(s_cost) FROM item, part, supply, brand
+WHERE i_key = p_key AND s_part = i_key AND p_brand = b_name AND b_group = '{group}'
+GROUP BY b_group"""
+
+
+@pytest.mark.parametrize("group", ["west", "north", "south"])
+def test_a_table_joined_with_the_pruned_rows_is_pruned_by_their_keys(
+        spark, parts_and_items, group):
+    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items,
+                                                   Q7_SUPPLY.format(group=group))
+    if not want:  # Brand#9 has no parts: Spark's adaptive plan drops the scans
+        return
+    assert pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
+    assert pruned_at_run_time(plan, parts_and_items["supply"], "s_part"), plan
 
 
 # q11's shape: the parts of a group whose items add up to more than a share of the group's.

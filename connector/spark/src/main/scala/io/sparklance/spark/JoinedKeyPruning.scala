@@ -90,7 +90,12 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
       val (newMine, newOther) =
         if (joinType.isInstanceOf[InnerLike] && smallRead(mine, a)) {
           (mine, pruned(other, mine, a, keys, cond.toSeq))
-        } else (reduced(mine, a, keys), other)
+        } else {
+          val m = reduced(mine, a, keys)
+          // A large table joined here with the rows of one pruned below: pruned by their keys.
+          if ((m eq mine) || !joinType.isInstanceOf[InnerLike]) (m, other)
+          else (m, joinedWithPruned(other, m, cond.toSeq))
+        }
       if ((newMine eq mine) && (newOther eq other)) j
       else if (onLeft) j.copy(left = newMine, right = newOther)
       else j.copy(left = newOther, right = newMine)
@@ -109,6 +114,43 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
         .getOrElse(plan)
     }
 
+  /**
+   * `other` with each large Lance table pruned whose column `x` the join condition `cond`
+   * equates with a column `z` of a pruned read in `side` (TPC-H q21: `orders` by the order
+   * keys of the `lineitem` rows of one nation's suppliers): by `z`'s values in that read,
+   * without its conditions that hold other subqueries (more rows, the same keys at most).
+   */
+  private def joinedWithPruned(other: LogicalPlan, side: LogicalPlan,
+      cond: Seq[Expression]): LogicalPlan =
+    SemiJoinReduction.equalities(cond).foldLeft(other) { case (plan, (z, x)) =>
+      if (!side.outputSet.contains(z) || !plan.outputSet.contains(x)) plan
+      else prunedReadOf(side, z).flatMap { read =>
+        val rows = read.transform { case Filter(c, child) =>
+          splitConjunctivePredicates(c).filter(e =>
+            e.isInstanceOf[DynamicPruningSubquery] || !SubqueryExpression.hasSubquery(e)) match {
+            case Seq() => child
+            case kept => Filter(kept.reduce(And), child)
+          }
+        }
+        val build = ExistsPruning.optimized(Project(Seq(z), rows))
+        withPruning(plan, x, SparkLineShims.pruningSubquery(x, build, z))
+      }.getOrElse(plan)
+    }
+
+  /**
+   * The read in `plan` that `z` comes from, when it is pruned by this rule (deterministic
+   * projections and filters, one with a dynamic pruning filter, over a Lance relation), reached
+   * through operators that keep no row of it unmatched.
+   */
+  private def prunedReadOf(plan: LogicalPlan, z: Attribute): Option[LogicalPlan] = plan match {
+    case read if read.outputSet.contains(z) && prunedRead(read, None).isDefined => Some(read)
+    case Project(list, child) if passesOn(list, z) => prunedReadOf(child, z)
+    case Filter(c, child) if c.deterministic => prunedReadOf(child, z)
+    case Join(l, r, joinType, _, _) if keeps(joinType, l.outputSet.contains(z)) =>
+      prunedReadOf(if (l.outputSet.contains(z)) l else r, z)
+    case _ => None
+  }
+
   /** `SELECT y FROM small LEFT SEMI JOIN <copy of keys> ON a = <its key>`, optimized. */
   private def build(small: LogicalPlan, y: Attribute, a: Attribute,
       keys: SemiJoinReduction.Keys): LogicalPlan = {
@@ -126,11 +168,11 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
       pruning: => Expression): Option[LogicalPlan] = plan match {
     case p @ Project(list, child) if passesOn(list, x) =>
       withPruning(child, x, pruning).map(c => p.copy(child = c))
-    case Filter(c, _) if prunes(c, x) || !c.deterministic => None
+    case Filter(c, _) if prunes(c, Some(x)) || !c.deterministic => None
     case f @ Filter(_, child) => withPruning(child, x, pruning).map { c =>
       // Its EXISTS subqueries, now evaluated on fewer rows, read only those rows' keys.
       val g = ExistsPruning.withExistsPruned(f.copy(child = c),
-        (rows, o) => prunedRead(rows, x).exists(_.outputSet.contains(o)))
+        (rows, o) => prunedRead(rows, Some(x)).exists(_.outputSet.contains(o)))
       (g.child, child) match {
         // One filter over the relation: scan push-down takes only the one right over it.
         case (Filter(p, r), _: DataSourceV2Relation) => Filter(And(g.condition, p), r)
@@ -149,9 +191,10 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
 
   /**
    * The relation `plan` reads, where `plan` is deterministic projections and filters over it,
-   * one of them pruning by `x`: rows a subquery can compute again.
+   * one of them pruning by `x` (by any column when None): rows a subquery can compute again.
    */
-  private def prunedRead(plan: LogicalPlan, x: Attribute): Option[DataSourceV2Relation] = {
+  private def prunedRead(plan: LogicalPlan,
+      x: Option[Attribute]): Option[DataSourceV2Relation] = {
     def down(p: LogicalPlan, pruned: Boolean): Option[DataSourceV2Relation] = p match {
       case Project(list, child) if list.forall(_.deterministic) => down(child, pruned)
       case Filter(c, child) if c.deterministic => down(child, pruned || prunes(c, x))
@@ -165,9 +208,9 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
   private def passesOn(list: Seq[NamedExpression], attr: Attribute): Boolean =
     SemiJoinReduction.passesOn(list, attr) && list.forall(_.deterministic)
 
-  /** Whether `condition` holds a dynamic pruning filter of `x`. */
-  private def prunes(condition: Expression, x: Attribute): Boolean = condition.exists {
-    case d: DynamicPruningSubquery => d.pruningKey.semanticEquals(x)
+  /** Whether `condition` holds a dynamic pruning filter of `x` (of any column when None). */
+  private def prunes(condition: Expression, x: Option[Attribute]): Boolean = condition.exists {
+    case d: DynamicPruningSubquery => x.forall(d.pruningKey.semanticEquals)
     case _ => false
   }
 
