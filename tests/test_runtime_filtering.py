@@ -189,16 +189,7 @@ GROUP BY i_key"""
 def test_an_in_subquery_of_few_groups_prunes_the_scan_it_filters(spark, parts_and_items, least):
     """Without broadcasts (as when the aggregation is too large for one), only this rule can
     hand the subquery's keys to the scan."""
-    sql = Q18.format(least=least)
-    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
-    try:
-        want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
-        got, plan = answer(spark, parts_and_items, sql)
-        off, off_plan = answer(spark, parts_and_items, sql, dpp=False)
-    finally:
-        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
-    assert same(got, want) and same(off, want), (got, off, want)
-    assert "dynamicpruningexpression" not in off_plan, off_plan
+    want, plan = answers_at_threshold(spark, parts_and_items, Q18.format(least=least), -1)
     if least > 1000:  # no group qualifies: Spark's adaptive plan drops the join and its scans
         assert not want
         return
@@ -283,11 +274,16 @@ def data_bytes(path):
 
 
 def answers_with_part_broadcast_sized(spark, paths, sql):
-    """Parquet's answer, and Lance's answer and plan with and without dynamic pruning, with
-    Spark's broadcast threshold at `part`'s size: `part` is then a small table for the rules
+    """Spark's broadcast threshold at `part`'s size: `part` is then a small table for the rules
     and `item` a large one, as `supplier` and `lineitem` are in TPC-H at the default."""
     assert data_bytes(paths["item"]) > 4 * data_bytes(paths["part"])
-    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(data_bytes(paths["part"])))
+    return answers_at_threshold(spark, paths, sql, data_bytes(paths["part"]))
+
+
+def answers_at_threshold(spark, paths, sql, threshold):
+    """Parquet's answer, and Lance's plan, checking that Lance's answer with and without
+    dynamic pruning equals it, with Spark's broadcast threshold at `threshold` bytes."""
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(threshold))
     try:
         want, _ = answer(spark, paths, sql, fmt="parquet")
         got, plan = answer(spark, paths, sql)
