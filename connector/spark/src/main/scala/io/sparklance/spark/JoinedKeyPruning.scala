@@ -140,7 +140,7 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
   /**
    * The read in `plan` that `z` comes from, when it is pruned by this rule (deterministic
    * projections and filters, one with a dynamic pruning filter, over a Lance relation), reached
-   * through operators that keep no row of it unmatched.
+   * through operators each of whose output rows comes from one of its rows (see `keeps`).
    */
   private def prunedReadOf(plan: LogicalPlan, z: Attribute): Option[LogicalPlan] = plan match {
     case read if read.outputSet.contains(z) && prunedRead(read, None).isDefined => Some(read)
@@ -161,8 +161,8 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
 
   /**
    * `plan` with `pruning` over the large Lance relation that `x` comes from, reached through
-   * operators that keep no row of it unmatched; None where there is none, or where its read
-   * is pruned by `x` already.
+   * operators each of whose output rows comes from one of its rows (see `keeps`); None where
+   * there is none, or where its read is pruned by `x` already.
    */
   private def withPruning(plan: LogicalPlan, x: Attribute,
       pruning: => Expression): Option[LogicalPlan] = plan match {
