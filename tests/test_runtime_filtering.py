@@ -5,8 +5,9 @@ table, or a Lance table joined on a key equal to that table's, is semi-joined wi
 scans it filters (InSubqueryPruning), and the keys of the selective outer rows of an EXISTS
 subquery prune the Lance scan in it (ExistsPruning); a large Lance table joined with a small
 one that a join above reduces is pruned by the reduced keys, and so are the EXISTS subqueries
-on its rows and a large table joined with them (JoinedKeyPruning). Answers are checked against Spark's own answer on Parquet
-copies of pylance's rows, with the rules off, and in the plans."""
+on its rows and a large table joined with them (JoinedKeyPruning). Answers are checked
+against Spark's own answer on Parquet copies of pylance's rows, with the rules off, and in
+the plans."""
 
 from __future__ import annotations
 

@@ -35,8 +35,8 @@ import io.sparklance.spark.shims.SparkLineShims
  * side of outer joins; the left side of semi and anti joins); `S` is deterministic filters and
  * projections over a Lance table small as [[KeepFiltersForPruning]] judges it, the pruned
  * table a Lance table larger than the broadcast threshold. One level only: the keys of `U` are
- * not followed further down. EXISTS / NOT EXISTS subqueries evaluated on the pruned table's rows (q21's
- * `l2`, `l3`) are pruned in turn by those rows' keys, as [[ExistsPruning]] does.
+ * not followed further down. EXISTS / NOT EXISTS subqueries evaluated on the pruned table's
+ * rows (q21's `l2`, `l3`) are pruned in turn by those rows' keys, as [[ExistsPruning]] does.
  * Runs before scan push-down, once (Spark derives the filters of joins' OR conditions, as
  * q7's, only then); a no-op when dynamic pruning or broadcasts are off, in subqueries' plans
  * and in plans with scalar subqueries (see `hasScalarSubquery`).
