@@ -7,7 +7,8 @@ subquery prune the Lance scan in it (ExistsPruning); a large Lance table joined 
 one that a join above reduces is pruned by the reduced keys, and so are the EXISTS subqueries
 on its rows and a large table joined with them (JoinedKeyPruning). Answers are checked
 against Spark's own answer on Parquet copies of pylance's rows, with the rules off, and in
-the plans."""
+the plans. The datasets here are tiny, so the module offers every one of them to Spark's own
+pruning (`runtime_filter_min_bytes` 0); the last test checks the default."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ import pyarrow.parquet as pq
 import pytest
 
 DPP = "spark.sql.optimizer.dynamicPartitionPruning.enabled"
+MIN_BYTES = "spark.datasource.lance.runtime_filter_min_bytes"
+
+
+@pytest.fixture(autouse=True)
+def every_dataset_prunable(spark):
+    spark.conf.set(MIN_BYTES, "0")
+    yield
+    spark.conf.unset(MIN_BYTES)
 
 
 def write(tmp_path, name, table, **kw):
@@ -382,3 +391,21 @@ def test_thousands_of_join_keys_reach_the_tasks_once(spark, tmp_path):
     got, plan = answer(spark, paths, sql)
     assert got == want and len(want) > 10000
     assert "dynamicpruningexpression(f_key" in plan, plan
+
+
+def test_a_dataset_under_the_minimum_size_is_not_offered_to_sparks_pruning(
+        spark, parts_and_items):
+    """At the default `runtime_filter_min_bytes` (1 MiB), `item` (a few kilobytes) names no
+    column for Spark's dynamic pruning: the join of the test above keeps the same rows, with
+    no runtime filter on `item`; set to 0 (here as a session conf), the option offers it again."""
+    sql = JOIN.format(brand="Brand#2", size=10)
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    spark.conf.unset(MIN_BYTES)
+    got, plan = answer(spark, parts_and_items, sql)
+    assert got == want
+    assert not any("dynamicpruningexpression(i_key" in s
+                   for s in item_scans(plan, parts_and_items["item"])), plan
+    spark.conf.set(MIN_BYTES, "0")
+    got, plan = answer(spark, parts_and_items, sql)
+    assert got == want
+    assert "dynamicpruningexpression(i_key" in item_scans(plan, parts_and_items["item"])[0]

@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.LanceErrors
 import io.sparklance.table.VersionSpec
-import io.sparklance.spark.OptionValues.{bool, positiveInt, positiveLong}
+import io.sparklance.spark.OptionValues.{bool, nonNegativeLong, positiveInt, positiveLong}
 
 /** What a metadata-table read returns instead of the dataset's rows. */
 sealed abstract class MetadataTable(val name: String) extends Serializable
@@ -49,6 +49,10 @@ object MetadataTable {
  *  - `aggregate_pushdown`: let each task aggregate its rows when Spark pushes an aggregation
  *    (COUNT, SUM of exact integer and decimal expressions, MIN/MAX, grouped by plain
  *    columns; default true); `false` returns rows to Spark's own aggregation.
+ *  - `runtime_filter_min_bytes`: a dataset of fewer data bytes (default 1 MiB) names no column
+ *    Spark's own dynamic pruning may filter: reading it costs less than planning the pruning
+ *    subquery (a copy of the other join side, with its own pruning) does. `0` offers every
+ *    dataset. The connector's own pruning rules choose their targets themselves.
  */
 final case class LanceReadOptions(
     path: String,
@@ -60,7 +64,8 @@ final case class LanceReadOptions(
     /** Whether `split_size` was given; if not, splits also shrink to use every core. */
     splitSizeGiven: Boolean = false,
     useScalarIndex: Boolean = true,
-    aggregatePushdown: Boolean = true)
+    aggregatePushdown: Boolean = true,
+    runtimeFilterMinBytes: Long = LanceReadOptions.DefaultRuntimeFilterMinBytes)
 
 object LanceReadOptions {
   val Path = "path"
@@ -75,6 +80,8 @@ object LanceReadOptions {
   val FilterPushdown = "filter_pushdown"
   val UseScalarIndex = "use_scalar_index"
   val AggregatePushdown = "aggregate_pushdown"
+  val RuntimeFilterMinBytes = "runtime_filter_min_bytes"
+  val DefaultRuntimeFilterMinBytes: Long = 1L << 20
   /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
   val Branch = "branch"
 
@@ -94,7 +101,9 @@ object LanceReadOptions {
       filterPushdown = bool(options, FilterPushdown, default = true),
       splitSizeGiven = options.containsKey(SplitSize),
       useScalarIndex = bool(options, UseScalarIndex, default = true),
-      aggregatePushdown = bool(options, AggregatePushdown, default = true))
+      aggregatePushdown = bool(options, AggregatePushdown, default = true),
+      runtimeFilterMinBytes = nonNegativeLong(options, RuntimeFilterMinBytes,
+        DefaultRuntimeFilterMinBytes))
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {

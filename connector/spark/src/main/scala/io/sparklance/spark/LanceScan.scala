@@ -138,10 +138,13 @@ class LanceScan(
 
   /**
    * The projected data columns a runtime filter can name: those the reader evaluates
-   * predicates on. None for a partial COUNT(*) or a scan bounded by LIMIT/OFFSET.
+   * predicates on. None for a partial COUNT(*), a scan bounded by LIMIT/OFFSET, or a dataset
+   * under `runtime_filter_min_bytes` (Spark's pruning subquery on it costs more to plan than
+   * it saves: TPC-H's `nation` and `supplier` pruned by copies of whole join trees).
    */
   override def filterAttributes(): Array[NamedReference] =
-    if (countRows || limit.isDefined || offset > 0) Array.empty
+    if (countRows || limit.isDefined || offset > 0 ||
+        table.estimatedBytes < table.options.runtimeFilterMinBytes) Array.empty
     else {
       val translator = new FilterTranslator(table.snapshot.schema, table.schema())
       fields.map(_.name).filter(translator.filterable).map(n => LanceScan.column(n)).toArray

@@ -14,6 +14,16 @@ private[spark] object OptionValues {
       n
     }.getOrElse(default)
 
+  def nonNegativeLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
+    Option(options.get(key)).map { v =>
+      val n = try v.trim.toLong catch {
+        case _: NumberFormatException =>
+          throw LanceErrors.invalidOption(key, v, "expected a non-negative integer")
+      }
+      if (n < 0) throw LanceErrors.invalidOption(key, v, "expected a non-negative integer")
+      n
+    }.getOrElse(default)
+
   def positiveInt(options: CaseInsensitiveStringMap, key: String, default: Int): Int = {
     val n = positiveLong(options, key, default)
     if (n > Int.MaxValue) throw LanceErrors.invalidOption(key, n.toString, "too large")

@@ -118,6 +118,8 @@ class LanceDataSourceSuite extends SparkSessionSuite {
     assert(message(spark.read.format("lance").option("version", 1).option("timestamp", "2020-01-01").load(p)).contains("only one"))
     assert(message(spark.read.format("lance").option("batch_size", "0").load(p)).contains("'batch_size'"))
     assert(message(spark.read.format("lance").option("metadata_table", "nope").load(p)).contains("'metadata_table'"))
+    assert(message(spark.read.format("lance").option("runtime_filter_min_bytes", "-1").load(p))
+      .contains("'runtime_filter_min_bytes'"))
 
     val copy = TempDirs.copyOf(f)
     val victim = Files.list(copy.resolve("_versions")).iterator().asScala.filter(_.toString.endsWith(".manifest")).toSeq.head
