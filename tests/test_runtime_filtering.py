@@ -5,10 +5,12 @@ table, or a Lance table joined on a key equal to that table's, is semi-joined wi
 scans it filters (InSubqueryPruning), and the keys of the selective outer rows of an EXISTS
 subquery prune the Lance scan in it (ExistsPruning); a large Lance table joined with a small
 one that a join above reduces is pruned by the reduced keys, and so are the EXISTS subqueries
-on its rows and a large table joined with them (JoinedKeyPruning). Answers are checked
-against Spark's own answer on Parquet copies of pylance's rows, with the rules off, and in
-the plans. The datasets here are tiny, so the module offers every one of them to Spark's own
-pruning (`runtime_filter_min_bytes` 0); the last test checks the default."""
+on its rows and a large table joined with them (JoinedKeyPruning); a large Lance table joined
+with a filtered one too large to broadcast is pruned by its keys (FilteredJoinPruning).
+Answers are checked against Spark's own answer on Parquet copies of pylance's rows, with the
+rules off, and in the plans. The datasets here are tiny, so the module offers every one of
+them to Spark's own pruning (`runtime_filter_min_bytes` 0); the last test checks the
+default."""
 
 from __future__ import annotations
 
@@ -391,6 +393,39 @@ def test_thousands_of_join_keys_reach_the_tasks_once(spark, tmp_path):
     got, plan = answer(spark, paths, sql)
     assert got == want and len(want) > 10000
     assert "dynamicpruningexpression(f_key" in plan, plan
+
+
+# q5's shape: `item` (the large table) joined with `supply` filtered, too large to broadcast.
+FILTERED = """SELECT i_key, i_price, s_cost FROM item JOIN supply ON i_key = s_part
+WHERE {where}"""
+
+
+@pytest.mark.parametrize("where,prunes", [
+    ("s_cost < 5", True), ("s_cost BETWEEN 10 AND 11", True), ("s_cost > 100", True),
+    ("s_part IS NOT NULL", False)])
+def test_a_large_table_is_pruned_by_the_keys_of_a_filtered_table_too_large_to_broadcast(
+        spark, parts_and_items, where, prunes):
+    """With the broadcast threshold under both tables' sizes, `item` (more than twice
+    `supply`'s bytes) is read with the keys of the `supply` rows that pass a selective filter
+    (none pass `s_cost > 100`); a filter only of nulls is not selective, and leaves it."""
+    paths = parts_and_items
+    assert data_bytes(paths["item"]) > 2 * data_bytes(paths["supply"])
+    want, plan = answers_at_threshold(spark, paths, FILTERED.format(where=where), 100)
+    if not want:
+        return
+    assert pruned_at_run_time(plan, paths["item"], "i_key") == prunes, plan
+
+
+def test_a_large_table_pruned_by_a_small_selective_table_is_not_pruned_again(
+        spark, parts_and_items):
+    """`item` joined with selective `part` (which Spark prunes it by, through part's
+    broadcast) is not also pruned by `supply`'s keys: `supply` is read once."""
+    sql = ("SELECT i_key, s_cost FROM item JOIN part ON i_key = p_key JOIN supply "
+           "ON i_key = s_part WHERE p_brand = 'Brand#2' AND s_cost < 20")
+    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items, sql)
+    assert want
+    assert pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
+    assert len(item_scans(final_plan(plan), parts_and_items["supply"])) == 1, plan
 
 
 def test_a_dataset_under_the_minimum_size_is_not_offered_to_sparks_pruning(

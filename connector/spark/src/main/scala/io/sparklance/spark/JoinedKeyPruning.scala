@@ -69,8 +69,8 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * taken while its stage waits for the pruning, is wanted to describe the scalar subquery's
    * plan), so such plans, and subqueries' own plans, are left as they are.
    */
-  private def hasScalarSubquery(plan: LogicalPlan): Boolean = plan.exists(_.expressions.exists(
-    _.exists(_.isInstanceOf[ScalarSubquery])))
+  private[spark] def hasScalarSubquery(plan: LogicalPlan): Boolean =
+    plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ScalarSubquery])))
 
   /**
    * `side` with the large tables pruned that a join below joins with the small table that
@@ -160,16 +160,17 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   /**
-   * `plan` with `pruning` over the large Lance relation that `x` comes from, reached through
-   * operators each of whose output rows comes from one of its rows (see `keeps`); None where
-   * there is none, or where its read is pruned by `x` already.
+   * `plan` with `pruning` over the large Lance relation that `x` comes from (one `accept`s;
+   * by default, larger than the broadcast threshold), reached through operators each of whose
+   * output rows comes from one of its rows (see `keeps`); None where there is none, or where
+   * its read is pruned by `x` already.
    */
-  private def withPruning(plan: LogicalPlan, x: Attribute,
-      pruning: => Expression): Option[LogicalPlan] = plan match {
+  private[spark] def withPruning(plan: LogicalPlan, x: Attribute, pruning: => Expression,
+      accept: LanceTable => Boolean = _.estimatedBytes > limit): Option[LogicalPlan] = plan match {
     case p @ Project(list, child) if passesOn(list, x) =>
-      withPruning(child, x, pruning).map(c => p.copy(child = c))
+      withPruning(child, x, pruning, accept).map(c => p.copy(child = c))
     case Filter(c, _) if prunes(c, Some(x)) || !c.deterministic => None
-    case f @ Filter(_, child) => withPruning(child, x, pruning).map { c =>
+    case f @ Filter(_, child) => withPruning(child, x, pruning, accept).map { c =>
       // Its EXISTS subqueries, now evaluated on fewer rows, read only those rows' keys.
       val g = ExistsPruning.withExistsPruned(f.copy(child = c),
         (rows, o) => prunedRead(rows, Some(x)).exists(_.outputSet.contains(o)))
@@ -180,10 +181,10 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
       }
     }
     case j @ Join(l, r, joinType, _, _) if keeps(joinType, l.outputSet.contains(x)) =>
-      if (l.outputSet.contains(x)) withPruning(l, x, pruning).map(c => j.copy(left = c))
-      else withPruning(r, x, pruning).map(c => j.copy(right = c))
+      if (l.outputSet.contains(x)) withPruning(l, x, pruning, accept).map(c => j.copy(left = c))
+      else withPruning(r, x, pruning, accept).map(c => j.copy(right = c))
     case rel: DataSourceV2Relation if rel.outputSet.contains(x) => rel.table match {
-      case t: LanceTable if t.estimatedBytes > limit => Some(Filter(pruning, rel))
+      case t: LanceTable if accept(t) => Some(Filter(pruning, rel))
       case _ => None
     }
     case _ => None
@@ -205,7 +206,7 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   /** A projection of `list` passes `attr` on, and computes nothing that may differ per run. */
-  private def passesOn(list: Seq[NamedExpression], attr: Attribute): Boolean =
+  private[spark] def passesOn(list: Seq[NamedExpression], attr: Attribute): Boolean =
     SemiJoinReduction.passesOn(list, attr) && list.forall(_.deterministic)
 
   /** Whether `condition` holds a dynamic pruning filter of `x` (of any column when None). */
@@ -218,7 +219,7 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * Whether each output row of a join of `joinType` comes from one row of its left (`onLeft`)
    * or right side, and no other row of that side changes it.
    */
-  private def keeps(joinType: JoinType, onLeft: Boolean): Boolean = joinType match {
+  private[spark] def keeps(joinType: JoinType, onLeft: Boolean): Boolean = joinType match {
     case _: InnerLike => true
     case LeftOuter | LeftSemi | LeftAnti => onLeft
     case RightOuter => !onLeft
