@@ -1,10 +1,10 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, PredicateHelper, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, PredicateHelper,
+  SubqueryExpression}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
 import org.apache.spark.sql.catalyst.plans.{InnerLike, LeftSemi}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LeafNode, LogicalPlan, Project,
-  Subquery}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LeafNode, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.internal.SQLConf
@@ -37,25 +37,10 @@ import io.sparklance.spark.shims.SparkLineShims
  */
 object FilteredJoinPruning extends Rule[LogicalPlan] with PredicateHelper
     with JoinSelectionHelper {
-  override def apply(plan: LogicalPlan): LogicalPlan = {
-    val conf = SQLConf.get
-    if (!conf.dynamicPartitionPruningEnabled || conf.autoBroadcastJoinThreshold <= 0 ||
-        plan.isInstanceOf[Subquery] || JoinedKeyPruning.hasScalarSubquery(plan)) plan
-    else plan.transformUp {
-      case j @ Join(left, right, _: InnerLike, Some(cond), _) =>
-        var newLeft = left
-        var newRight = right
-        SemiJoinReduction.equalities(Seq(cond)).foreach { case (x, y) =>
-          if (left.outputSet.contains(x) && right.outputSet.contains(y)) {
-            pruned(newLeft, x, right, y).foreach(newLeft = _)
-          } else if (right.outputSet.contains(x) && left.outputSet.contains(y)) {
-            pruned(newRight, x, left, y).foreach(newRight = _)
-          }
-        }
-        if ((newLeft eq left) && (newRight eq right)) j
-        else j.copy(left = newLeft, right = newRight)
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    JoinedKeyPruning.rewriteInnerJoins(plan) { (side, x, other, y) =>
+      pruned(side, x, other, y).getOrElse(side)
     }
-  }
 
   /** `side` with the large relation `x` comes from pruned by `y`'s values in `other`. */
   private def pruned(side: LogicalPlan, x: Attribute, other: LogicalPlan,
@@ -99,11 +84,14 @@ object FilteredJoinPruning extends Rule[LogicalPlan] with PredicateHelper
    * Whether a join in `side` equates a column of `table`'s relation with the keys of a
    * selective small Lance table (see [[SemiJoinReduction]]): Spark prunes it by those.
    */
-  private def joinedWithSmallSelective(side: LogicalPlan, table: LanceTable): Boolean =
+  private def joinedWithSmallSelective(side: LogicalPlan, table: LanceTable): Boolean = {
+    val columns = AttributeSet(side.collect {
+      case r: DataSourceV2Relation if r.table eq table => r.output
+    }.flatten)
     side.exists {
       case Join(l, r, _: InnerLike | LeftSemi, Some(cond), _) =>
         SemiJoinReduction.equalities(Seq(cond)).exists { case (a, b) =>
-          ofTable(side, a, table) && (
+          columns.contains(a) && (
             (l.outputSet.contains(a) && r.outputSet.contains(b) &&
               SemiJoinReduction.source(r, b).isDefined) ||
             (r.outputSet.contains(a) && l.outputSet.contains(b) &&
@@ -111,11 +99,5 @@ object FilteredJoinPruning extends Rule[LogicalPlan] with PredicateHelper
         }
       case _ => false
     }
-
-  /** Whether `a` is a column of a relation of `table` in `plan`. */
-  private def ofTable(plan: LogicalPlan, a: Attribute, table: LanceTable): Boolean =
-    plan.exists {
-      case r: DataSourceV2Relation => (r.table eq table) && r.outputSet.contains(a)
-      case _ => false
-    }
+  }
 }

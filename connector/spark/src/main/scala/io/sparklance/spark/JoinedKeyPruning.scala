@@ -42,24 +42,36 @@ import io.sparklance.spark.shims.SparkLineShims
  * and in plans with scalar subqueries (see `hasScalarSubquery`).
  */
 object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
-  override def apply(plan: LogicalPlan): LogicalPlan = {
+  override def apply(plan: LogicalPlan): LogicalPlan =
+    rewriteInnerJoins(plan) { (side, a, other, b) =>
+      SemiJoinReduction.source(other, b).fold(side)(k => reduced(side, a, k))
+    }
+
+  /**
+   * `plan` with `rewrite(side, a, other, b)` applied at each inner join, bottom up, for each key
+   * equality `a = b` of its condition taken both ways round (`b` on one side may reduce `a` on
+   * the other): `side` is the join's side holding `a` as rewritten so far, `other` the other
+   * side. Shared with [[FilteredJoinPruning]]; a no-op when dynamic pruning or broadcasts are
+   * off, in subqueries' plans and in plans with scalar subqueries (see `hasScalarSubquery`).
+   */
+  private[spark] def rewriteInnerJoins(plan: LogicalPlan)(
+      rewrite: (LogicalPlan, Attribute, LogicalPlan, Attribute) => LogicalPlan): LogicalPlan = {
     val conf = SQLConf.get
     if (!conf.dynamicPartitionPruningEnabled || conf.autoBroadcastJoinThreshold <= 0 ||
         plan.isInstanceOf[Subquery] || hasScalarSubquery(plan)) plan
     else plan.transformUp {
-      case u @ Join(left, right, _: InnerLike, Some(cond), _) =>
+      case j @ Join(left, right, _: InnerLike, Some(cond), _) =>
         var newLeft = left
         var newRight = right
-        // Each pair comes both ways round: `b` on one side reduces `a` on the other.
         SemiJoinReduction.equalities(Seq(cond)).foreach { case (a, b) =>
           if (left.outputSet.contains(a) && right.outputSet.contains(b)) {
-            SemiJoinReduction.source(right, b).foreach(k => newLeft = reduced(newLeft, a, k))
+            newLeft = rewrite(newLeft, a, right, b)
           } else if (right.outputSet.contains(a) && left.outputSet.contains(b)) {
-            SemiJoinReduction.source(left, b).foreach(k => newRight = reduced(newRight, a, k))
+            newRight = rewrite(newRight, a, left, b)
           }
         }
-        if ((newLeft eq left) && (newRight eq right)) u
-        else u.copy(left = newLeft, right = newRight)
+        if ((newLeft eq left) && (newRight eq right)) j
+        else j.copy(left = newLeft, right = newRight)
     }
   }
 
@@ -69,7 +81,7 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * taken while its stage waits for the pruning, is wanted to describe the scalar subquery's
    * plan), so such plans, and subqueries' own plans, are left as they are.
    */
-  private[spark] def hasScalarSubquery(plan: LogicalPlan): Boolean =
+  private def hasScalarSubquery(plan: LogicalPlan): Boolean =
     plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[ScalarSubquery])))
 
   /**

@@ -8,19 +8,18 @@ import io.sparklance.LanceErrors
  *  `invalidOption` error naming the option, the value and what was expected. */
 private[spark] object OptionValues {
   def positiveLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
-    Option(options.get(key)).map { v =>
-      val n = try v.trim.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, "expected a positive integer") }
-      if (n <= 0) throw LanceErrors.invalidOption(key, v, "expected a positive integer")
-      n
-    }.getOrElse(default)
+    longAtLeast(options, key, default, 1, "a positive integer")
 
   def nonNegativeLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
+    longAtLeast(options, key, default, 0, "a non-negative integer")
+
+  private def longAtLeast(options: CaseInsensitiveStringMap, key: String, default: Long,
+      least: Long, what: String): Long =
     Option(options.get(key)).map { v =>
       val n = try v.trim.toLong catch {
-        case _: NumberFormatException =>
-          throw LanceErrors.invalidOption(key, v, "expected a non-negative integer")
+        case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, s"expected $what")
       }
-      if (n < 0) throw LanceErrors.invalidOption(key, v, "expected a non-negative integer")
+      if (n < least) throw LanceErrors.invalidOption(key, v, s"expected $what")
       n
     }.getOrElse(default)
 
