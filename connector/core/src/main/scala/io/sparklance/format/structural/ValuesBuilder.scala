@@ -95,6 +95,15 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
       width match {
         case 8 => while (i < k) { io.sparklance.format.codec.LittleEndian.putI64(data, o, io.sparklance.format.codec.LittleEndian.i64(src, so + idx(from + i) * 8)); o += 8; i += 1 }
         case 4 => while (i < k) { io.sparklance.format.codec.LittleEndian.putI32(data, o, io.sparklance.format.codec.LittleEndian.i32(src, so + idx(from + i) * 4)); o += 4; i += 1 }
+        case 16 => // decimal128: two words, not a call per value
+          while (i < k) {
+            val s = so + idx(from + i) * 16
+            io.sparklance.format.codec.LittleEndian.putI64(data, o,
+              io.sparklance.format.codec.LittleEndian.i64(src, s))
+            io.sparklance.format.codec.LittleEndian.putI64(data, o + 8,
+              io.sparklance.format.codec.LittleEndian.i64(src, s + 8))
+            o += 16; i += 1
+          }
         case _ => while (i < k) { System.arraycopy(src, so + idx(from + i) * width, data, o, width); o += width; i += 1 }
       }
       n += k
