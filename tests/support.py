@@ -97,6 +97,23 @@ def manifest_file(dataset: Path, version: int) -> Path:
     raise FileNotFoundError(f"no manifest for version {version} under {dataset / '_versions'}")
 
 
+def page_kinds(path: str) -> dict[str, list[str]]:
+    """Per top-level column of a flat dataset: for each data file, one letter per page, 'D' for
+    a dictionary page (2.0's Dictionary encoding, 2.1+'s dictionary compression) or 'P',
+    from pylance's own metadata (`LanceFileReader.metadata()`)."""
+    import lance
+    from lance.file import LanceFileReader
+
+    names = lance.dataset(path).schema.names
+    out: dict[str, list[str]] = {n: [] for n in names}
+    for f in sorted(glob.glob(os.path.join(path, "data", "*.lance"))):
+        for name, col in zip(names, LanceFileReader(f).metadata().columns):
+            out[name].append("".join(
+                "D" if ("Dictionary(" in str(p.encoding) or "dictionary: Some" in str(p.encoding))
+                else "P" for p in col.pages))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Times
 # ---------------------------------------------------------------------------------------------

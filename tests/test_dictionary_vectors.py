@@ -17,14 +17,12 @@ reader does. These tests read such columns through Spark and compare with pylanc
 
 from __future__ import annotations
 
-import glob
-import os
-
 import lance
 import pyarrow as pa
 import pytest
-from lance.file import LanceFileReader
 from pyspark.sql import functions as F
+
+from support import page_kinds
 
 VERSIONS = ["2.0", "2.1", "2.2"]
 N = 24_000
@@ -41,19 +39,6 @@ def make_table() -> pa.Table:
          for k in i]
     b = [None if k % 19 == 0 else f"b{k % 4}".encode() for k in i]
     return pa.table({"i": pa.array(i, pa.int64()), "s": pa.array(s), "m": pa.array(m), "b": pa.array(b, pa.binary())})
-
-
-def page_kinds(path: str) -> dict[str, list[str]]:
-    """Per column name: 'D' (dictionary) or 'P' for every page of every data file, from pylance's metadata."""
-    names = ["i", "s", "m", "b"]
-    out: dict[str, list[str]] = {n: [] for n in names}
-    for f in sorted(glob.glob(os.path.join(path, "data", "*.lance"))):
-        md = LanceFileReader(f).metadata()
-        for name, col in zip(names, md.columns):
-            kinds = "".join("D" if ("Dictionary(" in str(p.encoding) or "dictionary: Some" in str(p.encoding)) else "P"
-                            for p in col.pages)
-            out[name].append(kinds)
-    return out
 
 
 @pytest.fixture(scope="module")

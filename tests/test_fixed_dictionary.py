@@ -11,13 +11,12 @@ with and without a pushed filter on the decimal column (evaluated on the gathere
 from __future__ import annotations
 
 import decimal
-import glob
-import os
 
 import lance
 import pyarrow as pa
 import pytest
-from lance.file import LanceFileReader
+
+from support import page_kinds
 
 N = 30_000
 FILE_ROWS = 12_000
@@ -38,14 +37,8 @@ def make_table() -> pa.Table:
 
 def dictionary_columns(path: str) -> set[str]:
     """The columns whose pages are dictionary pages in every data file (pylance's metadata)."""
-    names = ["i", "d", "w", "l"]
-    every = set(names)
-    for f in glob.glob(os.path.join(path, "data", "*.lance")):
-        cols = LanceFileReader(f).metadata().columns
-        for name, col in zip(names, cols):
-            if not all("dictionary: Some" in str(p.encoding) for p in col.pages):
-                every.discard(name)
-    return every
+    return {name for name, files in page_kinds(path).items()
+            if files and all(kinds and "P" not in kinds for kinds in files)}
 
 
 @pytest.fixture(scope="module", params=["2.1", "2.2"])
