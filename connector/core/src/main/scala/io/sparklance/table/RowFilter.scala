@@ -63,6 +63,18 @@ object RowFilter {
      */
     @transient private[table] lazy val prepared: AnyRef = RowFilterEvaluator.prepareIn(values)
 
+    /**
+     * Computed once and compared first: runtime filters are told apart by their translation
+     * (plans hash and compare scans), and one can hold a million join keys.
+     */
+    @transient override lazy val hashCode: Int = scala.util.hashing.MurmurHash3.productHash(this)
+
+    override def equals(o: Any): Boolean = o match {
+      case that: In => (this eq that) || (hashCode == that.hashCode && column == that.column &&
+        negated == that.negated && values == that.values)
+      case _ => false
+    }
+
     /** Serialized as an [[InForm]]: a runtime filter can hold a million join keys. */
     private def writeReplace(): AnyRef = InForm(column, negated, values)
   }

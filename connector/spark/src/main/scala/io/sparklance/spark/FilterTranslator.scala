@@ -47,6 +47,37 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     case _ => None
   }
 
+  /**
+   * A runtime filter (dynamic pruning) as [[translate]] takes it, except that an IN list
+   * drops its NULL values, which match no row (none left: no row passes). The list is walked
+   * once: a runtime filter can hold a million join keys.
+   */
+  def translateRuntime(p: Predicate): Option[RowFilter] = p.name() match {
+    case "IN" if p.children().nonEmpty =>
+      column(p, 0).flatMap { case (name, dt, domain) =>
+        val children = p.children()
+        val values = Vector.newBuilder[FilterValue]
+        var i = 1
+        var ok = true
+        while (ok && i < children.length) {
+          children(i) match {
+            case l: Literal[_] if l.value() == null =>
+            case e => literal(e, dt, domain) match {
+              case Some(v) => values += v
+              case None => ok = false
+            }
+          }
+          i += 1
+        }
+        if (!ok) None
+        else {
+          val kept = values.result()
+          Some(if (kept.isEmpty) RowFilter.Const(false) else RowFilter.In(name, kept, negated = false))
+        }
+      }
+    case _ => translate(p)
+  }
+
   /** Whether predicates on top-level column `name` can be evaluated by the reader. */
   def filterable(name: String): Boolean =
     columnRef(LanceScan.column(name)).isDefined

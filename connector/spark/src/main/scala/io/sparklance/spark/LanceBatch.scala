@@ -15,7 +15,8 @@ import io.sparklance.table.{FragmentRef, RowFilter}
  * define it, so Spark reuses one exchange or subquery for both (ReusedExchange).
  *
  * @param planFields every field the tasks decode (projected plus filter-only ones)
- * @param pushed     the pushed and runtime predicates, as text: what makes two filters the same
+ * @param pushed     the pushed predicates as text and the runtime ones translated: what makes
+ *                   two filters the same
  */
 final class LanceBatch(
     table: LanceTable,
@@ -26,7 +27,7 @@ final class LanceBatch(
     filter: Option[LanceColumnarReader.FilterSpec],
     countRows: Boolean,
     metadata: LanceColumnarReader.MetadataSpec,
-    pushed: Seq[String],
+    pushed: Seq[Any],
     limit: Option[Int] = None,
     offset: Int = 0) extends Batch {
 

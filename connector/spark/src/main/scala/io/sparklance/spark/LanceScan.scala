@@ -37,17 +37,17 @@ class LanceScan(
   extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   /**
-   * Runtime filters Spark gave (dynamic pruning): each one's text, which tells filters apart
-   * (made once: a list of a million join keys takes a while to print), and its translation.
+   * Runtime filters Spark gave (dynamic pruning), translated. Their translations tell them
+   * apart (not their text: a list of a million join keys takes a while to print).
    */
-  private var runtime: Seq[(String, RowFilter)] = Nil
+  private var runtime: Seq[RowFilter] = Nil
 
   /** The predicate the reader evaluates exactly (pushed and translated), if any. */
   def rowFilter: Option[RowFilter] = filter
 
   /** The pushed filter and the runtime ones: what the tasks evaluate. */
   private def effective: Option[RowFilter] =
-    (filter.toSeq ++ runtime.map(_._2)).reduceOption(RowFilter.And(_, _))
+    (filter.toSeq ++ runtime).reduceOption(RowFilter.And(_, _))
 
   /** Whether predicates on `_fragid`/`_rowaddr` pick the fragments scanned. */
   def prunesFragments: Boolean = fragmentTest.isDefined
@@ -158,10 +158,8 @@ class LanceScan(
   override def filter(predicates: Array[Predicate]): Unit = {
     val translator = new FilterTranslator(table.snapshot.schema, table.schema())
     // Each plan node holding this scan hands it the same filters: add them once.
-    val added = predicates.toSeq.map(LanceScan.withoutNulls)
-      .map(p => p -> p.toString)
-      .filterNot { case (_, text) => runtime.exists(_._1 == text) }
-      .flatMap { case (p, text) => translator.translate(p).map(text -> _) }
+    val added = predicates.toSeq.flatMap(translator.translateRuntime).distinct
+      .filterNot(runtime.contains)
     if (added.nonEmpty) {
       runtime = runtime ++ added
       planned = null
@@ -186,7 +184,7 @@ class LanceScan(
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
     effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
     LanceColumnarReader.MetadataSpec(metadata),
-    pushed.map(_.toString).toSeq ++ runtime.map(_._1),
+    pushed.map(_.toString).toSeq ++ runtime,
     windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
@@ -214,22 +212,6 @@ object LanceScan {
     override def fieldNames(): Array[String] = Array(name)
     override def describe(): String = "`" + name.replace("`", "``") + "`"
     override def toString: String = describe()
-  }
-
-  /**
-   * `c IN (...)` without its NULL values, which match no row; with no value left (an empty
-   * join side gives an empty list), no row passes.
-   */
-  private def withoutNulls(p: Predicate): Predicate = p.name() match {
-    case "IN" if p.children().nonEmpty =>
-      val values = p.children().toSeq.drop(1).filterNot {
-        case l: org.apache.spark.sql.connector.expressions.Literal[_] => l.value() == null
-        case _ => false
-      }
-      if (values.isEmpty) new org.apache.spark.sql.connector.expressions.filter.AlwaysFalse
-      else if (values.length == p.children().length - 1) p
-      else new Predicate("IN", (p.children().head +: values).toArray)
-    case _ => p
   }
 
   /** The rows the indices and addresses allow, and the fragments (or window) to read. */
