@@ -95,15 +95,31 @@ private[structural] object FlatMini {
 /** A chunk of at most 1024 values: [W as one S-bit word][1024*W/S words]. */
 private[structural] final class InlineBitpackMini(s: Int, ref: PageRef) extends MiniBlockCodec {
   private val unpacker = new Bitpack
+  /**
+   * The bytes of the last chunk's values, reused for the next chunk: a page owns its codec,
+   * and a page's chunk is consumed (its values appended to the batch) before the page decodes
+   * the next one. A fresh array per chunk cost a sixth of a scan of bitpacked columns.
+   */
+  private var scratch: Array[Byte] = Array.emptyByteArray
   def numBuffers = 1
-  def decode(bufs: Array[Slice], n: Int): Values = InlineBitpackMini.decode(bufs(0), n, s, ref, unpacker)
+  def decode(bufs: Array[Slice], n: Int): Values = {
+    val need = InlineBitpackMini.decodedBytes(n, s)
+    if (scratch.length < need) scratch = new Array[Byte](need)
+    InlineBitpackMini.decodeInto(bufs(0), n, s, ref, unpacker, scratch)
+  }
 
-  /** The chunk's `n` values as ints (dictionary indices), unpacked straight into the int array. */
+  private var indexScratch: Array[Int] = Array.emptyIntArray
+
+  /**
+   * The chunk's `n` values as ints (dictionary indices), unpacked straight into an int array
+   * reused as [[decode]]'s bytes are: its first `n` entries are the chunk's.
+   */
   def decodeIndices(bufs: Array[Slice], n: Int): Array[Int] = {
     val b = bufs(0)
     val wb = s / 8
     val blocks = (n + 1023) / 1024
-    val out = new Array[Int](n)
+    if (indexScratch.length < n) indexScratch = new Array[Int](n)
+    val out = indexScratch
     var pos = b.off; var blk = 0
     while (blk < blocks) {
       val w = InlineBitpackMini.blockWidth(b, pos, s, ref)
@@ -128,10 +144,17 @@ private[structural] object InlineBitpackMini {
     w.toInt
   }
 
-  def decode(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack): Values = {
+  /** The bytes `n` values of `s` bits unpack into: whole blocks of 1024. */
+  def decodedBytes(n: Int, s: Int): Int = math.max((n + 1023) / 1024, 1) * 1024 * (s / 8)
+
+  def decode(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack): Values =
+    decodeInto(b, n, s, ref, unpacker, new Array[Byte](decodedBytes(n, s)))
+
+  /** The `n` values unpacked into `out` (at least [[decodedBytes]] long), as values over it. */
+  def decodeInto(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack,
+      out: Array[Byte]): Values = {
     val wb = s / 8
     val blocks = (n + 1023) / 1024
-    val out = new Array[Byte](math.max(blocks, 1) * 1024 * wb)
     var pos = b.off; var blk = 0
     while (blk < blocks) {
       val w = InlineBitpackMini.blockWidth(b, pos, s, ref)
