@@ -72,7 +72,8 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
         if (!ok) None
         else {
           val kept = values.result()
-          Some(if (kept.isEmpty) RowFilter.Const(false) else RowFilter.In(name, kept, negated = false))
+          Some(if (kept.isEmpty) RowFilter.Const(false)
+            else RowFilter.In(name, kept, negated = false))
         }
       }
     case _ => translate(p)

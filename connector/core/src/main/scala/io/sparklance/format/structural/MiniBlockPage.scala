@@ -203,7 +203,10 @@ private[structural] final class MiniBlockPage(
         }
         val nd = dictionary.count
         var k = 0
-        while (k < items) { if (idx(k) < 0 || idx(k) >= nd) throw ref.corrupt(s"dictionary index ${idx(k)} of $nd"); k += 1 }
+        while (k < items) {
+          if (idx(k) < 0 || idx(k) >= nd) throw ref.corrupt(s"dictionary index ${idx(k)} of $nd")
+          k += 1
+        }
         new DictValues(items, idx, dictionary)
       }
     if (values.count != items) throw ref.corrupt(s"chunk $i decoded ${values.count} values, expected $items")
