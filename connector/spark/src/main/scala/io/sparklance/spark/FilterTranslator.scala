@@ -29,11 +29,7 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     case "IS_NULL" | "IS_NOT_NULL" =>
       column(p, 0).map { case (name, _, _) => RowFilter.IsNull(name, negated = p.name() == "IS_NOT_NULL") }
     case "=" | "<=>" | "<>" | "<" | "<=" | ">" | ">=" if p.children().length == 2 => comparison(p)
-    case "IN" if p.children().length >= 2 =>
-      for {
-        (name, dt, domain) <- column(p, 0)
-        values <- sequence(p.children().toSeq.drop(1).map(literal(_, dt, domain)))
-      } yield RowFilter.In(name, values, negated = false)
+    case "IN" if p.children().length >= 2 => inList(p, dropNulls = false)
     case "STARTS_WITH" | "ENDS_WITH" | "CONTAINS" if p.children().length == 2 =>
       for {
         (name, dt, domain) <- column(p, 0)
@@ -49,35 +45,41 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
 
   /**
    * A runtime filter (dynamic pruning) as [[translate]] takes it, except that an IN list
-   * drops its NULL values, which match no row (none left: no row passes). The list is walked
-   * once: a runtime filter can hold a million join keys.
+   * drops its NULL values, which match no row (none left: no row passes).
    */
   def translateRuntime(p: Predicate): Option[RowFilter] = p.name() match {
-    case "IN" if p.children().nonEmpty =>
-      column(p, 0).flatMap { case (name, dt, domain) =>
-        val children = p.children()
-        val values = Vector.newBuilder[FilterValue]
-        var i = 1
-        var ok = true
-        while (ok && i < children.length) {
-          children(i) match {
-            case l: Literal[_] if l.value() == null =>
-            case e => literal(e, dt, domain) match {
-              case Some(v) => values += v
-              case None => ok = false
-            }
-          }
-          i += 1
-        }
-        if (!ok) None
-        else {
-          val kept = values.result()
-          Some(if (kept.isEmpty) RowFilter.Const(false)
-            else RowFilter.In(name, kept, negated = false))
-        }
-      }
+    case "IN" if p.children().nonEmpty => inList(p, dropNulls = true)
     case _ => translate(p)
   }
+
+  /**
+   * `column IN (literals)`, the list walked once (a runtime filter can hold a million join
+   * keys). A NULL value leaves the whole predicate to Spark unless `dropNulls`, which is exact
+   * only where the list is never negated (a runtime filter); no value left passes no row.
+   */
+  private def inList(p: Predicate, dropNulls: Boolean): Option[RowFilter] =
+    column(p, 0).flatMap { case (name, dt, domain) =>
+      val children = p.children()
+      val values = Vector.newBuilder[FilterValue]
+      var i = 1
+      var ok = true
+      while (ok && i < children.length) {
+        children(i) match {
+          case l: Literal[_] if dropNulls && l.value() == null =>
+          case e => literal(e, dt, domain) match {
+            case Some(v) => values += v
+            case None => ok = false
+          }
+        }
+        i += 1
+      }
+      if (!ok) None
+      else {
+        val kept = values.result()
+        Some(if (kept.isEmpty) RowFilter.Const(false)
+          else RowFilter.In(name, kept, negated = false))
+      }
+    }
 
   /** Whether predicates on top-level column `name` can be evaluated by the reader. */
   def filterable(name: String): Boolean =
@@ -190,7 +192,4 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
       }
     case _ => None
   }
-
-  private def sequence[T](xs: Seq[Option[T]]): Option[Seq[T]] =
-    if (xs.forall(_.isDefined)) Some(xs.map(_.get)) else None
 }
