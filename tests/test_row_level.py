@@ -50,7 +50,8 @@ def check(ours, theirs):
     assert state(ours) == state(theirs)
 
 
-@pytest.mark.parametrize("where", ["id = 3", "id % 4 = 1", "s = 'r25' or id < 2", "id < 20"])
+@pytest.mark.parametrize("where", ["id = 3", "id % 4 = 1", "s = 'r25' or id < 2", "id < 20",
+                                   "s like 'r%1%'"])
 def test_update_as_pylance_update(spark, twins, where):
     ours, theirs = twins
     c = catalog(spark)
@@ -106,6 +107,16 @@ def test_delete_with_a_subquery_runs_as_a_row_level_delete(spark, twins):
     spark.sql(f"delete from {c}.`{ours}` where id in (select id + 1 from "
               f"{c}.`{ours}` where id % 6 = 0)")
     lance.dataset(theirs).delete("id % 6 = 1")
+    check(ours, theirs)
+
+
+def test_delete_where_a_like_the_reader_evaluates(spark, twins):
+    """Spark cannot hand the delete this LIKE; the row-level delete's scan evaluates it."""
+    ours, theirs = twins
+    c = catalog(spark)
+    for where in ["s like 'r%3%' and id > 5", "s not like 'r%1%'"]:
+        spark.sql(f"delete from {c}.`{ours}` where {where}")
+        lance.dataset(theirs).delete(where)
     check(ours, theirs)
 
 

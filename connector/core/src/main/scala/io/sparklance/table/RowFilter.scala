@@ -98,7 +98,10 @@ object RowFilter {
       else InForm(column, negated, null, values)
   }
 
-  /** String prefix, suffix or containment tests on UTF-8 bytes; `negated` for NOT. */
+  /**
+   * String prefix, suffix or containment tests on UTF-8 bytes, or a LIKE pattern whose only
+   * wildcard is `%` ([[MatchKind.Like]]); `negated` for NOT.
+   */
   final case class StringMatch(column: String, kind: MatchKind, pattern: Array[Byte], negated: Boolean) extends RowFilter {
     def columns: Set[String] = Set(column)
   }
@@ -137,6 +140,28 @@ object MatchKind {
   case object StartsWith extends MatchKind
   case object EndsWith extends MatchKind
   case object Contains extends MatchKind
+  /**
+   * SQL `LIKE` with `%` as its only wildcard (any run of characters, none too) and no escape:
+   * the pattern's bytes hold the `%`s, so `'%a%b'` holds values containing `a` and then
+   * ending with `b` (not overlapping). Byte matching is exact on UTF-8, where no byte of a
+   * multi-byte character is `%`, and a `%` matches newlines too, as in Spark.
+   */
+  case object Like extends MatchKind {
+    /** The literal runs between the `%`s: the first anchored at the start, the last at the end. */
+    def parts(pattern: Array[Byte]): Array[Array[Byte]] = {
+      val out = Array.newBuilder[Array[Byte]]
+      var from = 0
+      var i = 0
+      while (i <= pattern.length) {
+        if (i == pattern.length || pattern(i) == '%') {
+          out += java.util.Arrays.copyOfRange(pattern, from, i)
+          from = i + 1
+        }
+        i += 1
+      }
+      out.result()
+    }
+  }
 }
 
 /**

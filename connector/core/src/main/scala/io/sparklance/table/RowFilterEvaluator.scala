@@ -190,6 +190,10 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
           andBytes(b.arrays(c), acc, b.n)((v, out, m) => andInBytes(v, set, negated, out, m))
       }
       andNotNull(b.arrays(c), acc)
+    case StringMatch(c, MatchKind.Like, p, negated) =>
+      val parts = MatchKind.Like.parts(p)
+      andBytes(b.arrays(c), acc, b.n)((v, out, m) => andLikeBytes(v, parts, negated, out, m))
+      andNotNull(b.arrays(c), acc)
     case StringMatch(c, kind, p, negated) =>
       andBytes(b.arrays(c), acc, b.n)((v, out, m) => andMatchBytes(v, kind, p, negated, out, m))
       andNotNull(b.arrays(c), acc)
@@ -404,7 +408,39 @@ object RowFilterEvaluator {
         case MatchKind.StartsWith => java.util.Arrays.equals(d, s, s + p.length, p, 0, p.length)
         case MatchKind.EndsWith => java.util.Arrays.equals(d, s + len - p.length, s + len, p, 0, p.length)
         case MatchKind.Contains => indexOf(d, s, len, p) >= 0
+        case MatchKind.Like => throw new IllegalStateException("LIKE is matched by its parts")
       })
+      out(i) &= hit != negated
+      i += 1
+    }
+  }
+
+  /**
+   * `LIKE` with `%` only: `parts` (at least one) are the runs between the `%`s. The first must
+   * start the value and the last end it; those between are found leftmost, in order, in what
+   * is left (leftmost matches leave the most room for the rest, so this is exact).
+   */
+  private def andLikeBytes(a: VarBinaryArray, parts: Array[Array[Byte]], negated: Boolean,
+      out: Array[Boolean], n: Int): Unit = {
+    val off = a.offsets; val d = a.data
+    val first = parts(0); val last = parts(parts.length - 1)
+    var least = 0
+    parts.foreach(least += _.length)
+    var i = 0
+    while (i < n) {
+      val s = off(i); val len = off(i + 1) - s
+      var hit = len >= least &&
+        java.util.Arrays.equals(d, s, s + first.length, first, 0, first.length) &&
+        java.util.Arrays.equals(d, s + len - last.length, s + len, last, 0, last.length)
+      if (parts.length == 1) hit &&= len == first.length
+      var pos = s + first.length
+      val end = s + len - last.length
+      var j = 1
+      while (hit && j < parts.length - 1) {
+        val at = indexOf(d, pos, end - pos, parts(j))
+        if (at < 0) hit = false else pos += at + parts(j).length
+        j += 1
+      }
       out(i) &= hit != negated
       i += 1
     }

@@ -81,6 +81,17 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
       }
     }
 
+  /**
+   * `name LIKE pattern` for a pattern whose only wildcard is `%` ([[MatchKind.Like]]), on a
+   * string column the reader evaluates. Spark's V2 predicates carry no LIKE: [[LikePushDown]]
+   * hands these over.
+   */
+  def like(name: String, pattern: String): Option[RowFilter] =
+    columnRef(LanceScan.column(name)).collect { case (_, _, Utf8Bytes) =>
+      RowFilter.StringMatch(name, MatchKind.Like,
+        pattern.getBytes(java.nio.charset.StandardCharsets.UTF_8), negated = false)
+    }
+
   /** Whether predicates on top-level column `name` can be evaluated by the reader. */
   def filterable(name: String): Boolean =
     columnRef(LanceScan.column(name)).isDefined

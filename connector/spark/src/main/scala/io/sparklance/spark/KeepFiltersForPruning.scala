@@ -58,15 +58,7 @@ object KeepFiltersForPruning extends Rule[LogicalPlan] with PredicateHelper {
             case t: LanceTable => small(t, limit)
             case _ => false
           }) =>
-        val withMark = new java.util.HashMap[String, String](r.options.asCaseSensitiveMap())
-        withMark.put(Mark, "true")
-        val mark = new CaseInsensitiveStringMap(withMark)
-        // Rebuilt from its own fields (not `copy`), as the relation gains fields across
-        // Spark lines.
-        r.makeCopy(r.productIterator.map {
-          case _: CaseInsensitiveStringMap => mark
-          case other => other.asInstanceOf[AnyRef]
-        }.toArray)
+        RelationMarks.withOption(r, Mark, "true")
       case other => other
     }
     walk(side, filtered = false)

@@ -10,7 +10,7 @@ import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import io.sparklance.format.LanceField
-import io.sparklance.table.{FragmentLineage, FragmentRef, RowFilter, RowWindow}
+import io.sparklance.table.{FragmentLineage, FragmentRef, MatchKind, RowFilter, RowWindow}
 import io.sparklance.table.index.IndexPruning
 
 /**
@@ -28,7 +28,7 @@ class LanceScan(
     table: LanceTable,
     required: StructType,
     filter: Option[RowFilter],
-    pushed: Array[Predicate],
+    pushed: Seq[String],
     countRows: Boolean,
     fragmentTest: Option[Long => Boolean] = None,
     limit: Option[Int] = None,
@@ -172,7 +172,7 @@ class LanceScan(
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters =
-      if (pushed.isEmpty) "" else pushed.map(_.toString).mkString(" PushedFilters: [", ", ", "]")
+      if (pushed.isEmpty) "" else pushed.mkString(" PushedFilters: [", ", ", "]")
     val pruned = if (fragmentTest.isEmpty && candidates.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     val window = (if (offset > 0) s" Offset: $offset" else "") +
@@ -184,7 +184,7 @@ class LanceScan(
     fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
     effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
     LanceColumnarReader.MetadataSpec(metadata),
-    pushed.map(_.toString).toSeq ++ runtime,
+    pushed ++ runtime,
     windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
@@ -198,9 +198,15 @@ class LanceScan(
       // Scaled by the columns read as Spark's file sources scale theirs (FileScan): by their
       // share of the row's default size, so a scan of a few numeric keys next to long
       // strings is estimated (and broadcast) as it would be over Parquet.
+      // The columns of LIKEs [[LikePushDown]] moved here count as read, as they did when
+      // Spark's filter evaluated them: moving a LIKE into the scan leaves join choices as they
+      // were (q13's 1.5M orders would be broadcast otherwise).
       def width(fs: Seq[StructField]): Long = fs.map(_.dataType.defaultSize.toLong).sum
+      val likes = filter.toSeq.flatMap(LanceScan.likeColumns).distinct
+        .filterNot(c => required.fieldNames.contains(c))
+        .flatMap(c => table.schema().fields.find(_.name == c))
       val all = math.max(1L, width(table.schema().fields.toSeq))
-      val read = math.min(all, math.max(1L, width(required.fields.toSeq)))
+      val read = math.min(all, math.max(1L, width(required.fields.toSeq ++ likes)))
       OptionalLong.of(math.max(1L, (BigInt(total) * read / all).toLong))
     }
   }
@@ -212,6 +218,14 @@ object LanceScan {
     override def fieldNames(): Array[String] = Array(name)
     override def describe(): String = "`" + name.replace("`", "``") + "`"
     override def toString: String = describe()
+  }
+
+  /** The columns of the LIKE leaves of `f` (see [[LikePushDown]]). */
+  private def likeColumns(f: RowFilter): Seq[String] = f match {
+    case RowFilter.And(l, r) => likeColumns(l) ++ likeColumns(r)
+    case RowFilter.Or(l, r) => likeColumns(l) ++ likeColumns(r)
+    case RowFilter.StringMatch(c, MatchKind.Like, _, _) => Seq(c)
+    case _ => Nil
   }
 
   /** The rows the indices and addresses allow, and the fragments (or window) to read. */

@@ -23,14 +23,24 @@ import io.sparklance.table.RowFilter
  *
  * With `keepFilters` (a join side [[KeepFiltersForPruning]] marked), Spark still evaluates
  * the pushed predicates after the scan, so its dynamic pruning sees this side as selective.
+ * `likes` are the LIKE patterns [[LikePushDown]] took from Spark's filter: always evaluated.
  */
-class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends ScanBuilder
+class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
+    likes: Seq[LikePushDown.Pushed] = Nil) extends ScanBuilder
   with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters
   with SupportsPushDownAggregates with SupportsPushDownLimit with SupportsPushDownOffset {
 
   private var required: StructType = table.schema()
   private var countOnly = false
-  private var filter: Option[RowFilter] = None
+  /** The LIKE patterns, translated (the rule checked that each translates). */
+  private val likeFilters: Seq[RowFilter] = likes.map { l =>
+    val f = new FilterTranslator(table.snapshot.schema, table.schema()).like(l.column, l.pattern)
+      .getOrElse(throw new IllegalStateException(s"${l.sql} cannot be evaluated by the reader"))
+    if (l.negated) RowFilter.not(f) else f
+  }
+
+  private var filter: Option[RowFilter] =
+    if (likeFilters.isEmpty) None else Some(RowFilter.all(likeFilters))
   private var pushed: Array[Predicate] = Array.empty
   private var limit: Option[Int] = None
   private var offset = 0
@@ -63,11 +73,15 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
         case _ => false
       }
       pushed = done.map(_._1)
-      filter = if (done.isEmpty) None else Some(RowFilter.all(done.toSeq.map(_._2.get)))
+      val all = done.toSeq.map(_._2.get) ++ likeFilters
+      filter = if (all.isEmpty) None else Some(RowFilter.all(all))
       if (keepFilters) predicates else left.map(_._1)
     }
 
   override def pushedPredicates(): Array[Predicate] = pushed
+
+  /** What the scan shows as pushed (and tells scans apart by): predicates, then LIKEs. */
+  private def pushedText: Seq[String] = pushed.map(_.toString).toSeq ++ likes.map(_.sql)
 
   private def isBareCount(aggregation: Aggregation): Boolean =
     aggregation.groupByExpressions().isEmpty &&
@@ -156,13 +170,13 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false) extends 
 
   override def build(): Scan =
     if (partial.isDefined)
-      new LanceAggregateScan(new LanceScan(table, partial.get.input, filter, pushed,
+      new LanceAggregateScan(new LanceScan(table, partial.get.input, filter, pushedText,
         countRows = false, fragmentTest, addressed = addressed), partial.get)
     else if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
     else if (countOnly && filter.isEmpty) new LanceCountScan(table)
     else if (countOnly)
-      new LanceScan(table, LanceScan.CountSchema, filter, pushed, countRows = true, fragmentTest,
-        addressed = addressed)
-    else new LanceScan(table, required, filter, pushed, countRows = false, fragmentTest, limit,
+      new LanceScan(table, LanceScan.CountSchema, filter, pushedText, countRows = true,
+        fragmentTest, addressed = addressed)
+    else new LanceScan(table, required, filter, pushedText, countRows = false, fragmentTest, limit,
       addressed, offset)
 }

@@ -8,8 +8,8 @@ import io.sparklance.spark.vector.LanceNearestFunction
  * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
  * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
  * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]], [[KeepFiltersForPruning]],
- * [[InSubqueryPruning]], [[ExistsPruning]] and, before scan push-down, [[JoinedKeyPruning]]
- * and [[FilteredJoinPruning]].
+ * [[InSubqueryPruning]], [[ExistsPruning]], [[LikePushDown]] and, before scan push-down,
+ * [[JoinedKeyPruning]] and [[FilteredJoinPruning]].
  * {{{
  * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
  * }}}
@@ -22,6 +22,7 @@ class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => KeepFiltersForPruning)
     extensions.injectOptimizerRule(_ => InSubqueryPruning)
     extensions.injectOptimizerRule(_ => ExistsPruning)
+    extensions.injectOptimizerRule(_ => LikePushDown)
     extensions.injectPreCBORule(_ => JoinedKeyPruning)
     extensions.injectPreCBORule(_ => FilteredJoinPruning)
   }

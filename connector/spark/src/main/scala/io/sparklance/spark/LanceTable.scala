@@ -72,9 +72,13 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
   /** `_rowid`, `_rowaddr`, `_fragid` and the row version columns (see LanceMetadataColumns). */
   override def metadataColumns(): Array[MetadataColumn] = LanceMetadataColumns.of(schema())
 
-  /** Scan options are the table's; only [[KeepFiltersForPruning]]'s mark is read here. */
+  /**
+   * Scan options are the table's; only the optimizer rules' marks are read here
+   * ([[KeepFiltersForPruning]], [[LikePushDown]]).
+   */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new LanceScanBuilder(this, keepFilters = KeepFiltersForPruning.marked(options))
+    new LanceScanBuilder(this, keepFilters = KeepFiltersForPruning.marked(options),
+      likes = LikePushDown.of(options))
 
   /** The top-level columns provably without nulls in this version, found on first use. */
   private lazy val nullFree: Set[String] =

@@ -87,8 +87,13 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
         case MatchKind.StartsWith => s.startsWith(pat)
         case MatchKind.EndsWith => s.endsWith(pat)
         case MatchKind.Contains => s.contains(pat)
+        case MatchKind.Like => likeRegex(pat.toString).matcher(str(i)).matches()
       }) != neg)
   }
+
+  /** Spark's own LIKE: the pattern as the regular expression Spark compiles for it. */
+  private def likeRegex(pattern: String): java.util.regex.Pattern = java.util.regex.Pattern.compile(
+    org.apache.spark.sql.catalyst.util.StringUtils.escapeLikeRegex(pattern, '\\'))
 
   private def holds(op: CompareOp, cmp: Int): Boolean = op match {
     case CompareOp.Eq => cmp == 0
@@ -129,8 +134,14 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
         case 3 if c == "i16" || c == "u32" =>
           Remainder(c, Seq(-7L, 3L, 1000L)(rng.nextInt(3)), ops(rng.nextInt(ops.size)), rng.nextInt(7) - 3L)
         case 2 if c == "s" =>
-          StringMatch(c, Seq(MatchKind.StartsWith, MatchKind.EndsWith, MatchKind.Contains)(rng.nextInt(3)),
-            strings(rng.nextInt(strings.length)).take(1).getBytes(UTF_8), rng.nextBoolean())
+          rng.nextInt(4) match {
+            case 3 => StringMatch(c, MatchKind.Like, Seq.fill(2 + rng.nextInt(2))(
+              strings(rng.nextInt(strings.length)).take(1)).mkString("%").getBytes(UTF_8),
+              rng.nextBoolean())
+            case k => StringMatch(c, Seq(MatchKind.StartsWith, MatchKind.EndsWith,
+              MatchKind.Contains)(k), strings(rng.nextInt(strings.length)).take(1).getBytes(UTF_8),
+              rng.nextBoolean())
+          }
         case _ => Compare(c, ops(rng.nextInt(ops.size)), literal(c))
       }
   }
@@ -191,6 +202,38 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
         (0 until n).foreach(i => assert(got(i) == reference(f, i).contains(true), s"case $k row $i: $f"))
       }
     }
+  }
+
+  test("LIKE patterns with % only keep exactly the rows Spark's LIKE keeps") {
+    // Short values over a small alphabet (multi-byte characters, newlines and % among them),
+    // so patterns of several runs match some rows and overlaps are common.
+    val alphabet = Array("a", "b", "ab", "é", "日", "\n", "%")
+    val m = 400
+    val values =
+      Array.fill(m)(Seq.fill(rng.nextInt(7))(alphabet(rng.nextInt(alphabet.length))).mkString)
+    val isNull = Array.fill(m)(rng.nextDouble() < 0.1)
+    val bytes = values.map(_.getBytes(UTF_8))
+    val column = new VarBinaryArray(m, isNull, bytes.scanLeft(0)(_ + _.length), bytes.flatten)
+    val like = Map("s" -> field("s", LogicalType.Utf8))
+    def esc(x: String): String = "'" + x.replace("\n", "\\n") + "'"
+    var matched = 0
+    (0 until 300).foreach { k =>
+      val runs = Seq.fill(1 + rng.nextInt(4))(
+        Seq.fill(rng.nextInt(3))(alphabet(rng.nextInt(alphabet.length - 1))).mkString)
+      val pattern = runs.mkString("%")
+      val negated = rng.nextBoolean()
+      val leaf = StringMatch("s", MatchKind.Like, pattern.getBytes(UTF_8), negated = false)
+      val f = if (negated) RowFilter.not(leaf) else leaf
+      val got = new RowFilterEvaluator(f, like).evaluate(Map[String, ColumnArray]("s" -> column), m)
+      val regex = likeRegex(pattern)
+      (0 until m).foreach { i =>
+        val want = !isNull(i) && (regex.matcher(values(i)).matches() != negated)
+        if (want && !negated) matched += 1
+        assert(got(i) == want, s"case $k row $i: ${esc(values(i))} ${if (negated) "NOT " else ""}" +
+          s"LIKE ${esc(pattern)}")
+      }
+    }
+    assert(matched > 1000, s"only $matched matching rows: the patterns test too little")
   }
 
   test("NOT is pushed to the leaves with three-valued logic") {
