@@ -48,7 +48,7 @@ final class LanceBatch(
    * for file sources: `min(maxPartitionBytes, max(openCostInBytes, total / parallelism))`,
    * where total counts every fragment's bytes plus the open cost, so small datasets still
    * use every core; then made a little smaller where that evens the tasks out over the cores
-   * ([[SplitPlanner.balancedTarget]]).
+   * ([[SplitPlanner.defaultTarget]]).
    */
   override def planInputPartitions(): Array[InputPartition] = {
     val openCost = LanceTables.openCostBytes
@@ -59,9 +59,7 @@ final class LanceBatch(
         val parallelism = spark.sessionState.conf.filesMinPartitionNum
           .getOrElse(spark.sparkContext.defaultParallelism)
         val total = fragments.map(f => SplitPlanner.estimatedBytes(f) + openCost).sum
-        val slots = math.max(1, parallelism)
-        val fileRule = math.min(table.options.splitSizeBytes, math.max(openCost, total / slots))
-        SplitPlanner.balancedTarget(total, fileRule, slots, openCost)
+        SplitPlanner.defaultTarget(total, table.options.splitSizeBytes, parallelism, openCost)
       }
     val parts = SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
     val withFilter =

@@ -54,6 +54,19 @@ object SplitPlanner {
   }
 
   /**
+   * The split size without an explicit `split_size`: Spark's rule for file sources,
+   * `min(maxPartitionBytes, max(openCostBytes, total / slots))`, the division rounded up (so
+   * an odd total does not leave one byte for another wave of tasks), then evened out over
+   * the slots ([[balancedTarget]]).
+   */
+  def defaultTarget(totalBytes: Long, maxPartitionBytes: Long, slots: Int,
+      openCostBytes: Long): Long = {
+    val n = math.max(1, slots)
+    val fileRule = math.min(maxPartitionBytes, math.max(openCostBytes, ceilDiv(totalBytes, n)))
+    balancedTarget(totalBytes, fileRule, n, openCostBytes)
+  }
+
+  /**
    * The split size for `totalBytes` on `slots` task slots when Spark's file rule gives
    * `fileRuleBytes`: the same size or smaller, so the number of splits is a whole multiple of
    * the slots. Three equal tasks on two slots take two task-times where four take two halves
@@ -74,44 +87,71 @@ object SplitPlanner {
 
   def plan(io: FileIO, fragments: Seq[FragmentRef], targetBytes: Long, openCostBytes: Long,
       fields: Seq[LanceField] = Nil): Seq[LanceInputPartition] = {
-    val slices = fragments.flatMap { f =>
+    val partitions = ArrayBuffer[(Array[FragmentSlice], Long)]()
+    val current = ArrayBuffer[FragmentSlice]()
+    var currentBytes = 0L
+    def close(): Unit = if (current.nonEmpty) {
+      partitions += ((current.toArray, currentBytes))
+      current.clear()
+      currentBytes = 0
+    }
+    fragments.foreach { f =>
       val rows = RowCounts.physicalRows(io, f)
-      if (rows == 0) Nil
-      else {
+      if (rows > 0) {
         val bytesPerRow = math.max(1L, estimatedBytes(f) / rows)
-        // Equal slices (5 of 20% rather than 4 of 24% and one of 4%), so tasks take alike.
-        val fullSlices = math.max(1L, targetBytes / bytesPerRow)
-        val rowsPerSlice = ceilDiv(rows, ceilDiv(rows, fullSlices))
+        val fullRows = math.max(1L, targetBytes / bytesPerRow)
         val frag =
           if (rows == f.physicalRows && f.physicalRowsTrusted) f
           else f.copy(physicalRows = rows, physicalRowsTrusted = true)
-        val cuts =
-          if (rows <= math.max(RowAlign, fullSlices / RowAlign * RowAlign)) Array(0L, rows)
-          else pageBoundaries(io, frag, fields, rows) match {
-            case Some(bounds) => cutAtBoundaries(bounds, rowsPerSlice)
-            case None => alignedCuts(rows, rowsPerSlice)
-          }
         // Slices holding no row a scalar index says can pass the filter are not planned.
-        (0 until cuts.length - 1).filter(i => frag.rowCandidates.forall(
-          _.rangeCardinality(cuts(i), cuts(i + 1)) > 0))
-          .map(i => (FragmentSlice(frag, cuts(i), cuts(i + 1)), bytesPerRow))
+        def add(start: Long, end: Long): Unit =
+          if (frag.rowCandidates.forall(_.rangeCardinality(start, end) > 0)) {
+            current += FragmentSlice(frag, start, end)
+            currentBytes += math.max(openCostBytes, (end - start) * bytesPerRow)
+          }
+        if (rows <= math.max(RowAlign, fullRows / RowAlign * RowAlign)) {
+          // Whole, packed with its neighbours (no I/O to plan it).
+          if (current.nonEmpty &&
+              currentBytes + math.max(openCostBytes, rows * bytesPerRow) > targetBytes) close()
+          add(0, rows)
+        } else {
+          // Its first slice fills what is left of the partition being packed (fragments of
+          // 55% and 45% of two tasks' bytes make two tasks of half, not 27.5 + 27.5 + 45),
+          // the next ones are full, and the last is left open for the next fragment.
+          val room = math.max(0L, targetBytes - currentBytes) / bytesPerRow
+          val first = if (current.nonEmpty && room > 0 && room >= fullRows / 8) room else {
+            close()
+            fullRows
+          }
+          val bounds = pageBoundaries(io, frag, fields, rows).getOrElse(alignedCuts(rows, 1))
+          val cuts = cutsOf(bounds, first, fullRows)
+          (0 until cuts.length - 1).foreach { i =>
+            add(cuts(i), cuts(i + 1))
+            if (i < cuts.length - 2) close()
+          }
+        }
       }
     }
-    val partitions = ArrayBuffer[LanceInputPartition]()
-    val current = ArrayBuffer[FragmentSlice]()
-    var currentBytes = 0L
-    slices.foreach { case (slice, bytesPerRow) =>
-      val bytes = math.max(openCostBytes, (slice.end - slice.start) * bytesPerRow)
-      if (current.nonEmpty && currentBytes + bytes > targetBytes) {
-        partitions += LanceInputPartition(current.toArray)
-        current.clear()
-        currentBytes = 0
-      }
-      current += slice
-      currentBytes += bytes
+    close()
+    // A last partition under a quarter of the target (what page boundaries left over) joins
+    // the one before rather than making a short task of its own.
+    if (partitions.size >= 2 && partitions.last._2 < targetBytes / 4) {
+      val (tail, _) = partitions.remove(partitions.size - 1)
+      val (before, bytes) = partitions.remove(partitions.size - 1)
+      partitions += ((before ++ tail, bytes))
     }
-    if (current.nonEmpty) partitions += LanceInputPartition(current.toArray)
-    partitions.toSeq
+    partitions.map(p => LanceInputPartition(p._1)).toSeq
+  }
+
+  /**
+   * Cuts of a fragment from its page boundaries `bounds` (`0, ..., rows`): the first slice
+   * ends at the boundary nearest `firstRows` (at least one page), each next one at the boundary
+   * nearest `fullRows` rows on; the last holds what is left.
+   */
+  private[spark] def cutsOf(bounds: Array[Long], firstRows: Long, fullRows: Long): Array[Long] = {
+    val at = cutAtBoundaries(bounds, firstRows)(1)
+    if (at == bounds.last) Array(0L, at)
+    else 0L +: cutAtBoundaries(bounds.filter(_ >= at).map(_ - at), fullRows).map(_ + at)
   }
 
   /** Cuts every multiple of 1024 rows near `rowsPerSlice`: `0, s, 2s, ..., rows`. */

@@ -153,6 +153,29 @@ class SplitPlannerSuite extends AnyFunSuite {
     assert(rec.openedPaths.isEmpty && rec.rangedReads.isEmpty)
   }
 
+  test("a large fragment's first slice fills the partition being packed") {
+    // The small fragment first, then the large one, on a target of half their bytes: two
+    // tasks of about half (not the small fragment alone, then the large one in two).
+    val frags = fragments("2.2").reverse
+    val bytes = frags.map(SplitPlanner.estimatedBytes)
+    val target = bytes.sum / 2
+    val fields = Seq(field("2.2", "vec"), field("2.2", "s"))
+    val parts = SplitPlanner.plan(io, frags, target, 0, fields)
+    def shown(p: LanceInputPartition) = p.slices.map(s => (s.fragment.id, s.start, s.end)).toSeq
+    assert(parts.size == 2, parts.map(shown))
+    assert(parts.head.slices.map(_.fragment.id).toSeq == Seq(frags.head.id, frags.last.id))
+    def partBytes(p: LanceInputPartition): Long = p.slices.map { sl =>
+      (sl.end - sl.start) * (SplitPlanner.estimatedBytes(sl.fragment) / sl.fragment.physicalRows)
+    }.sum
+    parts.foreach(p => assert(math.abs(partBytes(p) - target) < target / 4, shown(p)))
+    // The cut is one of the large fragment's page starts, and the slices cover it exactly.
+    val large = parts.flatMap(_.slices.toSeq).filter(_.fragment.id == frags.last.id)
+    assert(large.map(s => (s.start, s.end)) ==
+      Seq((0L, large.head.end), (large.head.end, frags.last.physicalRows)))
+    val rec = fileRecord("2.2", frags.last.id.toInt)
+    assert(rec.pages.indices.exists(c => starts(rec, c).contains(large.head.end)))
+  }
+
   test("one tail read per split fragment, none for the small one") {
     val rec = new RecordingFileIO()
     val frags = fragments("2.2", rec)
@@ -191,6 +214,17 @@ class SplitPlannerSuite extends AnyFunSuite {
     java.nio.file.Files.write(victim.toPath, bytes)
     val e = intercept[LanceCorruptFileException](SplitPlanner.plan(io, frags, 1, 0, s.schema.fields))
     assert(e.getMessage.contains(victim.getName))
+  }
+
+  test("defaultTarget: one split a slot for data under slots x maxPartitionBytes, odd or even") {
+    val mb = 1L << 20
+    for (total <- Seq(80 * mb, 80 * mb + 1, 80 * mb - 1, 9 * mb + 7)) {
+      val t = SplitPlanner.defaultTarget(total, 128 * mb, 2, 4 * mb)
+      assert((total + t - 1) / t == 2, s"$total bytes: splits of $t")
+    }
+    // Over two slots' worth of maxPartitionBytes: a whole number of waves of smaller splits.
+    val big = SplitPlanner.defaultTarget(311 * mb, 128 * mb, 2, 4 * mb)
+    assert(big == (311 * mb + 3) / 4)
   }
 
   test("balancedTarget: as many splits as the file rule or more, a whole number of waves") {
