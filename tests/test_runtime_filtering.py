@@ -191,6 +191,22 @@ def test_string_join_keys_prune_the_scan_with_the_same_rows(spark, parts_and_ite
     assert scans and "dynamicpruningexpression(i_name" in scans[0], plan
 
 
+def test_a_side_filtered_by_a_like_alone_still_prunes_the_scan_joined_with_it(
+        spark, parts_and_items):
+    """The part scan evaluates the LIKE (LikePushDown) and, the side being marked for Spark's
+    pruning, Spark's filter keeps it too: the item scan is pruned by the keys of the parts
+    kept."""
+    sql = "SELECT i_key, i_qty FROM item JOIN part ON i_key = p_key WHERE p_box LIKE 'S%B%X'"
+    want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
+    got, plan = answer(spark, parts_and_items, sql)
+    assert got == want and want
+    scans = item_scans(plan, parts_and_items["item"])
+    assert scans and "dynamicpruningexpression(i_key" in scans[0], plan
+    lines = plan.splitlines()
+    assert any("Filter" in ln and "S%B%X" in ln and "LanceScan" not in ln for ln in lines), plan
+    assert any("LanceScan" in ln and "LIKE 'S%B%X'" in ln for ln in lines), plan
+
+
 # q18's shape: the keys whose items add up to a large quantity, and their items.
 Q18 = """SELECT i_key, sum(i_qty), count(*) FROM item
 WHERE i_key IN (SELECT i_key FROM item GROUP BY i_key HAVING sum(i_qty) > {least})

@@ -1,6 +1,7 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.expressions.PredicateHelper
+import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, Project, Subquery}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -15,9 +16,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * Spark inserts a dynamic pruning filter only when the other side of the join still holds a
  * `Filter` with a selective condition. A Lance scan evaluates its pushed predicates exactly,
  * so Spark drops that `Filter`. This rule marks the Lance relations (by a scan option) that
- * are filtered, sit on a join side or are the whole plan of a subquery (IN and EXISTS become
- * joins later), and are small enough for a column of them to be broadcast: the only case
- * where Spark's pruning applies, as it reuses the broadcast of the filtering side. Their scan
+ * are filtered, sit on a join side that can filter the other or are the whole plan of a
+ * subquery (IN and EXISTS become joins later), and are small enough for a column of them to
+ * be broadcast: the only case where Spark's pruning applies, as it reuses the broadcast of
+ * the filtering side. Their scan
  * still evaluates the predicates, and Spark evaluates them again on the (few) rows it gets.
  * Runs before scan push-down; a no-op when dynamic pruning or broadcasts are off.
  */
@@ -38,12 +40,20 @@ object KeepFiltersForPruning extends Rule[LogicalPlan] with PredicateHelper {
       }
       marked.transformUp {
         case j: Join =>
-          val l = markSide(j.left, limit)
-          val r = markSide(j.right, limit)
+          val l = if (filtersRight(j.joinType)) markSide(j.left, limit) else j.left
+          val r = if (filtersLeft(j.joinType)) markSide(j.right, limit) else j.right
           if ((l eq j.left) && (r eq j.right)) j else j.copy(left = l, right = r)
       }
     }
   }
+
+  /**
+   * Whether Spark's pruning can filter a join's right side by its left (the join types for
+   * which Spark prunes the right), and its left by its right: only those sides are marked
+   * (the `orders` of q13's `customer LEFT JOIN orders` filters nothing).
+   */
+  private def filtersRight(t: JoinType): Boolean = t == Inner || t == LeftOuter
+  private def filtersLeft(t: JoinType): Boolean = t == Inner || t == LeftSemi || t == RightOuter
 
   /** `side` with its Lance relation marked when a selective filter sits above it. */
   private def markSide(side: LogicalPlan, limit: Long): LogicalPlan = {

@@ -44,16 +44,22 @@ object LikePushDown extends Rule[LogicalPlan] with PredicateHelper {
     }
   }
 
-  /** `f` without the conjuncts that move into `r`'s scan option. */
+  /**
+   * `f` without the conjuncts that move into `r`'s scan option; with them still, when
+   * [[KeepFiltersForPruning]] marked `r` (Spark then re-checks what the scan evaluates, so its
+   * dynamic pruning sees this side as selective), each added to the option once.
+   */
   private def pushInto(f: Filter, r: DataSourceV2Relation, t: LanceTable): LogicalPlan = {
     val translator = new FilterTranslator(t.snapshot.schema, t.schema())
     val (moved, kept) = splitConjunctivePredicates(f.condition).map(c => c -> pushable(c, r))
       .partition { case (_, p) => p.exists(x => translator.like(x.column, x.pattern).isDefined) }
-    if (moved.isEmpty) f
-    else {
-      val withLikes = RelationMarks.withOption(r, Key, encode(of(r.options) ++ moved.flatMap(_._2)))
-      kept.map(_._1).reduceOption(And).fold[LogicalPlan](withLikes)(Filter(_, withLikes))
-    }
+    val had = of(r.options)
+    val added = moved.flatMap(_._2).filterNot(had.contains)
+    def withLikes = RelationMarks.withOption(r, Key, encode(had ++ added))
+    if (KeepFiltersForPruning.marked(r.options)) {
+      if (added.isEmpty) f else f.copy(child = withLikes)
+    } else if (moved.isEmpty) f
+    else kept.map(_._1).reduceOption(And).fold[LogicalPlan](withLikes)(Filter(_, withLikes))
   }
 
   /** `c` as a pattern for the scan, when it is `[NOT] attr LIKE 'text'` with `%` only. */
