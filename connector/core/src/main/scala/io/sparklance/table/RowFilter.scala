@@ -102,8 +102,12 @@ object RowFilter {
    * String prefix, suffix or containment tests on UTF-8 bytes, or a LIKE pattern whose only
    * wildcard is `%` ([[MatchKind.Like]]); `negated` for NOT.
    */
-  final case class StringMatch(column: String, kind: MatchKind, pattern: Array[Byte], negated: Boolean) extends RowFilter {
+  final case class StringMatch(column: String, kind: MatchKind, pattern: Array[Byte],
+      negated: Boolean) extends RowFilter {
     def columns: Set[String] = Set(column)
+    /** A LIKE pattern's literal runs, split once rather than for every batch. */
+    @transient private[table] lazy val likeParts: Array[Array[Byte]] =
+      MatchKind.Like.parts(pattern)
   }
 
   /** Logical negation, pushed to the leaves so no NOT node remains in the tree. */

@@ -123,8 +123,8 @@ object SplitPlanner {
             close()
             fullRows
           }
-          val bounds = pageBoundaries(io, frag, fields, rows).getOrElse(alignedCuts(rows, 1))
-          val cuts = cutsOf(bounds, first, fullRows)
+          val bounds = pageBoundaries(io, frag, fields, rows).getOrElse(alignedBounds(rows))
+          val cuts = cutAtBoundaries(bounds, fullRows, first)
           (0 until cuts.length - 1).foreach { i =>
             add(cuts(i), cuts(i + 1))
             if (i < cuts.length - 2) close()
@@ -143,22 +143,9 @@ object SplitPlanner {
     partitions.map(p => LanceInputPartition(p._1)).toSeq
   }
 
-  /**
-   * Cuts of a fragment from its page boundaries `bounds` (`0, ..., rows`): the first slice
-   * ends at the boundary nearest `firstRows` (at least one page), each next one at the boundary
-   * nearest `fullRows` rows on; the last holds what is left.
-   */
-  private[spark] def cutsOf(bounds: Array[Long], firstRows: Long, fullRows: Long): Array[Long] = {
-    val at = cutAtBoundaries(bounds, firstRows)(1)
-    if (at == bounds.last) Array(0L, at)
-    else 0L +: cutAtBoundaries(bounds.filter(_ >= at).map(_ - at), fullRows).map(_ + at)
-  }
-
-  /** Cuts every multiple of 1024 rows near `rowsPerSlice`: `0, s, 2s, ..., rows`. */
-  private[spark] def alignedCuts(rows: Long, rowsPerSlice: Long): Array[Long] = {
-    val step = math.max(RowAlign, rowsPerSlice / RowAlign * RowAlign)
-    ((0L until rows by step) :+ rows).toArray
-  }
+  /** Boundaries every 1024 rows, for a fragment whose pages are not known: `0, 1024, ..., rows`. */
+  private[spark] def alignedBounds(rows: Long): Array[Long] =
+    ((0L until rows by RowAlign) :+ rows).toArray
 
   /**
    * Page boundaries (`0, ..., rows`, ascending, no duplicates) of the projected column of
@@ -189,14 +176,17 @@ object SplitPlanner {
 
   /**
    * Cuts from page boundaries `bounds` (`0, ..., rows`): each slice ends at the boundary nearest
-   * to `rowsPerSlice` rows after its start, and holds at least one page.
+   * to `rowsPerSlice` rows after its start (the first: `firstRows`, when positive), and holds
+   * at least one page.
    */
-  private[spark] def cutAtBoundaries(bounds: Array[Long], rowsPerSlice: Long): Array[Long] = {
+  private[spark] def cutAtBoundaries(
+      bounds: Array[Long], rowsPerSlice: Long, firstRows: Long = -1): Array[Long] = {
     val cuts = ArrayBuffer[Long](0L)
     val last = bounds.length - 1
     var i = 0 // index in bounds of the current slice's start
     while (i < last) {
-      val target = bounds(i) + rowsPerSlice
+      val step = if (i == 0 && firstRows > 0) firstRows else rowsPerSlice
+      val target = bounds(i) + step
       var j = i + 1
       while (j < last && bounds(j) < target) j += 1
       // bounds(j) is the first boundary at or past the target (or the end); the one before may

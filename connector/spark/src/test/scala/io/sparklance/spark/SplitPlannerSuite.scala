@@ -249,6 +249,11 @@ class SplitPlannerSuite extends AnyFunSuite {
     assert(SplitPlanner.cutAtBoundaries(b, 1).toSeq == b.toSeq)
     assert(SplitPlanner.cutAtBoundaries(b, 160).toSeq == Seq(0L, 150L, 400L, 1000L, 1010L))
     assert(SplitPlanner.cutAtBoundaries(b, 10000).toSeq == Seq(0L, 1010L))
+    // The first slice's own target, then the usual step from where it ended.
+    assert(SplitPlanner.cutAtBoundaries(b, 250, firstRows = 120).toSeq ==
+      Seq(0L, 100L, 400L, 1000L, 1010L))
+    assert(SplitPlanner.cutAtBoundaries(b, 100, firstRows = 5000).toSeq == Seq(0L, 1010L))
+    assert(SplitPlanner.alignedBounds(2500).toSeq == Seq(0L, 1024L, 2048L, 2500L))
   }
 }
 
