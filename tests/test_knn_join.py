@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import spark_lance
-from test_vector_index_search import assert_same, table
+from test_vector_index_search import assert_same, pylance, table
 from test_vectors import DIM, vectors
 
 #: (kind, metric) pairs indexed: every kind, every metric.
@@ -59,13 +59,6 @@ def by_query(df, n):
         out[r["qid"]][0].append(r["id"])
         out[r["qid"]][1].append(r["_distance"])
     return {i: (ids, np.array(d, dtype="float32")) for i, (ids, d) in out.items()}
-
-
-def pylance(path, q, k=10, filter=None, **nearest):  # noqa: A002
-    args = {"column": "emb", "q": q, "k": k}
-    args.update({key: val for key, val in nearest.items() if val is not None})
-    extra = {"filter": filter, "prefilter": True} if filter else {}
-    return lance.dataset(path).to_table(nearest=args, columns=["id"], **extra)
 
 
 def nearest(t, q, **kwargs):

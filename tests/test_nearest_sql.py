@@ -12,7 +12,7 @@ import pytest
 from support import lance_catalog as catalog
 
 import spark_lance
-from test_vector_index_search import assert_same, table
+from test_vector_index_search import assert_same, pylance, table
 from test_vectors import vectors
 
 
@@ -31,13 +31,6 @@ def indexed(tmp_path_factory):
 
 def literal(q):
     return "array(" + ", ".join(repr(float(x)) for x in q) + ")"
-
-
-def pylance(path, q, k=10, filter=None, **nearest):  # noqa: A002 - pylance's name
-    args = {"column": "emb", "q": q, "k": k}
-    args.update({key: val for key, val in nearest.items() if val is not None})
-    return lance.dataset(path).to_table(nearest=args, columns=["id"], filter=filter,
-                                        prefilter=filter is not None)
 
 
 def got(spark, sql):
