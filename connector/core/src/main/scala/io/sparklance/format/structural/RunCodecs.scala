@@ -9,6 +9,9 @@ import io.sparklance.format.codec.{LittleEndian => LE}
  */
 
 private[structural] object Rle {
+  /** Runs up to this long are written value by value rather than by doubling copies. */
+  private val ShortRun = 32
+
   /** Expands runs; `clamp` tolerates a last run longer than needed (mini-block form). */
   def expand(values: Slice, lengths: Slice, vb: Int, lb: Int, vc: BlockCodec, lc: BlockCodec, n: Int,
       clamp: Boolean, ref: PageRef): Values = {
@@ -34,7 +37,16 @@ private[structural] object Rle {
       val src = vals.off + r * vb
       val start = produced * vb
       if (vb == 1) java.util.Arrays.fill(out, start, start + k, vals.a(src))
-      else {
+      else if (vb == 8 && k <= ShortRun) {
+        // Short runs (a sorted key's few repeats): one word written k times, no arraycopy.
+        val v = LE.i64(vals.a, src)
+        var p = start; val end = start + k * 8
+        while (p < end) { LE.putI64(out, p, v); p += 8 }
+      } else if (vb == 4 && k <= ShortRun) {
+        val v = LE.i32(vals.a, src)
+        var p = start; val end = start + k * 4
+        while (p < end) { LE.putI32(out, p, v); p += 4 }
+      } else {
         System.arraycopy(vals.a, src, out, start, vb)
         // Doubling copies fill the run in log(k) arraycopy calls.
         var filled = 1
