@@ -61,11 +61,13 @@ def queries(n=3, seed=31):
     return vectors(n, seed=seed)
 
 
-def search(path, q, k=10, filter=None, columns=("id",), **nearest):  # noqa: A002
+def search(path, q, k=10, filter=None, columns=("id",), version=None,  # noqa: A002
+           **nearest):
     args = {"column": "emb", "q": q, "k": k}
     args.update({key: val for key, val in nearest.items() if val is not None})
     extra = {"filter": filter, "prefilter": True} if filter else {}
-    return lance.dataset(path).to_table(nearest=args, columns=list(columns), **extra)
+    ds = lance.dataset(path, version=version)
+    return ds.to_table(nearest=args, columns=list(columns), **extra)
 
 
 class Answer:
@@ -86,35 +88,44 @@ class Answer:
         return self.table.num_rows
 
     def alternatives(self):
+        """Each answer pylance may give, rebuilt: its index's `k * refine_factor` live
+        candidates (every choice among rows tied at the cut) and the unindexed fragments'
+        rows, the `k` nearest by pylance's exact distances."""
         refine = self.nearest.get("refine_factor")
         if not refine:
             return
-        n = lance.dataset(self.path).count_rows()
+        ds = lance.dataset(self.path)
+        n = ds.count_rows()
         unrefined = {key: v for key, v in self.nearest.items() if key != "refine_factor"}
-        # Every probed row with its index distance (and the unindexed rows, exact), and the
-        # same rows with exact distances.
-        approx = search(self.path, self.q, n, self.filter, columns=("id", "_rowaddr"),
-                        **unrefined)
-        exact = search(self.path, self.q, n, self.filter, **dict(unrefined, refine_factor=1))
-        exact = dict(zip(exact["id"].to_pylist(), exact["_distance"].to_pylist()))
         covered = set()
-        for index in lance.dataset(self.path).list_indices():
+        for index in ds.list_indices():
             if index["fields"] == ["emb"]:
                 covered |= set(index["fragment_ids"])
-        indexed, unindexed = [], []
-        for i, d, addr in zip(approx["id"].to_pylist(), approx["_distance"].to_pylist(),
-                              approx["_rowaddr"].to_pylist()):
-            (indexed if addr >> 32 in covered else unindexed).append((d, i))
-        indexed.sort()
+        # Exact distances of every live row probed and every unindexed row.
+        exact = search(self.path, self.q, n, self.filter, columns=("id", "_rowaddr"),
+                       **dict(unrefined, refine_factor=1))
+        dist = dict(zip(exact["id"].to_pylist(), exact["_distance"].to_pylist()))
+        unindexed = [i for i, a in zip(exact["id"].to_pylist(), exact["_rowaddr"].to_pylist())
+                     if a >> 32 not in covered]
+        # The index's own distances: searched at the newest version the index covers whole
+        # (where unindexed rows merge in, pylance makes the index's distances exact too); rows
+        # deleted since are left out.
+        version = next(v["version"] for v in sorted(ds.versions(), key=lambda v: -v["version"])
+                       if {f.fragment_id for f in
+                           lance.dataset(self.path, version=v["version"]).get_fragments()}
+                       <= covered)
+        approx = search(self.path, self.q, n, self.filter, version=version, **unrefined)
+        skip = set(unindexed)
+        indexed = sorted((d, i) for i, d in zip(approx["id"].to_pylist(),
+                                                approx["_distance"].to_pylist())
+                         if i in dist and i not in skip)
         kr = self.k * refine
-        if len(indexed) <= kr:
-            return
-        bound = indexed[kr - 1][0]
+        bound = indexed[kr - 1][0] if len(indexed) > kr else float("inf")
         sure = [i for d, i in indexed if d < bound]
         tied = [i for d, i in indexed if d == bound]
-        for pick in itertools.islice(itertools.combinations(tied, kr - len(sure)), 1000):
-            rows = sorted((exact[i], i) for i in sure + list(pick) + [i for _, i in unindexed])
-            rows = rows[:self.k]
+        take = min(kr - len(sure), len(tied))  # 0 when every probed row is a candidate
+        for pick in itertools.islice(itertools.combinations(tied, take), 1000):
+            rows = sorted((dist[i], i) for i in sure + list(pick) + unindexed)[:self.k]
             yield pa.table({"id": pa.array([i for _, i in rows], pa.int64()),
                             "_distance": pa.array([d for d, _ in rows], pa.float32())})
 
@@ -180,6 +191,23 @@ def test_indexed_search_equals_pylance(spark, indexed, kind, metric, changed):
             assert_same(got, want)
             if changed:
                 assert all((i >= 3000 or i % 7 != 3) and i != 3100 for i in got[0])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_answers_rebuilt_from_candidates_hold_pylances_own(indexed, kind):
+    """The answers an [[Answer]] offers besides pylance's are rebuilt from its candidates and
+    exact distances: pylance's own answer is among them, ids and distances (so a rebuild that
+    went wrong would show here rather than let a wrong result pass)."""
+    for changed in (False, True):
+        path = indexed[(kind, "cosine", changed)]
+        for q in queries():
+            for nprobes, refine in [(2, 1), (3, 2)]:
+                want = pylance(path, q, nprobes=nprobes, refine_factor=refine)
+                ids = want["id"].to_pylist()
+                same = [t for t in want.alternatives() if t["id"].to_pylist() == ids]
+                assert same, (kind, changed, nprobes, refine)
+                assert np.allclose(same[0]["_distance"].to_numpy(),
+                                   want["_distance"].to_numpy(), rtol=1e-6)
 
 
 def test_index_distances_are_approximate_until_refined(spark, indexed):

@@ -190,8 +190,8 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
           andBytes(b.arrays(c), acc, b.n)((v, out, m) => andInBytes(v, set, negated, out, m))
       }
       andNotNull(b.arrays(c), acc)
-    case m @ StringMatch(c, MatchKind.Like, _, negated) =>
-      val parts = m.likeParts
+    case like @ StringMatch(c, MatchKind.Like, _, negated) =>
+      val parts = like.likeParts
       andBytes(b.arrays(c), acc, b.n)((v, out, m) => andLikeBytes(v, parts, negated, out, m))
       andNotNull(b.arrays(c), acc)
     case StringMatch(c, kind, p, negated) =>
