@@ -7,6 +7,8 @@ import lance
 import pytest
 import pyarrow as pa
 
+import support
+
 
 def table(start, n):
     ids = list(range(start, start + n))
@@ -42,6 +44,29 @@ def test_small_datasets_are_split_across_the_cores_as_file_sources_are(spark, tm
     # An explicit split_size is honoured as given.
     one = spark.read.format("lance").option("split_size", str(1 << 30)).load(path)
     assert one.rdd.getNumPartitions() == 1
+
+
+def test_uneven_fragments_make_even_tasks_cut_mid_page_where_needed(spark, tmp_path):
+    # Fragments of 550,000 and 350,000 rows (as Spark's Parquet writer leaves them: one file a
+    # task), each over spark.sql.files.openCostInBytes, on two cores: two tasks of about
+    # 450,000 rows each, the first fragment cut wherever its pages fall, not one task a
+    # fragment (55% + 45%).
+    import numpy as np
+    from pyspark.sql import functions as F
+    n = 900_000
+    rng = np.random.default_rng(7)
+    t = pa.table({"id": pa.array(np.arange(n), pa.int64()),
+                  "x": pa.array(rng.integers(-(1 << 62), 1 << 62, n), pa.int64()),
+                  "y": pa.array(rng.integers(-(1 << 62), 1 << 62, n), pa.int64())})
+    path = str(tmp_path / "ds")
+    lance.write_dataset(t, path, max_rows_per_file=550_000)
+    assert [f.count_rows() for f in lance.dataset(path).get_fragments()] == [550_000, 350_000]
+    df = spark.read.format("lance").load(path)
+    part = F.spark_partition_id()
+    sizes = [r[1] for r in df.groupBy(part).count().orderBy(part).collect()]
+    assert len(sizes) == 2 and max(sizes) <= n // 2 * 1.04, sizes
+    got = support.to_arrow(df.orderBy("id"))
+    assert got.equals(lance.dataset(path).to_table().cast(got.schema))
 
 
 def test_a_pruned_scan_is_estimated_as_spark_file_sources_estimate_theirs(spark, tmp_path):

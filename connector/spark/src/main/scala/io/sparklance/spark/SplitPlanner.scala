@@ -32,11 +32,13 @@ final case class LanceInputPartition(
  * costing at least `openCostBytes`, so a dataset of many tiny fragments does not become many
  * tiny tasks.
  *
- * A large fragment is cut on page boundaries. Lance writers cut pages per column, each column
- * on its own, so no cut suits every column; the planner cuts where the projected column with
- * the largest pages (in bytes) cuts, so the most expensive column never decodes a page in two
- * tasks, and the other columns' pages straddling a cut are decoded in part by both (the
- * readers start mid-page without decoding what comes before where the encoding allows). The
+ * A large fragment is cut on page boundaries where one is near enough to even slices. Lance
+ * writers cut pages per column, each column on its own, so no cut suits every column; the
+ * planner cuts where the projected column with the largest pages (in bytes) cuts, so the
+ * most expensive column never decodes a page in two tasks, and the other columns' pages
+ * straddling a cut are decoded in part by both (the readers start mid-page without decoding
+ * what comes before where the encoding allows); when that column's pages are too large for
+ * even slices, mid-page ([[cutAtBoundaries]]). The
  * page boundaries come from the tail of one data file (the first holding a projected field),
  * read on the driver for large fragments only; small fragments cost no I/O. Without a
  * projected column (e.g. `count(*)`) or when that file cannot be read on the driver (an
@@ -85,8 +87,20 @@ object SplitPlanner {
 
   private def ceilDiv(a: Long, b: Long): Long = (a + b - 1) / b
 
+  /**
+   * Partitions of the fragments' rows, each about `targetBytes` or a little less: as many as
+   * the target gives, their size evened out (47 MB over a 25.5 MB target make two of 23.5 MB,
+   * not 25.5 + 21.5 MB), so tasks on as many slots end together.
+   */
   def plan(io: FileIO, fragments: Seq[FragmentRef], targetBytes: Long, openCostBytes: Long,
-      fields: Seq[LanceField] = Nil): Seq[LanceInputPartition] = {
+      fields: Seq[LanceField] = Nil,
+      midPageMinRows: Long = MidPageMinRows): Seq[LanceInputPartition] = {
+    val sized = fragments.map(f => (f, RowCounts.physicalRows(io, f))).filter(_._2 > 0)
+    def bytesPerRowOf(f: FragmentRef, rows: Long): Long = math.max(1L, estimatedBytes(f) / rows)
+    def cost(rows: Long, bytesPerRow: Long): Long = math.max(openCostBytes, rows * bytesPerRow)
+    val total = sized.map { case (f, rows) => cost(rows, bytesPerRowOf(f, rows)) }.sum
+    val target = math.max(1L, targetBytes)
+    val share = if (total <= 0) target else ceilDiv(total, ceilDiv(total, target))
     val partitions = ArrayBuffer[(Array[FragmentSlice], Long)]()
     val current = ArrayBuffer[FragmentSlice]()
     var currentBytes = 0L
@@ -95,47 +109,48 @@ object SplitPlanner {
       current.clear()
       currentBytes = 0
     }
-    fragments.foreach { f =>
-      val rows = RowCounts.physicalRows(io, f)
-      if (rows > 0) {
-        val bytesPerRow = math.max(1L, estimatedBytes(f) / rows)
-        val fullRows = math.max(1L, targetBytes / bytesPerRow)
-        val frag =
-          if (rows == f.physicalRows && f.physicalRowsTrusted) f
-          else f.copy(physicalRows = rows, physicalRowsTrusted = true)
-        // Slices holding no row a scalar index says can pass the filter are not planned.
-        def add(start: Long, end: Long): Unit =
-          if (frag.rowCandidates.forall(_.rangeCardinality(start, end) > 0)) {
-            current += FragmentSlice(frag, start, end)
-            currentBytes += math.max(openCostBytes, (end - start) * bytesPerRow)
-          }
-        if (rows <= math.max(RowAlign, fullRows / RowAlign * RowAlign)) {
-          // Whole, packed with its neighbours (no I/O to plan it).
-          if (current.nonEmpty &&
-              currentBytes + math.max(openCostBytes, rows * bytesPerRow) > targetBytes) close()
-          add(0, rows)
-        } else {
-          // Its first slice fills what is left of the partition being packed (fragments of
-          // 55% and 45% of two tasks' bytes make two tasks of half, not 27.5 + 27.5 + 45),
-          // the next ones are full, and the last is left open for the next fragment.
-          val room = math.max(0L, targetBytes - currentBytes) / bytesPerRow
-          val first = if (current.nonEmpty && room > 0 && room >= fullRows / 8) room else {
-            close()
-            fullRows
-          }
-          val bounds = pageBoundaries(io, frag, fields, rows).getOrElse(alignedBounds(rows))
-          val cuts = cutAtBoundaries(bounds, fullRows, first)
-          (0 until cuts.length - 1).foreach { i =>
-            add(cuts(i), cuts(i + 1))
-            if (i < cuts.length - 2) close()
-          }
+    sized.foreach { case (f, rows) =>
+      val bytesPerRow = bytesPerRowOf(f, rows)
+      val fullRows = math.max(1L, share / bytesPerRow)
+      val frag =
+        if (rows == f.physicalRows && f.physicalRowsTrusted) f
+        else f.copy(physicalRows = rows, physicalRowsTrusted = true)
+      // Slices holding no row a scalar index says can pass the filter are not planned.
+      def add(start: Long, end: Long): Unit =
+        if (frag.rowCandidates.forall(_.rangeCardinality(start, end) > 0)) {
+          current += FragmentSlice(frag, start, end)
+          // The open cost counts once a fragment, as in the share.
+          currentBytes += (
+            if (start == 0 && end == rows) cost(rows, bytesPerRow)
+            else (end - start) * bytesPerRow)
+        }
+      if (rows <= math.max(RowAlign, fullRows / RowAlign * RowAlign)) {
+        // Whole, packed with its neighbours (no I/O to plan it); a sixteenth over the share
+        // still packs, as a slice cut at a page boundary may leave a little more or less.
+        if (current.nonEmpty &&
+            currentBytes + cost(rows, bytesPerRow) > share + share / 16) close()
+        add(0, rows)
+      } else {
+        // Its first slice fills what is left of the partition being packed (fragments of
+        // 55% and 45% of two tasks' bytes make two tasks of half, not 27.5 + 27.5 + 45),
+        // the next ones are full, and the last is left open for the next fragment.
+        val room = math.max(0L, share - currentBytes) / bytesPerRow
+        val first = if (current.nonEmpty && room > 0 && room >= fullRows / 8) room else {
+          close()
+          fullRows
+        }
+        val bounds = pageBoundaries(io, frag, fields, rows).getOrElse(alignedBounds(rows))
+        val cuts = cutAtBoundaries(bounds, fullRows, first, midPageMinRows)
+        (0 until cuts.length - 1).foreach { i =>
+          add(cuts(i), cuts(i + 1))
+          if (i < cuts.length - 2) close()
         }
       }
     }
     close()
-    // A last partition under a quarter of the target (what page boundaries left over) joins
+    // A last partition under a quarter of the share (what page boundaries left over) joins
     // the one before rather than making a short task of its own.
-    if (partitions.size >= 2 && partitions.last._2 < targetBytes / 4) {
+    if (partitions.size >= 2 && partitions.last._2 < share / 4) {
       val (tail, _) = partitions.remove(partitions.size - 1)
       val (before, bytes) = partitions.remove(partitions.size - 1)
       partitions += ((before ++ tail, bytes))
@@ -177,24 +192,44 @@ object SplitPlanner {
   /**
    * Cuts from page boundaries `bounds` (`0, ..., rows`): each slice ends at the boundary nearest
    * to `rowsPerSlice` rows after its start (the first: `firstRows`, when positive), and holds
-   * at least one page.
+   * at least one page; except that a slice of at least `midPageMinRows` rows whose nearest
+   * boundary is more than a 32nd of it away ends at its target rounded to 1024 rows,
+   * mid-page: one page of 800,000 rows would otherwise make one task where two were
+   * wanted, and pages of 500,000 rows tasks of 62% and 38%. The reader of the second part
+   * skips to the chunk holding its first row (see `MiniBlockPage.skip`), so a mid-page cut
+   * costs a page's metadata in both tasks, not a decode of the first part. A slice that
+   * would end within a 32nd of itself before the fragment's end takes the rest.
    */
-  private[spark] def cutAtBoundaries(
-      bounds: Array[Long], rowsPerSlice: Long, firstRows: Long = -1): Array[Long] = {
+  private[spark] def cutAtBoundaries(bounds: Array[Long], rowsPerSlice: Long,
+      firstRows: Long = -1, midPageMinRows: Long = MidPageMinRows): Array[Long] = {
     val cuts = ArrayBuffer[Long](0L)
     val last = bounds.length - 1
-    var i = 0 // index in bounds of the current slice's start
-    while (i < last) {
-      val step = if (i == 0 && firstRows > 0) firstRows else rowsPerSlice
-      val target = bounds(i) + step
+    val rows = bounds(last)
+    var start = 0L
+    var i = 0 // index in bounds of the last boundary at or before start
+    while (start < rows) {
+      val step = if (start == 0 && firstRows > 0) firstRows else rowsPerSlice
+      val target = start + step
+      val slack = step / 32
+      while (i < last && bounds(i + 1) <= start) i += 1
       var j = i + 1
       while (j < last && bounds(j) < target) j += 1
       // bounds(j) is the first boundary at or past the target (or the end); the one before may
       // be nearer.
       if (j - 1 > i && target - bounds(j - 1) < bounds(j) - target) j -= 1
-      cuts += bounds(j)
-      i = j
+      val end =
+        if (step < midPageMinRows || math.abs(bounds(j) - target) <= slack) bounds(j)
+        else if (rows - target <= slack) rows
+        else {
+          val aligned = math.round(target.toDouble / RowAlign) * RowAlign
+          if (aligned > start && aligned < rows) aligned else target
+        }
+      cuts += end
+      start = end
     }
     cuts.toArray
   }
+
+  /** Slices of fewer rows than this are cut at page boundaries only. */
+  private[spark] val MidPageMinRows = 16L * RowAlign
 }

@@ -129,18 +129,27 @@ class SplitPlannerSuite extends AnyFunSuite {
       val s = snapshot(fmt)
       val fields = s.schema.fields
       val expected = expectedRows(fmt)
-      val parts = SplitPlanner.plan(io, fragments(fmt), 3000, 0, fields)
-      assert(parts.size > 5)
-      val cols = parts.flatMap(_.slices.toSeq).map { sl =>
-        val r = new FragmentReader(io, sl.fragment, fields, DeletionVector.read(io, sl.fragment), sl.start, sl.end)
-        try {
-          val batches = Iterator.continually(r.remaining).takeWhile(_ > 0).map(rem => r.next(math.min(97L, rem).toInt)._1).toSeq
-          fields.indices.map(i => ColumnArrays.concat(batches.map(_(i))))
-        } finally r.close()
+      def starts(p: Seq[LanceInputPartition]) =
+        p.flatMap(_.slices.toSeq).map(s => (s.fragment.id, s.start))
+      val onPages = SplitPlanner.plan(io, fragments(fmt), 3000, 0, fields)
+      // Slices of any size may cut mid-page: the readers start and stop inside pages.
+      val midPage = SplitPlanner.plan(io, fragments(fmt), 3000, 0, fields, midPageMinRows = 1)
+      assert(starts(onPages) != starts(midPage))
+      for (parts <- Seq(onPages, midPage)) {
+        assert(parts.size > 5)
+        val cols = parts.flatMap(_.slices.toSeq).map { sl =>
+          val r = new FragmentReader(io, sl.fragment, fields,
+            DeletionVector.read(io, sl.fragment), sl.start, sl.end)
+          try {
+            val batches = Iterator.continually(r.remaining).takeWhile(_ > 0)
+              .map(rem => r.next(math.min(97L, rem).toInt)._1).toSeq
+            fields.indices.map(i => ColumnArrays.concat(batches.map(_(i))))
+          } finally r.close()
+        }
+        val merged = fields.indices.map(i => ColumnArrays.concat(cols.map(_(i))))
+        val errs = FixtureSupport.compare(fields, merged, expected.map(FixtureSupport.normalize))
+        assert(errs.isEmpty, errs.mkString("\n", "\n", ""))
       }
-      val merged = fields.indices.map(i => ColumnArrays.concat(cols.map(_(i))))
-      val errs = FixtureSupport.compare(fields, merged, expected.map(FixtureSupport.normalize))
-      assert(errs.isEmpty, errs.mkString("\n", "\n", ""))
     }
   }
 
@@ -254,6 +263,27 @@ class SplitPlannerSuite extends AnyFunSuite {
       Seq(0L, 100L, 400L, 1000L, 1010L))
     assert(SplitPlanner.cutAtBoundaries(b, 100, firstRows = 5000).toSeq == Seq(0L, 1010L))
     assert(SplitPlanner.alignedBounds(2500).toSeq == Seq(0L, 1024L, 2048L, 2500L))
+  }
+
+  test("cutAtBoundaries: large slices cut mid-page when no boundary is within a 32nd") {
+    def cut(b: Seq[Long], step: Long, first: Long = -1) =
+      SplitPlanner.cutAtBoundaries(b.toArray, step, first).toSeq
+    // One page of 800,000 rows in two halves (rounded to 1024 rows), not one task.
+    assert(cut(Seq(0L, 800000L), 400000) == Seq(0L, 400384L, 800000L))
+    // Pages of 2^20 rows: 749,568 + 750,432 (the rest, within a 32nd), not 70% + 30%.
+    assert(cut(Seq(0L, 1048576L, 1500000L), 750000) == Seq(0L, 749568L, 1500000L))
+    // A boundary within a 32nd of the target is kept, and so is the end.
+    assert(cut(Seq(0L, 390000L, 800000L), 400000) == Seq(0L, 390000L, 800000L))
+    assert(cut(Seq(0L, 200000L, 430000L, 800000L), 400000) ==
+      Seq(0L, 400384L, 800000L))
+    // After a mid-page cut the next slice may end on a boundary again.
+    assert(cut(Seq(0L, 1000000L, 1200000L, 2000000L), 400000) ==
+      Seq(0L, 400384L, 800768L, 1200000L, 1600512L, 2000000L))
+    assert(cut(Seq(0L, 1000000L, 1590000L, 2000000L), 400000, first = 795000) ==
+      Seq(0L, 794624L, 1195008L, 1590000L, 2000000L))
+    // Under MidPageMinRows rows a slice, page boundaries only.
+    val small = SplitPlanner.MidPageMinRows - 1
+    assert(cut(Seq(0L, 10 * small), small) == Seq(0L, 10 * small))
   }
 }
 
