@@ -157,7 +157,7 @@ MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_p
                 tests/test_branches.py tests/test_index_pruning.py tests/test_index_aggregates.py \
                 tests/test_metadata_columns.py tests/test_option_names.py \
                 tests/test_maintenance.py tests/test_planning.py tests/test_spark_lance.py \
-                tests/test_aggregate_pushdown.py \
+                tests/test_aggregate_pushdown.py tests/test_topn_pushdown.py \
                 tests/package
 
 # Scala tests of the given built lines, then the pytest subset on the given pyspark lines; every

@@ -29,12 +29,13 @@ final class LanceBatch(
     metadata: LanceColumnarReader.MetadataSpec,
     pushed: Seq[Any],
     limit: Option[Int] = None,
-    offset: Int = 0) extends Batch {
+    offset: Int = 0,
+    topN: Option[TopNSpec] = None) extends Batch {
 
   private def key: Seq[Any] = Seq(table.snapshot.root, table.snapshot.version, required,
     countRows, pushed, fragments.map(_.id), table.options.batchSize,
     table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name),
-    limit, offset)
+    limit, offset, topN)
 
   override def equals(other: Any): Boolean = other match {
     case b: LanceBatch => key == b.key
@@ -76,7 +77,7 @@ final class LanceBatch(
   override def createReaderFactory(): PartitionReaderFactory = {
     val io = SparkSession.active.sparkContext.broadcast(table.io)
     new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, countRows,
-      metadata, limit)
+      metadata, limit, topN)
   }
 }
 

@@ -43,7 +43,8 @@ object LanceMetadataColumns {
    */
   final class FragmentValues(f: FragmentRef, wanted: Set[Column]) {
     val id: Long = f.id
-    private val lineage = f.lineage.getOrElse(
+    // Only row ids and versions need it: `_rowaddr` and `_fragid` are made of the offsets.
+    private lazy val lineage = f.lineage.getOrElse(
       throw new IllegalStateException(s"fragment ${f.id}: no lineage attached for metadata"))
     private val rows = f.physicalRows.toInt
     val rowIds: Array[Long] = if (wanted(RowId)) lineage.decodeRowIds().orNull else null

@@ -11,7 +11,8 @@ import io.sparklance.storage.FileIO
 
 /**
  * Creates columnar readers on executors; storage settings travel once, as a broadcast, and
- * each partition brings its row filter.
+ * each partition brings its row filter. A pushed TopN reads in two passes
+ * ([[LanceTopNReader]]).
  */
 class LancePartitionReaderFactory(
     io: Broadcast[FileIO],
@@ -20,15 +21,20 @@ class LancePartitionReaderFactory(
     batchSize: Int,
     countRows: Boolean,
     metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata,
-    limit: Option[Int] = None)
+    limit: Option[Int] = None,
+    topN: Option[TopNSpec] = None)
   extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val part = partition.asInstanceOf[LanceInputPartition]
-    new LanceColumnarReader(io.value, part, fields, schema, batchSize, part.rowFilter, countRows,
-      metadata, limit)
+    topN match {
+      case Some(t) =>
+        new LanceTopNReader(io.value, part, fields, schema, batchSize, metadata, t)
+      case None => new LanceColumnarReader(io.value, part, fields, schema, batchSize,
+        part.rowFilter, countRows, metadata, limit)
+    }
   }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =

@@ -49,6 +49,9 @@ object MetadataTable {
  *  - `aggregate_pushdown`: let each task aggregate its rows when Spark pushes an aggregation
  *    (COUNT, SUM of exact integer and decimal expressions, MIN/MAX, grouped by plain
  *    columns; default true); `false` returns rows to Spark's own aggregation.
+ *  - `topn_pushdown`: let each task return only its first rows of an `ORDER BY ... LIMIT n`
+ *    Spark pushes (n up to 10,000), reading the other columns of those rows only (default
+ *    true); `false` returns every row to Spark's sort.
  *  - `runtime_filter_min_bytes`: a dataset of fewer data bytes (default 1 MiB) names no column
  *    Spark's own dynamic pruning may filter: reading it costs less than planning the pruning
  *    subquery (a copy of the other join side, with its own pruning) does. `0` offers every
@@ -65,6 +68,7 @@ final case class LanceReadOptions(
     splitSizeGiven: Boolean = false,
     useScalarIndex: Boolean = true,
     aggregatePushdown: Boolean = true,
+    topNPushdown: Boolean = true,
     runtimeFilterMinBytes: Long = LanceReadOptions.DefaultRuntimeFilterMinBytes)
 
 object LanceReadOptions {
@@ -80,6 +84,7 @@ object LanceReadOptions {
   val FilterPushdown = "filter_pushdown"
   val UseScalarIndex = "use_scalar_index"
   val AggregatePushdown = "aggregate_pushdown"
+  val TopNPushdown = "topn_pushdown"
   val RuntimeFilterMinBytes = "runtime_filter_min_bytes"
   val DefaultRuntimeFilterMinBytes: Long = 1L << 20
   /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
@@ -102,6 +107,7 @@ object LanceReadOptions {
       splitSizeGiven = options.containsKey(SplitSize),
       useScalarIndex = bool(options, UseScalarIndex, default = true),
       aggregatePushdown = bool(options, AggregatePushdown, default = true),
+      topNPushdown = bool(options, TopNPushdown, default = true),
       runtimeFilterMinBytes = nonNegativeLong(options, RuntimeFilterMinBytes,
         DefaultRuntimeFilterMinBytes))
   }

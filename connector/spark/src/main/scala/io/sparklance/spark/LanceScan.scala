@@ -33,7 +33,8 @@ class LanceScan(
     fragmentTest: Option[Long => Boolean] = None,
     limit: Option[Int] = None,
     addressed: Option[IndexPruning.Candidates] = None,
-    offset: Int = 0)
+    offset: Int = 0,
+    topN: Option[TopNSpec] = None)
   extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   /**
@@ -58,7 +59,14 @@ class LanceScan(
   /** The same scan returning only `columns` (some of [[readSchema]]), the filter unchanged. */
   def withColumns(columns: StructType): LanceScan =
     new LanceScan(table, columns, filter, pushed, countRows, fragmentTest, limit, addressed,
-      offset)
+      offset, topN)
+
+  /**
+   * The TopN Spark pushed, when the columns read hold its keys (Spark reads the columns it
+   * sorts by; a scan narrowed without them sorts nothing): each task returns its best rows.
+   */
+  private def pushedTopN: Option[TopNSpec] =
+    topN.filter(_.columns.forall(c => fields.exists(_.name == c)))
 
   /** Requested metadata columns (`_rowid`, ...) by their position in `required`. */
   private val metadata: Seq[(Int, LanceMetadataColumns.Column)] =
@@ -176,7 +184,7 @@ class LanceScan(
     val pruned = if (fragmentTest.isEmpty && candidates.isEmpty) ""
       else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     val window = (if (offset > 0) s" Offset: $offset" else "") +
-      limit.fold("")(n => s" Limit: ${n - offset}")
+      limit.fold("")(n => s" Limit: ${n - offset}") + pushedTopN.fold("")(" " + _.describe)
     s"LanceScan ${table.name()} [$what]$filters$pruned$window"
   }
   /** A new Batch each time; batches of equal scans are equal, so Spark reuses exchanges. */
@@ -185,7 +193,7 @@ class LanceScan(
     effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
     LanceColumnarReader.MetadataSpec(metadata),
     pushed ++ runtime,
-    windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset)
+    windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset, pushedTopN)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 

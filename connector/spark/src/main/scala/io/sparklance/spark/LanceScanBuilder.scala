@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountS
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates,
   SupportsPushDownLimit, SupportsPushDownOffset, SupportsPushDownRequiredColumns,
-  SupportsPushDownV2Filters}
+  SupportsPushDownTopN, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.expressions.SortOrder
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
@@ -13,7 +14,7 @@ import io.sparklance.table.RowFilter
 
 /**
  * Builds the scan of one table version: column pruning (nested too), predicates the reader
- * evaluates exactly (see [[FilterTranslator]]), COUNT(*) and LIMIT.
+ * evaluates exactly (see [[FilterTranslator]]), COUNT(*), LIMIT and TopN.
  *
  * Pushed predicates are not re-checked by Spark: the reader keeps exactly the rows for which
  * they are TRUE, so Spark drops its Filter and may push a COUNT(*) on top. Without a filter,
@@ -28,7 +29,8 @@ import io.sparklance.table.RowFilter
 class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
     likes: Seq[LikePushDown.Pushed] = Nil) extends ScanBuilder
   with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters
-  with SupportsPushDownAggregates with SupportsPushDownLimit with SupportsPushDownOffset {
+  with SupportsPushDownAggregates with SupportsPushDownLimit with SupportsPushDownOffset
+  with SupportsPushDownTopN {
 
   private var required: StructType = table.schema()
   private var countOnly = false
@@ -44,6 +46,7 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
   private var pushed: Array[Predicate] = Array.empty
   private var limit: Option[Int] = None
   private var offset = 0
+  private var topN: Option[TopNSpec] = None
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
@@ -142,12 +145,25 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
    * stops after `n` rows that pass it and Spark applies the limit on top.
    */
   override def pushLimit(n: Int): Boolean = {
-    if (countOnly || partial.isDefined || n < 0) return false
+    if (countOnly || partial.isDefined || topN.isDefined || n < 0) return false
     limit = Some(n)
     true
   }
 
-  override def isPartiallyPushed(): Boolean = narrowsRows
+  /**
+   * `ORDER BY` columns `LIMIT n` (Spark pushes one only when nothing is left to filter after
+   * the scan), for keys that are data columns of orderable types and `n` up to
+   * [[TopNSpec.MaxRows]]: each task returns its own first `n` rows in that order, reading the
+   * other columns of those rows only ([[LanceTopNReader]]); Spark sorts and limits on top.
+   */
+  override def pushTopN(orders: Array[SortOrder], limit: Int): Boolean = {
+    if (!table.options.topNPushdown || countOnly || partial.isDefined || this.limit.isDefined ||
+        offset > 0) return false
+    topN = TopNSpec.of(orders, limit, table.schema())
+    topN.isDefined
+  }
+
+  override def isPartiallyPushed(): Boolean = narrowsRows || topN.isDefined
 
   /**
    * Whether something besides LIMIT/OFFSET picks the rows: a pushed filter, or predicates on
@@ -163,7 +179,7 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
    * keeps the offset.
    */
   override def pushOffset(n: Int): Boolean = {
-    if (countOnly || partial.isDefined || narrowsRows || n < 0) return false
+    if (countOnly || partial.isDefined || narrowsRows || topN.isDefined || n < 0) return false
     offset = n
     true
   }
@@ -178,5 +194,5 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
       new LanceScan(table, LanceScan.CountSchema, filter, pushedText, countRows = true,
         fragmentTest, addressed = addressed)
     else new LanceScan(table, required, filter, pushedText, countRows = false, fragmentTest, limit,
-      addressed, offset)
+      addressed, offset, topN)
 }
