@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.types.{LongType, StructField, StructType}
+import org.apache.spark.sql.types._
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.roaringbitmap.RoaringBitmap
 
@@ -53,27 +53,15 @@ final class LanceTopNReader(
     val keys = new LanceColumnarReader(io, partition, keyFields, keySchema, batchSize,
       partition.rowFilter, metadata = LanceColumnarReader.MetadataSpec(
         Seq(address -> LanceMetadataColumns.RowAddr)))
-    val order = topN.ordering(keySchema)
-    // The worst key kept is at the head, to be replaced by a better one.
-    val best = new java.util.PriorityQueue[UnsafeRow](topN.limit, order.reverse)
-    val copy = UnsafeProjection.create(keySchema)
-    try {
-      while (keys.next()) {
-        val it = keys.get().rowIterator()
-        while (it.hasNext) {
-          val row: InternalRow = it.next()
-          if (best.size < topN.limit) best.add(copy(row).copy())
-          else if (order.compare(row, best.peek()) < 0) {
-            best.poll()
-            best.add(copy(row).copy())
-          }
-        }
-      }
+    val chosen = try {
+      val addresses =
+        if (LanceTopNReader.integral(keySchema, topN)) byIntegralKey(keys, keySchema)
+        else byRows(keys, keySchema, address)
       selectMetrics = keys.currentMetricsValues()
+      addresses
     } finally keys.close()
     val byFragment = scala.collection.mutable.HashMap[Long, RoaringBitmap]()
-    best.forEach { r =>
-      val a = r.getLong(address)
+    chosen.foreach { a =>
       byFragment.getOrElseUpdate(a >>> 32, new RoaringBitmap()).add((a & 0xFFFFFFFFL).toInt)
     }
     val slices = partition.slices.flatMap { s =>
@@ -85,6 +73,77 @@ final class LanceTopNReader(
       }
     }
     LanceInputPartition(slices)
+  }
+
+  /**
+   * Whether batches are walked last row first: for a descending first key. Tables are mostly
+   * appended in ascending key order (ids, times), where a batch's best rows for `DESC` are then
+   * its last: walked first, they leave the rest below the worst row kept, not copied. Which way
+   * a batch is walked changes the work, never the rows kept (but for ties).
+   */
+  private val backward = !topN.keys.head.ascending
+
+  /**
+   * The addresses of the best rows by Spark's ordering over the key columns (any orderable
+   * type); a row is copied only when it enters the kept set.
+   */
+  private def byRows(keys: LanceColumnarReader, keySchema: StructType,
+      address: Int): Array[Long] = {
+    val order = topN.ordering(keySchema)
+    // The worst key kept is at the head, to be replaced by a better one.
+    val best = new java.util.PriorityQueue[UnsafeRow](topN.limit, order.reverse)
+    val copy = UnsafeProjection.create(keySchema)
+    while (keys.next()) {
+      val batch = keys.get()
+      val n = batch.numRows()
+      var j = 0
+      while (j < n) {
+        val i = if (backward) n - 1 - j else j
+        val row: InternalRow = batch.getRow(i)
+        if (best.size < topN.limit) best.add(copy(row).copy())
+        else if (order.compare(row, best.peek()) < 0) {
+          best.poll()
+          best.add(copy(row).copy())
+        }
+        j += 1
+      }
+    }
+    val out = new Array[Long](best.size)
+    var k = 0
+    best.forEach { r => out(k) = r.getLong(address); k += 1 }
+    out
+  }
+
+  /** As [[byRows]] for one integral key, read from the vector as a long ([[LongKeyHeap]]). */
+  private def byIntegralKey(keys: LanceColumnarReader, keySchema: StructType): Array[Long] = {
+    val key = topN.keys.head
+    val heap = new LongKeyHeap(topN.limit, key.ascending, key.nullsFirst)
+    val kind = keySchema(0).dataType match {
+      case LongType | TimestampType | TimestampNTZType => 0
+      case IntegerType | DateType => 1
+      case ShortType => 2
+      case _ => 3
+    }
+    while (keys.next()) {
+      val batch = keys.get()
+      val v = batch.column(0)
+      val a = batch.column(1)
+      val n = batch.numRows()
+      var j = 0
+      while (j < n) {
+        val i = if (backward) n - 1 - j else j
+        val isNull = v.isNullAt(i)
+        val k =
+          if (isNull) 0L
+          else if (kind == 0) v.getLong(i)
+          else if (kind == 1) v.getInt(i).toLong
+          else if (kind == 2) v.getShort(i).toLong
+          else v.getByte(i).toLong
+        heap.offer(isNull, k, a.getLong(i))
+        j += 1
+      }
+    }
+    heap.rowAddresses
   }
 
   /**
@@ -103,6 +162,14 @@ final class LanceTopNReader(
 }
 
 object LanceTopNReader {
+  /** Whether the TopN has one key of a type read as an integer. */
+  private def integral(keySchema: StructType, topN: TopNSpec): Boolean =
+    topN.keys.size == 1 && (keySchema(0).dataType match {
+      case LongType | TimestampType | TimestampNTZType | IntegerType | DateType | ShortType |
+           ByteType => true
+      case _ => false
+    })
+
   private val Summed: Set[String] =
     Set(metrics.FragmentsRead.Name, metrics.StorageRequests.Name, metrics.StorageBytesRead.Name)
 }
