@@ -95,10 +95,11 @@ object SplitPlanner {
   def plan(io: FileIO, fragments: Seq[FragmentRef], targetBytes: Long, openCostBytes: Long,
       fields: Seq[LanceField] = Nil,
       midPageMinRows: Long = MidPageMinRows): Seq[LanceInputPartition] = {
+    // (fragment, physical rows, estimated bytes per row) of the fragments holding rows.
     val sized = fragments.map(f => (f, RowCounts.physicalRows(io, f))).filter(_._2 > 0)
-    def bytesPerRowOf(f: FragmentRef, rows: Long): Long = math.max(1L, estimatedBytes(f) / rows)
+      .map { case (f, rows) => (f, rows, math.max(1L, estimatedBytes(f) / rows)) }
     def cost(rows: Long, bytesPerRow: Long): Long = math.max(openCostBytes, rows * bytesPerRow)
-    val total = sized.map { case (f, rows) => cost(rows, bytesPerRowOf(f, rows)) }.sum
+    val total = sized.map { case (_, rows, bytesPerRow) => cost(rows, bytesPerRow) }.sum
     val target = math.max(1L, targetBytes)
     val share = if (total <= 0) target else ceilDiv(total, ceilDiv(total, target))
     val partitions = ArrayBuffer[(Array[FragmentSlice], Long)]()
@@ -109,8 +110,7 @@ object SplitPlanner {
       current.clear()
       currentBytes = 0
     }
-    sized.foreach { case (f, rows) =>
-      val bytesPerRow = bytesPerRowOf(f, rows)
+    sized.foreach { case (f, rows, bytesPerRow) =>
       val fullRows = math.max(1L, share / bytesPerRow)
       val frag =
         if (rows == f.physicalRows && f.physicalRowsTrusted) f
