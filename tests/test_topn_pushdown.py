@@ -10,6 +10,7 @@ import random
 from decimal import Decimal
 
 import lance
+from lance.dataset import ColumnOrdering
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -206,6 +207,10 @@ def test_topn_by_one_integral_key(spark, table, key, desc, nulls_first, n, where
     k, i = names.index(key), names.index("id")
     want = _pylance_topn(table, [(key, desc, nulls_first)], n, where)
     assert [r[k] for r in got] == [r[k] for r in rows_from_arrow(want.select(names))]
+    # pylance's own TopN gives the same keys.
+    own = lance.dataset(table).to_table(columns=[key], filter=where, limit=n, order_by=[
+        ColumnOrdering(key, ascending=not desc, nulls_first=nulls_first)])
+    assert [r[k] for r in got] == [r[0] for r in rows_from_arrow(own)]
     ids = [r[i] for r in got]
     assert len(set(ids)) == len(ids)
     pylance_rows = lance.dataset(table).to_table(filter=f"id IN ({', '.join(map(str, ids))})")
