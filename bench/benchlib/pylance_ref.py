@@ -50,6 +50,12 @@ def pylance_query(ds, q: dict):
     cols, flt, red = q["pl"]
     if red == "count":
         return ds.count_rows(filter=flt) if flt else ds.count_rows()
+    if red.startswith("topn:"):
+        from lance.dataset import ColumnOrdering
+        _, col, direction, n = red.split(":")
+        top = ds.to_table(columns=cols, filter=flt, limit=int(n),
+                          order_by=[ColumnOrdering(col, ascending=direction == "asc")])
+        return top.column(0)[0].as_py()
     acc = None
     rows = 0
     for b in ds.to_batches(columns=cols, filter=flt):
