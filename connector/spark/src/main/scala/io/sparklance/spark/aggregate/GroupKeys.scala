@@ -2,6 +2,7 @@ package io.sparklance.spark.aggregate
 
 import scala.collection.mutable.ArrayBuffer
 
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.unsafe.types.UTF8String
@@ -47,9 +48,13 @@ final class GroupKeys(groups: Seq[GroupCol]) {
       (kinds(j): @annotation.switch) match {
         case 0 =>
           val nulls = v.hasNull
-          while (i < n) {
-            c(at + i) = if (nulls && v.isNullAt(i)) 0L else code(v.getUTF8String(i))
-            i += 1
+          v match {
+            case w: WritableColumnVector if w.hasDictionary => fromDictionary(w, j, n, c, at)
+            case _ =>
+              while (i < n) {
+                c(at + i) = if (nulls && v.isNullAt(i)) 0L else code(v.getUTF8String(i))
+                i += 1
+              }
           }
         case 1 => while (i < n) { c(at + i) = v.getLong(i); i += 1 }
         case 2 => while (i < n) { c(at + i) = v.getInt(i).toLong; i += 1 }
@@ -72,6 +77,44 @@ final class GroupKeys(groups: Seq[GroupCol]) {
       j = 0
       while (j < width) { probe(j) = c(j * n + i); j += 1 }
       ids(i) = table.idOf(probe)
+      i += 1
+    }
+  }
+
+  /**
+   * Per string column: the code of each dictionary id of the current batch, and the batch
+   * (`batches(j)`) each was computed for. A dictionary holds for one batch only.
+   */
+  private val idCodes = Array.fill(cols.length)(new Array[Long](0))
+  private val idBatch = Array.fill(cols.length)(new Array[Int](0))
+  private val batches = new Array[Int](cols.length)
+
+  /**
+   * Codes of a dictionary-encoded string column (`w`, column `j`) into `c` from `at`: each
+   * entry's code is worked out once a batch, not once a row (no string hashed or made per row).
+   */
+  private def fromDictionary(w: WritableColumnVector, j: Int, n: Int, c: Array[Long],
+      at: Int): Unit = {
+    batches(j) += 1
+    val batch = batches(j)
+    val nulls = w.hasNull
+    val ids = w.getDictionaryIds
+    var i = 0
+    while (i < n) {
+      if (nulls && w.isNullAt(i)) c(at + i) = 0L
+      else {
+        val id = ids.getDictId(i)
+        if (id >= idCodes(j).length) {
+          val size = math.max(id + 1, idCodes(j).length * 2)
+          idCodes(j) = java.util.Arrays.copyOf(idCodes(j), size)
+          idBatch(j) = java.util.Arrays.copyOf(idBatch(j), size)
+        }
+        if (idBatch(j)(id) != batch) {
+          idCodes(j)(id) = code(w.getUTF8String(i))
+          idBatch(j)(id) = batch
+        }
+        c(at + i) = idCodes(j)(id)
+      }
       i += 1
     }
   }
