@@ -145,7 +145,8 @@ def run_notes(doc: dict) -> list[str]:
     notes = [f"Rows: {doc['rows']:,} per table (scans); timed writes use the first {doc.get('write_rows') or 0:,} rows "
              "of the mixed table (see bench/README.md for why). Each figure is the median of "
              f"{doc.get('runs', 3)} timed runs after a warm-up run. Column queries interleave the formats run by run; "
-             "the whole-table queries (vector_elem0, full_scan_noop, topn_latest) run each format's runs back to back, because "
+             "the whole-table queries (vector_elem0, full_scan_noop, topn_latest) run each "
+             "format's runs back to back, because "
              "the three mixed tables together do not fit in the page cache."]
     notes.append("Scan data: Lance by pylance, Parquet by pyarrow with Spark's Parquet writer settings (snappy, "
                  "128 MiB row groups, 1 MiB pages of at most 20,000 rows, page indexes, INT96 timestamps); "
