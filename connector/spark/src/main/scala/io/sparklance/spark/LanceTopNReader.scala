@@ -53,9 +53,10 @@ final class LanceTopNReader(
     val keys = new LanceColumnarReader(io, partition, keyFields, keySchema, batchSize,
       partition.rowFilter, metadata = LanceColumnarReader.MetadataSpec(
         Seq(address -> LanceMetadataColumns.RowAddr)))
+    val kind = LanceTopNReader.integralKind(keySchema(0).dataType)
     val chosen = try {
       val addresses =
-        if (LanceTopNReader.integral(keySchema, topN)) byIntegralKey(keys, keySchema)
+        if (topN.keys.size == 1 && kind >= 0) byIntegralKey(keys, kind)
         else byRows(keys, keySchema, address)
       selectMetrics = keys.currentMetricsValues()
       addresses
@@ -114,16 +115,13 @@ final class LanceTopNReader(
     out
   }
 
-  /** As [[byRows]] for one integral key, read from the vector as a long ([[LongKeyHeap]]). */
-  private def byIntegralKey(keys: LanceColumnarReader, keySchema: StructType): Array[Long] = {
+  /**
+   * As [[byRows]] for one integral key, read from the vector as a long ([[LongKeyHeap]]);
+   * `kind` is its [[LanceTopNReader.integralKind]].
+   */
+  private def byIntegralKey(keys: LanceColumnarReader, kind: Int): Array[Long] = {
     val key = topN.keys.head
     val heap = new LongKeyHeap(topN.limit, key.ascending, key.nullsFirst)
-    val kind = keySchema(0).dataType match {
-      case LongType | TimestampType | TimestampNTZType => 0
-      case IntegerType | DateType => 1
-      case ShortType => 2
-      case _ => 3
-    }
     while (keys.next()) {
       val batch = keys.get()
       val v = batch.column(0)
@@ -162,13 +160,17 @@ final class LanceTopNReader(
 }
 
 object LanceTopNReader {
-  /** Whether the TopN has one key of a type read as an integer. */
-  private def integral(keySchema: StructType, topN: TopNSpec): Boolean =
-    topN.keys.size == 1 && (keySchema(0).dataType match {
-      case LongType | TimestampType | TimestampNTZType | IntegerType | DateType | ShortType |
-           ByteType => true
-      case _ => false
-    })
+  /**
+   * How a key of type `t` is read as a long: 0 `getLong`, 1 `getInt`, 2 `getShort`, 3
+   * `getByte`; -1 when it is not an integer, date or timestamp.
+   */
+  private def integralKind(t: DataType): Int = t match {
+    case LongType | TimestampType | TimestampNTZType => 0
+    case IntegerType | DateType => 1
+    case ShortType => 2
+    case ByteType => 3
+    case _ => -1
+  }
 
   private val Summed: Set[String] =
     Set(metrics.FragmentsRead.Name, metrics.StorageRequests.Name, metrics.StorageBytesRead.Name)

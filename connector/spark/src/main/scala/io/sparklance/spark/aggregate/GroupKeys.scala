@@ -99,21 +99,25 @@ final class GroupKeys(groups: Seq[GroupCol]) {
     val batch = batches(j)
     val nulls = w.hasNull
     val ids = w.getDictionaryIds
+    var codes = idCodes(j)
+    var seen = idBatch(j)
     var i = 0
     while (i < n) {
       if (nulls && w.isNullAt(i)) c(at + i) = 0L
       else {
         val id = ids.getDictId(i)
-        if (id >= idCodes(j).length) {
-          val size = math.max(id + 1, idCodes(j).length * 2)
-          idCodes(j) = java.util.Arrays.copyOf(idCodes(j), size)
-          idBatch(j) = java.util.Arrays.copyOf(idBatch(j), size)
+        if (id >= codes.length) {
+          val size = math.max(id + 1, codes.length * 2)
+          codes = java.util.Arrays.copyOf(codes, size)
+          seen = java.util.Arrays.copyOf(seen, size)
+          idCodes(j) = codes
+          idBatch(j) = seen
         }
-        if (idBatch(j)(id) != batch) {
-          idCodes(j)(id) = code(w.getUTF8String(i))
-          idBatch(j)(id) = batch
+        if (seen(id) != batch) {
+          codes(id) = code(w.getUTF8String(i))
+          seen(id) = batch
         }
-        c(at + i) = idCodes(j)(id)
+        c(at + i) = codes(id)
       }
       i += 1
     }
