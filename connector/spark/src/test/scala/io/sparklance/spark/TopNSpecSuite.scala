@@ -44,18 +44,52 @@ class TopNSpecSuite extends AnyFunSuite {
     assert(TopNSpec.of(Array.empty, 5, schema).isEmpty)
   }
 
-  test("the ordering is Spark's: NaN above every number, nulls where asked, keys once each") {
+  test("the ordering is Spark's: NaN above every number, -0.0 equal to 0.0, nulls where asked") {
+    // The model: stable sorts by each key from the last, nulls and NaN ranked apart from
+    // numbers (Spark's SQL ordering of doubles), the direction reversing the numbers only.
     val rowSchema = StructType(Seq(StructField("d", DoubleType), StructField("i", IntegerType)))
-    val rows = Seq[(java.lang.Double, Integer)]((1.0, 2), (Double.NaN, 1), (null, 3),
-      (-0.0, 4), (0.0, 0), (Double.NegativeInfinity, 5), (1.0, 1))
-      .map { case (d, i) => InternalRow(d, i) }
-    def sorted(keys: TopNSpec.Key*): Seq[Int] =
-      rows.sorted(TopNSpec(keys, 3).ordering(rowSchema)).map(_.getInt(1))
-    // -0.0 and 0.0 are equal: the second key orders them.
-    assert(sorted(TopNSpec.Key("d", ascending = true, nullsFirst = true),
-      TopNSpec.Key("i", ascending = true, nullsFirst = true)) == Seq(3, 5, 0, 4, 1, 2, 1))
-    assert(sorted(TopNSpec.Key("d", ascending = false, nullsFirst = false),
-      TopNSpec.Key("i", ascending = false, nullsFirst = false),
-      TopNSpec.Key("d", ascending = true, nullsFirst = true)) == Seq(1, 2, 1, 4, 0, 5, 3))
+    val rnd = new scala.util.Random(3)
+    val specials = Seq(Double.NaN, -0.0, 0.0, Double.PositiveInfinity, Double.NegativeInfinity)
+    val values: Seq[(Option[Double], Option[Int])] = Seq.fill(300)((
+      if (rnd.nextInt(8) == 0) None
+      else if (rnd.nextInt(4) == 0) Some(specials(rnd.nextInt(specials.size)))
+      else Some(rnd.nextInt(7).toDouble - 3),
+      if (rnd.nextInt(8) == 0) None else Some(rnd.nextInt(5))))
+    def model(keys: Seq[TopNSpec.Key]): Seq[(Option[Double], Option[Int])] =
+      keys.reverse.foldLeft(values) { (rows, k) =>
+        def rank(v: Option[Double]): (Int, Double) = v match {
+          case None => (if (k.nullsFirst) -2 else 2, 0.0)
+          case Some(x) if x.isNaN => (if (k.ascending) 1 else -1, 0.0)
+          case Some(x) => (0, if (k.ascending) x + 0.0 else -(x + 0.0))
+        }
+        rows.sortBy(r => if (k.column == "d") rank(r._1) else rank(r._2.map(_.toDouble)))(
+          Ordering.Tuple2(Ordering.Int, Ordering.fromLessThan[Double](_ < _)))
+      }
+    for {
+      cols <- Seq(Seq("d", "i"), Seq("i", "d"), Seq("d", "i", "d"))
+      asc <- Seq(true, false)
+      nullsFirst <- Seq(true, false)
+    } {
+      val keys = cols.zipWithIndex.map { case (c, n) =>
+        TopNSpec.Key(c, asc == (n % 2 == 0), nullsFirst == (n < 2)) }
+      // Rows hold the key columns in the spec's column order, as the reader's key rows do.
+      val spec = TopNSpec(keys, 3)
+      val (dAt, iAt) = (spec.columns.indexOf("d"), spec.columns.indexOf("i"))
+      val schema = StructType(spec.columns.map(c => rowSchema(c)))
+      val rows = values.map { case (d, i) =>
+        val cells = new Array[Any](2)
+        cells(dAt) = d.map(Double.box).orNull
+        cells(iAt) = i.map(Int.box).orNull
+        InternalRow.fromSeq(cells.toSeq)
+      }
+      val got = rows.sorted(spec.ordering(schema)).map { r =>
+        (if (r.isNullAt(dAt)) None else Some(r.getDouble(dAt)),
+          if (r.isNullAt(iAt)) None else Some(r.getInt(iAt)))
+      }
+      val want = model(keys)
+      // -0.0 and 0.0 tie: compare them as equal, NaN as NaN.
+      def norm(r: (Option[Double], Option[Int])) = (r._1.map(x => (x + 0.0).toString), r._2)
+      assert(got.map(norm) == want.map(norm), keys)
+    }
   }
 }
