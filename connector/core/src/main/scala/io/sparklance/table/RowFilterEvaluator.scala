@@ -217,10 +217,14 @@ object RowFilterEvaluator {
 
   private def anyTrue(x: Array[Boolean]): Boolean = { var i = 0; while (i < x.length) { if (x(i)) return true; i += 1 }; false }
 
+  /** [[acceptMask]] of `=` and of `<>`. */
+  private val EqMask = 2
+  private val NotEqMask = 5
+
   /** Which of compare results -1, 0, 1 (bits 0, 1, 2) make `op` TRUE. */
   private def acceptMask(op: CompareOp): Int = op match {
-    case CompareOp.Eq => 2
-    case CompareOp.NotEq => 5
+    case CompareOp.Eq => EqMask
+    case CompareOp.NotEq => NotEqMask
     case CompareOp.Lt => 1
     case CompareOp.LtEq => 3
     case CompareOp.Gt => 4
@@ -374,12 +378,49 @@ object RowFilterEvaluator {
       case other => throw new IllegalStateException(s"a string filter column decoded as ${other.getClass.getSimpleName}")
     }
 
+  /**
+   * `=` and `<>` test lengths first and then bytes (short values, such as flags and codes,
+   * byte by byte: no library call per row); the other comparisons order the bytes.
+   */
   private def andCompareBytes(a: VarBinaryArray, lit: Array[Byte], mask: Int, out: Array[Boolean], n: Int): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
-    while (i < n) {
-      out(i) &= ((mask >> (compareUnsigned(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
-      i += 1
+    if (mask == EqMask || mask == NotEqMask) {
+      val want = mask == EqMask
+      while (i < n) {
+        out(i) &= equalBytes(d, off(i), off(i + 1) - off(i), lit) == want
+        i += 1
+      }
+    } else {
+      while (i < n) {
+        out(i) &= ((mask >> (compareBytes(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
+        i += 1
+      }
+    }
+  }
+
+  /** Values up to this many bytes are compared byte by byte, longer ones by the library. */
+  private val ShortBytes = 16
+
+  /** Whether `a[from, from+len)` is all of `b`. */
+  private def equalBytes(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Boolean =
+    len == b.length && (
+      if (len > ShortBytes) java.util.Arrays.equals(a, from, from + len, b, 0, len)
+      else {
+        var k = 0
+        while (k < len && a(from + k) == b(k)) k += 1
+        k == len
+      })
+
+  /** [[compareUnsigned]], byte by byte when the shorter side is short. */
+  private def compareBytes(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int = {
+    val m = math.min(len, b.length)
+    if (m > ShortBytes) compareUnsigned(a, from, len, b)
+    else {
+      var k = 0
+      while (k < m && a(from + k) == b(k)) k += 1
+      if (k < m) { if ((a(from + k) & 0xFF) < (b(k) & 0xFF)) -1 else 1 }
+      else Integer.signum(len - b.length)
     }
   }
 
@@ -391,7 +432,7 @@ object RowFilterEvaluator {
       var lo = 0; var hi = sorted.length - 1; var found = false
       while (!found && lo <= hi) {
         val mid = (lo + hi) >>> 1
-        val c = compareUnsigned(d, s, len, sorted(mid))
+        val c = compareBytes(d, s, len, sorted(mid))
         if (c == 0) found = true else if (c > 0) lo = mid + 1 else hi = mid - 1
       }
       out(i) &= found != negated

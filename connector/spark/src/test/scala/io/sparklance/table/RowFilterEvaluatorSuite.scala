@@ -33,7 +33,10 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     "s" -> field("s", LogicalType.Utf8))
 
   private val specials = Array(Double.NaN, -0.0, 0.0, Double.PositiveInfinity, Double.NegativeInfinity, 1.5, -1.5)
-  private val strings = Array("", "a", "ab", "abc", "é", "日本", "\u007f", "\u0080", "zz")
+  // Longer than 16 bytes too (compared by the library rather than byte by byte), sharing
+  // prefixes across that length and differing past it.
+  private val strings = Array("", "a", "ab", "abc", "é", "日本", "\u007f", "\u0080", "zz",
+    "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnopé", "abcdefghijklmnopqr")
 
   private val nulls: Map[String, Array[Boolean]] = fields.keys.map(k => k -> Array.fill(n)(rng.nextDouble() < 0.2)).toMap
   private val i16 = Array.fill(n)((rng.nextInt(600) - 300).toShort)
