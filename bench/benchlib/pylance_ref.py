@@ -2,11 +2,43 @@
 the Spark engines run, as the native baseline."""
 from __future__ import annotations
 
+import multiprocessing
+import os
+import re
 import shutil
 import time
 
 from .data import Paths, du, stats
 
+
+def task_slots(master: str) -> int:
+    """Task slots of a local Spark master: `local` 1, `local[N]` N, `local[*]` every core;
+    every core too for a master that is not local (its slots are not known here)."""
+    m = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\s*\d+)?\])?", master.strip())
+    if not m:
+        return os.cpu_count() or 1
+    if m.group(1) is None:
+        return 1
+    return (os.cpu_count() or 1) if m.group(1) == "*" else int(m.group(1))
+
+
+def per_core(threads: int, name: str, *args, log, **kwargs) -> list[dict]:
+    """Runs this module's `name(*args, log=..., **kwargs)` in a fresh process whose Lance
+    compute and I/O pools have `threads` threads each, so that pylance uses as many cores as
+    the Spark run it is compared with has task slots (pylance reads `LANCE_CPU_THREADS` and
+    `LANCE_IO_THREADS` once per process, and this one's pools may be running already). The
+    child's log lines are passed on when it ends; each result records `threads`."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        results, lines = pool.apply(_per_core_child, (threads, name, args, kwargs))
+    for line in lines:
+        log(line)
+    return [dict(r, threads=threads) for r in results]
+
+
+def _per_core_child(threads: int, name: str, args: tuple, kwargs: dict):
+    os.environ["LANCE_CPU_THREADS"] = os.environ["LANCE_IO_THREADS"] = str(threads)
+    lines: list[str] = []
+    return globals()[name](*args, log=lines.append, **kwargs), lines
 
 
 def pylance_writes(paths: Paths, write_rows: int, runs: int, log, versions=("2.2", "2.0")) -> list[dict]:

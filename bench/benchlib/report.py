@@ -48,6 +48,19 @@ def fmt_ratio(x):
     return f"{x:.2f}" if x else "—"
 
 
+def same_answer(a, b) -> bool:
+    """Whether two engines' answers to a scan query agree: equal, or the same number (floating
+    sums differ in their last digits with the order of addition), or the same instant (pylance
+    prints a timestamp's zone). A missing answer (a `noop` write) agrees with anything."""
+    if a in (None, "None") or b in (None, "None") or a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+        return abs(x - y) <= 1e-9 * max(abs(x), abs(y))
+    except ValueError:
+        return str(a).removesuffix("+00:00") == str(b).removesuffix("+00:00")
+
+
 def index(results):
     return {(r.get("engine"), r.get("format"), r.get("query"), r.get("master")): r for r in results}
 
@@ -77,10 +90,16 @@ def build_report(doc: dict, out: Path) -> None:
     # a lance-spark worker that died (a Rust panic aborts its JVM) left one error row per format
     crashed = {r.get("format") for r in res if r.get("engine") == "lance-spark" and r.get("error") and not r.get("query")}
 
+    # An answer other than Parquet's is shown as "wrong", with no rate or ratio, and listed
+    # under the table.
+    wrong, wrong_ids = [], set()
+
     def cell(x, crash=False):
         if crash and not x:
             return "crash"
-        return "err" if x.get("error") else fmt_rate(x.get("rows_per_s"))
+        if x.get("error"):
+            return "err"
+        return "wrong" if id(x) in wrong_ids else fmt_rate(x.get("rows_per_s"))
 
     chart = []
     for q in qs:
@@ -93,7 +112,13 @@ def build_report(doc: dict, out: Path) -> None:
         ls20 = idx.get(("lance-spark", "lance2.0", n, master), {})
         if not any((pq, o22, o20, pl, ls22, ls20)):
             continue
-        rp, r22, r20, rpl, rls22, rls20 = (x.get("rows_per_s") for x in (pq, o22, o20, pl, ls22, ls20))
+        for x in (o22, o20, pl, ls22, ls20):
+            if x and pq and not same_answer(x.get("result"), pq.get("result")):
+                wrong_ids.add(id(x))
+                wrong.append(f"{x['engine']} {x['format']} `{n}` answered `{x.get('result')}` "
+                             f"where Parquet answered `{pq.get('result')}`")
+        rp, r22, r20, rpl, rls22, rls20 = (None if id(x) in wrong_ids else x.get("rows_per_s")
+                                           for x in (pq, o22, o20, pl, ls22, ls20))
         rat = dict(parquet=ratio(r22, rp), parquet20=ratio(r20, rp), lance_spark=ratio(r22, rls22),
                    lance_spark20=ratio(r20, rls20), pylance=ratio(r22, rpl))
         chart.append((n, dict(rat, pylance=None) if n == "count_star" else rat))
@@ -103,6 +128,8 @@ def build_report(doc: dict, out: Path) -> None:
                      f"{cell(ls20, 'lance2.0' in crashed)} | {fmt_ratio(rat['parquet'])} | {fmt_ratio(rat['parquet20'])} | "
                      f"{fmt_ratio(rat['lance_spark'])} | {fmt_ratio(rat['lance_spark20'])} | {fmt_ratio(rat['pylance'])} | "
                      f"{mm} | {heap} |")
+    if wrong:
+        lines += ["", "Wrong answers (no rate or ratio shown): " + "; ".join(wrong) + "."]
     doc["ratios"] = {n: r for n, r in chart}
     # other masters (e.g. local[2])
     others = sorted({r.get("master") for r in res if r.get("master") and r.get("master") != master})
@@ -151,6 +178,14 @@ def run_notes(doc: dict) -> list[str]:
     notes.append("Scan data: Lance by pylance, Parquet by pyarrow with Spark's Parquet writer settings (snappy, "
                  "128 MiB row groups, 1 MiB pages of at most 20,000 rows, page indexes, INT96 timestamps); "
                  "Spark's own Parquet writer is timed in the Writes section.")
+    threads = sorted({r["threads"] for r in doc["results"] if r.get("engine") == "pylance"
+                      and r.get("section") in ("pylance", "write") and r.get("threads")})
+    if threads:
+        n = " / ".join(map(str, threads))
+        s = "" if threads == [1] else "s"
+        notes.append(f"pylance's scans and writes ran with {n} compute thread{s} and {n} I/O "
+                     f"thread{s} (`LANCE_CPU_THREADS`, `LANCE_IO_THREADS`), as many as "
+                     f"`{doc['master']}` has task slots: ours ÷ pylance compares per core.")
     ph = doc.get("phases_s") or {}
     if ph:
         notes.append("Time per section: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in ph.items()) +
