@@ -175,13 +175,14 @@ def main(argv=None) -> int:
                 replace(prep.prepare(paths, args.rows, args.write_rows, log, keep_sources=args.keep_sources))
         # pylance's writes and scans on as many cores as the main Spark master has task slots
         pylance_threads = pylance_ref.task_slots(args.master)
+        threads_said = f"{pylance_threads} thread" + ("" if pylance_threads == 1 else "s")
         base_spec = dict(rows=args.rows, runs=args.runs, queries=[q["name"] for q in qs], write_rows=args.write_rows)
         if "write" in sections:
             wv = [v.strip() for v in args.write_versions.split(",") if v.strip()]
             with phase("write"):
                 replace(run_worker(args, dict(base_spec, engine="ours", section="write", master=args.master,
                                               jar=str(jar), sections=["write"], formats=[], write_versions=wv), log))
-                log(f"pylance writes ({pylance_threads} threads)")
+                log(f"pylance writes ({threads_said})")
                 replace(pylance_ref.per_core(pylance_threads, "pylance_writes", paths,
                                              args.write_rows, args.runs, log=log, versions=wv))
         replace(pylance_ref.dataset_sizes(paths, args.rows))
@@ -192,7 +193,7 @@ def main(argv=None) -> int:
                                                   jfr=args.jfr, formats=[f for f in args.formats.split(",") if f]), log))
         if "pylance" in sections:
             with phase("pylance"):
-                log(f"pylance reference scans (Lance 2.2, {pylance_threads} threads)")
+                log(f"pylance reference scans (Lance 2.2, {threads_said})")
                 replace(pylance_ref.per_core(pylance_threads, "pylance_scans", paths, args.rows, qs,
                                              args.runs, log=log))
         if "lance-spark" in sections and args.lance_spark != "off":
