@@ -354,9 +354,25 @@ object RowFilterEvaluator {
     }
   }
 
-  /** Unsigned lexicographic order of `a[from, from+len)` against all of `b`: Spark's binary string order. */
-  private[table] def compareUnsigned(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int =
-    Integer.signum(java.util.Arrays.compareUnsigned(a, from, from + len, b, 0, b.length))
+  /** Values up to this many bytes are compared byte by byte, longer ones by the library. */
+  private val ShortBytes = 16
+
+  /**
+   * Unsigned lexicographic order of `a[from, from+len)` against all of `b`: Spark's binary
+   * string order. Byte by byte when the shorter side is short (no library call per row).
+   */
+  private[table] def compareUnsigned(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int = {
+    val m = math.min(len, b.length)
+    if (m > ShortBytes) {
+      Integer.signum(java.util.Arrays.compareUnsigned(a, from, from + len, b, 0, b.length))
+    }
+    else {
+      var k = 0
+      while (k < m && a(from + k) == b(k)) k += 1
+      if (k < m) { if ((a(from + k) & 0xFF) < (b(k) & 0xFF)) -1 else 1 }
+      else Integer.signum(len - b.length)
+    }
+  }
 
   /**
    * Runs the string test `test(values, out, count)`, which ANDs its verdict for each value into
@@ -393,14 +409,11 @@ object RowFilterEvaluator {
       }
     } else {
       while (i < n) {
-        out(i) &= ((mask >> (compareBytes(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
+        out(i) &= ((mask >> (compareUnsigned(d, off(i), off(i + 1) - off(i), lit) + 1)) & 1) != 0
         i += 1
       }
     }
   }
-
-  /** Values up to this many bytes are compared byte by byte, longer ones by the library. */
-  private val ShortBytes = 16
 
   /** Whether `a[from, from+len)` is all of `b`. */
   private def equalBytes(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Boolean =
@@ -412,18 +425,6 @@ object RowFilterEvaluator {
         k == len
       })
 
-  /** [[compareUnsigned]], byte by byte when the shorter side is short. */
-  private def compareBytes(a: Array[Byte], from: Int, len: Int, b: Array[Byte]): Int = {
-    val m = math.min(len, b.length)
-    if (m > ShortBytes) compareUnsigned(a, from, len, b)
-    else {
-      var k = 0
-      while (k < m && a(from + k) == b(k)) k += 1
-      if (k < m) { if ((a(from + k) & 0xFF) < (b(k) & 0xFF)) -1 else 1 }
-      else Integer.signum(len - b.length)
-    }
-  }
-
   private def andInBytes(a: VarBinaryArray, sorted: Array[Array[Byte]], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
@@ -432,7 +433,7 @@ object RowFilterEvaluator {
       var lo = 0; var hi = sorted.length - 1; var found = false
       while (!found && lo <= hi) {
         val mid = (lo + hi) >>> 1
-        val c = compareBytes(d, s, len, sorted(mid))
+        val c = compareUnsigned(d, s, len, sorted(mid))
         if (c == 0) found = true else if (c > 0) lo = mid + 1 else hi = mid - 1
       }
       out(i) &= found != negated
