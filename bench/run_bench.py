@@ -183,7 +183,7 @@ def main(argv=None) -> int:
                 replace(run_worker(args, dict(base_spec, engine="ours", section="write", master=args.master,
                                               jar=str(jar), sections=["write"], formats=[], write_versions=wv), log))
                 log(f"pylance writes ({threads_said})")
-                replace(pylance_ref.per_core(pylance_threads, "pylance_writes", paths,
+                replace(pylance_ref.per_core(pylance_threads, pylance_ref.pylance_writes, paths,
                                              args.write_rows, args.runs, log=log, versions=wv))
         replace(pylance_ref.dataset_sizes(paths, args.rows))
         if "scan" in sections:
@@ -194,8 +194,8 @@ def main(argv=None) -> int:
         if "pylance" in sections:
             with phase("pylance"):
                 log(f"pylance reference scans (Lance 2.2, {threads_said})")
-                replace(pylance_ref.per_core(pylance_threads, "pylance_scans", paths, args.rows, qs,
-                                             args.runs, log=log))
+                replace(pylance_ref.per_core(pylance_threads, pylance_ref.pylance_scans, paths,
+                                             args.rows, qs, args.runs, log=log))
         if "lance-spark" in sections and args.lance_spark != "off":
             with phase("lance-spark"):
                 doc["results"] = [r for r in doc["results"] if r.get("engine") != "lance-spark"]

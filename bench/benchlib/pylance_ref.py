@@ -22,23 +22,24 @@ def task_slots(master: str) -> int:
     return (os.cpu_count() or 1) if m.group(1) == "*" else int(m.group(1))
 
 
-def per_core(threads: int, name: str, *args, log, **kwargs) -> list[dict]:
-    """Runs this module's `name(*args, log=..., **kwargs)` in a fresh process whose Lance
-    compute and I/O pools have `threads` threads each, so that pylance uses as many cores as
-    the Spark run it is compared with has task slots (pylance reads `LANCE_CPU_THREADS` and
-    `LANCE_IO_THREADS` once per process, and this one's pools may be running already). The
-    child's log lines are passed on when it ends; each result records `threads`."""
+def per_core(threads: int, fn, *args, log, **kwargs) -> list[dict]:
+    """Runs `fn(*args, log=..., **kwargs)` (a module-level function, so that it pickles) in a
+    fresh process whose Lance compute and I/O pools have `threads` threads each, so that
+    pylance uses as many cores as the Spark run it is compared with has task slots (pylance
+    reads `LANCE_CPU_THREADS` and `LANCE_IO_THREADS` once per process, and this one's pools may
+    be running already). The child's log lines are passed on when it ends; each result records
+    `threads`."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        results, lines = pool.apply(_per_core_child, (threads, name, args, kwargs))
+        results, lines = pool.apply(_per_core_child, (threads, fn, args, kwargs))
     for line in lines:
         log(line)
     return [dict(r, threads=threads) for r in results]
 
 
-def _per_core_child(threads: int, name: str, args: tuple, kwargs: dict):
+def _per_core_child(threads: int, fn, args: tuple, kwargs: dict):
     os.environ["LANCE_CPU_THREADS"] = os.environ["LANCE_IO_THREADS"] = str(threads)
     lines: list[str] = []
-    return globals()[name](*args, log=lines.append, **kwargs), lines
+    return fn(*args, log=lines.append, **kwargs), lines
 
 
 def pylance_writes(paths: Paths, write_rows: int, runs: int, log, versions=("2.2", "2.0")) -> list[dict]:
