@@ -10,11 +10,11 @@ import org.apache.spark.sql.types._
  * Decides whether a Lance scan can compute an aggregation Spark pushes partially, and builds
  * it ([[PartialAggregate]]). Accepted: group-by columns (strings, integers, dates,
  * timestamps, booleans, decimals of at most 18 digits); COUNT(*), COUNT, SUM of integer and
- * decimal expressions (columns and literals under `+`, `-`, `*` and widening casts, in the
- * exact result types Spark gives them) and MIN/MAX of integer, date and decimal columns; no
- * DISTINCT. Whatever would round, or whose type this cannot state exactly as Spark does, is
- * declined, so Spark aggregates it as before. Floating-point SUMs are declined: their value
- * depends on the order of addition.
+ * decimal expressions (columns, literals and the lengths of string columns under `+`, `-`,
+ * `*` and widening casts, in the exact result types Spark gives them) and MIN/MAX of integer,
+ * date and decimal columns; no DISTINCT. Whatever would round, or whose type this cannot
+ * state exactly as Spark does, is declined, so Spark aggregates it as before. Floating-point
+ * SUMs are declined: their value depends on the order of addition.
  *
  * @param schema             the table's columns
  * @param allowPrecisionLoss `spark.sql.decimalOperations.allowPrecisionLoss`
@@ -82,6 +82,12 @@ final class PartialAggregateCompiler(
         r <- expr(g.children()(1))
         t <- resultType(g.name().head, l.t, r.t)
       } yield PartialExpr.Arith(g.name().head, l, r, NumType(t))
+    case g: GeneralScalarExpression if g.children().length == 1 &&
+        (g.name() == "CHAR_LENGTH" || g.name() == "BIT_LENGTH") =>
+      column(g.children()(0)).collect {
+        case (i, f) if f.dataType.isInstanceOf[StringType] =>
+          PartialExpr.Length(i, f.name, bits = g.name() == "BIT_LENGTH")
+      }
     case _ => None
   }
 

@@ -2,16 +2,17 @@ package io.sparklance.spark.aggregate
 
 import java.math.{BigDecimal => JBigDecimal}
 
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 /**
  * An exact integer or decimal expression a pushed aggregate reads: columns, literals, `+`, `-`,
- * `*` and widening casts, in Spark's types (see [[PartialAggregateCompiler]]). The expression
- * itself is immutable; each task evaluates it with its own [[PartialExpr.Eval]], a batch at
- * once on unscaled longs; a row whose value leaves a long is marked [[PartialExpr.Big]] and
- * asked again, as a BigDecimal, with [[exact]]. A value beyond its type fails as Spark's ANSI
- * arithmetic does.
+ * `*`, widening casts and the lengths of string columns, in Spark's types (see
+ * [[PartialAggregateCompiler]]). The expression itself is immutable; each task evaluates it
+ * with its own [[PartialExpr.Eval]], a batch at once on unscaled longs; a row whose value
+ * leaves a long is marked [[PartialExpr.Big]] and asked again, as a BigDecimal, with
+ * [[exact]]. A value beyond its type fails as Spark's ANSI arithmetic does.
  */
 sealed abstract class PartialExpr extends Serializable {
   def t: NumType
@@ -156,6 +157,70 @@ object PartialExpr {
       }
     }
     override def toString: String = s"($left $op $right)"
+  }
+
+  /**
+   * The length of string column `ordinal` as Spark's `length` (`CHAR_LENGTH`: characters) or
+   * `bit_length` (`bits`: 8 per byte) gives it, an INT. A dictionary-encoded batch measures
+   * each entry it uses once, not each row. (Spark hands sources neither of binary values.)
+   */
+  final case class Length(ordinal: Int, name: String, bits: Boolean) extends PartialExpr {
+    val t: NumType = NumType(IntegerType)
+
+    // An INT, wrapping past 256 MiB as Spark's bit_length does.
+    private def of(v: ColumnVector, i: Int): Long = {
+      val s = v.getUTF8String(i)
+      if (bits) s.numBytes() * 8 else s.numChars()
+    }
+
+    override def evaluator(): Eval = new Eval {
+      // Per dictionary id: its length, and the batch (`batch`) it was measured in.
+      private var idLength = new Array[Long](0)
+      private var idBatch = new Array[Int](0)
+      private var batch = 0
+
+      override protected def compute(b: ColumnarBatch, n: Int): Unit = {
+        val v = b.column(ordinal)
+        val nulls = v.hasNull
+        v match {
+          case w: WritableColumnVector if w.hasDictionary => fromDictionary(w, n, nulls)
+          case _ =>
+            var i = 0
+            while (i < n) {
+              if (nulls && v.isNullAt(i)) state(i) = Null
+              else { values(i) = of(v, i); state(i) = Ok }
+              i += 1
+            }
+        }
+      }
+
+      private def fromDictionary(w: WritableColumnVector, n: Int, nulls: Boolean): Unit = {
+        batch += 1
+        val ids = w.getDictionaryIds
+        var i = 0
+        while (i < n) {
+          if (nulls && w.isNullAt(i)) state(i) = Null
+          else {
+            val id = ids.getDictId(i)
+            if (id >= idLength.length) {
+              val size = math.max(id + 1, idLength.length * 2)
+              idLength = java.util.Arrays.copyOf(idLength, size)
+              idBatch = java.util.Arrays.copyOf(idBatch, size)
+            }
+            if (idBatch(id) != batch) { idLength(id) = of(w, i); idBatch(id) = batch }
+            values(i) = idLength(id)
+            state(i) = Ok
+          }
+          i += 1
+        }
+      }
+    }
+
+    override def exact(b: ColumnarBatch, i: Int): JBigDecimal = {
+      val v = b.column(ordinal)
+      if (v.isNullAt(i)) null else JBigDecimal.valueOf(of(v, i))
+    }
+    override def toString: String = s"${if (bits) "bit_length" else "length"}($name)"
   }
 
   /** A cast that loses nothing but range: to a wider integer, or to a decimal of a larger scale. */
