@@ -61,6 +61,30 @@ def same_answer(a, b) -> bool:
         return str(a).removesuffix("+00:00") == str(b).removesuffix("+00:00")
 
 
+def other_master_tables(res, qs, master) -> list[str]:
+    """The scan queries run under other Spark masters than the main one (e.g. `local[2]`), a
+    table per master that ran any of them (other sections, such as TPC-H, record their own
+    master too)."""
+    idx = index(res)
+    lines: list[str] = []
+    for om in sorted({r.get("master") for r in res if r.get("master") not in (None, master)}):
+        rows = []
+        for q in qs:
+            n = q["name"]
+            pq, o22, o20 = (idx.get(("ours", f, n, om), {})
+                            for f in ("parquet", "lance2.2", "lance2.0"))
+            if not any((pq, o22, o20)):
+                continue
+            rp, r22, r20 = (x.get("rows_per_s") for x in (pq, o22, o20))
+            rows.append(f"| {n} | {fmt_rate(rp)} | {fmt_rate(r22)} | {fmt_rate(r20)} | "
+                        f"{fmt_ratio(ratio(r22, rp))} | {fmt_ratio(ratio(r20, rp))} |")
+        if rows:
+            lines += ["", f"### Spark master `{om}`", "",
+                      "| query | Parquet | ours 2.2 | ours 2.0 | ours2.2/Parquet "
+                      "| ours2.0/Parquet |", "|---|---|---|---|---|---|", *rows]
+    return lines
+
+
 def index(results):
     return {(r.get("engine"), r.get("format"), r.get("query"), r.get("master")): r for r in results}
 
@@ -131,18 +155,7 @@ def build_report(doc: dict, out: Path) -> None:
     if wrong:
         lines += ["", "Wrong answers (no rate or ratio shown): " + "; ".join(wrong) + "."]
     doc["ratios"] = {n: r for n, r in chart}
-    # other masters (e.g. local[2])
-    others = sorted({r.get("master") for r in res if r.get("master") and r.get("master") != master})
-    for om in others:
-        lines += ["", f"### Spark master `{om}`", "", "| query | Parquet | ours 2.2 | ours 2.0 | ours2.2/Parquet | ours2.0/Parquet |",
-                  "|---|---|---|---|---|---|"]
-        for q in qs:
-            n = q["name"]
-            pq, o22, o20 = (idx.get(("ours", f, n, om), {}) for f in ("parquet", "lance2.2", "lance2.0"))
-            if not any((pq, o22, o20)):
-                continue
-            rp, r22, r20 = (x.get("rows_per_s") for x in (pq, o22, o20))
-            lines.append(f"| {n} | {fmt_rate(rp)} | {fmt_rate(r22)} | {fmt_rate(r20)} | {fmt_ratio(ratio(r22, rp))} | {fmt_ratio(ratio(r20, rp))} |")
+    lines += other_master_tables(res, qs, master)
     lines += write_table(res, doc.get("write_rows"))
     lines += maintenance.table(res, doc.get("compact_fragments"))
     lines += maintenance.cleanup_table(res)

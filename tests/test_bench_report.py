@@ -1,0 +1,60 @@
+"""The benchmark's own logic that decides what its report says: which answers count as the
+same, how many threads pylance gets per Spark master, which tables are shown."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from benchlib import report  # noqa: E402
+from benchlib.pylance_ref import task_slots  # noqa: E402
+from benchlib.queries import queries  # noqa: E402
+
+
+@pytest.mark.parametrize("master,slots", [
+    ("local", 1), ("local[1]", 1), ("local[3]", 3), ("local[2, 4]", 2), ("local[2,4]", 2),
+    ("local[*]", os.cpu_count()), ("spark://host:7077", os.cpu_count()),
+    ("local-cluster[2,1,1024]", os.cpu_count()),
+])
+def test_pylance_gets_as_many_threads_as_the_master_has_task_slots(master, slots):
+    assert task_slots(master) == slots
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("9999999", "9999999", True),
+    ("9437193", "9999999", False),  # lance-spark's TopN answer at 0.0.14
+    ("110000000", "110000001", False),
+    ("-1234.5678901234", "-1234.5678901235", True),  # floating sums: the order of addition
+    ("1.0", "1.001", False),
+    ("2024-04-26 17:46:39.999999+00:00", "2024-04-26 17:46:39.999999", True),
+    ("2024-04-26 17:46:39+00:00", "2024-04-26 17:46:38", False),
+    (None, "5", True), ("None", "5", True),  # a `noop` write returns nothing
+    ("abc", "abd", False),
+])
+def test_answers_agree_only_when_they_are_the_same_value(a, b, same):
+    assert report.same_answer(a, b) is same
+    assert report.same_answer(b, a) is same
+
+
+def scan(fmt, name, master, rate):
+    return dict(engine="ours", format=fmt, query=name, master=master, rows_per_s=rate)
+
+
+def test_other_masters_get_a_table_only_when_they_ran_scans():
+    qs = queries(1000)
+    name = qs[0]["name"]
+    res = [scan("parquet", name, "local[1]", 1e6), scan("lance2.2", name, "local[1]", 2e6),
+           # TPC-H records its own master; it ran no scan query there
+           dict(section="tpch", engine="ours", format="lance", table="orders",
+                master="local[2]", write_s=1.0)]
+    assert report.other_master_tables(res, qs, "local[1]") == []
+    res += [scan("parquet", name, "local[2]", 2e6), scan("lance2.2", name, "local[2]", 5e6)]
+    lines = report.other_master_tables(res, qs, "local[1]")
+    assert "### Spark master `local[2]`" in lines
+    assert [ln for ln in lines if ln.startswith(f"| {name} ")] == [
+        f"| {name} | 2.0 | 5.0 | — | 2.50 | — |"]
