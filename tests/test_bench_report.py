@@ -58,3 +58,17 @@ def test_other_masters_get_a_table_only_when_they_ran_scans():
     assert "### Spark master `local[2]`" in lines
     assert [ln for ln in lines if ln.startswith(f"| {name} ")] == [
         f"| {name} | 2.0 | 5.0 | — | 2.50 | — |"]
+
+
+def test_a_run_without_writes_gets_no_write_table():
+    sizes = [dict(section="prep", engine="pylance", format="lance2.2", query="size_mixed",
+                  bytes_on_disk=5.59e9)]
+    assert report.write_table([], 500_000) == []
+    assert report.write_table(sizes, 500_000) == [
+        "", "Scan data sets (made once, reused): mixed lance2.2 5,590 MB."]
+    writes = sizes + [dict(section="write", engine="spark", format="parquet", rows_per_s=1e5,
+                           median_s=5.0, min_s=4.9, max_s=5.1, bytes_on_disk=2.8e8)]
+    lines = report.write_table(writes, 500_000)
+    assert lines[1] == "## Writes (500,000 rows of the mixed table)"
+    assert any(ln.startswith("| spark | parquet | 0.100 | 5.00 (4.90–5.10) ") for ln in lines)
+    assert lines[-1] == "Scan data sets (made once, reused): mixed lance2.2 5,590 MB."

@@ -105,6 +105,7 @@ def build_report(doc: dict, out: Path) -> None:
               f"| Java | {m['java']} |", f"| Spark / pylance | pyspark {m['pyspark']} / pylance {m['pylance']} |",
               f"| load average at start | {m['loadavg']} |", ""]
     lines += ["Notes:", ""] + [f"- {n}" for n in run_notes(doc)] + ["", ""]
+    scans_at = len(lines)  # the scan table is dropped again when the run had no scan query
     lines += ["## Scans (M rows/s, median of runs after a warm-up; higher is better)", "",
               "Ratios are throughput ratios: **ours ÷ other**; above 1 means this connector is faster.", "",
               "| query | Parquet | ours 2.2 | ours 2.0 | pylance 2.2 | lance-spark 2.2 | lance-spark 2.0 "
@@ -152,6 +153,8 @@ def build_report(doc: dict, out: Path) -> None:
                      f"{cell(ls20, 'lance2.0' in crashed)} | {fmt_ratio(rat['parquet'])} | {fmt_ratio(rat['parquet20'])} | "
                      f"{fmt_ratio(rat['lance_spark'])} | {fmt_ratio(rat['lance_spark20'])} | {fmt_ratio(rat['pylance'])} | "
                      f"{mm} | {heap} |")
+    if not chart:
+        del lines[scans_at:]
     if wrong:
         lines += ["", "Wrong answers (no rate or ratio shown): " + "; ".join(wrong) + "."]
     doc["ratios"] = {n: r for n, r in chart}
@@ -236,6 +239,8 @@ def run_notes(doc: dict) -> list[str]:
 
 def write_table(res: list[dict], write_rows) -> list[str]:
     idx = {(r.get("engine"), r.get("format")): r for r in res if r.get("section") == "write"}
+    if not idx:  # the run had no write section
+        return data_sizes(res)
     lines = ["", f"## Writes ({write_rows or 0:,} rows of the mixed table)", "",
              "Spark writes read the same rows through this connector from a Lance 2.2 data set; pylance writes "
              "them from the memory-mapped Arrow source. **rows/s ÷ Parquet** above 1: faster than Spark's "
@@ -259,11 +264,16 @@ def write_table(res: list[dict], write_rows) -> list[str]:
         heap = f"{r['peak_heap_bytes'] / 2**20:.0f}" if r.get("peak_heap_bytes") else "—"
         lines.append(f"| {eng} | {f} | {r['rows_per_s'] / 1e6:.3f} | {r['median_s']:.2f} ({r['min_s']:.2f}–{r['max_s']:.2f}) "
                      f"| {r['bytes_on_disk'] / 1e6:,.1f} | {vs_pq} | {vs_plr} | {vs_pl} | {heap} |")
+    return lines + data_sizes(res)
+
+
+def data_sizes(res: list[dict]) -> list[str]:
     sizes = [r for r in res if r.get("section") == "prep" and r.get("bytes_on_disk")]
-    if sizes:
-        lines += ["", "Scan data sets (made once, reused): " + ", ".join(
-            f"{r['query'][len('size_'):]} {r['format']} {r['bytes_on_disk'] / 1e6:,.0f} MB" for r in sizes) + "."]
-    return lines
+    if not sizes:
+        return []
+    return ["", "Scan data sets (made once, reused): " + ", ".join(
+        f"{r['query'][len('size_'):]} {r['format']} {r['bytes_on_disk'] / 1e6:,.0f} MB"
+        for r in sizes) + "."]
 
 
 def chart_png(chart, path: Path, rows: int, master: str) -> None:
