@@ -72,3 +72,17 @@ def test_a_run_without_writes_gets_no_write_table():
     assert lines[1] == "## Writes (500,000 rows of the mixed table)"
     assert any(ln.startswith("| spark | parquet | 0.100 | 5.00 (4.90–5.10) ") for ln in lines)
     assert lines[-1] == "Scan data sets (made once, reused): mixed lance2.2 5,590 MB."
+
+
+def test_the_tpch_table_says_how_many_runs_its_medians_are_of():
+    from benchlib import tpch
+
+    def q1(copy, median, runs):
+        return dict(section="tpch", engine="ours", format=copy, query="q1", master="local[2]",
+                    median_s=median, min_s=median, runs=runs, rows=4, same_answer=True)
+    res = [q1("parquet", 2.0, 5), q1("lance-pylance", 0.5, 5), q1("lance-spark", 1.0, 5)]
+    lines = tpch.table(res, 1.0, None)
+    assert "median of 5 runs after a warm-up" in lines[1]
+    assert "| q1 | 2.00 | 0.50 | 1.00 | 4.00 | 2.00 | equal |" in lines
+    older = [{k: v for k, v in r.items() if k != "runs"} for r in res]
+    assert "median of runs after a warm-up" in tpch.table(older, 1.0, None)[1]

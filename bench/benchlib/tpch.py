@@ -144,7 +144,7 @@ def spark_tpch(spark, data: Path, sf: float, runs: int, master: str, log) -> lis
                 results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
                                     master=master,
                                     median_s=statistics.median(ts) if ts else None,
-                                    min_s=min(ts) if ts else None,
+                                    min_s=min(ts) if ts else None, runs=len(ts),
                                     rows=len(answers[copy]), answer=answers[copy]))
         mine = [x for x in results if x.get("query") == f"q{n}"]
         want = next((x.get("answer") for x in mine if x["format"] == "parquet"), None)
@@ -172,7 +172,9 @@ def table(res: list[dict], sf, sizes_by_copy: dict | None) -> list[str]:
            if x.get("section") == "tpch" and x.get("query")}
     if not got:
         return []
-    lines = ["", f"## TPC-H scale factor {sf} (seconds, median of runs after a warm-up, the copies "
+    runs = {x["runs"] for x in got.values() if x.get("runs")}  # not recorded by older runs
+    of = f"median of {runs.pop()} runs" if len(runs) == 1 else "median of runs"
+    lines = ["", f"## TPC-H scale factor {sf} (seconds, {of} after a warm-up, the copies "
              f"interleaved run by run; "
              "ratios Parquet ÷ Lance, above 1 means Lance is faster)", "",
              "| query | Parquet | Lance (pylance-written) | Lance (Spark-written) | "
