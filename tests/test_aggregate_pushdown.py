@@ -133,6 +133,8 @@ LENGTH_AGGREGATES = [
     ("select sum(length(g)), sum(length(s)), count(length(s)) from t", False),
     ("select g, sum(bit_length(g)), sum(bit_length(s)), count(*) from t group by g", False),
     ("select flag, sum(length(g)), sum(char_length(s)) from t where i > 0 group by flag", False),
+    ("select min(length(s)), max(length(s)), max(bit_length(g)), min(length(g)) from t", False),
+    ("select g, max(length(s)), min(bit_length(s)) from t where k > 10 group by g", False),
     ("select k, sum(length(s) * 2 + length(g)), sum(length(s) - k) from t where k < 0 "
      "group by k", True),
 ]
@@ -150,7 +152,7 @@ DECLINED = [
     "select sum(price / (disc + 1)) from t",
     "select upper(g), sum(k) from t group by upper(g)",
     "select g, max(g) from t group by g",
-    "select max(length(s)) from t",  # MIN/MAX of plain columns only
+    "select max(length(s) + 1) from t",  # MIN/MAX of columns and lengths only
     "select sum(length(upper(s))) from t",
     "select sum(length(bin)) from t",  # Spark hands sources no length of binary values
 ]

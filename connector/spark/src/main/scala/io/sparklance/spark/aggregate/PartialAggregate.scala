@@ -36,10 +36,14 @@ object AggFn {
     override def toString: String = s"sum($expr)"
   }
 
-  /** MIN or MAX of an integer, date or decimal column (compared as unscaled longs). */
-  final case class Extreme(col: PartialExpr.Col, dataType: DataType, isMax: Boolean)
+  /**
+   * MIN or MAX of an integer, date or decimal column or of a string's length (compared as
+   * unscaled longs): only expressions whose every value fits a long (none is
+   * [[PartialExpr.Big]]).
+   */
+  final case class Extreme(value: PartialExpr, dataType: DataType, isMax: Boolean)
     extends AggFn {
-    override def toString: String = s"${if (isMax) "max" else "min"}($col)"
+    override def toString: String = s"${if (isMax) "max" else "min"}($value)"
   }
 }
 

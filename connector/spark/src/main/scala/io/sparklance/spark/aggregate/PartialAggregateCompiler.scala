@@ -12,9 +12,9 @@ import org.apache.spark.sql.types._
  * timestamps, booleans, decimals of at most 18 digits); COUNT(*), COUNT, SUM of integer and
  * decimal expressions (columns, literals and the lengths of string columns under `+`, `-`,
  * `*` and widening casts, in the exact result types Spark gives them) and MIN/MAX of integer,
- * date and decimal columns; no DISTINCT. Whatever would round, or whose type this cannot
- * state exactly as Spark does, is declined, so Spark aggregates it as before. Floating-point
- * SUMs are declined: their value depends on the order of addition.
+ * date and decimal columns and of string lengths; no DISTINCT. Whatever would round, or whose
+ * type this cannot state exactly as Spark does, is declined, so Spark aggregates it as before.
+ * Floating-point SUMs are declined: their value depends on the order of addition.
  *
  * @param schema             the table's columns
  * @param allowPrecisionLoss `spark.sql.decimalOperations.allowPrecisionLoss`
@@ -62,11 +62,15 @@ final class PartialAggregateCompiler(
     case _ => None
   }
 
-  private def extreme(e: Expression, isMax: Boolean): Option[AggFn] =
-    column(e).filter(c => NumType.numeric(c._2.dataType) || c._2.dataType == DateType).map {
-      case (i, f) => AggFn.Extreme(PartialExpr.Col(i, f.name, NumType(f.dataType)), f.dataType,
-        isMax)
-    }
+  private def extreme(e: Expression, isMax: Boolean): Option[AggFn] = e match {
+    case _: GeneralScalarExpression =>
+      expr(e).collect { case l: PartialExpr.Length => AggFn.Extreme(l, l.t.dataType, isMax) }
+    case _ =>
+      column(e).filter(c => NumType.numeric(c._2.dataType) || c._2.dataType == DateType).map {
+        case (i, f) => AggFn.Extreme(PartialExpr.Col(i, f.name, NumType(f.dataType)),
+          f.dataType, isMax)
+      }
+  }
 
   /** An exact integer or decimal expression, or None. */
   private def expr(e: Expression): Option[PartialExpr] = e match {

@@ -159,7 +159,7 @@ private object AggState {
   }
 
   final class Extreme(f: AggFn.Extreme) extends AggState {
-    private val ev = f.col.evaluator()
+    private val ev = f.value.evaluator()
     private var best = new Array[Long](0)
     private var seen = new Array[Boolean](0)
     override protected def grow(cap: Int): Unit = {
