@@ -81,13 +81,8 @@ final class GroupKeys(groups: Seq[GroupCol]) {
     }
   }
 
-  /**
-   * Per string column: the code of each dictionary id of the current batch, and the batch
-   * (`batches(j)`) each was computed for. A dictionary holds for one batch only.
-   */
-  private val idCodes = Array.fill(cols.length)(new Array[Long](0))
-  private val idBatch = Array.fill(cols.length)(new Array[Int](0))
-  private val batches = new Array[Int](cols.length)
+  /** Per string column: the code of each dictionary id of the current batch. */
+  private val idCodes = Array.fill(cols.length)(new DictionaryMemo)
 
   /**
    * Codes of a dictionary-encoded string column (`w`, column `j`) into `c` from `at`: each
@@ -95,29 +90,17 @@ final class GroupKeys(groups: Seq[GroupCol]) {
    */
   private def fromDictionary(w: WritableColumnVector, j: Int, n: Int, c: Array[Long],
       at: Int): Unit = {
-    batches(j) += 1
-    val batch = batches(j)
+    val memo = idCodes(j)
+    memo.newBatch()
     val nulls = w.hasNull
     val ids = w.getDictionaryIds
-    var codes = idCodes(j)
-    var seen = idBatch(j)
     var i = 0
     while (i < n) {
       if (nulls && w.isNullAt(i)) c(at + i) = 0L
       else {
         val id = ids.getDictId(i)
-        if (id >= codes.length) {
-          val size = math.max(id + 1, codes.length * 2)
-          codes = java.util.Arrays.copyOf(codes, size)
-          seen = java.util.Arrays.copyOf(seen, size)
-          idCodes(j) = codes
-          idBatch(j) = seen
-        }
-        if (seen(id) != batch) {
-          codes(id) = code(w.getUTF8String(i))
-          seen(id) = batch
-        }
-        c(at + i) = codes(id)
+        if (!memo.known(id)) memo(id) = code(w.getUTF8String(i))
+        c(at + i) = memo(id)
       }
       i += 1
     }

@@ -174,10 +174,7 @@ object PartialExpr {
     }
 
     override def evaluator(): Eval = new Eval {
-      // Per dictionary id: its length, and the batch (`batch`) it was measured in.
-      private var idLength = new Array[Long](0)
-      private var idBatch = new Array[Int](0)
-      private var batch = 0
+      private val lengths = new DictionaryMemo // per dictionary id of the batch
 
       override protected def compute(b: ColumnarBatch, n: Int): Unit = {
         val v = b.column(ordinal)
@@ -195,20 +192,15 @@ object PartialExpr {
       }
 
       private def fromDictionary(w: WritableColumnVector, n: Int, nulls: Boolean): Unit = {
-        batch += 1
+        lengths.newBatch()
         val ids = w.getDictionaryIds
         var i = 0
         while (i < n) {
           if (nulls && w.isNullAt(i)) state(i) = Null
           else {
             val id = ids.getDictId(i)
-            if (id >= idLength.length) {
-              val size = math.max(id + 1, idLength.length * 2)
-              idLength = java.util.Arrays.copyOf(idLength, size)
-              idBatch = java.util.Arrays.copyOf(idBatch, size)
-            }
-            if (idBatch(id) != batch) { idLength(id) = of(w, i); idBatch(id) = batch }
-            values(i) = idLength(id)
+            if (!lengths.known(id)) lengths(id) = of(w, i)
+            values(i) = lengths(id)
             state(i) = Ok
           }
           i += 1
