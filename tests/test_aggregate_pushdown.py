@@ -141,7 +141,7 @@ LENGTH_AGGREGATES = [
 
 
 @pytest.mark.parametrize("sql,arithmetic", LENGTH_AGGREGATES)
-def test_lengths_of_strings_are_summed_by_the_scan(spark, tables, sql, arithmetic):
+def test_lengths_of_strings_are_aggregated_by_the_scan(spark, tables, sql, arithmetic):
     # Arithmetic reaches sources only in ANSI mode, over lengths as over other values.
     check(spark, tables, sql, pushed=not arithmetic or ansi(spark))
 

@@ -63,8 +63,7 @@ final class PartialAggregateCompiler(
   }
 
   private def extreme(e: Expression, isMax: Boolean): Option[AggFn] = e match {
-    case _: GeneralScalarExpression =>
-      expr(e).collect { case l: PartialExpr.Length => AggFn.Extreme(l, l.t.dataType, isMax) }
+    case g: GeneralScalarExpression => length(g).map(l => AggFn.Extreme(l, l.t.dataType, isMax))
     case _ =>
       column(e).filter(c => NumType.numeric(c._2.dataType) || c._2.dataType == DateType).map {
         case (i, f) => AggFn.Extreme(PartialExpr.Col(i, f.name, NumType(f.dataType)),
@@ -86,14 +85,17 @@ final class PartialAggregateCompiler(
         r <- expr(g.children()(1))
         t <- resultType(g.name().head, l.t, r.t)
       } yield PartialExpr.Arith(g.name().head, l, r, NumType(t))
-    case g: GeneralScalarExpression if g.children().length == 1 &&
-        (g.name() == "CHAR_LENGTH" || g.name() == "BIT_LENGTH") =>
-      column(g.children()(0)).collect {
-        case (i, f) if f.dataType.isInstanceOf[StringType] =>
-          PartialExpr.Length(i, f.name, bits = g.name() == "BIT_LENGTH")
-      }
+    case g: GeneralScalarExpression => length(g)
     case _ => None
   }
+
+  /** `CHAR_LENGTH` or `BIT_LENGTH` of a string column, or None. */
+  private def length(g: GeneralScalarExpression): Option[PartialExpr.Length] =
+    if (g.children().length != 1 || (g.name() != "CHAR_LENGTH" && g.name() != "BIT_LENGTH")) None
+    else column(g.children()(0)).collect {
+      case (i, f) if f.dataType.isInstanceOf[StringType] =>
+        PartialExpr.Length(i, f.name, bits = g.name() == "BIT_LENGTH")
+    }
 
   private def literal(v: Any, t: DataType): Option[PartialExpr] = (v, t) match {
     case (d: Decimal, dt: DecimalType) if dt.precision <= 18 =>
