@@ -91,14 +91,20 @@ object LanceAggregateScan {
 
   private final class Reader(rows: PartitionReader[ColumnarBatch], spec: PartialAggregate)
     extends PartitionReader[InternalRow] {
-    private lazy val out: Iterator[InternalRow] = {
-      val agg = new PartialAggregator(spec)
-      while (rows.next()) agg.add(rows.get())
-      agg.result()
-    }
+    private val agg = new PartialAggregator(spec)
+    /** Rows handed out and not read yet: read before the next batch goes in. */
+    private var pending: Iterator[InternalRow] = Iterator.empty
+    private var done = false
     private var current: InternalRow = _
-    override def next(): Boolean =
-      if (out.hasNext) { current = out.next(); true } else false
+    override def next(): Boolean = {
+      while (!pending.hasNext) {
+        if (done) return false
+        if (rows.next()) pending = agg.add(rows.get())
+        else { done = true; pending = agg.result() }
+      }
+      current = pending.next()
+      true
+    }
     override def get(): InternalRow = current
     override def close(): Unit = rows.close()
     override def currentMetricsValues(): Array[CustomTaskMetric] = rows.currentMetricsValues()

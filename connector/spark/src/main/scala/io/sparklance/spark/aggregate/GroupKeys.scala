@@ -121,6 +121,9 @@ final class GroupKeys(groups: Seq[GroupCol]) {
       (id.toLong << 8) | 0xFF
     }
 
+  /** Forgets the long strings seen: the groups holding their codes were handed out. */
+  def forget(): Unit = { long.clear(); longValues.clear() }
+
   /** Group `g`'s value of group column `j`, as Spark's InternalRow holds it. */
   def value(table: GroupTable, g: Int, j: Int): Any = {
     if ((table.key(g, cols.length) & (1L << j)) != 0) return null
