@@ -45,6 +45,18 @@ class Utf8ValidatorSuite extends AnyFunSuite {
     }
   }
 
+  test("charCount counts the characters of well-formed text, at any offset and length") {
+    val rnd = new scala.util.Random(11)
+    val chars = Seq("a", "~", "\u0000", "é", "ß", "中", "\uffff", "😀",
+      new String(Character.toChars(0x10ffff)))
+    for (_ <- 0 until 5000) {
+      val s = Seq.fill(rnd.nextInt(30))(chars(rnd.nextInt(chars.length))).mkString
+      val pad = rnd.nextInt(9)
+      val b = Array.fill[Byte](pad)(0x80.toByte) ++ s.getBytes(UTF_8) ++ bytes(0x80, 0xbf)
+      assert(Utf8Validator.charCount(b, pad, b.length - 2) == s.codePointCount(0, s.length), s)
+    }
+  }
+
   test("isAscii sees a high bit anywhere: in an 8-byte stride, in the tail, at any offset") {
     for (len <- 0 to 40; start <- 0 to 3; at <- start until start + len) {
       val b = Array.fill[Byte](start + len + 3)('a'.toByte)
