@@ -190,17 +190,13 @@ private object AggState {
       else sums(g) += v.longValue() // Spark's non-ANSI SUM of integers wraps around
 
     private val out = f.dataType match { case d: DecimalType => d; case _ => null }
-    /** The largest unscaled partial one row holds without a BigInteger, else -1. */
-    private val longLimit =
-      if (decimal && e.t.precision <= 18 && out.scale == e.t.scale) {
-        var l = 1L; var i = 0; while (i < e.t.precision) { l *= 10; i += 1 }; l - 1
-      } else -1L
 
     override def values(g: Int): Seq[Any] =
       if (!seen(g)) Seq(null)
       else if (!decimal) Seq(sums(g))
-      else if (bigs(g) == null && sums(g) <= longLimit && sums(g) >= -longLimit) {
-        // Most groups: the sum fits one row and its unscaled long becomes the decimal as is.
+      else if (bigs(g) == null && sums(g) >= e.t.min && sums(g) <= e.t.max) {
+        // Most groups: the sum fits one row of the summed type (SUM keeps its scale), and its
+        // unscaled long becomes the decimal as is.
         Seq(Decimal(sums(g), out.precision, out.scale))
       } else {
         val total = if (bigs(g) != null) bigs(g) else BigInteger.valueOf(sums(g))
