@@ -108,7 +108,8 @@ COLUMN_AGGREGATES = [
 
 @pytest.mark.parametrize("sql", COLUMN_AGGREGATES)
 def test_column_aggregates_are_computed_by_the_scan(spark, tables, sql):
-    check(spark, tables, sql, pushed=True)
+    # Every grouping pushed, however few rows it folds (see test_groupings_... below).
+    check(spark, tables, sql, pushed=True, aggregate_pushdown_group_share="1")
 
 
 EXPRESSION_AGGREGATES = [
@@ -174,6 +175,32 @@ def test_the_option_turns_it_off(spark, tables):
     check(spark, tables, sql, pushed=False, aggregate_pushdown="false")
 
 
+GROUPINGS = [
+    # (query, whether the scan groups it by default): a task of about 2,700 rows.
+    ("select flag, day, sum(k), max(i) from t group by flag, day", False),  # ~1 row each
+    ("select i, count(*), sum(qty) from t where k < 0 group by i", False),  # distinct
+    ("select k, sum(qty), min(day) from t group by k", True),  # 91 keys
+    ("select g, flag, count(*) from t where day > date '1995-01-01' group by g, flag", True),
+]
+
+
+@pytest.mark.parametrize("sql,folds", GROUPINGS)
+def test_groupings_that_fold_few_rows_are_left_to_spark(spark, tables, sql, folds):
+    # A sample of the first task's keys estimates how many groups a task makes; a grouping
+    # of about one row per group is left to Spark, which aggregates the partials anyway.
+    check(spark, tables, sql, pushed=folds)
+    check(spark, tables, sql, pushed=True, aggregate_pushdown_group_share="1")
+    # The fewest groups here, 21 in a task's 1,600 rows, are 0.013 groups per row.
+    check(spark, tables, sql, pushed=False, aggregate_pushdown_group_share="0.001")
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "half", "-0.2", "NaN"])
+def test_a_group_share_outside_0_to_1_is_refused(spark, tables, value):
+    with pytest.raises(Exception, match="aggregate_pushdown_group_share"):
+        answer(spark, tables, "select g, sum(k) from t group by g",
+               aggregate_pushdown_group_share=value)
+
+
 def test_a_sum_too_large_for_its_column_type_is_returned_in_parts(spark, tables):
     # 6,000 quantities of at most 999.99 sum far beyond decimal(5,2): each task's partial goes
     # back in several rows, each within decimal(5,2), so Spark's cast before adding succeeds.
@@ -203,6 +230,7 @@ def test_a_small_grouped_aggregate_is_planned_for_broadcast_as_over_parquet(spar
 @pytest.mark.parametrize("sql", [
     "select sum(qty), count(*) from t where k > 3",  # the scan aggregates
     "select g, qty from t where k > 3",  # the scan returns columnar batches
+    "select g, sum(qty) from t where k > 3 group by g",  # a sample of the keys is read
 ])
 def test_planning_a_scan_broadcasts_nothing(spark, tables, sql):
     # The reader factory (and its broadcast of the storage settings) is made when the query

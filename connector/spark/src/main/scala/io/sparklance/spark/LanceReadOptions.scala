@@ -8,7 +8,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.LanceErrors
 import io.sparklance.table.VersionSpec
-import io.sparklance.spark.OptionValues.{bool, nonNegativeLong, positiveInt, positiveLong}
+import io.sparklance.spark.OptionValues.{bool, nonNegativeLong, positiveInt, positiveLong,
+  share}
 
 /** What a metadata-table read returns instead of the dataset's rows. */
 sealed abstract class MetadataTable(val name: String) extends Serializable
@@ -49,6 +50,9 @@ object MetadataTable {
  *  - `aggregate_pushdown`: let each task aggregate its rows when Spark pushes an aggregation
  *    (COUNT, SUM of exact integer and decimal expressions, MIN/MAX, grouped by plain
  *    columns; default true); `false` returns rows to Spark's own aggregation.
+ *  - `aggregate_pushdown_group_share`: push a grouped aggregation only when a sample of the
+ *    first task's rows says a task folds its rows into at most this many groups per row
+ *    (default 0.5; see [[GroupingSampler]]); `1` pushes every grouping the scan can compute.
  *  - `topn_pushdown`: let each task return only its first rows of an `ORDER BY ... LIMIT n`
  *    Spark pushes (n up to 10,000), reading the other columns of those rows only (default
  *    true); `false` returns every row to Spark's sort.
@@ -68,6 +72,7 @@ final case class LanceReadOptions(
     splitSizeGiven: Boolean = false,
     useScalarIndex: Boolean = true,
     aggregatePushdown: Boolean = true,
+    aggregateGroupShare: Double = LanceReadOptions.DefaultAggregateGroupShare,
     topNPushdown: Boolean = true,
     runtimeFilterMinBytes: Long = LanceReadOptions.DefaultRuntimeFilterMinBytes)
 
@@ -84,6 +89,8 @@ object LanceReadOptions {
   val FilterPushdown = "filter_pushdown"
   val UseScalarIndex = "use_scalar_index"
   val AggregatePushdown = "aggregate_pushdown"
+  val AggregateGroupShare = "aggregate_pushdown_group_share"
+  val DefaultAggregateGroupShare = 0.5
   val TopNPushdown = "topn_pushdown"
   val RuntimeFilterMinBytes = "runtime_filter_min_bytes"
   val DefaultRuntimeFilterMinBytes: Long = 1L << 20
@@ -107,6 +114,7 @@ object LanceReadOptions {
       splitSizeGiven = options.containsKey(SplitSize),
       useScalarIndex = bool(options, UseScalarIndex, default = true),
       aggregatePushdown = bool(options, AggregatePushdown, default = true),
+      aggregateGroupShare = share(options, AggregateGroupShare, DefaultAggregateGroupShare),
       topNPushdown = bool(options, TopNPushdown, default = true),
       runtimeFilterMinBytes = nonNegativeLong(options, RuntimeFilterMinBytes,
         DefaultRuntimeFilterMinBytes))

@@ -120,7 +120,10 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
     }
   }
 
-  /** The aggregation each task computes over its rows, when it can exactly. */
+  /**
+   * The aggregation each task computes over its rows, when it can exactly and, grouped, when
+   * the groups fold the rows enough to pay ([[GroupingSampler]]).
+   */
   private var partial: Option[PartialAggregate] = None
 
   private def partialOf(aggregation: Aggregation): Option[PartialAggregate] =
@@ -128,7 +131,8 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
     else {
       val conf = SQLConf.get
       new PartialAggregateCompiler(table.schema(), conf.decimalOperationsAllowPrecisionLoss,
-        conf.ansiEnabled).compile(aggregation)
+        conf.ansiEnabled).compile(aggregation).filter(spec => GroupingSampler.worthPushing(
+          table, spec, filter, pushedText, fragmentTest, addressed))
     }
 
   /**

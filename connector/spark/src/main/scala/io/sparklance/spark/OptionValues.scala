@@ -29,6 +29,15 @@ private[spark] object OptionValues {
     n.toInt
   }
 
+  /** A number in (0, 1]. */
+  def share(options: CaseInsensitiveStringMap, key: String, default: Double): Double =
+    Option(options.get(key)).map { v =>
+      val x = try v.trim.toDouble catch { case _: NumberFormatException => Double.NaN }
+      if (!(x > 0 && x <= 1))
+        throw LanceErrors.invalidOption(key, v, "expected a number above 0 and at most 1")
+      x
+    }.getOrElse(default)
+
   def bool(options: CaseInsensitiveStringMap, key: String, default: Boolean): Boolean =
     Option(options.get(key)).map(_.trim.toLowerCase) match {
       case None => default
