@@ -244,3 +244,57 @@ def test_planning_a_scan_broadcasts_nothing(spark, tables, sql):
     assert after._jbroadcast.id() == before._jbroadcast.id() + 1
     for b in (before, after):
         b.destroy()
+
+
+def scan_partitions(spark, df):
+    """The partitions of each Lance scan in the plan Spark makes with AQE off."""
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        leaves = df._jdf.queryExecution().executedPlan().collectLeaves()
+        scans = [leaves.apply(i) for i in range(leaves.size())]
+        return [s.inputPartitions().size() for s in scans if s.nodeName().startswith("BatchScan")]
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+
+
+def test_rows_of_nearly_distinct_groups_go_to_spark_in_one_split_per_core(spark, tmp_path):
+    # A task's partial aggregation of such keys leaves about as many rows as it read: the fewer
+    # the tasks, the fewer rows Spark exchanges and merges. So under a grouping the sample left
+    # to Spark, the scan plans one split per core (two here) where the file rule gives more
+    # (splits of at most spark.sql.files.maxPartitionBytes of whole rows), as long as a split
+    # decodes no more than that of the columns it reads.
+    import numpy as np
+    n = 300_000
+    rng = np.random.default_rng(3)
+    t = pa.table({"id": pa.array(np.arange(n), pa.int64()),
+                  "k": pa.array(rng.integers(0, 10, n), pa.int64()),
+                  "pad": pa.array([f"{x:032x}" for x in rng.integers(0, 2**62, n)])})
+    path = str(tmp_path / "ds")
+    lance.write_dataset(t, path)
+    data = tmp_path / "ds" / "data"
+    total = sum(f.stat().st_size for f in data.iterdir())
+    sql = "select id, sum(k) from t group by id"
+    confs = {"spark.sql.files.maxPartitionBytes": str(total // 3),
+             "spark.sql.files.openCostInBytes": "1024"}
+    try:
+        for k, v in confs.items():
+            spark.conf.set(k, v)
+        plain = spark.read.format("lance").load(path)
+        plain.createOrReplaceTempView("t")
+        by_rule = plain.select("id", "k").rdd.getNumPartitions()
+        assert by_rule > 2
+        declined = spark.sql(sql)
+        assert scan_partitions(spark, declined) == [2]
+        got = sorted(tuple(r) for r in declined.collect())
+        # Pushed (every grouping, whatever it folds), the scan keeps the file rule's splits.
+        spark.read.format("lance").option("aggregate_pushdown_group_share", "1").load(path) \
+            .createOrReplaceTempView("t")
+        pushed = spark.sql(sql)
+        assert scan_partitions(spark, pushed) == [by_rule]
+        assert "PartialAggregate" in pushed._jdf.queryExecution().executedPlan().toString()
+        assert sorted(tuple(r) for r in pushed.collect()) == got
+    finally:
+        for k in confs:
+            spark.conf.unset(k)
+    want = lance.dataset(path).to_table().group_by("id").aggregate([("k", "sum")])
+    assert got == sorted(zip(want["id"].to_pylist(), want["k_sum"].to_pylist()))

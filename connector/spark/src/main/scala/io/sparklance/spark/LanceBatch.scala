@@ -30,12 +30,13 @@ final class LanceBatch(
     pushed: Seq[Any],
     limit: Option[Int] = None,
     offset: Int = 0,
-    topN: Option[TopNSpec] = None) extends Batch {
+    topN: Option[TopNSpec] = None,
+    perCore: Boolean = false) extends Batch {
 
   private def key: Seq[Any] = Seq(table.snapshot.root, table.snapshot.version, required,
     countRows, pushed, fragments.map(_.id), table.options.batchSize,
     table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name),
-    limit, offset, topN)
+    limit, offset, topN, perCore)
 
   override def equals(other: Any): Boolean = other match {
     case b: LanceBatch => key == b.key
@@ -49,7 +50,9 @@ final class LanceBatch(
    * for file sources: `min(maxPartitionBytes, max(openCostInBytes, total / parallelism))`,
    * where total counts every fragment's bytes plus the open cost, so small datasets still
    * use every core; then made a little smaller where that evens the tasks out over the cores
-   * ([[SplitPlanner.defaultTarget]]).
+   * ([[SplitPlanner.defaultTarget]]). With `perCore` (rows for a grouping of nearly distinct
+   * keys, see [[GroupingSampler]]), one split per core instead, as long as no task reads more
+   * than `maxPartitionBytes` of the columns it decodes ([[SplitPlanner.perCoreTarget]]).
    */
   override def planInputPartitions(): Array[InputPartition] = {
     val openCost = LanceTables.openCostBytes
@@ -60,13 +63,25 @@ final class LanceBatch(
         val parallelism = spark.sessionState.conf.filesMinPartitionNum
           .getOrElse(spark.sparkContext.defaultParallelism)
         val total = fragments.map(f => SplitPlanner.estimatedBytes(f) + openCost).sum
-        SplitPlanner.defaultTarget(total, table.options.splitSizeBytes, parallelism, openCost)
+        if (perCore) SplitPlanner.perCoreTarget(total, table.options.splitSizeBytes,
+          parallelism, openCost, readShare)
+        else SplitPlanner.defaultTarget(total, table.options.splitSizeBytes, parallelism, openCost)
       }
     val parts = SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
     val withFilter =
       if (shared.isDefined) parts.map(_.copy(shared = shared))
       else parts.map(_.copy(filter = filter))
     withFilter.toArray
+  }
+
+  /**
+   * The share of a row's bytes the tasks decode, by the columns' default sizes as Spark's
+   * file sources scale their statistics.
+   */
+  private def readShare: Double = {
+    val all = table.schema().fields.map(f => f.name -> f.dataType.defaultSize.toLong).toMap
+    val read = planFields.map(f => all.getOrElse(f.name, 8L)).sum
+    math.min(1.0, math.max(1L, read).toDouble / math.max(1L, all.values.sum))
   }
 
   /** A filter of more than [[LanceBatch.SharedValues]] literals, broadcast once. */

@@ -34,7 +34,8 @@ class LanceScan(
     limit: Option[Int] = None,
     addressed: Option[IndexPruning.Candidates] = None,
     offset: Int = 0,
-    topN: Option[TopNSpec] = None)
+    topN: Option[TopNSpec] = None,
+    perCore: Boolean = false)
   extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   /**
@@ -59,7 +60,7 @@ class LanceScan(
   /** The same scan returning only `columns` (some of [[readSchema]]), the filter unchanged. */
   def withColumns(columns: StructType): LanceScan =
     new LanceScan(table, columns, filter, pushed, countRows, fragmentTest, limit, addressed,
-      offset, topN)
+      offset, topN, perCore)
 
   /**
    * The TopN Spark pushed, when the columns read hold its keys (Spark reads the columns it
@@ -193,7 +194,7 @@ class LanceScan(
     effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
     LanceColumnarReader.MetadataSpec(metadata),
     pushed ++ runtime,
-    windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset, pushedTopN)
+    windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset, pushedTopN, perCore)
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 

@@ -113,6 +113,7 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     countOnly = isBareCount(aggregation)
     partial = None
+    nearlyDistinct = false
     if (countOnly || fromIndices(aggregation).isDefined) true
     else {
       partial = partialOf(aggregation)
@@ -126,13 +127,22 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
    */
   private var partial: Option[PartialAggregate] = None
 
+  /**
+   * Whether the sample found the grouping Spark pushed to fold few rows: the rows then go to
+   * Spark's aggregation in one split per core ([[LanceBatch.planInputPartitions]]).
+   */
+  private var nearlyDistinct = false
+
   private def partialOf(aggregation: Aggregation): Option[PartialAggregate] =
     if (!table.options.aggregatePushdown) None
     else {
       val conf = SQLConf.get
-      new PartialAggregateCompiler(table.schema(), conf.decimalOperationsAllowPrecisionLoss,
-        conf.ansiEnabled).compile(aggregation).filter(spec => GroupingSampler.worthPushing(
-          table, spec, filter, pushedText, fragmentTest, addressed))
+      val exact = new PartialAggregateCompiler(table.schema(),
+        conf.decimalOperationsAllowPrecisionLoss, conf.ansiEnabled).compile(aggregation)
+      val worth = exact.filter(spec => GroupingSampler.worthPushing(
+        table, spec, filter, pushedText, fragmentTest, addressed))
+      nearlyDistinct = exact.isDefined && worth.isEmpty
+      worth
     }
 
   /**
@@ -198,5 +208,5 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
       new LanceScan(table, LanceScan.CountSchema, filter, pushedText, countRows = true,
         fragmentTest, addressed = addressed)
     else new LanceScan(table, required, filter, pushedText, countRows = false, fragmentTest, limit,
-      addressed, offset, topN)
+      addressed, offset, topN, perCore = nearlyDistinct)
 }

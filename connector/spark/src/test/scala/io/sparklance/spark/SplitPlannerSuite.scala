@@ -253,6 +253,28 @@ class SplitPlannerSuite extends AnyFunSuite {
     }
   }
 
+  test("perCoreTarget: one split a slot unless a split would decode over maxPartitionBytes") {
+    val mb = 1L << 20
+    // TPC-H lineitem's 311 MB, three of its sixteen columns read (about a seventh of a row):
+    // two splits on two slots, where the file rule gives four.
+    assert(SplitPlanner.perCoreTarget(311 * mb, 128 * mb, 2, 4 * mb, 1.0 / 7) == (311 * mb + 1) / 2)
+    // Every column read: no split over maxPartitionBytes.
+    assert(SplitPlanner.perCoreTarget(311 * mb, 128 * mb, 2, 4 * mb, 1.0) == 128 * mb)
+    // A column of a seventh of the row caps splits at seven times maxPartitionBytes.
+    val capped = SplitPlanner.perCoreTarget(10000 * mb, 128 * mb, 2, 4 * mb, 1.0 / 7)
+    assert(math.abs(capped - 128 * mb * 7) <= 1, capped)
+    // Never below the open cost; nothing read or nothing to split is no error.
+    assert(SplitPlanner.perCoreTarget(5 * mb, 128 * mb, 8, 4 * mb, 0.5) == 4 * mb)
+    assert(SplitPlanner.perCoreTarget(0L, 128 * mb, 2, 4 * mb, 0.0) == 4 * mb)
+    for (total <- Seq(1L, 7 * mb, 300 * mb, 1000 * mb); slots <- Seq(1, 2, 3, 8);
+         share <- Seq(0.01, 0.3, 1.0)) {
+      val t = SplitPlanner.perCoreTarget(total, 128 * mb, slots, 4 * mb, share)
+      // No more splits than the file rule gives, and no split decoding over the cap.
+      assert(t >= SplitPlanner.defaultTarget(total, 128 * mb, slots, 4 * mb))
+      assert(t <= math.max(4 * mb, (128 * mb / share).toLong))
+    }
+  }
+
   test("cutAtBoundaries: nearest boundary to the target, at least one page a slice") {
     val b = Array(0L, 100L, 150L, 400L, 1000L, 1010L)
     assert(SplitPlanner.cutAtBoundaries(b, 1).toSeq == b.toSeq)
