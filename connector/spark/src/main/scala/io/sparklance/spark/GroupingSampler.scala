@@ -12,9 +12,9 @@ import io.sparklance.table.index.IndexPruning
 /**
  * Whether a grouped aggregation is worth computing in the scan. A task that folds its rows
  * into nearly as many groups saves Spark nothing (Spark aggregates the partials again) and
- * costs a hash table and a row per group: grouping TPC-H q20's inner query (`l_partkey,
- * l_suppkey` of a year of lineitem, about 140k groups from 145k rows per task) in the scan
- * took 8% longer than leaving it to Spark. So the planner reads the grouping columns of the
+ * costs a hash table and a row per group: the grouping of TPC-H q20's subquery run on its
+ * own (`l_partkey, l_suppkey` of a year of lineitem, about 140k groups from 145k rows per
+ * task) took 8% longer in the scan than in Spark. So the planner reads the grouping columns of the
  * first [[SampleRows]] rows of the first task (with the pushed filter, on the driver) and
  * pushes the grouping only when a task's rows are expected to fold into at most
  * `aggregate_pushdown_group_share` groups per row ([[GroupSample]]).

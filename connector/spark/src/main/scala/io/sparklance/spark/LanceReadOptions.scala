@@ -41,7 +41,8 @@ object MetadataTable {
  *  - `split_size`: target bytes of data per Spark partition (default: Spark's rule for file
  *    sources, `spark.sql.files.maxPartitionBytes` but no more than the dataset's bytes divided
  *    by the default parallelism, so every core gets work; a little less where that makes the
- *    number of splits a multiple of the cores).
+ *    number of splits a multiple of the cores; one split per core for the rows of a grouping
+ *    left to Spark, see [[GroupingSampler]]).
  *  - `filter_pushdown`: evaluate supported predicates in the reader (default true); `false`
  *    leaves every filter to Spark.
  *  - `use_scalar_index`: let the dataset's BTREE, BITMAP and ZONEMAP indices skip fragments
