@@ -5,6 +5,7 @@ with nothing lost, faults survived, unsafe stores refused."""
 
 from __future__ import annotations
 
+import collections
 import threading
 
 import lance
@@ -500,6 +501,59 @@ def test_requests_per_scan_against_pylance(spark, s3, bucket):
     # planning reads the manifest on the driver).
     assert metrics["storageRequests"] == sum(s3.faults.counts("count.lance/data/").values())
     assert metrics["fragmentsRead"] == 4
+
+
+
+def data_file_gets(s3, prefix):
+    """The GETs of data files under `prefix` since the last reset, as (file name, range):
+    a suffix range (`bytes=-65536`) is the read of a file's tail that opening it makes."""
+    with s3.faults.lock:
+        return [(path.rsplit("/", 1)[-1], headers.get("range", ""))
+                for method, path, _, headers in s3.faults.requests
+                if method == "GET" and f"{prefix}/data/" in path]
+
+
+def test_data_file_metadata_is_read_once(spark, s3, bucket):
+    """A data file's metadata (its tail) is read once per JVM: a later scan of the same
+    version sends no request for a file its tail held whole, and no tail request for a larger
+    one; a grouped aggregation's sample, read on the driver while planning, and its tasks
+    share one read of each tail. The values are pylance's every time."""
+    so = s3.storage_options()
+    uri = f"s3://{bucket}/once.lance"
+    lance.write_dataset(data(0, 3000), uri, storage_options=so, max_rows_per_file=1000)
+    lance.write_dataset(data(3000, 60000), uri, storage_options=so, mode="append")
+    want = lance.dataset(uri, storage_options=so).to_table().sort_by("id")
+    files = {f.path: f.file_size_bytes for fr in lance.dataset(uri, storage_options=so)
+             .get_fragments() for f in fr.metadata.files}
+    small = {p for p, size in files.items() if size <= 65536}
+    assert len(small) == 3 and len(files) == 4, files
+
+    def scan():
+        s3.faults.reset()
+        df = spark.read.format("lance").options(**so).load(uri)
+        got = sorted(df.collect(), key=lambda r: r["id"])
+        diff = first_difference(rows_from_arrow(want), rows_from_spark(got, df.schema),
+                                want.column_names)
+        assert diff is None, diff
+        return data_file_gets(s3, "once.lance")
+
+    first = scan()
+    assert sorted(f for f, r in first if r.startswith("bytes=-")) == sorted(files), first
+    second = scan()
+    assert not [g for g in second if g[0] in small], second
+    assert not [g for g in second if g[1].startswith("bytes=-")], second
+    assert len(second) <= len([g for g in first if g[0] not in small]), (first, second)
+
+    # A fresh dataset: the sample of the grouping and the scan open each file once.
+    uri2 = f"s3://{bucket}/grouped.lance"
+    lance.write_dataset(data(0, 60000), uri2, storage_options=so)
+    s3.faults.reset()
+    df = spark.read.format("lance").options(**so).load(uri2).groupBy("s").count()
+    got = sorted((r["s"], r["count"]) for r in df.collect() if r["s"] is not None)
+    tails = [f for f, r in data_file_gets(s3, "grouped.lance") if r.startswith("bytes=-")]
+    assert len(tails) == 1, tails
+    keys = lance.dataset(uri2, storage_options=so).to_table(columns=["s"])["s"].to_pylist()
+    assert got == sorted(collections.Counter(k for k in keys if k is not None).items())
 
 
 # ---- s3+ddb://: commits through pylance's DynamoDB external manifest store ----

@@ -3,49 +3,36 @@ package io.sparklance.format
 import java.nio.{ByteBuffer, ByteOrder}
 
 import io.sparklance.LanceErrors
-import io.sparklance.storage.RandomAccessInput
+import io.sparklance.storage.{RandomAccessInput, TailCachedInput}
 import io.sparklance.proto.{File2Protos, FileProtos}
 
 /**
  * The container of a Lance v2 file: footer, column metadata and global buffers, read with
  * as few requests as possible (one tail read usually covers footer, offset tables and all
- * column metadata) and never the data pages. Pages are read later, per projected column.
+ * column metadata) and never the data pages. Pages are read later, per projected column,
+ * through `input`, which serves reads inside the tail already read from memory.
+ *
+ * What opening read is kept apart, in [[ContainerMeta]], so that the files of a table (whose
+ * paths are never reused for other contents) are opened once per JVM: see
+ * [[FileMetadataCache]].
  */
-final class FileContainer private (
-    val path: String,
-    val fileSize: Long,
-    val footer: FileFooter,
-    columnMetadataBytes: Array[Array[Byte]],
-    globalBuffers: Array[(Long, Long)],
-    val input: RandomAccessInput) {
-
+final class FileContainer private (val meta: ContainerMeta, val input: RandomAccessInput) {
+  def path: String = meta.path
+  def fileSize: Long = meta.fileSize
+  def footer: FileFooter = meta.footer
   def numColumns: Int = footer.numColumns
 
-  private val columnCache = new Array[File2Protos.ColumnMetadata](footer.numColumns)
-
-  def column(index: Int): File2Protos.ColumnMetadata = {
-    if (index < 0 || index >= numColumns)
-      throw LanceErrors.corruptFile(path, s"column $index requested but the file has $numColumns columns")
-    var c = columnCache(index)
-    if (c == null) {
-      c = try File2Protos.ColumnMetadata.parseFrom(columnMetadataBytes(index)) catch {
-        case e: com.google.protobuf.InvalidProtocolBufferException =>
-          throw LanceErrors.corruptFile(path, s"metadata of column $index does not decode: ${e.getMessage}", e)
-      }
-      columnCache(index) = c
-    }
-    c
-  }
+  def column(index: Int): File2Protos.ColumnMetadata = meta.column(index)
 
   /** Row spans and buffer bytes of column `index`'s pages, from its metadata alone. */
   def pageSpans(index: Int): ColumnPageSpans = {
-    val meta = column(index)
-    val n = meta.getPagesCount
+    val m = column(index)
+    val n = m.getPagesCount
     val starts = new Array[Long](n + 1)
     val bytes = new Array[Long](n)
     var p = 0
     while (p < n) {
-      val page = meta.getPages(p)
+      val page = m.getPages(p)
       val len = page.getLength
       if (len < 0) throw LanceErrors.corruptFile(path, s"column $index page $p declares $len rows")
       starts(p + 1) = starts(p) + len
@@ -66,17 +53,17 @@ final class FileContainer private (
   def planReads(columns: Seq[Int], startRow: Long, endRow: Long): Unit = {
     val out = Array.newBuilder[Long]
     columns.distinct.foreach { c =>
-      val meta = column(c)
+      val m = column(c)
       var k = 0
-      while (k < math.min(meta.getBufferOffsetsCount, meta.getBufferSizesCount)) {
-        out += meta.getBufferOffsets(k)
-        out += meta.getBufferSizes(k)
+      while (k < math.min(m.getBufferOffsetsCount, m.getBufferSizesCount)) {
+        out += m.getBufferOffsets(k)
+        out += m.getBufferSizes(k)
         k += 1
       }
       var row = 0L
       var p = 0
-      while (p < meta.getPagesCount && row < endRow) {
-        val page = meta.getPages(p)
+      while (p < m.getPagesCount && row < endRow) {
+        val page = m.getPages(p)
         val next = row + page.getLength
         if (next > startRow || page.getLength == 0) {
           k = 0
@@ -93,21 +80,18 @@ final class FileContainer private (
     input.plan(out.result())
   }
 
-  def numGlobalBuffers: Int = globalBuffers.length
+  def numGlobalBuffers: Int = meta.globalBuffers.length
 
   def globalBuffer(index: Int): Array[Byte] = {
-    if (index >= globalBuffers.length)
-      throw LanceErrors.corruptFile(path, s"global buffer $index requested but the file has ${globalBuffers.length}")
-    val (pos, len) = globalBuffers(index)
+    if (index >= meta.globalBuffers.length)
+      throw LanceErrors.corruptFile(path,
+        s"global buffer $index requested but the file has ${meta.globalBuffers.length}")
+    val (pos, len) = meta.globalBuffers(index)
     input.read(pos, len.toInt)
   }
 
-  /** The file's own schema and row count, from global buffer 0. */
-  lazy val descriptor: FileProtos.FileDescriptor =
-    try FileProtos.FileDescriptor.parseFrom(globalBuffer(0)) catch {
-      case e: com.google.protobuf.InvalidProtocolBufferException =>
-        throw LanceErrors.corruptFile(path, s"file descriptor does not decode: ${e.getMessage}", e)
-    }
+  /** The file's own schema and row count, from global buffer 0 (decoded once per file). */
+  def descriptor: FileProtos.FileDescriptor = meta.descriptor(globalBuffer(0))
 
   def numRows: Long = descriptor.getLength
 }
@@ -130,29 +114,37 @@ object FileContainer {
     val footer = FileFooter.parse(tail, size, path)
     // Column metadata, then the CMO table, then the GBO table, then the footer: widen the
     // tail once if the metadata starts before it.
-    val metaStart = math.min(footer.columnMetaStart, math.min(footer.cmoTableStart, footer.gboTableStart))
+    val metaStart =
+      math.min(footer.columnMetaStart, math.min(footer.cmoTableStart, footer.gboTableStart))
     if (metaStart < tailStart) {
       if (size - metaStart > Int.MaxValue - 16)
-        throw LanceErrors.corruptFile(path, s"column metadata starts at $metaStart, ${size - metaStart} bytes before the end of the file")
+        throw LanceErrors.corruptFile(path, s"column metadata starts at $metaStart, " +
+          s"${size - metaStart} bytes before the end of the file")
       tail = input.read(metaStart, (size - metaStart).toInt)
       tailStart = metaStart
     }
     def table(start: Long, n: Int, what: String): Array[(Long, Long)] = {
-      val b = ByteBuffer.wrap(tail, (start - tailStart).toInt, 16 * n).order(ByteOrder.LITTLE_ENDIAN)
+      val b = ByteBuffer.wrap(tail, (start - tailStart).toInt, 16 * n)
+        .order(ByteOrder.LITTLE_ENDIAN)
       Array.fill(n) {
         val pos = b.getLong(); val len = b.getLong()
         if (pos < 0 || len < 0 || pos + len > size)
-          throw LanceErrors.corruptFile(path, s"$what entry ($pos, $len) points outside the file (size $size)")
+          throw LanceErrors.corruptFile(path,
+            s"$what entry ($pos, $len) points outside the file (size $size)")
         (pos, len)
       }
     }
     val cmo = table(footer.cmoTableStart, footer.numColumns, "column metadata table")
     val gbo = table(footer.gboTableStart, footer.numGlobalBuffers, "global buffer table")
     val colBytes = cmo.map { case (pos, len) =>
-      if (pos >= tailStart) java.util.Arrays.copyOfRange(tail, (pos - tailStart).toInt, (pos - tailStart + len).toInt)
-      else input.read(pos, len.toInt)
+      if (pos >= tailStart) {
+        java.util.Arrays.copyOfRange(tail, (pos - tailStart).toInt, (pos - tailStart + len).toInt)
+      } else input.read(pos, len.toInt)
     }
-    new FileContainer(path, size, footer, colBytes, gbo,
-      new io.sparklance.storage.TailCachedInput(input, tailStart, tail))
+    over(new ContainerMeta(path, size, footer, colBytes, gbo, tailStart, tail), input)
   }
+
+  /** A container of a file whose metadata is known (a [[FileMetadataCache]] entry). */
+  def over(meta: ContainerMeta, input: RandomAccessInput): FileContainer =
+    new FileContainer(meta, new TailCachedInput(input, meta.tailStart, meta.tail))
 }

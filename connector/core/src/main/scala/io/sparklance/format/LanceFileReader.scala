@@ -81,9 +81,30 @@ object LanceFileReader {
    *   - footer 0.3 (standard 2.0 writer) or 2.0: the manifest must say 2.0 (or 0.3);
    *   - footer 2.1 / 2.2: structural reader; the manifest must say the same;
    *   - anything else (2.3 "next", unknown): unsupported.
-   * Reads only the file's tail (one 64 KiB read for most files).
+   * Reads only the file's tail (one 64 KiB read for most files). With the file's size as the
+   * manifest records it (`DataFile.file_size_bytes`, 0 when unknown), a v2 file is opened
+   * once per JVM: later opens take its metadata from [[FileMetadataCache]] and read nothing
+   * until a page is read.
    */
-  def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields): LanceFileReader = {
+  def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields,
+      sizeBytes: Long = 0L): LanceFileReader = {
+    val manifestLegacy = major == 0 && minor < 3
+    val cached =
+      if (sizeBytes > 0 && !manifestLegacy) FileMetadataCache.shared.get(path, sizeBytes)
+      else None
+    cached match {
+      case Some(meta) =>
+        val input = io.openSized(path, sizeBytes)
+        try {
+          checkV2(path, major, minor, meta.footer.major, meta.footer.minor)
+          v2(FileContainer.over(meta, input), fields)
+        } catch { case e: Throwable => input.close(); throw e }
+      case None => openRead(io, path, major, minor, fields, sizeBytes)
+    }
+  }
+
+  private def openRead(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields,
+      sizeBytes: Long): LanceFileReader = {
     val input = io.open(path)
     try {
       val size = input.length
@@ -91,25 +112,43 @@ object LanceFileReader {
       val tail = input.read(size - math.min(size, FileContainer.TailBytes.toLong), math.min(size, FileContainer.TailBytes.toLong).toInt)
       val (fMajor, fMinor) = FileFooter.version(tail, path)
       val manifestLegacy = major == 0 && minor < 3
-      val manifest20 = (major == 0 && minor == 3) || (major == 2 && minor == 0)
-      def mismatch() = LanceErrors.corruptFile(path,
-        s"the manifest records file version $major.$minor but the file's footer says $fMajor.$fMinor")
       (fMajor, fMinor) match {
         case (0, m) if m <= 2 =>
-          if (!manifestLegacy) throw mismatch()
+          if (!manifestLegacy) throw mismatch(path, major, minor, fMajor, fMinor)
           legacy.LegacyFileReader.open(input, tail, fields)
-        case (0, 3) | (2, 0) =>
-          if (!manifest20) throw mismatch()
-          new v20.V20FileReader(FileContainer.open(input, tail), fields)
-        case (2, m) if m == 1 || m == 2 =>
-          if (major != 2 || minor != m) throw mismatch()
-          new StructuralFile(FileContainer.open(input, tail), fields, m)
-        case _ => throw unknownVersion(path, fMajor, fMinor)
+        case _ =>
+          checkV2(path, major, minor, fMajor, fMinor)
+          val container = FileContainer.open(input, tail)
+          val reader = v2(container, fields)
+          if (sizeBytes > 0 && size == sizeBytes) FileMetadataCache.shared.put(container.meta)
+          reader
       }
     } catch {
       case e: Throwable => input.close(); throw e
     }
   }
+
+  /** That the manifest's `major.minor` agrees with a v2 footer's version, which is known. */
+  private def checkV2(path: String, major: Int, minor: Int, fMajor: Int, fMinor: Int): Unit = {
+    val manifest20 = (major == 0 && minor == 3) || (major == 2 && minor == 0)
+    (fMajor, fMinor) match {
+      case (0, 3) | (2, 0) => if (!manifest20) throw mismatch(path, major, minor, fMajor, fMinor)
+      case (2, m) if m == 1 || m == 2 =>
+        if (major != 2 || minor != m) throw mismatch(path, major, minor, fMajor, fMinor)
+      case _ => throw unknownVersion(path, fMajor, fMinor)
+    }
+  }
+
+  /** The reader of a v2 container (its version checked). */
+  private def v2(container: FileContainer, fields: FileFields): LanceFileReader =
+    (container.footer.major, container.footer.minor) match {
+      case (2, m) if m == 1 || m == 2 => new StructuralFile(container, fields, m)
+      case _ => new v20.V20FileReader(container, fields)
+    }
+
+  private def mismatch(path: String, major: Int, minor: Int, fMajor: Int, fMinor: Int) =
+    LanceErrors.corruptFile(path,
+      s"the manifest records file version $major.$minor but the file's footer says $fMajor.$fMinor")
 
   private def unknownVersion(path: String, major: Int, minor: Int) =
     LanceErrors.unsupported(

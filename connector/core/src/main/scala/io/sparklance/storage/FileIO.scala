@@ -21,6 +21,12 @@ trait FileIO extends Serializable {
   def readRange(path: String, offset: Long, length: Int): Array[Byte]
   /** A handle for many ranged reads of one file. */
   def open(path: String): RandomAccessInput
+  /**
+   * A handle for ranged reads of a file known to be `size` bytes (a data file whose size the
+   * manifest records and whose metadata is already known): stores that would ask for the size
+   * or read ahead on opening need not, and nothing is read until a read.
+   */
+  def openSized(path: String, size: Long): RandomAccessInput = open(path)
   /** Writes `bytes` to `path` only if nothing is there; false when it already exists. */
   def createIfAbsent(path: String, bytes: Array[Byte]): Boolean
   /** Writes `bytes`, replacing whatever is at `path` (for files nobody else names, e.g. fresh data files). */

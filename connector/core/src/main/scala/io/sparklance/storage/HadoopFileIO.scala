@@ -80,7 +80,13 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
     val f = fs(p)
     IoStats.request(0)
     val len = f.getFileStatus(p).getLen
-    new HadoopInput(path, f.open(p), len)
+    new HadoopInput(path, len, f.open(p), null)
+  }
+
+  /** No status call: the stream is opened on the first read. */
+  override def openSized(path: String, size: Long): RandomAccessInput = {
+    val p = new Path(path)
+    new HadoopInput(path, size, null, () => fs(p).open(p))
   }
 
   override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = {
@@ -146,7 +152,14 @@ object HadoopFileIO {
   }
 }
 
-private final class HadoopInput(val path: String, in: FSDataInputStream, val length: Long) extends RandomAccessInput {
+/**
+ * Positioned reads of one Hadoop file through stream `in`, or, when that is null, the stream
+ * `openStream` gives on the first read.
+ */
+private final class HadoopInput(val path: String, val length: Long,
+    private var in: FSDataInputStream, openStream: () => FSDataInputStream)
+    extends RandomAccessInput {
+
   override def read(offset: Long, len: Int): Array[Byte] = {
     val buf = new Array[Byte](len)
     readInto(offset, buf, 0, len)
@@ -158,9 +171,10 @@ private final class HadoopInput(val path: String, in: FSDataInputStream, val len
       throw LanceErrors.corruptFile(path,
         s"read of $len bytes at offset $offset is outside the file (size $length bytes)")
     IoStats.request(len)
+    if (in == null) in = openStream()
     try in.readFully(offset, dst, dstOffset, len)
     catch { case e: EOFException => throw LanceErrors.corruptFile(path, s"unexpected end of file reading $len bytes at $offset", e) }
   }
 
-  override def close(): Unit = in.close()
+  override def close(): Unit = if (in != null) in.close()
 }

@@ -37,6 +37,8 @@ final class RoutingFileIO(conf0: Configuration) extends FileIO {
   override def readRange(path: String, offset: Long, length: Int): Array[Byte] =
     of(path).readRange(path, offset, length)
   override def open(path: String): RandomAccessInput = of(path).open(path)
+  override def openSized(path: String, size: Long): RandomAccessInput =
+    of(path).openSized(path, size)
   override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean =
     of(path).createIfAbsent(path, bytes)
   override def write(path: String, bytes: Array[Byte]): Unit = of(path).write(path, bytes)

@@ -15,6 +15,9 @@ final case class DataFileRef(
     baseId: Option[Int] = None) {
   def fileFields: FileFields = FileFields(fieldIds, columnIndices)
   def holds(id: Int): Boolean = fieldIds.contains(id)
+  /** A reader of this file (its metadata read once per JVM: see [[FileMetadataCache]]). */
+  def open(io: FileIO): LanceFileReader =
+    LanceFileReader.open(io, path, major, minor, fileFields, sizeBytes)
 }
 
 /** What a reader needs to know about one fragment, detached from the manifest protobuf. */
@@ -103,7 +106,7 @@ final class FragmentReader(
         val first = firstFields.flatMap(restrictTo(_, df))
         val rest = restFields.flatMap(restrictTo(_, df))
         if (first.nonEmpty || rest.nonEmpty) {
-          val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
+          val reader = df.open(io)
           opened += (try {
             reader.planReads(first ++ rest, startRow, endRow)
             FilePart(reader,

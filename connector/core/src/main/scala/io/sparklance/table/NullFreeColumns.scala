@@ -26,7 +26,7 @@ object NullFreeColumns {
         left = left.groupBy(field => f.files.find(_.holds(field.id))).toSeq.flatMap {
           case (None, _) => Nil
           case (Some(df), fields) =>
-            val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
+            val reader = df.open(io)
             try reader.provenNullFree(fields) finally reader.close()
         }
       }

@@ -1,6 +1,5 @@
 package io.sparklance.table
 
-import io.sparklance.format.LanceFileReader
 import io.sparklance.storage.FileIO
 
 /**
@@ -16,7 +15,7 @@ object RowCounts {
     if ((f.physicalRows > 0 && f.physicalRowsTrusted) || f.files.isEmpty) f.physicalRows
     else {
       val df = f.files.head
-      val r = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
+      val r = df.open(io)
       try r.numRows finally r.close()
     }
 

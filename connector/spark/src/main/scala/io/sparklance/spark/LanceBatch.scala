@@ -76,12 +76,12 @@ final class LanceBatch(
 
   /**
    * The share of a row's bytes the tasks decode, by the columns' default sizes as Spark's
-   * file sources scale their statistics.
+   * file sources scale their statistics ([[LanceScan.defaultWidth]]).
    */
   private def readShare: Double = {
-    val all = table.schema().fields.map(f => f.name -> f.dataType.defaultSize.toLong).toMap
-    val read = planFields.map(f => all.getOrElse(f.name, 8L)).sum
-    math.min(1.0, math.max(1L, read).toDouble / math.max(1L, all.values.sum))
+    val all = table.schema().fields.toSeq
+    val read = LanceScan.defaultWidth(all.filter(f => planFields.exists(_.name == f.name)))
+    math.min(1.0, math.max(1L, read).toDouble / math.max(1L, LanceScan.defaultWidth(all)))
   }
 
   /** A filter of more than [[LanceBatch.SharedValues]] literals, broadcast once. */

@@ -29,6 +29,7 @@ class LancePartitionReaderFactory(
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val part = partition.asInstanceOf[LanceInputPartition]
+    MetadataCacheConf()
     topN match {
       case Some(t) =>
         new LanceTopNReader(io.value, part, fields, schema, batchSize, metadata, t)

@@ -210,12 +210,11 @@ class LanceScan(
       // The columns of LIKEs [[LikePushDown]] moved here count as read, as they did when
       // Spark's filter evaluated them: moving a LIKE into the scan leaves join choices as they
       // were (q13's 1.5M orders would be broadcast otherwise).
-      def width(fs: Seq[StructField]): Long = fs.map(_.dataType.defaultSize.toLong).sum
       val likes = filter.toSeq.flatMap(LanceScan.likeColumns).distinct
         .filterNot(c => required.fieldNames.contains(c))
         .flatMap(c => table.schema().fields.find(_.name == c))
-      val all = math.max(1L, width(table.schema().fields.toSeq))
-      val read = math.min(all, math.max(1L, width(required.fields.toSeq ++ likes)))
+      val all = math.max(1L, LanceScan.defaultWidth(table.schema().fields.toSeq))
+      val read = math.min(all, math.max(1L, LanceScan.defaultWidth(required.fields.toSeq ++ likes)))
       OptionalLong.of(math.max(1L, (BigInt(total) * read / all).toLong))
     }
   }
@@ -228,6 +227,10 @@ object LanceScan {
     override def describe(): String = "`" + name.replace("`", "``") + "`"
     override def toString: String = describe()
   }
+
+  /** The bytes Spark's file sources take a row of `fields` to hold: their default sizes. */
+  private[spark] def defaultWidth(fields: Seq[StructField]): Long =
+    fields.map(_.dataType.defaultSize.toLong).sum
 
   /** The columns of the LIKE leaves of `f` (see [[LikePushDown]]). */
   private def likeColumns(f: RowFilter): Seq[String] = f match {

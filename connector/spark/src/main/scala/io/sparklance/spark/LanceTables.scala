@@ -56,8 +56,11 @@ object LanceTables {
     LanceDataset.latestIfAny(io, opts.path).map(s => new LanceTable(s, io, opts))
 
   /** Storage access with the session's Hadoop configuration plus any `fs.*` reader options. */
-  def fileIO(spark: SparkSession, options: CaseInsensitiveStringMap): FileIO =
-    new RoutingFileIO(spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap))
+  def fileIO(spark: SparkSession, options: CaseInsensitiveStringMap): FileIO = {
+    MetadataCacheConf()
+    new RoutingFileIO(
+      spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap))
+  }
 
   def openCostBytes: Long = SQLConf.get.filesOpenCostInBytes
 }

@@ -4,7 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.broadcast.Broadcast
 
-import io.sparklance.format.{ColumnPageSpans, LanceField, LanceFileReader}
+import io.sparklance.format.{ColumnPageSpans, LanceField}
 import io.sparklance.storage.FileIO
 import io.sparklance.table.{DataFileRef, FragmentRef, RowCounts}
 
@@ -193,7 +193,7 @@ object SplitPlanner {
 
   private def readSpans(
       io: FileIO, df: DataFileRef, fields: Seq[LanceField]): Seq[ColumnPageSpans] = {
-    val reader = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
+    val reader = df.open(io)
     try reader.pageSpans(fields) finally reader.close()
   }
 

@@ -122,6 +122,9 @@ final class S3FileIO(val config: S3Config) extends FileIO {
   override def open(path: String): RandomAccessInput =
     new CoalescingInput(new S3Input(this, path))
 
+  override def openSized(path: String, size: Long): RandomAccessInput =
+    new CoalescingInput(new S3Input(this, path, size))
+
   /** The last `n` bytes of `path` and its length, in one request. */
   private[s3] def tail(path: String, n: Int): (Array[Byte], Long) = {
     val l = S3Location(path)

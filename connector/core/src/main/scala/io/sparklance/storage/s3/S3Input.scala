@@ -6,11 +6,14 @@ import io.sparklance.storage.RandomAccessInput
 /**
  * Ranged reads of one S3 object. The first request fetches the object's tail with its length
  * (a suffix range), so opening a Lance file and reading its footer costs one GET, not a HEAD
- * and a GET; reads inside that tail are served from it.
+ * and a GET; reads inside that tail are served from it. With the object's size known
+ * (`knownSize`, a data file whose metadata is cached), no tail is fetched: each read is its
+ * own ranged GET.
  */
-final class S3Input(io: S3FileIO, val path: String) extends RandomAccessInput {
-  private var tail: Array[Byte] = _
-  private var size = -1L
+final class S3Input(io: S3FileIO, val path: String, knownSize: Long = -1L)
+    extends RandomAccessInput {
+  private var tail: Array[Byte] = if (knownSize >= 0) Array.emptyByteArray else null
+  private var size = knownSize
 
   private def load(): Unit = if (size < 0) {
     val (bytes, total) = io.tail(path, S3Input.TailBytes)

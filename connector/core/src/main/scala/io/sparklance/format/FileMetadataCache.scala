@@ -1,0 +1,86 @@
+package io.sparklance.format
+
+import java.util.concurrent.atomic.AtomicLong
+
+import org.slf4j.LoggerFactory
+
+/**
+ * The metadata of Lance data files ([[ContainerMeta]]: footer, offset tables, column metadata,
+ * and the tail of the file, or all of a small file), least recently used first out once the
+ * entries hold more than `capacity` bytes (about what they take on the heap); 0 keeps
+ * nothing; an entry that alone would take more than `1 / maxEntryShare` of it is not kept (one
+ * file of huge metadata does not flush the rest). Keyed by path, an entry serving only the
+ * size it was read at. Thread-safe.
+ */
+final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
+  private val lock = new Object
+  private val entries =
+    new java.util.LinkedHashMap[String, ContainerMeta](64, 0.75f, /* accessOrder = */ true)
+  private var used = 0L
+  @volatile private var limit = initialCapacity
+  private val hitCount = new AtomicLong
+  private val missCount = new AtomicLong
+
+  /** The current bound, in bytes. */
+  def capacity: Long = limit
+
+  /** Sets the bound (0 empties and turns the cache off), evicting what no longer fits. */
+  def setCapacity(bytes: Long): Unit = lock.synchronized {
+    require(bytes >= 0, s"a cache capacity cannot be negative ($bytes)")
+    if (bytes != limit) {
+      FileMetadataCache.log.info(s"Lance file metadata cache: capacity $bytes bytes (was $limit)")
+      limit = bytes
+      evict()
+    }
+  }
+
+  /** The metadata of the file at `path` of `size` bytes, if held. */
+  def get(path: String, size: Long): Option[ContainerMeta] = {
+    val found = if (limit <= 0) null else lock.synchronized(entries.get(path))
+    if (found != null && found.fileSize == size) { hitCount.incrementAndGet(); Some(found) }
+    else { missCount.incrementAndGet(); None }
+  }
+
+  /** Keeps `meta`, trimmed to what later opens read ([[ContainerMeta.forCache]]). */
+  def put(meta: ContainerMeta): Unit = if (limit > 0) {
+    val kept = meta.forCache
+    val w = kept.weight
+    if (w <= limit / maxEntryShare) lock.synchronized {
+      val old = entries.put(kept.path, kept)
+      if (old != null) used -= old.weight
+      used += w
+      evict()
+    }
+  }
+
+  /** Entries, bytes held, hits and misses since the last [[clear]]. */
+  def stats: FileMetadataCache.Stats =
+    lock.synchronized(FileMetadataCache.Stats(entries.size, used, hitCount.get, missCount.get))
+
+  def clear(): Unit = lock.synchronized {
+    entries.clear(); used = 0; hitCount.set(0); missCount.set(0)
+  }
+
+  private def evict(): Unit = {
+    val it = entries.values.iterator
+    while (used > limit && it.hasNext) { used -= it.next().weight; it.remove() }
+  }
+}
+
+/**
+ * This JVM's cache of data file metadata ([[shared]]), which [[LanceFileReader.open]] uses
+ * for files whose size the manifest records: a file is opened once per JVM rather than once
+ * per planning pass and per task, so planning (page boundaries, null-free columns, the
+ * grouping sample) and every later scan read only pages. Like pylance's session metadata
+ * cache, it relies on Lance never writing other contents under a data file's path (its name
+ * is random).
+ */
+object FileMetadataCache {
+  val DefaultCapacity: Long = 128L << 20
+
+  private val log = LoggerFactory.getLogger(classOf[FileMetadataCache])
+
+  val shared: FileMetadataCache = new FileMetadataCache(DefaultCapacity)
+
+  final case class Stats(entries: Int, bytes: Long, hits: Long, misses: Long)
+}
