@@ -556,6 +556,46 @@ def test_data_file_metadata_is_read_once(spark, s3, bucket):
     assert got == sorted(collections.Counter(k for k in keys if k is not None).items())
 
 
+
+def test_indexed_point_queries_read_the_index_once(spark, s3, bucket):
+    """A point query on a BTREE-indexed column plans from the index; repeated (each query a
+    new load of the same version) it reads the manifest's index section with the manifest
+    (one GET of its tail, not three requests) and the index files' metadata once per JVM:
+    later queries read no lookup file at all and only pages of the index data. The rows are
+    pylance's filtered read every time."""
+    so = s3.storage_options()
+    uri = f"s3://{bucket}/point.lance"
+    lance.write_dataset(data(0, 40000), uri, storage_options=so, max_rows_per_file=10000)
+    lance.dataset(uri, storage_options=so).create_scalar_index("id", "BTREE")
+
+    def query(k):
+        s3.faults.reset()
+        df = spark.read.format("lance").options(**so).load(uri).filter(f"id = {k}")
+        got = df.collect()
+        with s3.faults.lock:
+            seen = [(m, p.split("point.lance/", 1)[-1], h.get("range", ""))
+                    for m, p, _, h in s3.faults.requests if "point.lance" in p]
+        want = lance.dataset(uri, storage_options=so).to_table(filter=f"id = {k}")
+        diff = first_difference(rows_from_arrow(want), rows_from_spark(got, df.schema),
+                                want.column_names)
+        assert diff is None and len(got) == 1, diff
+        return seen
+
+    first = query(1234)
+    for k in (20001, 39999):
+        again = query(k)
+        print(f"requests of an indexed point query: {len(first)} the first time, "
+              f"{len(again)} later")
+        manifests = [g for g in again if g[1].startswith("_versions/") and g[0] == "GET"
+                     and "list-type" not in g[1]]
+        assert len(manifests) == 1 and manifests[0][2].startswith("bytes=-"), again
+        index = [g for g in again if g[1].startswith("_indices/")]
+        assert not [g for g in index if "page_lookup" in g[1] or g[2].startswith("bytes=-")], \
+            (index, first)
+        assert len(index) <= len([g for g in first if g[1].startswith("_indices/")]), \
+            (index, first)
+
+
 # ---- s3+ddb://: commits through pylance's DynamoDB external manifest store ----
 
 DDB_TABLE = "lance_commits"

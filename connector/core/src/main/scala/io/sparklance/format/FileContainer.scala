@@ -3,7 +3,7 @@ package io.sparklance.format
 import java.nio.{ByteBuffer, ByteOrder}
 
 import io.sparklance.LanceErrors
-import io.sparklance.storage.{RandomAccessInput, TailCachedInput}
+import io.sparklance.storage.{FileIO, RandomAccessInput, TailCachedInput}
 import io.sparklance.proto.{File2Protos, FileProtos}
 
 /**
@@ -142,6 +142,22 @@ object FileContainer {
       } else input.read(pos, len.toInt)
     }
     over(new ContainerMeta(path, size, footer, colBytes, gbo, tailStart, tail), input)
+  }
+
+  /**
+   * The container of the v2 file at `path`, which a manifest records as `size` bytes (0:
+   * unknown): its metadata from [[FileMetadataCache]] when held (nothing read), else read and,
+   * when the size is the recorded one, kept there (index files, whose paths are never reused).
+   */
+  def openKnown(io: FileIO, path: String, size: Long): FileContainer = {
+    val held = if (size > 0) FileMetadataCache.shared.get(path, size) else None
+    held match {
+      case Some(meta) => over(meta, io.openSized(path, size))
+      case None =>
+        val c = open(io.open(path))
+        if (size > 0 && c.fileSize == size) FileMetadataCache.shared.put(c.meta)
+        c
+    }
   }
 
   /** A container of a file whose metadata is known (a [[FileMetadataCache]] entry). */

@@ -67,7 +67,7 @@ final class LanceDataset private (val io: FileIO, val root: String) {
     if (m.getVersion != vf.version)
       throw LanceErrors.corruptFile(vf.path, s"file name says version ${vf.version} but the manifest says ${m.getVersion}")
     FeatureFlags.checkReadable(m.getReaderFeatureFlags, root, vf.version)
-    new Snapshot(root, vf.version, vf.path, vf.naming, m)
+    new Snapshot(root, vf.version, vf.path, vf.naming, m, decoded.indexSection)
   }
 
   private def formatMicros(micros: Long): String =

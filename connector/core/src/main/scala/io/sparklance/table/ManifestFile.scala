@@ -21,8 +21,12 @@ object ManifestFile {
   /** Reading this much of the tail usually gets the whole manifest in one request. */
   private val TailBytes = 64 * 1024
 
-  /** A decoded manifest plus what is needed to rewrite it without losing anything. */
-  final case class Decoded(path: String, manifest: TableProtos.Manifest, fileSize: Long)
+  /**
+   * A decoded manifest plus what is needed to rewrite it without losing anything, and the
+   * bytes of its index section when reading the manifest read them too (see [[indices]]).
+   */
+  final case class Decoded(path: String, manifest: TableProtos.Manifest, fileSize: Long,
+      indexSection: Option[Array[Byte]] = None)
 
   def read(io: FileIO, path: String): Decoded = {
     val in = try io.open(path) catch {
@@ -56,17 +60,43 @@ object ManifestFile {
         catch { case e: com.google.protobuf.InvalidProtocolBufferException =>
           throw LanceErrors.corruptFile(path, s"manifest protobuf does not decode: ${e.getMessage}", e)
         }
-      Decoded(path, manifest, size)
+      Decoded(path, manifest, size, sectionIn(tail, base, msgEnd, manifest))
     } finally in.close()
   }
+
+  /**
+   * The bytes of `manifest`'s index section when they lie in `bytes` (the file from `base`;
+   * the manifest message ends at `end`): pylance writes the section just before the message,
+   * so the tail read for the manifest usually holds it.
+   */
+  private def sectionIn(bytes: Array[Byte], base: Long, end: Long,
+      manifest: TableProtos.Manifest): Option[Array[Byte]] =
+    if (!manifest.hasIndexSection) None
+    else {
+      val pos = manifest.getIndexSection
+      if (pos < base || pos + 4 > end) None
+      else {
+        val at = (pos - base).toInt
+        val len =
+          ByteBuffer.wrap(bytes, at, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xffffffffL
+        if (pos + 4 + len > end) None
+        else Some(java.util.Arrays.copyOfRange(bytes, at + 4, at + 4 + len.toInt))
+      }
+    }
 
   /** The indices version `s` records (its manifest's index section); none without one. */
   def indices(io: FileIO, s: Snapshot): Seq[TableProtos.IndexMetadata] =
     if (!s.manifest.hasIndexSection) Nil
-    else {
+    else s.indices {
       import scala.jdk.CollectionConverters._
-      TableProtos.IndexSection.parseFrom(readSection(io, s.manifestPath,
-        s.manifest.getIndexSection)).getIndicesList.asScala.toSeq
+      val bytes = s.indexSectionBytes.getOrElse(
+        readSection(io, s.manifestPath, s.manifest.getIndexSection))
+      try TableProtos.IndexSection.parseFrom(bytes).getIndicesList.asScala.toSeq
+      catch {
+        case e: com.google.protobuf.InvalidProtocolBufferException =>
+          throw LanceErrors.corruptFile(s.manifestPath,
+            s"index section does not decode: ${e.getMessage}", e)
+      }
     }
 
   /** An index's UUID as text (its 16 bytes as two big-endian halves, as pylance prints it). */

@@ -9,13 +9,27 @@ import io.sparklance.proto.TableProtos
  * One version of a dataset as its manifest describes it: schema, fragments, flags.
  * Immutable; everything a scan plans from is fixed here, so a whole query reads one version
  * however many commits land meanwhile.
+ *
+ * @param indexSectionBytes the manifest's index section, when reading the manifest read it
+ *                          (see [[ManifestFile.indices]]); its indices are decoded once.
  */
 final class Snapshot(
     val root: String,
     val version: Long,
     val manifestPath: String,
     val naming: ManifestNaming,
-    val manifest: TableProtos.Manifest) {
+    val manifest: TableProtos.Manifest,
+    val indexSectionBytes: Option[Array[Byte]] = None) {
+
+  @volatile private var indexList: Seq[TableProtos.IndexMetadata] = _
+
+  /** The indices of this version: `read` (the index section decoded) the first time only. */
+  private[table] def indices(read: => Seq[TableProtos.IndexMetadata])
+      : Seq[TableProtos.IndexMetadata] = {
+    var l = indexList
+    if (l == null) { l = read; indexList = l }
+    l
+  }
 
   lazy val schema: LanceSchema = LanceSchema.fromProto(
     manifest.getFieldsList.asScala.toSeq,

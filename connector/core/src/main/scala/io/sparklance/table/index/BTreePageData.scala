@@ -29,9 +29,13 @@ private[index] final class BTreePageData private (data: IndexFileLayout,
 }
 
 private[index] object BTreePageData {
-  /** Opens the page data of the BTREE index whose files are in `dir`. */
-  def open(io: FileIO, dir: String): BTreePageData = {
-    val (data, reader) = IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.DataFile))
+  /**
+   * Opens the page data of the BTREE index whose files are in `dir` (the data file of `size`
+   * bytes as the index records it; 0: unknown, see [[IndexFileLayout.open]]).
+   */
+  def open(io: FileIO, dir: String, size: Long = 0L): BTreePageData = {
+    val (data, reader) =
+      IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.DataFile), size)
     try data.expect("values", "ids") catch {
       case e: Throwable => reader.close(); throw e
     }

@@ -47,7 +47,7 @@ object IndexAggregates {
       : Option[ColumnArray] = {
     val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
     val live = LiveRows(io, s, None)
-    val data = BTreePageData.open(io, dir)
+    val data = BTreePageData.open(io, dir, ScalarIndexes.fileSize(i, BTreeIndexWriter.DataFile))
     try {
       val rows = data.numRows
       val batch = 4096L

@@ -48,10 +48,12 @@ private[index] object IndexFileLayout {
 
   /**
    * The file's layout and a reader of its rows (every field read by position, as
-   * [[IndexFileLayout.reader]]) from one opening of the file; the reader closes it.
+   * [[IndexFileLayout.reader]]) from one opening of the file; the reader closes it. With the
+   * size the index's metadata records for the file (`IndexFile.size_bytes`; 0: unknown), its
+   * metadata is read once per JVM ([[FileContainer.openKnown]]).
    */
-  def open(io: FileIO, path: String): (IndexFileLayout, LanceFileReader) = {
-    val container = FileContainer.open(io.open(path))
+  def open(io: FileIO, path: String, size: Long = 0L): (IndexFileLayout, LanceFileReader) = {
+    val container = FileContainer.openKnown(io, path, size)
     try {
       val layout = of(path, container)
       (layout, LanceFileReader.open(container, layout.byPosition))

@@ -167,7 +167,8 @@ object IndexPruning {
      */
     private def zoneMapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Map[Long, Option[RoaringBitmap]] = {
-      val (layout, reader) = IndexFileLayout.open(io, Paths.join(dir(i), ZoneMapFile))
+      val (layout, reader) = IndexFileLayout.open(io, Paths.join(dir(i), ZoneMapFile),
+        ScalarIndexes.fileSize(i, ZoneMapFile))
       val out = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
       try {
         layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
@@ -201,7 +202,8 @@ object IndexPruning {
     private def bitmapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Map[Long, Option[RoaringBitmap]] = {
       val path = Paths.join(dir(i), BitmapIndexRemap.LookupFile)
-      val (layout, reader) = IndexFileLayout.open(io, path)
+      val (layout, reader) =
+        IndexFileLayout.open(io, path, ScalarIndexes.fileSize(i, BitmapIndexRemap.LookupFile))
       val out = scala.collection.mutable.HashMap.empty[Long, Option[RoaringBitmap]]
       try {
         layout.expect("keys", "bitmaps")
@@ -230,8 +232,9 @@ object IndexPruning {
     private def btreeLookup(i: TableProtos.IndexMetadata, f: RowFilter)
         : Option[Map[Long, Option[RoaringBitmap]]] = {
       val dir = this.dir(i)
-      val (lookupFile, lookupReader) =
-        IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.LookupFile))
+      val (lookupFile, lookupReader) = IndexFileLayout.open(io,
+        Paths.join(dir, BTreeIndexWriter.LookupFile),
+        ScalarIndexes.fileSize(i, BTreeIndexWriter.LookupFile))
       val (batch, pages, total) = try {
         lookupFile.expect("min", "max", "null_count", "page_idx")
         if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
@@ -241,7 +244,7 @@ object IndexPruning {
         (batch, pages, total)
       } finally lookupReader.close()
       if (pages.length > 2 && pages.length * MaxPageShare > total) return None
-      val data = BTreePageData.open(io, dir)
+      val data = BTreePageData.open(io, dir, ScalarIndexes.fileSize(i, BTreeIndexWriter.DataFile))
       val hits = try {
         val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> data.values))
         LiveRows.allowList(pages.iterator.flatMap { p =>

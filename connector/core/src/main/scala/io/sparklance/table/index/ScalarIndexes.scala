@@ -3,6 +3,8 @@ package io.sparklance.table.index
 import java.nio.ByteBuffer
 import java.util.UUID
 
+import scala.jdk.CollectionConverters._
+
 import com.google.protobuf.{Any => ProtoAny, ByteString}
 import org.roaringbitmap.RoaringBitmap
 import org.slf4j.LoggerFactory
@@ -29,6 +31,10 @@ object ScalarIndexes {
 
   /** The name pylance gives an index of `column` when none is given. */
   def defaultName(column: String): String = s"${column}_idx"
+
+  /** The size index `i` records for its file `name` (`IndexFile.size_bytes`; 0: none). */
+  def fileSize(i: TableProtos.IndexMetadata, name: String): Long =
+    i.getFilesList.asScala.find(_.getPath == name).fold(0L)(_.getSizeBytes)
 
   /** The indices of `s` (pylance's `list_indices()`), system indices (`__...`) included. */
   def list(io: FileIO, s: Snapshot): Seq[TableProtos.IndexMetadata] = ManifestFile.indices(io, s)
