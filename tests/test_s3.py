@@ -517,7 +517,8 @@ def test_data_file_metadata_is_read_once(spark, s3, bucket):
     """A data file's metadata (its tail) is read once per JVM: a later scan of the same
     version sends no request for a file its tail held whole, and no tail request for a larger
     one; a grouped aggregation's sample, read on the driver while planning, and its tasks
-    share one read of each tail. The values are pylance's every time."""
+    share one read of each tail; a deletion file is read once. The values are pylance's
+    every time."""
     so = s3.storage_options()
     uri = f"s3://{bucket}/once.lance"
     lance.write_dataset(data(0, 3000), uri, storage_options=so, max_rows_per_file=1000)
@@ -554,6 +555,20 @@ def test_data_file_metadata_is_read_once(spark, s3, bucket):
     assert len(tails) == 1, tails
     keys = lance.dataset(uri2, storage_options=so).to_table(columns=["s"])["s"].to_pylist()
     assert got == sorted(collections.Counter(k for k in keys if k is not None).items())
+
+    # Deletion files likewise: a later scan of the version reads none of them again.
+    lance.dataset(uri, storage_options=so).delete("id % 7 = 3")
+    want = lance.dataset(uri, storage_options=so).to_table().sort_by("id")
+
+    def deletion_gets():
+        with s3.faults.lock:
+            return [p for m, p, _, _ in s3.faults.requests
+                    if m == "GET" and "once.lance/_deletions/" in p]
+
+    scan()
+    assert len(deletion_gets()) == 4, deletion_gets()
+    scan()
+    assert deletion_gets() == []
 
 
 

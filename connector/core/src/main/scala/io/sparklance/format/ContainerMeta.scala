@@ -18,7 +18,7 @@ final class ContainerMeta private[format] (
     columnMetadataBytes: Array[Array[Byte]],
     val globalBuffers: Array[(Long, Long)],
     val tailStart: Long,
-    val tail: Array[Byte]) {
+    val tail: Array[Byte]) extends FileMetadataCache.Entry {
 
   private val columns = new AtomicReferenceArray[File2Protos.ColumnMetadata](footer.numColumns)
   @volatile private var descriptorValue: FileProtos.FileDescriptor = _

@@ -5,17 +5,19 @@ import java.util.concurrent.atomic.AtomicLong
 import org.slf4j.LoggerFactory
 
 /**
- * The metadata of Lance data files ([[ContainerMeta]]: footer, offset tables, column metadata,
- * and the tail of the file, or all of a small file), least recently used first out once the
- * entries hold more than `capacity` bytes (about what they take on the heap); 0 keeps
- * nothing; an entry that alone would take more than `1 / maxEntryShare` of it is not kept (one
- * file of huge metadata does not flush the rest). Keyed by path, an entry serving only the
- * size it was read at. Thread-safe.
+ * The metadata of Lance files, by path: what opening a v2 file reads ([[ContainerMeta]]:
+ * footer, offset tables, column metadata, and the tail of the file, or all of a small file),
+ * serving only the size it was read at, and other immutable things decoded from a file whose
+ * path is never reused ([[FileMetadataCache.Entry]]: a fragment's deleted rows). Least
+ * recently used first out once the entries hold more than `capacity` bytes (about what they
+ * take on the heap); 0 keeps nothing; an entry that alone would take more than
+ * `1 / maxEntryShare` of it is not kept (one file of huge metadata does not flush the rest).
+ * Thread-safe.
  */
 final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
   private val lock = new Object
-  private val entries =
-    new java.util.LinkedHashMap[String, ContainerMeta](64, 0.75f, /* accessOrder = */ true)
+  private val entries = new java.util.LinkedHashMap[String, FileMetadataCache.Entry](64, 0.75f,
+    /* accessOrder = */ true)
   private var used = 0L
   @volatile private var limit = initialCapacity
   private val hitCount = new AtomicLong
@@ -35,18 +37,29 @@ final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
   }
 
   /** The metadata of the file at `path` of `size` bytes, if held. */
-  def get(path: String, size: Long): Option[ContainerMeta] = {
-    val found = if (limit <= 0) null else lock.synchronized(entries.get(path))
-    if (found != null && found.fileSize == size) { hitCount.incrementAndGet(); Some(found) }
-    else { missCount.incrementAndGet(); None }
+  def get(path: String, size: Long): Option[ContainerMeta] = entry(path) match {
+    case Some(m: ContainerMeta) if m.fileSize == size => Some(m)
+    case _ => None
   }
 
   /** Keeps `meta`, trimmed to what later opens read ([[ContainerMeta.forCache]]). */
   def put(meta: ContainerMeta): Unit = if (limit > 0) {
     val kept = meta.forCache
-    val w = kept.weight
+    putEntry(kept.path, kept)
+  }
+
+  /** What is held for `path`, if anything. */
+  def entry(path: String): Option[FileMetadataCache.Entry] = {
+    val found = if (limit <= 0) null else lock.synchronized(entries.get(path))
+    if (found != null) { hitCount.incrementAndGet(); Some(found) }
+    else { missCount.incrementAndGet(); None }
+  }
+
+  /** Keeps `e` for `path` (replacing what was held), unless it is too large to keep. */
+  def putEntry(path: String, e: FileMetadataCache.Entry): Unit = if (limit > 0) {
+    val w = e.weight
     if (w <= limit / maxEntryShare) lock.synchronized {
-      val old = entries.put(kept.path, kept)
+      val old = entries.put(path, e)
       if (old != null) used -= old.weight
       used += w
       evict()
@@ -83,4 +96,9 @@ object FileMetadataCache {
   val shared: FileMetadataCache = new FileMetadataCache(DefaultCapacity)
 
   final case class Stats(entries: Int, bytes: Long, hits: Long, misses: Long)
+
+  /** What the cache holds: immutable, with about the bytes it takes on the heap. */
+  trait Entry {
+    def weight: Long
+  }
 }

@@ -11,6 +11,7 @@ import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.{LanceErrors, LanceException}
+import io.sparklance.format.FileMetadataCache
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.proto.TableProtos
 
@@ -19,9 +20,10 @@ import io.sparklance.proto.TableProtos
  * Arrow IPC file of `row_id: uint32` (small deletions; ZSTD-compressed body) or as a
  * portable 32-bit Roaring bitmap (5000 or more deleted rows).
  */
-final class DeletionVector(val deleted: RoaringBitmap) {
+final class DeletionVector(val deleted: RoaringBitmap) extends FileMetadataCache.Entry {
   def cardinality: Long = deleted.getLongCardinality
   def contains(rowOffset: Int): Boolean = deleted.contains(rowOffset)
+  def weight: Long = 256L + deleted.getLongSizeInBytes
 }
 
 object DeletionVector {
@@ -36,6 +38,23 @@ object DeletionVector {
     }
     Paths.join(Paths.join(root, "_deletions"), s"$fragmentId-${file.getReadVersion}-${java.lang.Long.toUnsignedString(file.getId)}.$ext")
   }
+
+  /**
+   * [[read]], once per JVM: the vector is kept in [[FileMetadataCache]] (deletion files carry
+   * a random id in their name, so a path never names other rows), for readers that never
+   * change it (scans). Whoever merges deletions into it reads its own copy with [[read]].
+   */
+  def readShared(io: FileIO, fragment: FragmentRef): DeletionVector =
+    fragment.deletionPath match {
+      case None => Empty
+      case Some(p) => FileMetadataCache.shared.entry(p) match {
+        case Some(dv: DeletionVector) => dv
+        case _ =>
+          val dv = read(io, fragment)
+          FileMetadataCache.shared.putEntry(p, dv)
+          dv
+      }
+    }
 
   def read(io: FileIO, fragment: FragmentRef): DeletionVector = fragment.deletionPath match {
     case None => Empty

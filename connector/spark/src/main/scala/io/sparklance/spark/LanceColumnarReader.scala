@@ -100,7 +100,7 @@ class LanceColumnarReader(
       val s = partition.slices(sliceIndex)
       sliceIndex += 1
       fragmentsRead += 1
-      reader = new FragmentReader(io, s.fragment, fields, DeletionVector.read(io, s.fragment), s.start, s.end, fragmentFilter)
+      reader = new FragmentReader(io, s.fragment, fields, DeletionVector.readShared(io, s.fragment), s.start, s.end, fragmentFilter)
       if (offsets != null && (values == null || values.id != s.fragment.id))
         values = new LanceMetadataColumns.FragmentValues(s.fragment, wanted)
     }
