@@ -23,7 +23,7 @@ class DeletionVectorSuite extends AnyFunSuite {
       frags.foreach { f =>
         rec.clear()
         val first = DeletionVector.readShared(rec, f)
-        assert(rec.wholeReads.asScala.toSeq == f.deletionPath.toSeq)
+        assert(rec.wholeReads.asScala.toVector == f.deletionPath.toVector)
         // pylance recorded how many rows the file deletes.
         assert(first.cardinality == f.numDeletedRows && f.numDeletedRows > 0)
         rec.clear()

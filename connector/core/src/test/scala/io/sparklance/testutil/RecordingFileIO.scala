@@ -16,8 +16,9 @@ final class RecordingFileIO(inner: FileIO = HadoopFileIO.local()) extends FileIO
   val wholeReads = new ConcurrentLinkedQueue[String]()
 
   def clear(): Unit = { opened.clear(); reads.clear(); wholeReads.clear() }
-  def openedPaths: Seq[String] = opened.asScala.toSeq
-  def rangedReads: Seq[(String, Long, Int)] = reads.asScala.toSeq
+  // Copies taken now (Scala 2.12's toSeq would be a lazy Stream over the live queue).
+  def openedPaths: Seq[String] = opened.asScala.toVector
+  def rangedReads: Seq[(String, Long, Int)] = reads.asScala.toVector
 
   override def exists(path: String): Boolean = inner.exists(path)
   override def isDirectory(path: String): Boolean = inner.isDirectory(path)
