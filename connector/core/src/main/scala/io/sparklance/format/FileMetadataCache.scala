@@ -81,12 +81,13 @@ final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
 }
 
 /**
- * This JVM's cache of data file metadata ([[shared]]), which [[LanceFileReader.open]] uses
- * for files whose size the manifest records: a file is opened once per JVM rather than once
- * per planning pass and per task, so planning (page boundaries, null-free columns, the
- * grouping sample) and every later scan read only pages. Like pylance's session metadata
- * cache, it relies on Lance never writing other contents under a data file's path (its name
- * is random).
+ * This JVM's cache ([[shared]]): the metadata of the data files [[LanceFileReader.open]] opens
+ * and of the index files a lookup opens ([[FileContainer.openKnown]]), when a manifest records
+ * their sizes, and the deleted rows scans read (`DeletionVector.readShared`). A file is read
+ * once per JVM rather than once per planning pass and per task, so planning (page
+ * boundaries, null-free columns, the grouping sample, index lookups) and every later scan
+ * read only pages. Like pylance's session metadata cache, it relies on Lance never writing
+ * other contents under such a path (data, index and deletion file names are random).
  */
 object FileMetadataCache {
   val DefaultCapacity: Long = 128L << 20
