@@ -146,19 +146,30 @@ object FileContainer {
 
   /**
    * The container of the v2 file at `path`, which a manifest records as `size` bytes (0:
-   * unknown): its metadata from [[FileMetadataCache]] when held (nothing read), else read and,
-   * when the size is the recorded one, kept there (index files, whose paths are never reused).
+   * unknown): its metadata from [[FileMetadataCache]] when held (nothing read), else read and
+   * kept ([[keep]]).
    */
-  def openKnown(io: FileIO, path: String, size: Long): FileContainer = {
-    val held = if (size > 0) FileMetadataCache.shared.get(path, size) else None
-    held match {
-      case Some(meta) => over(meta, io.openSized(path, size))
-      case None =>
-        val c = open(io.open(path))
-        if (size > 0 && c.fileSize == size) FileMetadataCache.shared.put(c.meta)
-        c
+  def openKnown(io: FileIO, path: String, size: Long): FileContainer =
+    held(io, path, size).getOrElse {
+      val c = open(io.open(path))
+      keep(c, size)
+      c
     }
-  }
+
+  /**
+   * The container of the file at `path` of the recorded `size`, when [[FileMetadataCache]]
+   * holds its metadata: nothing is read until a page is.
+   */
+  def held(io: FileIO, path: String, size: Long): Option[FileContainer] =
+    if (size <= 0) None
+    else FileMetadataCache.shared.get(path, size).map(m => over(m, io.openSized(path, size)))
+
+  /**
+   * Keeps `c`'s metadata in [[FileMetadataCache]] when its size is `size`, the one a manifest
+   * records (a file whose path is never reused for other contents: data and index files).
+   */
+  def keep(c: FileContainer, size: Long): Unit =
+    if (size > 0 && c.fileSize == size) FileMetadataCache.shared.put(c.meta)
 
   /** A container of a file whose metadata is known (a [[FileMetadataCache]] entry). */
   def over(meta: ContainerMeta, input: RandomAccessInput): FileContainer =

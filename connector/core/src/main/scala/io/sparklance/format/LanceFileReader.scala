@@ -84,24 +84,18 @@ object LanceFileReader {
    * Reads only the file's tail (one 64 KiB read for most files). With the file's size as the
    * manifest records it (`DataFile.file_size_bytes`, 0 when unknown), a v2 file is opened
    * once per JVM: later opens take its metadata from [[FileMetadataCache]] and read nothing
-   * until a page is read.
+   * until a page is read (a legacy file is never kept).
    */
   def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields,
-      sizeBytes: Long = 0L): LanceFileReader = {
-    val manifestLegacy = major == 0 && minor < 3
-    val cached =
-      if (sizeBytes > 0 && !manifestLegacy) FileMetadataCache.shared.get(path, sizeBytes)
-      else None
-    cached match {
-      case Some(meta) =>
-        val input = io.openSized(path, sizeBytes)
+      sizeBytes: Long = 0L): LanceFileReader =
+    FileContainer.held(io, path, sizeBytes) match {
+      case Some(container) =>
         try {
-          checkV2(path, major, minor, meta.footer.major, meta.footer.minor)
-          v2(FileContainer.over(meta, input), fields)
-        } catch { case e: Throwable => input.close(); throw e }
+          checkV2(path, major, minor, container.footer.major, container.footer.minor)
+          open(container, fields)
+        } catch { case e: Throwable => container.input.close(); throw e }
       case None => openRead(io, path, major, minor, fields, sizeBytes)
     }
-  }
 
   private def openRead(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields,
       sizeBytes: Long): LanceFileReader = {
@@ -119,8 +113,8 @@ object LanceFileReader {
         case _ =>
           checkV2(path, major, minor, fMajor, fMinor)
           val container = FileContainer.open(input, tail)
-          val reader = v2(container, fields)
-          if (sizeBytes > 0 && size == sizeBytes) FileMetadataCache.shared.put(container.meta)
+          val reader = open(container, fields)
+          FileContainer.keep(container, sizeBytes)
           reader
       }
     } catch {
@@ -138,13 +132,6 @@ object LanceFileReader {
       case _ => throw unknownVersion(path, fMajor, fMinor)
     }
   }
-
-  /** The reader of a v2 container (its version checked). */
-  private def v2(container: FileContainer, fields: FileFields): LanceFileReader =
-    (container.footer.major, container.footer.minor) match {
-      case (2, m) if m == 1 || m == 2 => new StructuralFile(container, fields, m)
-      case _ => new v20.V20FileReader(container, fields)
-    }
 
   private def mismatch(path: String, major: Int, minor: Int, fMajor: Int, fMinor: Int) =
     LanceErrors.corruptFile(path,

@@ -89,15 +89,20 @@ object ManifestFile {
     if (!s.manifest.hasIndexSection) Nil
     else s.indices {
       import scala.jdk.CollectionConverters._
-      val bytes = s.indexSectionBytes.getOrElse(
-        readSection(io, s.manifestPath, s.manifest.getIndexSection))
-      try TableProtos.IndexSection.parseFrom(bytes).getIndicesList.asScala.toSeq
+      try TableProtos.IndexSection.parseFrom(indexSection(io, s)).getIndicesList.asScala.toSeq
       catch {
         case e: com.google.protobuf.InvalidProtocolBufferException =>
           throw LanceErrors.corruptFile(s.manifestPath,
             s"index section does not decode: ${e.getMessage}", e)
       }
     }
+
+  /**
+   * The bytes of the index section of `s`'s manifest (it has one): those read with the
+   * manifest, else read now.
+   */
+  def indexSection(io: FileIO, s: Snapshot): Array[Byte] =
+    s.indexSectionBytes.getOrElse(readSection(io, s.manifestPath, s.manifest.getIndexSection))
 
   /** An index's UUID as text (its 16 bytes as two big-endian halves, as pylance prints it). */
   def uuidText(u: TableProtos.UUID): String = {

@@ -156,8 +156,7 @@ final class ManifestBuilder(
   private def carriedIndexSection(op: Operation): Option[Array[Byte]] =
     if (!op.keepsIndices) None
     else indicesFrom.filter(_.manifest.hasIndexSection).flatMap { s =>
-      val bytes = s.indexSectionBytes.getOrElse(
-        ManifestFile.readSection(fileIO, s.manifestPath, s.manifest.getIndexSection))
+      val bytes = ManifestFile.indexSection(fileIO, s)
       if (!op.changesSchema) Some(bytes)
       else {
         val ids = manifest.getFieldsList.asScala.map(_.getId).toSet
