@@ -21,8 +21,8 @@ object FsstEncoder {
   private final val SampleTarget = 16 * 1024
   private final val HashBits = 12
   private final val HashSize = 1 << HashBits
-  /** Each byte pair's first byte: the escapes a table without symbols gives. */
-  private val LowBytes: Array[Char] = Array.tabulate(65536)(p => (p & 0xFF).toChar)
+  /** Each byte pair's first byte as an escape: the lookups of a table without symbols. */
+  private val LowBytes: Array[Char] = Array.tabulate(65536)(p => info(p & 0xFF, 1))
   /** The byte written for each code: the escape for a single byte, else the symbol's number. */
   private val OutCode: Array[Byte] =
     Array.tabulate(512)(c => (if (c < 256) Esc else c - 256).toByte)
@@ -45,22 +45,29 @@ object FsstEncoder {
     /** Code of the one-byte symbol for each byte, or the byte itself (an escape). */
     val byteCode: Array[Int] = new Array[Int](256)
     /**
-     * For each little-endian byte pair, the code of its two-byte symbol, else of its first
-     * byte: one lookup answers for both. Filled by [[finish]]; `pairs` marks the byte pairs
-     * taken by a symbol while the table is built.
+     * For each little-endian byte pair, the [[info]] of its two-byte symbol, else of its
+     * first byte: one lookup answers for both. Filled by [[finish]]; `pairs` marks the byte
+     * pairs taken by a symbol while the table is built.
      */
-    val pairCode: Array[Char] = new Array[Char](65536)
+    val pairInfo: Array[Char] = new Array[Char](65536)
     private val pairs = new java.util.BitSet(65536)
     private var finished = false
     /** Code of the symbol of 3+ bytes whose first three bytes hash here, or -1. */
-    val longCode: Array[Int] = new Array[Int](HashSize)
+    private val longCode: Array[Int] = new Array[Int](HashSize)
+    /**
+     * Per hash slot, the value, byte mask and [[info]] of its symbol of 3+ bytes (an empty
+     * slot's mask and value never match), side by side so that one hash gives all three.
+     * Filled by [[finish]].
+     */
+    private val slotValue = new Array[Long](HashSize)
+    private val slotMask = new Array[Long](HashSize)
+    private val slotInfo = new Array[Char](HashSize)
     locally {
       java.util.Arrays.fill(longCode, -1)
       var b = 0
       while (b < 256) {
         byteCode(b) = b; value(b) = b.toLong; len(b) = 1; symMask(b) = 0xFF; b += 1
       }
-      value(511) = -1L; symMask(511) = 0L
     }
 
     def add(v: Long, l: Int): Boolean = {
@@ -82,42 +89,58 @@ object FsstEncoder {
     /** Ends construction: the table is used for lookups only from now on. */
     def finish(): Table = {
       if (!finished) {
-        System.arraycopy(LowBytes, 0, pairCode, 0, 65536) // escapes, then the symbols
+        System.arraycopy(LowBytes, 0, pairInfo, 0, 65536) // escapes, then the symbols
         var c = 256
         while (c < 256 + n) {
           val v = value(c).toInt
           if (len(c) == 1) {
             var hi = 0
-            while (hi < 65536) { pairCode(hi | v) = c.toChar; hi += 256 }
+            while (hi < 65536) { pairInfo(hi | v) = info(c, 1); hi += 256 }
           }
           c += 1
         }
         c = 256
-        while (c < 256 + n) { if (len(c) == 2) pairCode(value(c).toInt) = c.toChar; c += 1 }
+        while (c < 256 + n) { if (len(c) == 2) pairInfo(value(c).toInt) = info(c, 2); c += 1 }
+        java.util.Arrays.fill(slotValue, -1L)
+        var h = 0
+        while (h < HashSize) {
+          val code = longCode(h)
+          if (code >= 0) {
+            slotValue(h) = value(code); slotMask(h) = symMask(code)
+            slotInfo(h) = info(code, len(code))
+          }
+          h += 1
+        }
         finished = true
       }
       this
     }
 
     /**
-     * Longest symbol at `p` of `a` (string ends at `end`); returns its code (< 256: escape).
-     * Which symbol wins depends on the data, so the choice is made without branches: an empty
-     * hash slot (-1) reads code 511, whose mask and value never match.
+     * Longest symbol at `p` of `a` (string ends at `end`): its [[info]] (code < 256: escape).
+     * Which symbol wins depends on the data, so the choice is made without branches, and the
+     * chain from one position to the next has a single table load after the hash.
      */
     @inline def longest(a: Array[Byte], p: Int, end: Int): Int = {
       val rem = end - p
       if (rem >= 3) {
-        // One load serves the long, pair and byte lookups.
-        val w = LittleEndian.loadPartial(a, p, rem)
-        val c = longCode(hash3(w)) & 511
-        val x = (w & symMask(c)) ^ value(c)
-        val miss = ((x | -x) >>> 63).toInt | ((rem - len(c)) >>> 31)
-        val pc = pairCode((w & 0xFFFF).toInt).toInt
-        pc + ((c - pc) & (miss - 1))
-      } else if (rem == 2) pairCode((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
-      else byteCode(a(p) & 0xFF)
+        // One load serves the long and pair lookups; bytes past the string's end are not
+        // masked off, as a symbol longer than what is left misses anyway.
+        val w =
+          if (p + 8 <= a.length) LittleEndian.i64(a, p) else LittleEndian.loadPartial(a, p, rem)
+        val h = hash3(w)
+        val x = (w & slotMask(h)) ^ slotValue(h)
+        val li = slotInfo(h).toInt
+        val miss = ((x | -x) >>> 63).toInt | ((rem - (li >>> 9)) >>> 31)
+        val pi = pairInfo((w & 0xFFFF).toInt).toInt
+        pi + ((li - pi) & (miss - 1))
+      } else if (rem == 2) pairInfo((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
+      else info(byteCode(a(p) & 0xFF), 1)
     }
   }
+
+  /** A code and its symbol's length in one number: `code | len << 9`. */
+  @inline private def info(code: Int, len: Int): Char = (code | (len << 9)).toChar
 
   @inline private def mask(l: Int): Long = if (l >= 8) -1L else (1L << (8 * l)) - 1
   @inline private def hash3(w: Long): Int = {
@@ -170,8 +193,8 @@ object FsstEncoder {
     /** One code of the current string, or the move to the next string. */
     @inline def step(t: Table, data: Array[Byte], out: Array[Byte], outOff: Array[Int]): Unit =
       if (p < end) {
-        val c = t.longest(data, p, end)
-        o = put(c, data, p, out, o); p += t.len(c)
+        val got = t.longest(data, p, end)
+        o = put(got & 511, data, p, out, o); p += got >>> 9
       } else {
         i += 1; outOff(i) = o
         if (i < until) end = offsets(i + 1)
@@ -190,8 +213,8 @@ object FsstEncoder {
     var p = from
     var o = at
     while (p < end) {
-      val c = t.longest(data, p, end)
-      o = put(c, data, p, out, o); p += t.len(c)
+      val got = t.longest(data, p, end)
+      o = put(got & 511, data, p, out, o); p += got >>> 9
     }
     o
   }
@@ -300,8 +323,9 @@ object FsstEncoder {
       var p = offsets(i); val end = offsets(i + 1)
       var prev = -1
       while (p < end) {
-        val c = t.longest(data, p, end)
-        val l = t.len(c)
+        val got = t.longest(data, p, end)
+        val c = got & 511
+        val l = got >>> 9
         count1(c) += 1
         // A multi-byte symbol could also have been its first byte alone: count that too.
         if (l > 1) count1(data(p) & 0xFF) += 1
