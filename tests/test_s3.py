@@ -560,13 +560,19 @@ def test_data_file_metadata_is_read_once(spark, s3, bucket):
     lance.dataset(uri, storage_options=so).delete("id % 7 = 3")
     want = lance.dataset(uri, storage_options=so).to_table().sort_by("id")
 
+    deletions = sorted(fr.metadata.deletion_file.path(fr.fragment_id)
+                       for fr in lance.dataset(uri, storage_options=so).get_fragments()
+                       if fr.metadata.deletion_file is not None)
+    assert deletions, "the delete left no deletion file"
+
     def deletion_gets():
         with s3.faults.lock:
             return [p for m, p, _, _ in s3.faults.requests
                     if m == "GET" and "once.lance/_deletions/" in p]
 
     scan()
-    assert len(deletion_gets()) == 4, deletion_gets()
+    got_paths = sorted(deletion_gets())
+    assert [p.split("once.lance/", 1)[1] for p in got_paths] == deletions, got_paths
     scan()
     assert deletion_gets() == []
 

@@ -2,6 +2,8 @@ package io.sparklance.format
 
 import java.util.concurrent.atomic.AtomicLong
 
+import scala.reflect.ClassTag
+
 import org.slf4j.LoggerFactory
 
 /**
@@ -36,11 +38,11 @@ final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
     }
   }
 
-  /** The metadata of the file at `path` of `size` bytes, if held. */
-  def get(path: String, size: Long): Option[ContainerMeta] = entry(path) match {
-    case Some(m: ContainerMeta) if m.fileSize == size => Some(m)
+  /** The metadata of the file at `path` of `size` bytes, if held (another size is a miss). */
+  def get(path: String, size: Long): Option[ContainerMeta] = counted(lookup(path) match {
+    case m: ContainerMeta if m.fileSize == size => Some(m)
     case _ => None
-  }
+  })
 
   /** Keeps `meta`, trimmed to what later opens read ([[ContainerMeta.forCache]]). */
   def put(meta: ContainerMeta): Unit = if (limit > 0) {
@@ -48,12 +50,12 @@ final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
     putEntry(kept.path, kept)
   }
 
-  /** What is held for `path`, if anything. */
-  def entry(path: String): Option[FileMetadataCache.Entry] = {
-    val found = if (limit <= 0) null else lock.synchronized(entries.get(path))
-    if (found != null) { hitCount.incrementAndGet(); Some(found) }
-    else { missCount.incrementAndGet(); None }
-  }
+  /** What is held for `path` when it is a `T` (anything else held there is a miss). */
+  def entryOf[T <: FileMetadataCache.Entry](path: String)(implicit t: ClassTag[T]): Option[T] =
+    counted(lookup(path) match {
+      case e: T => Some(e)
+      case _ => None
+    })
 
   /** Keeps `e` for `path` (replacing what was held), unless it is too large to keep. */
   def putEntry(path: String, e: FileMetadataCache.Entry): Unit = if (limit > 0) {
@@ -72,6 +74,15 @@ final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
 
   def clear(): Unit = lock.synchronized {
     entries.clear(); used = 0; hitCount.set(0); missCount.set(0)
+  }
+
+  /** What is held for `path`, or null; neither a hit nor a miss until the caller checks it. */
+  private def lookup(path: String): FileMetadataCache.Entry =
+    if (limit <= 0) null else lock.synchronized(entries.get(path))
+
+  private def counted[T](found: Option[T]): Option[T] = {
+    (if (found.isDefined) hitCount else missCount).incrementAndGet()
+    found
   }
 
   private def evict(): Unit = {

@@ -47,9 +47,9 @@ object DeletionVector {
   def readShared(io: FileIO, fragment: FragmentRef): DeletionVector =
     fragment.deletionPath match {
       case None => Empty
-      case Some(p) => FileMetadataCache.shared.entry(p) match {
-        case Some(dv: DeletionVector) => dv
-        case _ =>
+      case Some(p) => FileMetadataCache.shared.entryOf[DeletionVector](p) match {
+        case Some(dv) => dv
+        case None =>
           val dv = read(io, fragment)
           FileMetadataCache.shared.putEntry(p, dv)
           dv

@@ -162,6 +162,7 @@ class FileMetadataCacheSuite extends AnyFunSuite {
     assert(cache.get(a.path, a.fileSize + 1).isEmpty, "another size is a miss")
     val s = cache.stats
     assert(s.entries == 2 && s.bytes == a.weight + c.weight && s.bytes <= cache.capacity)
+    assert(s.hits == 3 && s.misses == 2, s"hits and misses count what get answers: $s")
     cache.setCapacity(a.weight)
     assert(cache.stats.entries <= 1 && cache.stats.bytes <= a.weight)
     cache.setCapacity(0)
@@ -178,5 +179,19 @@ class FileMetadataCacheSuite extends AnyFunSuite {
     cache.setCapacity(8 * a.weight)
     cache.put(a)
     assert(cache.stats.entries == 1)
+  }
+
+  test("an entry of another kind under a path is a miss for both kinds of look-up") {
+    val a = metas.head.forCache
+    final case class Other(weight: Long) extends FileMetadataCache.Entry
+    val cache = new FileMetadataCache(64 * a.weight)
+    cache.putEntry(a.path, Other(1))
+    assert(cache.get(a.path, a.fileSize).isEmpty)
+    assert(cache.entryOf[Other](a.path).contains(Other(1)))
+    cache.put(a)
+    assert(cache.entryOf[Other](a.path).isEmpty)
+    assert(cache.entryOf[ContainerMeta](a.path).contains(a))
+    val s = cache.stats
+    assert(s.hits == 2 && s.misses == 2, s"a look-up of the wrong kind counts as a miss: $s")
   }
 }
