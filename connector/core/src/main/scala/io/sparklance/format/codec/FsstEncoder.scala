@@ -39,8 +39,6 @@ object FsstEncoder {
   private final class Table {
     val value = new Array[Long](256 + MaxSymbols + 1)
     val len = new Array[Int](256 + MaxSymbols + 1)
-    /** Per code, the mask of its bytes in a little-endian word. */
-    val symMask = new Array[Long](256 + MaxSymbols + 1)
     var n = 0
     /** Code of the one-byte symbol for each byte, or the byte itself (an escape). */
     val byteCode: Array[Int] = new Array[Int](256)
@@ -55,18 +53,17 @@ object FsstEncoder {
     /** Code of the symbol of 3+ bytes whose first three bytes hash here, or -1. */
     private val longCode: Array[Int] = new Array[Int](HashSize)
     /**
-     * Per hash slot, the value, byte mask and [[info]] of its symbol of 3+ bytes (an empty
-     * slot's mask and value never match), side by side so that one hash gives all three.
-     * Filled by [[finish]].
+     * Per hash slot `h`, the value of its symbol of 3+ bytes at `2h` and the symbol's [[info]]
+     * at `2h + 1`, side by side so that one hash reaches both in one cache line (the byte mask
+     * follows from the length). An empty slot holds a value with bits above any 3-byte mask
+     * and a length of 3, so it never matches. Filled by [[finish]].
      */
-    private val slotValue = new Array[Long](HashSize)
-    private val slotMask = new Array[Long](HashSize)
-    private val slotInfo = new Array[Char](HashSize)
+    private val slots = new Array[Long](2 * HashSize)
     locally {
       java.util.Arrays.fill(longCode, -1)
       var b = 0
       while (b < 256) {
-        byteCode(b) = b; value(b) = b.toLong; len(b) = 1; symMask(b) = 0xFF; b += 1
+        byteCode(b) = b; value(b) = b.toLong; len(b) = 1; b += 1
       }
     }
 
@@ -82,7 +79,7 @@ object FsstEncoder {
           pairs.set(p)
         case _ => val h = hash3(v); if (longCode(h) >= 0) return false; longCode(h) = code
       }
-      value(code) = v; len(code) = l; symMask(code) = mask(l); n += 1
+      value(code) = v; len(code) = l; n += 1
       true
     }
 
@@ -101,14 +98,11 @@ object FsstEncoder {
         }
         c = 256
         while (c < 256 + n) { if (len(c) == 2) pairInfo(value(c).toInt) = info(c, 2); c += 1 }
-        java.util.Arrays.fill(slotValue, -1L)
         var h = 0
         while (h < HashSize) {
           val code = longCode(h)
-          if (code >= 0) {
-            slotValue(h) = value(code); slotMask(h) = symMask(code)
-            slotInfo(h) = info(code, len(code))
-          }
+          if (code >= 0) { slots(2 * h) = value(code); slots(2 * h + 1) = info(code, len(code)) }
+          else { slots(2 * h) = -1L; slots(2 * h + 1) = info(0, 3) }
           h += 1
         }
         finished = true
@@ -128,10 +122,11 @@ object FsstEncoder {
         // masked off, as a symbol longer than what is left misses anyway.
         val w =
           if (p + 8 <= a.length) LittleEndian.i64(a, p) else LittleEndian.loadPartial(a, p, rem)
-        val h = hash3(w)
-        val x = (w & slotMask(h)) ^ slotValue(h)
-        val li = slotInfo(h).toInt
-        val miss = ((x | -x) >>> 63).toInt | ((rem - (li >>> 9)) >>> 31)
+        val h = 2 * hash3(w)
+        val li = slots(h + 1).toInt
+        val l = li >>> 9
+        val x = (w & (-1L >>> ((8 - l) << 3))) ^ slots(h)
+        val miss = ((x | -x) >>> 63).toInt | ((rem - l) >>> 31)
         val pi = pairInfo((w & 0xFFFF).toInt).toInt
         pi + ((li - pi) & (miss - 1))
       } else if (rem == 2) pairInfo((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
