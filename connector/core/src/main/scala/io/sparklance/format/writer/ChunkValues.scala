@@ -96,9 +96,13 @@ private[writer] final class RleChunks(data: Array[Byte], width: Int, val count: 
     val vals = new ByteBuf(256); val lens = new ByteBuf(128)
     var i = from; val end = from + k
     while (i < end) {
-      var j = i + 1
-      while (j < end && j - i < 255 && ValueStats.same(data, width, i, j)) j += 1
-      vals.bytes(data, i * width, width); lens.u8(j - i)
+      val j = ValueStats.runEnd(data, width, i, end, 255)
+      width match {
+        case 8 => vals.u64(LE.i64(data, 8 * i))
+        case 4 => vals.u32(LE.i32(data, 4 * i).toLong)
+        case _ => vals.bytes(data, i * width, width)
+      }
+      lens.u8(j - i)
       i = j
     }
     Seq(vals, lens)
@@ -122,12 +126,14 @@ private[writer] final class VarChunks(offsets: Array[Int], data: Array[Byte], la
     val base = offsets(from)
     val head = ow * (k + 1)
     val b = new ByteBuf(head + offsets(from + k) - base + 8)
+    val at = b.extend(head)
+    val o = b.array
+    val shift = head - base
     var i = 0
-    while (i <= k) {
-      val o = (offsets(from + i) - base + head).toLong
-      if (large) b.u64(o) else b.u32(o)
-      i += 1
+    if (large) {
+      while (i <= k) { LE.putI64(o, at + 8 * i, (offsets(from + i) + shift).toLong); i += 1 }
     }
+    else while (i <= k) { LE.putI32(o, at + 4 * i, offsets(from + i) + shift); i += 1 }
     b.bytes(data, base, offsets(from + k) - base)
     b.pad(ow, ContainerWriter.Pad)
     Seq(b)
@@ -185,66 +191,4 @@ private[writer] final class GeneralChunks(inner: ChunkValues, scheme: Int, level
     out +: bs.tail
   }
   def encoding: CompressiveEncoding = Encodings.general(scheme, level, inner.encoding)
-}
-
-/** Statistics over fixed-width little-endian values that the compressor choices need. */
-private[writer] object ValueStats {
-  @inline def same(a: Array[Byte], w: Int, i: Int, j: Int): Boolean = w match {
-    case 1 => a(i) == a(j)
-    case 2 => LE.u16(a, 2 * i) == LE.u16(a, 2 * j)
-    case 4 => LE.i32(a, 4 * i) == LE.i32(a, 4 * j)
-    case 8 => LE.i64(a, 8 * i) == LE.i64(a, 8 * j)
-    case _ => java.util.Arrays.equals(a, i * w, i * w + w, a, j * w, j * w + w)
-  }
-
-  /** Runs of equal values in `[from, until)`, a run counted once per `maxRun` values. */
-  def runs(a: Array[Byte], w: Int, from: Int, until: Int, maxRun: Int): Int = {
-    if (until <= from) return 0
-    var r = 1; var len = 1; var i = from + 1
-    while (i < until) {
-      if (len < maxRun && same(a, w, i - 1, i)) len += 1 else { r += 1; len = 1 }
-      i += 1
-    }
-    r
-  }
-
-  /** Runs of equal values, each counted once however long (pylance's RunCount statistic). */
-  def runCount(a: Array[Byte], w: Int, n: Int): Long = {
-    if (n == 0) return 0
-    var r = 1L; var i = 1
-    while (i < n) { if (!same(a, w, i - 1, i)) r += 1; i += 1 }
-    r
-  }
-
-  /** Bytes of RLE with u8 lengths over `[0, n)`, runs also broken every `segment` values. */
-  def rleBytes(a: Array[Byte], w: Int, n: Int, segment: Int): Long = {
-    var total = 0L; var s = 0
-    while (s < n) { val e = math.min(n, s + segment); total += runs(a, w, s, e, 255).toLong * (w + 1); s = e }
-    total
-  }
-
-  /**
-   * Mean Shannon entropy in bits of each byte position over the first 64 values (pylance's
-   * BytePositionEntropy statistic, truncated to thousandths as it stores it).
-   */
-  def bytePositionEntropy(a: Array[Byte], w: Int, n: Int): Double = {
-    val samples = math.min(n, 64)
-    if (samples == 0) return Double.MaxValue
-    var sum = 0L
-    val counts = new Array[Int](256)
-    var pos = 0
-    while (pos < w) {
-      java.util.Arrays.fill(counts, 0)
-      var i = 0
-      while (i < samples) { counts(a(i * w + pos) & 0xFF) += 1; i += 1 }
-      var e = 0.0; var b = 0
-      while (b < 256) { if (counts(b) > 0) { val p = counts(b).toDouble / samples; e -= p * math.log(p) / math.log(2) }; b += 1 }
-      sum += (e * 1000).toLong
-      pos += 1
-    }
-    sum.toDouble / w / 1000.0
-  }
-
-  def scheme(s: Int): CompressionScheme =
-    if (s == GeneralCompression.Lz4) CompressionScheme.COMPRESSION_ALGORITHM_LZ4 else CompressionScheme.COMPRESSION_ALGORITHM_ZSTD
 }

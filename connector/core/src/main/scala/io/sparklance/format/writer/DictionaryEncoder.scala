@@ -40,8 +40,9 @@ private[writer] object DictionaryEncoder {
     }
     if (dataSize == 0) return None
     val maxEncoded = (dataSize * params.dictSizeRatio).toLong
-    sampleUniqueRatio(vals, n).foreach { r =>
-      if (r >= UniqueRatio || math.ceil(r * n).toLong > threshold) return None
+    sampleUniqueRatio(vals, n) match {
+      case Some(r) if r >= UniqueRatio || math.ceil(r * n).toLong > threshold => return None
+      case _ =>
     }
     vals match {
       case f: FixedValuesBuf => encodeFixed(f, n, threshold, maxEncoded, params, version)
@@ -88,6 +89,8 @@ private[writer] object DictionaryEncoder {
       version: FileVersion): Option[Encoded] = {
     val w = f.width
     val a = f.data.array
+    // The indices alone (with one entry) already too big: no dictionary, nothing counted.
+    if (w + 4L * n > maxEncoded) return None
     val map = new WordMap(1024)
     val dict = new ByteBuf(1024)
     val idx = new Array[Byte](4 * n)
@@ -97,42 +100,53 @@ private[writer] object DictionaryEncoder {
       val hi = if (w == 16) LE.i64(a, i * w + 8) else 0L
       var e = map.getOrPut(LE.i64(a, i * w), hi, entries)
       if (e < 0) {
-        if (entries >= threshold) return None
+        // The dictionary only grows: once too big, it stays too big.
+        if (entries >= threshold || (entries + 1L) * w + 4L * n > maxEncoded) return None
         e = entries; dict.bytes(a, i * w, w); entries += 1
       }
       LE.putI32(idx, 4 * i, e)
       i += 1
     }
-    if (entries.toLong * w + 4L * n > maxEncoded) return None
     Some(new Encoded(idx, n, fixedBlock(dict, w, entries, params, version)))
   }
 
   private def encodeVar(v: VarValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
       version: FileVersion): Option[Encoded] = {
     val a = v.data.array
+    val ow = if (v.large) 8 else 4
+    // The indices and the offsets of one entry already too big: no dictionary, nothing counted.
+    if (4L * n + 2L * ow > maxEncoded) return None
     // Values of up to 8 bytes (codes, flags, short names) are keyed by their bytes as a word
-    // and their length, longer ones by their bytes in place; entries are numbered across both.
+    // and their length, of 9 to 16 bytes by their two words in a map per length, longer ones
+    // by their bytes in place; entries are numbered across all of them.
     val words = new WordMap(1024)
+    val pairs = new Array[WordMap](8)
     val map = new ByteSliceMap(a, 1024)
     val dictOffsets = new IntBuf(256); dictOffsets.add(0)
     val dict = new ByteBuf(1024)
     val idx = new Array[Byte](4 * n)
-    val ow = if (v.large) 8 else 4
     var entries = 0
     var i = 0
     while (i < n) {
       val s = v.offsets(i); val len = v.offsets(i + 1) - s
       var e =
         if (len <= 8) words.getOrPut(LE.loadPartial(a, s, len), len, entries)
+        else if (len <= 16) {
+          var m = pairs(len - 9)
+          if (m == null) { m = new WordMap(64); pairs(len - 9) = m }
+          m.getOrPut(LE.i64(a, s), LE.loadPartial(a, s + 8, len - 8), entries)
+        }
         else map.getOrPut(s, len, entries)
       if (e < 0) {
-        if (entries >= threshold || dict.size.toLong + len > MaxDictBytes) return None
+        val bytes = dict.size.toLong + len
+        // The dictionary only grows: once too big, it stays too big.
+        if (entries >= threshold || bytes > MaxDictBytes ||
+            bytes + 4L * n + (entries + 2L) * ow > maxEncoded) return None
         e = entries; dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1
       }
       LE.putI32(idx, 4 * i, e)
       i += 1
     }
-    if (dict.size.toLong + 4L * n + (entries + 1L) * ow > maxEncoded) return None
     Some(new Encoded(idx, n, varBlock(dict, dictOffsets, entries, v.large, params, version)))
   }
 

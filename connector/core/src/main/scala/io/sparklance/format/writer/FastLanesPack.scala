@@ -12,18 +12,15 @@ import io.sparklance.format.codec.{LittleEndian => LE}
 private[writer] object FastLanesPack {
   private val FlOrder = Array(0, 4, 2, 6, 1, 5, 3, 7)
 
-  /** Unsigned value `i` of `width`-byte little-endian values in `a` starting at `off`. */
-  @inline def value(a: Array[Byte], off: Int, width: Int, i: Int): Long = width match {
-    case 1 => a(off + i) & 0xffL
-    case 2 => LE.u16(a, off + 2 * i).toLong
-    case 4 => LE.u32(a, off + 4 * i)
-    case _ => LE.i64(a, off + 8 * i)
-  }
-
   /** Bits needed for the largest of values `[from, until)` taken as unsigned. */
   def bitWidth(a: Array[Byte], width: Int, from: Int, until: Int): Int = {
     var or = 0L; var i = from
-    while (i < until) { or |= value(a, 0, width, i); i += 1 }
+    width match { // one loop per width: the width is not tested per value
+      case 1 => while (i < until) { or |= a(i) & 0xffL; i += 1 }
+      case 2 => while (i < until) { or |= LE.u16(a, 2 * i).toLong; i += 1 }
+      case 4 => while (i < until) { or |= LE.u32(a, 4 * i); i += 1 }
+      case _ => while (i < until) { or |= LE.i64(a, 8 * i); i += 1 }
+    }
     64 - java.lang.Long.numberOfLeadingZeros(or)
   }
 
@@ -45,7 +42,12 @@ private[writer] object FastLanesPack {
     if (w > 0) {
       val vals = new Array[Long](1024)
       var i = from
-      while (i < until) { vals(i - from) = value(a, 0, width, i); i += 1 }
+      width match {
+        case 1 => while (i < until) { vals(i - from) = a(i) & 0xffL; i += 1 }
+        case 2 => while (i < until) { vals(i - from) = LE.u16(a, 2 * i).toLong; i += 1 }
+        case 4 => while (i < until) { vals(i - from) = LE.u32(a, 4 * i); i += 1 }
+        case _ => while (i < until) { vals(i - from) = LE.i64(a, 8 * i); i += 1 }
+      }
       val mask = if (s == 64) -1L else (1L << s) - 1
       var r = 0
       while (r < s) {

@@ -47,6 +47,8 @@ private[writer] object MiniBlockEncoder {
     val minK = vals.minValues
     val numBuffers = vals.numBuffers
     val maxValues = vals.maxValues
+    // The value bytes of the chunk [[fits]] last accepted: the plan's size, counted once.
+    var fitBytes = 0L
     def fits(vs: Int, k: Int, levelStart: Int, last: Boolean): Boolean = {
       val lv = if (last) nLevels - levelStart else levelEnd(vs + k - 1) - levelStart
       if (levelBufs > 0 && lv > 65535) return false
@@ -56,12 +58,16 @@ private[writer] object MiniBlockEncoder {
       val vb = vals.bytes(vs, k)
       val header = pad8(2 + 2 * levelBufs + (if (w.isLarge) 4 else 2) * numBuffers)
       val total = header + pad8(rb) + pad8(db) + vb + 8 * numBuffers
-      (vb <= TargetValueBytes || k <= minK) && total <= MaxChunkBytes && (w.isLarge || vb <= 65535)
+      val ok = (vb <= TargetValueBytes || k <= minK) && total <= MaxChunkBytes &&
+        (w.isLarge || vb <= 65535)
+      if (ok) fitBytes = vb
+      ok
     }
 
     // Plan the chunks: (first value, count, first level, level count).
     val chunks = scala.collection.mutable.ArrayBuffer[(Int, Int, Int, Int)]()
     var vs = 0; var ls = 0
+    var planned = 0L
     while (vs < n) {
       val rem = n - vs
       val k =
@@ -76,15 +82,14 @@ private[writer] object MiniBlockEncoder {
       val isLast = vs + k == n
       val le = if (isLast) nLevels else levelEnd(vs + k - 1)
       chunks += ((vs, k, ls, le - ls))
+      planned += fitBytes + 8L * (numBuffers + levelBufs + 2) +
+        (if (levelBufs > 0) 4L * (le - ls) else 0L)
       vs += k; ls = le
     }
 
     val meta = new ByteBuf(chunks.size * 4 + 8)
     // Sized for the planned chunks up front (values, headers, levels, padding): growing from
     // a small buffer copied every page twice over.
-    val planned = chunks.iterator.map { case (cvs, k, _, cl) =>
-      vals.bytes(cvs, k) + 8L * (numBuffers + levelBufs + 2) + (if (levelBufs > 0) 4L * cl else 0L)
-    }.sum
     val data = new ByteBuf(math.min(Int.MaxValue - 16L, math.max(64L * 1024, planned)).toInt)
     val repIndex = if (hasRep) new ByteBuf(16 * chunks.size + 8) else null
     var prevRows = 0L; var prevLeft = 0L

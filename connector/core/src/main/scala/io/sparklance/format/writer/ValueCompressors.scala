@@ -32,7 +32,12 @@ private[writer] object ValueCompressors {
         val bitpack = FastLanesPack.packedSize(a, width, 0, n)
         val bitpackPays = bitpack < raw
         val rleAllowed = params.rleThreshold.forall(t => ValueStats.runCount(a, width, n) < n * t)
-        val rle = if (rleAllowed) ValueStats.rleBytes(a, width, n, MaxMiniBlockValues) else Long.MaxValue
+        // RLE is taken when no larger than bitpacking when that pays, else smaller than raw:
+        // its size is counted only until it passes that.
+        val rleLimit = if (bitpackPays) bitpack else raw - 1
+        val rle =
+          if (rleAllowed) ValueStats.rleBytes(a, width, n, MaxMiniBlockValues, rleLimit)
+          else Long.MaxValue
         if (rle < raw && !(bitpackPays && bitpack < rle)) new RleChunks(a, width, n)
         else if (bitpackPays) new BitpackChunks(a, width, n)
         else new FlatChunks(a, width, bool, n)

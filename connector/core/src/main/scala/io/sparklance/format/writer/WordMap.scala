@@ -15,9 +15,16 @@ private[writer] final class WordMap(initial: Int) {
     val v = new Array[Int](n); java.util.Arrays.fill(v, -1); v
   }
 
+  /**
+   * A full 64-bit mix (murmur3's finalizer): keys often differ only in their high bytes (the
+   * last characters of a short string, a decimal's high digits), which a multiply alone
+   * leaves out of the low bits a slot is taken from.
+   */
   private def slot(lo: Long, hi: Long): Int = {
-    var h = (lo ^ (hi * 0x9E3779B97F4A7C15L)) * 0xFF51AFD7ED558CCDL
-    h ^= h >>> 32
+    var h = lo ^ (hi * 0x9E3779B97F4A7C15L)
+    h ^= h >>> 33; h *= 0xFF51AFD7ED558CCDL
+    h ^= h >>> 33; h *= 0xC4CEB9FE1A85EC53L
+    h ^= h >>> 33
     h.toInt & (cap - 1)
   }
 

@@ -170,6 +170,40 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
     FileVersion.all.foreach(v => roundTrip(fields, v, Seq(Array(c, s)), 1 << 20))
   }
 
+  test("2.1/2.2: dictionary entries that differ only in their last or high bytes stay apart") {
+    // Strings of 1 to 24 bytes that share a prefix and differ in their last byte, or only in
+    // trailing NUL bytes (one word or two words as keys, or bytes in place); 64- and 128-bit
+    // values that differ only in their high bytes. Few of each, repeated: dictionary pages.
+    val fields = Seq(field(0, "s", LogicalType.Utf8), field(1, "l", LogicalType.Int64),
+      field(2, "d", LogicalType.Decimal(128, 38, 0)))
+    val prefix = "Clerk#0000000000000000000".getBytes("UTF-8")
+    val distinct = (1 to 24).flatMap { len =>
+      Seq(prefix.take(len), prefix.take(len - 1) :+ '7'.toByte, prefix.take(len - 1) :+ 0.toByte,
+        prefix.take(len) :+ 0.toByte, prefix.take(len) ++ Array[Byte](0, 0))
+    }.map(_.toSeq).distinct.map(_.toArray)
+    val n = 12000
+    val r = new scala.util.Random(5)
+    val picks = Array.fill(n)(r.nextInt(distinct.size))
+    val strs = picks.map(distinct(_))
+    val s = new VarBinaryArray(n, Array.tabulate(n)(_ % 11 == 0), strs.scanLeft(0)(_ + _.length),
+      strs.flatten)
+    val l = new Array[Byte](8 * n); val d = new Array[Byte](16 * n)
+    (0 until n).foreach { i =>
+      val k = picks(i) % 40
+      codec.LittleEndian.putI64(l, 8 * i, (k.toLong << 56) | (k.toLong << 48) | 12345L)
+      codec.LittleEndian.putI64(d, 16 * i, 99L)
+      codec.LittleEndian.putI64(d, 16 * i + 8, (k % 20).toLong << 40)
+    }
+    val columns = Array[ColumnArray](s, new FixedWidthArray(n, null, 8, l),
+      new FixedWidthArray(n, null, 16, d))
+    for (v <- Seq(FileVersion.V2_1, FileVersion.V2_2)) {
+      val path = roundTrip(fields, v, Seq(columns), 8L * 1024 * 1024)
+      val dictPages = pageKinds(path).count(_.endsWith("+dict"))
+      // Strings and 128-bit values in both versions, 64-bit ones in 2.2.
+      assert(dictPages == (if (v == FileVersion.V2_2) 3 else 2), pageKinds(path))
+    }
+  }
+
   test("2.1/2.2: small integers are bitpacked (file far smaller than flat) and read back exactly") {
     val fields = Seq(field(0, "small", LogicalType.Int64, nullable = false), field(1, "neg", LogicalType.Int32))
     val n = 10000
