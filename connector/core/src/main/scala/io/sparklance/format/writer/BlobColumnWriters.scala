@@ -53,7 +53,7 @@ private[writer] final class StructuralBlobWriter(
 
   def append(top: ColumnArray): Unit = {
     val s = Shredder.shred(lp, top)
-    if (defs != null) defs.addAll(s.defs, 0, s.numLevels)
+    if (defs != null) defs.addOrZeros(s.defs, s.numLevels)
     val bytes: VarBinaryArray = s.values match {
       case v: VarBinaryArray => v
       case _: NullArray => null
@@ -63,7 +63,7 @@ private[writer] final class StructuralBlobWriter(
     desc.ensure(width * s.numLevels)
     var k = 0
     while (k < s.numLevels) {
-      val i = s.visibleIdx(k)
+      val i = if (s.visibleIdx == null) k else s.visibleIdx(k)
       if (i < 0 || bytes == null || bytes.isNull(i)) desc.zeros(width) // null: patched (v1) or masked (v2) at flush
       else {
         val off = bytes.offsets(i); val len = bytes.offsets(i + 1) - off

@@ -50,6 +50,13 @@ final class ShortBuf(initial: Int = 1024) {
     if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
     System.arraycopy(src, from, a, n, k); n += k
   }
+  /** Appends `k` levels of 0 (`src` null) or `src`'s first `k`. */
+  def addOrZeros(src: Array[Short], k: Int): Unit =
+    if (src != null) addAll(src, 0, k)
+    else {
+      if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
+      java.util.Arrays.fill(a, n, n + k, 0.toShort); n += k
+    }
   def apply(i: Int): Short = a(i)
 }
 

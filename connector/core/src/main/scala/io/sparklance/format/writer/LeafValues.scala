@@ -12,6 +12,10 @@ private[writer] sealed abstract class LeafValues {
   def count: Int
   /** Bytes held, for the page budget. */
   def bytes: Long
+  /**
+   * Appends `n` items: item `k` is value `visibleIdx(k)` of `values` (-1: no value), or value
+   * `k` when `visibleIdx` is null.
+   */
   def append(values: ColumnArray, visibleIdx: Array[Int], n: Int): Unit
   def clear(): Unit
 }
@@ -31,6 +35,7 @@ private[writer] final class FixedValuesBuf(val width: Int, val bool: Boolean) ex
         val at = data.extend(n * width)
         val dst = data.array
         var k = 0
+        if (vis == null) { System.arraycopy(f.data, 0, dst, at, n * width); k = n }
         while (k < n) {
           val i = vis(k)
           var j = k + 1
@@ -75,10 +80,10 @@ private[writer] final class VarValuesBuf(val large: Boolean = false) extends Lea
       // A run of consecutive values is one copy of their bytes, then their offsets.
       var k = 0
       while (k < n) {
-        val i = vis(k)
+        val i = if (vis == null) k else vis(k)
         if (i < 0) { offsets.add(data.size); k += 1 }
         else {
-          var j = k + 1
+          var j = if (vis == null) n else k + 1
           while (j < n && vis(j) == i + (j - k)) j += 1
           val last = i + (j - k)
           val from = v.offsets(i)
@@ -122,7 +127,7 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
         }
         var k = 0
         while (k < n) {
-          val i = vis(k)
+          val i = if (vis == null) k else vis(k)
           if (i >= 0) {
             data.bytes(child.data, i * w, w)
             if (child.nulls != null) {

@@ -58,9 +58,10 @@ private[writer] object LeafPath {
 }
 
 /**
- * One batch of a leaf column, shredded: its levels (null when the leaf has none) and, for
- * each visible item, the index of its value in `values` (-1 for a visible item with no
- * value, such as the child of a null struct).
+ * One batch of a leaf column, shredded: its levels (null when the leaf has none, or, for a
+ * top-level leaf, when no row is null: all levels 0) and, for each visible item, the index of
+ * its value in `values` (-1 for a visible item with no value, such as the child of a null
+ * struct); `visibleIdx` null when item `k` is value `k` for every item.
  */
 private[writer] final class Shredded(
     val numLevels: Int,
@@ -77,17 +78,18 @@ private[writer] object Shredder {
 
   /**
    * A top-level leaf: one level per row (a null row gets the leaf's null level), every row
-   * visible, its value at its own index — what [[nested]] gives, without its per-layer work.
+   * visible, its value at its own index — what [[nested]] gives, without its per-layer work;
+   * without a null row, neither levels nor indices (all 0, and each row its own value).
    */
   private def flat(lp: LeafPath, a: ColumnArray): Shredded = {
     val n = a.length
     val nulls = a.nulls
+    if (nulls == null) return new Shredded(n, null, null, a, null, n)
     val vis = new Array[Int](n)
     val defs = if (lp.maxDef > 0) new Array[Short](n) else null
     val nullLevel = lp.nullLevel(0).toShort
     var s = 0
-    if (nulls == null) while (s < n) { vis(s) = s; s += 1 }
-    else while (s < n) {
+    while (s < n) {
       if (nulls(s)) { vis(s) = -1; if (defs != null) defs(s) = nullLevel } else vis(s) = s
       s += 1
     }

@@ -36,7 +36,7 @@ private[writer] final class StructuralLeafWriter(
     val s = Shredder.shred(lp, top)
     val leafValues = if (packedWidths == null) s.values else PackedStructs.pack(lp.leaf, packedWidths, s.values)
     if (rep != null) rep.addAll(s.rep, 0, s.numLevels)
-    if (defs != null) defs.addAll(s.defs, 0, s.numLevels)
+    if (defs != null) defs.addOrZeros(s.defs, s.numLevels)
     numLevels += s.numLevels
     values.append(leafValues, s.visibleIdx, s.numVisible)
     rows += top.length
