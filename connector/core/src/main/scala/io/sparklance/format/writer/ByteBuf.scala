@@ -47,16 +47,15 @@ final class ShortBuf(initial: Int = 1024) {
   def add(v: Short): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
   def addAll(src: Array[Short], from: Int, until: Int): Unit = {
     val k = until - from
-    if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
+    ensure(k)
     System.arraycopy(src, from, a, n, k); n += k
   }
   /** Appends `k` levels of 0 (`src` null) or `src`'s first `k`. */
   def addOrZeros(src: Array[Short], k: Int): Unit =
     if (src != null) addAll(src, 0, k)
-    else {
-      if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
-      java.util.Arrays.fill(a, n, n + k, 0.toShort); n += k
-    }
+    else { ensure(k); java.util.Arrays.fill(a, n, n + k, 0.toShort); n += k }
+  private def ensure(k: Int): Unit =
+    if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
   def apply(i: Int): Short = a(i)
 }
 

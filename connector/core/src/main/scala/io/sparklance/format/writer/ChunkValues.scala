@@ -18,6 +18,7 @@ private[writer] abstract class ChunkValues {
   def minValues: Int = 2
   /** Bytes of the chunk's value buffers before compression and padding. */
   def bytes(from: Int, k: Int): Long
+  /** The chunk's value buffers, valid until the next call (they may be reused for it). */
   def buffers(from: Int, k: Int): Seq[ByteBuf]
   def encoding: CompressiveEncoding
 }
@@ -27,10 +28,11 @@ private[writer] final class FlatChunks(data: Array[Byte], width: Int, bool: Bool
   def numBuffers = 1
   override def minValues: Int = if (bool) 8 else 2
   def bytes(from: Int, k: Int): Long = if (bool) (k + 7) / 8 else k.toLong * width
+  private val buf = new ByteBuf(1024)
   def buffers(from: Int, k: Int): Seq[ByteBuf] = {
-    val b = new ByteBuf(bytes(from, k).toInt + 8)
-    if (bool) MiniBlockEncoder.bitmap(data, from, k, b) else b.bytes(data, from * width, k * width)
-    Seq(b)
+    buf.clear()
+    if (bool) MiniBlockEncoder.bitmap(data, from, k, buf) else buf.bytes(data, from * width, k * width)
+    Seq(buf)
   }
   def encoding: CompressiveEncoding = Encodings.flat(if (bool) 1 else width * 8)
 }
@@ -56,10 +58,11 @@ private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val cou
   def numBuffers = 1
   override def maxValues = 1024
   def bytes(from: Int, k: Int): Long = FastLanesPack.packedSize(data, width, from, from + k)
+  private val buf = new ByteBuf(width * 1024 + 16)
   def buffers(from: Int, k: Int): Seq[ByteBuf] = {
-    val b = new ByteBuf(width * 1024 + 16)
-    FastLanesPack.packBlock(data, width, from, from + k, b)
-    Seq(b)
+    buf.clear()
+    FastLanesPack.packBlock(data, width, from, from + k, buf)
+    Seq(buf)
   }
   def encoding: CompressiveEncoding = Encodings.inlineBitpacking(width * 8)
 }

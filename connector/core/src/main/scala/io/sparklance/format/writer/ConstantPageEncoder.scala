@@ -79,37 +79,39 @@ private[writer] object ConstantPageEncoder {
     -1
   }
 
-  /** Whether every valid visible value equals value `first` (null items hold placeholders and are skipped). */
-  private def allValidEqual(w: StructuralLeafWriter, first: Int): Boolean = {
-    val canon = w.canonicalDefs
-    val n = w.pageValues.count
-    // valid(v) for each visible value v: all of them when there are no def levels.
-    val valid: Array[Boolean] =
-      if (canon == null) null
-      else {
-        val a = new Array[Boolean](n); val mv = w.leafPath.maxVisibleDef
-        var v = 0; var i = 0
-        while (i < w.levelCount) { val d = canon(i); if (d <= mv) { a(v) = d == 0; v += 1 }; i += 1 }
-        a
-      }
+  /**
+   * Whether every valid visible value equals value `first` (null items hold placeholders and
+   * are skipped). Values are compared as the levels are walked, so a page of differing values
+   * is known after a few of them.
+   */
+  private def allValidEqual(w: StructuralLeafWriter, first: Int): Boolean =
     w.pageValues match {
       case f: FixedValuesBuf =>
         val a = f.data.array; val wd = f.width; val s = first * wd
-        var i = 0
-        while (i < n) {
-          if ((valid == null || valid(i)) && !java.util.Arrays.equals(a, s, s + wd, a, i * wd, i * wd + wd)) return false
-          i += 1
-        }
-        true
-      case v: VarValuesBuf =>
-        val a = v.data.array; val o = v.offsets.array; val s = o(first); val e = o(first + 1)
-        var i = 0
-        while (i < n) {
-          if ((valid == null || valid(i)) && !java.util.Arrays.equals(a, s, e, a, o(i), o(i + 1))) return false
-          i += 1
-        }
-        true
+        everyValid(w)(v => java.util.Arrays.equals(a, s, s + wd, a, v * wd, v * wd + wd))
+      case b: VarValuesBuf =>
+        val a = b.data.array; val o = b.offsets.array; val s = o(first); val e = o(first + 1)
+        everyValid(w)(v => java.util.Arrays.equals(a, s, e, a, o(v), o(v + 1)))
       case _ => false
     }
+
+  /** Whether `same(v)` holds for each valid visible value `v`, in order (false at the first not). */
+  private def everyValid(w: StructuralLeafWriter)(same: Int => Boolean): Boolean = {
+    val canon = w.canonicalDefs
+    if (canon == null) {
+      val n = w.pageValues.count
+      var v = 0
+      while (v < n) { if (!same(v)) return false; v += 1 }
+    } else {
+      val mv = w.leafPath.maxVisibleDef
+      val levels = w.levelCount
+      var v = 0; var i = 0
+      while (i < levels) {
+        val d = canon(i)
+        if (d <= mv) { if (d == 0 && !same(v)) return false; v += 1 }
+        i += 1
+      }
+    }
+    true
   }
 }

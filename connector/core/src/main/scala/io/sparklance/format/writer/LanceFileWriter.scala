@@ -37,7 +37,13 @@ final class LanceFileWriter(
     options: FileWriterOptions = FileWriterOptions(),
     sidecars: BlobSidecars = BlobSidecars.None,
     /** The file schema's metadata (what an index file records, e.g. its batch size). */
-    schemaMetadata: Map[String, String] = Map.empty) extends AutoCloseable {
+    schemaMetadata: Map[String, String] = Map.empty,
+    /**
+     * A finished writer of the same fields and version whose page buffers this one takes
+     * over (the previous file of a task rolling over), so that they are not grown from a few
+     * KiB again for each file; null, or any other writer, for new buffers.
+     */
+    previous: LanceFileWriter = null) extends AutoCloseable {
 
   private val leafPaths: Seq[Seq[LeafPath]] = if (version.structural) fields.map(LeafPath.leaves) else Nil
   private val numColumns =
@@ -49,14 +55,22 @@ final class LanceFileWriter(
   private val structural: Seq[Seq[LeafColumnWriter]] =
     if (!version.structural) Nil
     else {
+      val reuse = previous != null && previous.finished && previous.version == version &&
+        previous.fields == fields
       var col = 0
-      leafPaths.map(_.map { lp =>
+      leafPaths.zipWithIndex.map { case (paths, f) => paths.zipWithIndex.map { case (lp, j) =>
+        val old = if (!reuse) null else previous.structural(f)(j) match {
+          case s: StructuralLeafWriter => s
+          case _ => null
+        }
         val w =
-          if (lp.isBlob) new StructuralBlobWriter(col, lp, version, container, options.pageBudgetBytes, sidecarWriter)
-          else new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes, EncodingParams.of(lp.leaf, lp.path(0)))
+          if (lp.isBlob) new StructuralBlobWriter(col, lp, version, container,
+            options.pageBudgetBytes, sidecarWriter)
+          else new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes,
+            EncodingParams.of(lp.leaf, lp.path(0)), old)
         col += 1
         w
-      })
+      }}
     }
   private val v20: Seq[V20ColumnWriter] =
     if (version.structural) Nil
@@ -67,6 +81,11 @@ final class LanceFileWriter(
 
   private var rows = 0L
   private var finished = false
+
+  /** The page value buffers of the plain leaf columns (what a next file may take over). */
+  private[writer] def pageBuffers: Seq[LeafValues] = structural.flatten.collect {
+    case s: StructuralLeafWriter => s.pageValues
+  }
 
   def numRows: Long = rows
 

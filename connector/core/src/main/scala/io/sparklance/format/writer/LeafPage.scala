@@ -22,6 +22,12 @@ private[writer] trait LeafPage {
   def isLarge: Boolean
   def fileVersion: FileVersion
   def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit
+  /**
+   * An empty buffer of at least `bytes` for the page's data, which [[emit]] writes out: the
+   * same buffer for each page of a column, so pages are not assembled in a new one each time.
+   * Valid until the next call.
+   */
+  def pageBuffer(bytes: Int): ByteBuf = new ByteBuf(bytes)
 }
 
 /** Writes one column of a 2.1/2.2 file from whole top-level rows. */

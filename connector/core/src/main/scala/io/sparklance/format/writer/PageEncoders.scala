@@ -35,9 +35,9 @@ private[writer] object MiniBlockEncoder {
     // Levels are compressed per chunk with one codec chosen over the page, as pylance does.
     val repCodec = if (hasRep) LevelCodec.choose(rep, nLevels, w.fileVersion) else null
     val defCodec = if (hasDef) LevelCodec.choose(pageDefs, nLevels, w.fileVersion) else null
-    // Level position of each visible value.
+    // Level position of each visible value (none when every level is a value: its own).
     val valueLevel: Array[Int] =
-      if (canon == null) null
+      if (canon == null || n == nLevels) null
       else {
         val a = new Array[Int](n); var v = 0; var i = 0; val mv = lp.maxVisibleDef
         while (i < nLevels) { if (canon(i) <= mv) { a(v) = i; v += 1 }; i += 1 }
@@ -64,8 +64,8 @@ private[writer] object MiniBlockEncoder {
       ok
     }
 
-    // Plan the chunks: (first value, count, first level, level count).
-    val chunks = scala.collection.mutable.ArrayBuffer[(Int, Int, Int, Int)]()
+    // Plan the chunks: four ints each (first value, count, first level, level count).
+    val plan = new IntBuf(64)
     var vs = 0; var ls = 0
     var planned = 0L
     while (vs < n) {
@@ -81,23 +81,25 @@ private[writer] object MiniBlockEncoder {
         }
       val isLast = vs + k == n
       val le = if (isLast) nLevels else levelEnd(vs + k - 1)
-      chunks += ((vs, k, ls, le - ls))
+      plan.add(vs); plan.add(k); plan.add(ls); plan.add(le - ls)
       planned += fitBytes + 8L * (numBuffers + levelBufs + 2) +
         (if (levelBufs > 0) 4L * (le - ls) else 0L)
       vs += k; ls = le
     }
 
-    val meta = new ByteBuf(chunks.size * 4 + 8)
+    val numChunks = plan.size / 4
+    val meta = new ByteBuf(numChunks * 4 + 8)
     // Sized for the planned chunks up front (values, headers, levels, padding): growing from
     // a small buffer copied every page twice over.
-    val data = new ByteBuf(math.min(Int.MaxValue - 16L, math.max(64L * 1024, planned)).toInt)
-    val repIndex = if (hasRep) new ByteBuf(16 * chunks.size + 8) else null
+    val data = w.pageBuffer(math.min(Int.MaxValue - 16L, math.max(64L * 1024, planned)).toInt)
+    val repIndex = if (hasRep) new ByteBuf(16 * numChunks + 8) else null
     var prevRows = 0L; var prevLeft = 0L
     val maxRep = lp.maxRep.toShort
     var c = 0
-    while (c < chunks.size) {
-      val (cvs, k, cls, cl) = chunks(c)
-      val last = c == chunks.size - 1
+    while (c < numChunks) {
+      val cvs = plan(4 * c); val k = plan(4 * c + 1); val cls = plan(4 * c + 2)
+      val cl = plan(4 * c + 3)
+      val last = c == numChunks - 1
       val start = data.size
       val bufs = vals.buffers(cvs, k)
       val repBuf = if (hasRep) repCodec.encode(rep, cls, cls + cl) else null
@@ -133,7 +135,7 @@ private[writer] object MiniBlockEncoder {
       }
       c += 1
     }
-    if (hasRep && chunks.nonEmpty) { repIndex.u64(prevRows); repIndex.u64(prevLeft) }
+    if (hasRep && numChunks > 0) { repIndex.u64(prevRows); repIndex.u64(prevLeft) }
 
     val b = MiniBlockLayout.newBuilder()
     if (hasRep) b.setRepCompression(repCodec.encoding)
@@ -196,7 +198,8 @@ private[writer] object FullZipEncoder {
       case _ => (null, null)
     }
     val payloadBytes = if (vOffsets != null) (vOffsets(vals.count) - vOffsets(0)).toLong else vals.bytes
-    val out = new ByteBuf(math.max(1024L, payloadBytes + nLevels.toLong * (cw + 8)).min(Int.MaxValue - 64).toInt)
+    val out = w.pageBuffer(
+      math.max(1024L, payloadBytes + nLevels.toLong * (cw + 8)).min(Int.MaxValue - 64).toInt)
     val rowStarts = if (withIndex) new Array[Long](w.pageRows.toInt + 1) else null
     var row = 0
     var v = 0

@@ -20,12 +20,18 @@ private[writer] final class StructuralLeafWriter(
     version: FileVersion,
     container: ContainerWriter,
     pageBudgetBytes: Long,
-    params: EncodingParams = EncodingParams.Default) extends LeafColumnWriter with LeafPage {
+    params: EncodingParams = EncodingParams.Default,
+    /** The same leaf's finished writer of the previous file, whose empty buffers it takes. */
+    previous: StructuralLeafWriter = null) extends LeafColumnWriter with LeafPage {
 
   private val large = version.minor >= 2
-  private val rep = if (lp.maxRep > 0) new ShortBuf() else null
-  private val defs = if (lp.maxDef > 0) new ShortBuf() else null
-  private val values = LeafValues.forShape(lp.shape, lp.leaf.name, LeafValues.isLarge(lp.leaf.logicalType))
+  private val rep: ShortBuf =
+    if (lp.maxRep == 0) null else if (previous != null) previous.rep else new ShortBuf()
+  private val defs: ShortBuf =
+    if (lp.maxDef == 0) null else if (previous != null) previous.defs else new ShortBuf()
+  private val values: LeafValues =
+    if (previous != null) previous.values
+    else LeafValues.forShape(lp.shape, lp.leaf.name, LeafValues.isLarge(lp.leaf.logicalType))
   private var rows = 0L
   private var numLevels = 0
   private var firstRow = 0L
@@ -110,6 +116,12 @@ private[writer] final class StructuralLeafWriter(
 
   def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit =
     container.addPage(column, buffers, rows, firstRow, layout)
+
+  private var page: ByteBuf = if (previous != null) previous.page else null
+  override def pageBuffer(bytes: Int): ByteBuf = {
+    if (page == null) page = new ByteBuf(bytes)
+    page.clear(); page.ensure(bytes); page
+  }
 }
 
 /**

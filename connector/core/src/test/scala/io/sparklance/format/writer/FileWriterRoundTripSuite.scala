@@ -155,6 +155,37 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
     }
   }
 
+  for (version <- FileVersion.all.filter(_.structural)) {
+    test(s"${version.name}: a file that takes over the previous file's page buffers is the " +
+        "same file, byte for byte") {
+      val fields = forVersion(version)
+      val dir = TempDirs.create("lance-writer-reuse-")
+      def write(name: String, bs: Seq[Array[ColumnArray]], previous: LanceFileWriter) = {
+        val path = dir.resolve(name).toString
+        val w = new LanceFileWriter(new StreamSink(new FileOutputStream(path)), fields, version,
+          FileWriterOptions(16 * 1024), previous = previous)
+        bs.foreach(w.write)
+        try w.finish() finally w.close()
+        (w, java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(path)))
+      }
+      // The first file ends on a part-filled page; the second has other values and nulls.
+      val first = batches(fields, 41, Seq(3000, 1234), 0.3, nullStructs = true)
+      val second = batches(fields, 43, Seq(2500, 17), 0.1, nullStructs = true)
+      val (w1, a) = write("a.lance", first, null)
+      val (w2, b) = write("b.lance", second, w1)
+      val third = batches(fields, 47, Seq(800), 0.5, nullStructs = true)
+      val (w3, c) = write("c.lance", third, w2)
+      // The buffers were taken over, not made anew...
+      assert(w1.pageBuffers.nonEmpty)
+      assert(w2.pageBuffers.zip(w1.pageBuffers).forall { case (x, y) => x eq y })
+      assert(w3.pageBuffers.zip(w1.pageBuffers).forall { case (x, y) => x eq y })
+      // ...and the files are what fresh writers write.
+      assert(a.sameElements(write("a2.lance", first, null)._2))
+      assert(b.sameElements(write("b2.lance", second, null)._2))
+      assert(c.sameElements(write("c2.lance", third, null)._2))
+    }
+  }
+
   for (version <- FileVersion.all) {
     test(s"${version.name}: one big page per column") {
       val fields = forVersion(version)

@@ -266,6 +266,8 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private var current: LanceFileWriter = _
   private var currentName: String = _
   private var currentRows = 0L
+  /** The last file's writer, finished: the next file takes over its page buffers. */
+  private var finished: LanceFileWriter = _
   private lazy val store: FileIO = new RoutingFileIO(plan.conf.value)
 
   /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
@@ -311,7 +313,9 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
       def create(blobId: Int): OutputSink =
         new StreamSink(store.create(BlobPaths.sidecar(dataFile, blobId)))
     }
-    current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version, plan.options.fileWriterOptions, sidecars)
+    current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version,
+      plan.options.fileWriterOptions, sidecars, previous = finished)
+    finished = null
     currentRows = 0
   }
 
@@ -319,6 +323,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     val w = current
     current = null
     val written = try w.finish() finally w.close()
+    finished = w
     done += NewDataFile(currentName, written.fieldIds, written.columnIndices, plan.version.major, plan.version.minor,
       written.sizeBytes, written.numRows)
   }

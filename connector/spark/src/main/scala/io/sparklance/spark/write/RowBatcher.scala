@@ -58,5 +58,10 @@ private[write] final class RowBatcher(fields: Seq[LanceField], types: Seq[DataTy
     b
   }
 
-  def build(): Array[ColumnArray] = { drain(); rows = 0; builders.map(_.build()) }
+  /**
+   * The batch's columns. Plain columns are views over their builders' buffers
+   * ([[ColBuilder.view]]), so the arrays are valid only until the next [[add]]: the caller
+   * hands them to the file writer, which copies what it keeps, before adding a row.
+   */
+  def build(): Array[ColumnArray] = { drain(); rows = 0; builders.map(_.view()) }
 }

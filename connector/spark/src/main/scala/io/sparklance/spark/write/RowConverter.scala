@@ -51,6 +51,12 @@ private[spark] abstract class ColBuilder(val field: LanceField) {
   final def placeholder(): Unit = { valid(); addPlaceholder() }
   /** The collected values; the builder is empty afterwards. */
   def build(): ColumnArray
+  /**
+   * The collected values as [[build]] gives them, but possibly over this builder's own
+   * buffers (no copy): valid only until the next value is added. The builder is empty
+   * afterwards.
+   */
+  def view(): ColumnArray = build()
   protected final def takeNulls(): Array[Boolean] = {
     val out = if (nulls == null) null else java.util.Arrays.copyOf(nulls, count)
     nulls = null; count = 0
@@ -243,6 +249,11 @@ private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuil
     val out = new FixedWidthArray(n, takeNulls(), width, data.toArray)
     data.clear(); out
   }
+  override def view(): ColumnArray = {
+    val n = size
+    val out = new FixedWidthArray(n, takeNulls(), width, data.array)
+    data.clear(); out
+  }
 }
 
 private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalType) extends ColBuilder(f) {
@@ -289,6 +300,10 @@ private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalTyp
   def build(): ColumnArray = {
     val n = size
     val out = new VarBinaryArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), data.toArray)
+    data.clear(); offsets.clear(); offsets.add(0); out
+  }
+  override def view(): ColumnArray = {
+    val out = new VarBinaryArray(size, takeNulls(), offsets.array, data.array)
     data.clear(); offsets.clear(); offsets.add(0); out
   }
 }
