@@ -57,11 +57,24 @@ class RowBatcherSuite extends AnyFunSuite {
     val proj = UnsafeProjection.create(s)
     val out = Seq.newBuilder[Array[ColumnArray]]
     input.zipWithIndex.foreach { case (row, i) =>
-      if (cuts(i)) out += b.build()
+      if (cuts(i)) out += b.build().map(owned)
       b.add(if (unsafe(i)) proj(row) else row)
     }
-    out += b.build()
+    out += b.build().map(owned)
     out.result()
+  }
+
+  /**
+   * A built column as the file writer takes it, before the next row is added: plain columns
+   * are views over the builders' buffers (their values, not the buffers' spare room).
+   */
+  private def owned(a: ColumnArray): ColumnArray = a match {
+    case x: FixedWidthArray => new FixedWidthArray(x.length, x.nulls, x.byteWidth,
+      java.util.Arrays.copyOf(x.data, x.length * x.byteWidth))
+    case x: VarBinaryArray => new VarBinaryArray(x.length, x.nulls,
+      java.util.Arrays.copyOf(x.offsets, x.length + 1),
+      java.util.Arrays.copyOf(x.data, x.offsets(x.length)))
+    case other => other
   }
 
   private def same(a: ColumnArray, b: ColumnArray, at: String): Unit = {
