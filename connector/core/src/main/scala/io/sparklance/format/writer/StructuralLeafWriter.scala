@@ -119,8 +119,9 @@ private[writer] final class StructuralLeafWriter(
 
   private var page: ByteBuf = if (previous != null) previous.page else null
   override def pageBuffer(bytes: Int): ByteBuf = {
-    if (page == null) page = new ByteBuf(bytes)
-    page.clear(); page.ensure(bytes); page
+    // Too small: a new buffer (growing the old one would copy its dead content).
+    if (page == null || page.array.length < bytes) page = new ByteBuf(bytes) else page.clear()
+    page
   }
 }
 
