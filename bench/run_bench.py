@@ -90,7 +90,7 @@ def parse_args(argv):
                     help="Spark master of the row-level section (this connector and Delta; "
                     "pylance uses every core)")
     ap.add_argument("--tpch-sf", type=float, default=1.0, help="TPC-H scale factor (tpchgen-cli)")
-    ap.add_argument("--tpch-runs", type=int, default=3, help="timed runs of each TPC-H query")
+    ap.add_argument("--tpch-runs", type=int, default=5, help="timed runs of each TPC-H query")
     ap.add_argument("--tpch-master", default=f"local[{os.cpu_count()}]",
                     help="Spark master of the TPC-H section")
     ap.add_argument("--vector-rows", type=int, default=vectors.DEFAULT_ROWS,

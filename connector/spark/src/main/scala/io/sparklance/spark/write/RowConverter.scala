@@ -244,14 +244,10 @@ private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuil
       at += width; r += 1
     }
   }
-  def build(): ColumnArray = {
-    val n = size
-    val out = new FixedWidthArray(n, takeNulls(), width, data.toArray)
-    data.clear(); out
-  }
-  override def view(): ColumnArray = {
-    val n = size
-    val out = new FixedWidthArray(n, takeNulls(), width, data.array)
+  def build(): ColumnArray = result(data.toArray)
+  override def view(): ColumnArray = result(data.array)
+  private def result(values: Array[Byte]): ColumnArray = {
+    val out = new FixedWidthArray(size, takeNulls(), width, values)
     data.clear(); out
   }
 }
@@ -297,13 +293,11 @@ private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalTyp
       r += 1
     }
   }
-  def build(): ColumnArray = {
-    val n = size
-    val out = new VarBinaryArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), data.toArray)
-    data.clear(); offsets.clear(); offsets.add(0); out
-  }
-  override def view(): ColumnArray = {
-    val out = new VarBinaryArray(size, takeNulls(), offsets.array, data.array)
+  def build(): ColumnArray =
+    result(java.util.Arrays.copyOf(offsets.array, size + 1), data.toArray)
+  override def view(): ColumnArray = result(offsets.array, data.array)
+  private def result(offs: Array[Int], values: Array[Byte]): ColumnArray = {
+    val out = new VarBinaryArray(size, takeNulls(), offs, values)
     data.clear(); offsets.clear(); offsets.add(0); out
   }
 }
