@@ -90,9 +90,8 @@ final class LanceBatch(
       .map(f => SparkSession.active.sparkContext.broadcast(f))
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val io = SparkSession.active.sparkContext.broadcast(table.io)
-    new LancePartitionReaderFactory(io, fields, required, table.options.batchSize, countRows,
-      metadata, limit, topN)
+    new LancePartitionReaderFactory(table.tasksIo(), fields, required, table.options.batchSize,
+      countRows, metadata, limit, topN)
   }
 }
 

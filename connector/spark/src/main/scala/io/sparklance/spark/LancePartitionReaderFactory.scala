@@ -15,7 +15,7 @@ import io.sparklance.storage.FileIO
  * ([[LanceTopNReader]]).
  */
 class LancePartitionReaderFactory(
-    io: Broadcast[FileIO],
+    private[spark] val io: Broadcast[FileIO],
     fields: Seq[LanceField],
     schema: StructType,
     batchSize: Int,

@@ -4,6 +4,9 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.SparkContext
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2,
   SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table,
   TableCapability}
@@ -91,6 +94,23 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
    *  optimizer rules on every iteration, so computed once. */
   lazy val estimatedBytes: Long = snapshot.fragments.iterator
     .map(f => SplitPlanner.estimatedBytes(FragmentRef(snapshot.root, snapshot, f))).sum
+
+  @transient private var tasksIoShared: Broadcast[FileIO] = _
+  @transient private var tasksIoContext: SparkContext = _
+
+  /**
+   * [[io]] for the tasks, broadcast once for every scan of this table instead of once per
+   * scan: self-joins, subqueries and the queries of one DataFrame read the same table object.
+   * Made again when the SparkContext it was made in has stopped.
+   */
+  private[spark] def tasksIo(): Broadcast[FileIO] = synchronized {
+    val sc = SparkSession.active.sparkContext
+    if (tasksIoShared == null || (tasksIoContext ne sc) || sc.isStopped) {
+      tasksIoShared = sc.broadcast(io)
+      tasksIoContext = sc
+    }
+    tasksIoShared
+  }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new LanceWriteBuilder(info, tableOptions + ("path" -> snapshot.root))
