@@ -53,10 +53,13 @@ object FsstEncoder {
     /** Code of the symbol of 3+ bytes whose first three bytes hash here, or -1. */
     private val longCode: Array[Int] = new Array[Int](HashSize)
     /**
-     * Per hash slot `h`, the value of its symbol of 3+ bytes at `2h` and the symbol's [[info]]
-     * at `2h + 1`, side by side so that one hash reaches both in one cache line (the byte mask
-     * follows from the length). An empty slot holds a value with bits above any 3-byte mask
-     * and a length of 3, so it never matches. Filled by [[finish]].
+     * Per hash slot `h`, the value of its symbol of 3+ bytes at `2h`, and at `2h + 1` the
+     * symbol's [[info]] shifted up by 8 over the number of bits its value leaves unused
+     * (`8 * (8 - len)`): side by side, one hash reaches both in one cache line, and the low
+     * byte is the shift of the mask that keeps the symbol's bytes of a word (a long shift
+     * uses the low 6 bits of its count only, so the word serves as the count unmasked). An
+     * empty slot holds a value with bits above any 3-byte mask and a length of 3, so it never
+     * matches. Filled by [[finish]].
      */
     private val slots = new Array[Long](2 * HashSize)
     locally {
@@ -101,8 +104,9 @@ object FsstEncoder {
         var h = 0
         while (h < HashSize) {
           val code = longCode(h)
-          if (code >= 0) { slots(2 * h) = value(code); slots(2 * h + 1) = info(code, len(code)) }
-          else { slots(2 * h) = -1L; slots(2 * h + 1) = info(0, 3) }
+          val l = if (code >= 0) len(code) else 3
+          slots(2 * h) = if (code >= 0) value(code) else -1L
+          slots(2 * h + 1) = (info(math.max(code, 0), l).toLong << 8) | ((8 - l) << 3)
           h += 1
         }
         finished = true
@@ -123,9 +127,10 @@ object FsstEncoder {
         val w =
           if (p + 8 <= a.length) LittleEndian.i64(a, p) else LittleEndian.loadPartial(a, p, rem)
         val h = 2 * hash3(w)
-        val li = slots(h + 1).toInt
+        val icl = slots(h + 1)
+        val li = (icl >>> 8).toInt
         val l = li >>> 9
-        val x = (w & (-1L >>> ((8 - l) << 3))) ^ slots(h)
+        val x = (w & (-1L >>> icl)) ^ slots(h)
         val miss = ((x | -x) >>> 63).toInt | ((rem - l) >>> 31)
         val pi = pairInfo((w & 0xFFFF).toInt).toInt
         pi + ((li - pi) & (miss - 1))
@@ -138,10 +143,9 @@ object FsstEncoder {
   @inline private def info(code: Int, len: Int): Char = (code | (len << 9)).toChar
 
   @inline private def mask(l: Int): Long = if (l >= 8) -1L else (1L << (8 * l)) - 1
-  @inline private def hash3(w: Long): Int = {
-    val x = (w & 0xFFFFFFL) * 2971215073L
-    ((x ^ (x >>> 15)) & (HashSize - 1)).toInt
-  }
+  /** Slot of the first three bytes of `w`: bits of their product with a prime. */
+  @inline private def hash3(w: Long): Int =
+    (((w & 0xFFFFFFL) * 2971215073L >>> 16) & (HashSize - 1)).toInt
   /**
    * Compresses strings `data[offsets(i), offsets(i+1))` for `i < n` (offsets relative to
    * `data`, `offsets(0)` may be non-zero). Returns codes with offsets starting at 0.
