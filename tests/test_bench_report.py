@@ -86,3 +86,26 @@ def test_the_tpch_table_says_how_many_runs_its_medians_are_of():
     assert "| q1 | 2.00 | 0.50 | 1.00 | 4.00 | 2.00 | equal |" in lines
     older = [{k: v for k, v in r.items() if k != "runs"} for r in res]
     assert "median of runs after a warm-up" in tpch.table(older, 1.0, None)[1]
+
+
+def test_the_tpch_table_lists_each_tables_write_and_their_total():
+    from benchlib import tpch
+
+    def w(fmt, table, median, fastest=None):
+        x = dict(section="tpch", engine="ours", format=fmt, table=table, master="local[2]",
+                 write_s=median)
+        return x if fastest is None else dict(x, min_write_s=fastest)
+    q1 = dict(section="tpch", engine="ours", format="parquet", query="q1", master="local[2]",
+              median_s=1.0, min_s=1.0, runs=5, rows=4, same_answer=True)
+    # pylance's own writes (engine pylance) are not Spark's and stay out of the totals
+    res = [q1, w("parquet", "orders", 3.0, 2.0), w("lance", "orders", 1.5, 1.0),
+           w("parquet", "nation", 0.1), w("lance", "nation", 0.08),
+           dict(section="tpch", engine="pylance", format="lance", table="orders", write_s=9.0)]
+    lines = tpch.table(res, 1.0, None)
+    total = next(ln for ln in lines if ln.startswith("Spark's writes of the 2 tables"))
+    assert "Parquet 3.1s, Lance 1.6s (Lance ÷ Parquet throughput 1.96)" in total
+    assert "| orders | 3.000 | 1.500 | 2.00 | 2.00 |" in lines
+    assert "| nation | 0.100 | 0.080 | 1.25 | — |" in lines
+    assert lines.index("| orders | 3.000 | 1.500 | 2.00 | 2.00 |") < lines.index(
+        "| nation | 0.100 | 0.080 | 1.25 | — |")  # in TPC-H's order of tables
+    assert tpch.write_lines([q1]) == []
