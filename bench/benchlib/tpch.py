@@ -173,7 +173,8 @@ def write_lines(res: list[dict]) -> list[str]:
                  f"(Lance ÷ Parquet throughput {pw / lw:.2f}). Per table (seconds; the "
                  "smallest are a few dozen rows, where Spark's fixed cost of a write job "
                  "dominates both):", "",
-             "| table | Parquet | Lance | Parquet ÷ Lance | fastest runs |", "|---|---|---|---|---|"]
+             "| table | Parquet | Lance | Parquet ÷ Lance | fastest runs |",
+             "|---|---|---|---|---|"]
     for t in both:
         p, x = w[("parquet", t)], w[("lance", t)]
         fast = (f"{p['min_write_s'] / x['min_write_s']:.2f}"
