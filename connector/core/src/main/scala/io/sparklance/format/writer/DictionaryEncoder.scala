@@ -10,6 +10,12 @@ import io.sparklance.proto.EncodingsV21Protos._
  * at most `values / dict-divisor` (and 100,000) entries; and dictionary plus u32 indices no
  * bigger than `dict-size-ratio` (0.8) of the plain values. Entries are numbered in order of
  * first appearance; a null item indexes whatever its zero/empty placeholder is.
+ *
+ * One departure, for strings and binaries: their indices are counted at the width they are
+ * bitpacked to (the bits of the highest entry), not as u32s. By pylance's count a page of
+ * one-byte values (flags and codes such as TPC-H's `l_returnflag`: 5 bytes a value with the
+ * offset) never gets a dictionary, though its dictionary and 2-bit indices take a twentieth of
+ * that; pylance reads these pages as it reads its own dictionary pages.
  */
 private[writer] object DictionaryEncoder {
   private val MinValues = 100
@@ -115,7 +121,7 @@ private[writer] object DictionaryEncoder {
     val a = v.data.array
     val ow = if (v.large) 8 else 4
     // The indices and the offsets of one entry already too big: no dictionary, nothing counted.
-    if (4L * n + 2L * ow > maxEncoded) return None
+    if (indexBytes(n, 1) + 2L * ow > maxEncoded) return None
     // Values of up to 8 bytes (codes, flags, short names) are keyed by their bytes as a word
     // and their length, of 9 to 16 bytes by their two words in a map per length, longer ones
     // by their bytes in place; entries are numbered across all of them.
@@ -141,7 +147,7 @@ private[writer] object DictionaryEncoder {
         val bytes = dict.size.toLong + len
         // The dictionary only grows: once too big, it stays too big.
         if (entries >= threshold || bytes > MaxDictBytes ||
-            bytes + 4L * n + (entries + 2L) * ow > maxEncoded) return None
+            bytes + indexBytes(n, entries + 1) + (entries + 2L) * ow > maxEncoded) return None
         e = entries; dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1
       }
       LE.putI32(idx, 4 * i, e)
@@ -149,6 +155,10 @@ private[writer] object DictionaryEncoder {
     }
     Some(new Encoded(idx, n, varBlock(dict, dictOffsets, entries, v.large, params, version)))
   }
+
+  /** Bytes of `n` indices into `entries` entries, bitpacked to the width of the highest. */
+  private def indexBytes(n: Int, entries: Int): Long =
+    (n.toLong * (32 - Integer.numberOfLeadingZeros(math.max(1, entries - 1))) + 7) / 8
 
   /** Whether 2.2's block path wraps dictionary values in general compression, and how. */
   private def general(params: EncodingParams, version: FileVersion): Option[Int] =
