@@ -1,6 +1,7 @@
 package io.sparklance.format.writer
 
 import io.sparklance.LanceErrors
+import io.sparklance.format.LogicalType
 import io.sparklance.proto.EncodingsV21Protos._
 
 /**
@@ -88,7 +89,8 @@ private[writer] final class StructuralLeafWriter(
   }
 
   private def miniBlockValues: ChunkValues = values match {
-    case f: FixedValuesBuf => ValueCompressors.fixed(f.data.array, f.width, f.bool, f.count, params)
+    case f: FixedValuesBuf => ValueCompressors.fixed(f.data.array, f.width, f.bool, f.count,
+      params, lp.leaf.logicalType.isInstanceOf[LogicalType.Decimal])
     case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params)
     case l: FslValuesBuf => new FslChunks(l)
   }

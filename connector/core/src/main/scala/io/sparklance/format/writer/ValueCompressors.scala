@@ -11,6 +11,8 @@ import io.sparklance.format.codec.{FsstEncoder, GeneralCompression, GeneralCompr
  *    64-bit values whose bytes look low-entropy are byte-stream split; else RLE (u8 run lengths)
  *    when it beats both the plain values and the bitpacking estimate, else fastlanes
  *    bitpacking when it saves space, else flat; `zstd`/`lz4` then compress each chunk;
+ *    decimal128 values are flat, and LZ4-compressed unless a compression is named (a
+ *    departure: pylance leaves them flat);
  *  - strings in mini-blocks: FSST for text (not binary) whose longest value has 5+ bytes and
  *    whose page holds 32 KiB or more (or when `compression=fsst`), kept only when it is
  *    actually smaller unless requested; `zstd`/`lz4` compress each chunk instead;
@@ -23,7 +25,8 @@ private[writer] object ValueCompressors {
   private val MaxMiniBlockValues = 4096
 
   /** Mini-block values of fixed width: `a` holds `n` values of `width` bytes. */
-  def fixed(a: Array[Byte], width: Int, bool: Boolean, n: Int, params: EncodingParams): ChunkValues = {
+  def fixed(a: Array[Byte], width: Int, bool: Boolean, n: Int, params: EncodingParams,
+      decimal: Boolean = false): ChunkValues = {
     val inner =
       if (bool || params.noCompression || !(width == 1 || width == 2 || width == 4 || width == 8)) new FlatChunks(a, width, bool, n)
       else if (params.compression.exists(_ != "none") && (width == 4 || width == 8) && bss(a, width, n, params)) new BssChunks(a, width, n)
@@ -42,8 +45,20 @@ private[writer] object ValueCompressors {
         else if (bitpackPays) new BitpackChunks(a, width, n)
         else new FlatChunks(a, width, bool, n)
       }
-    if (bool) inner else general(inner, params)
+    if (bool) inner
+    else if (decimal && width == 16 && params.compression.isEmpty)
+      new GeneralChunks(inner, Decimal128, None)
+    else general(inner, params)
   }
+
+  /**
+   * The compression of decimal128 values when none is asked for: LZ4 over each chunk, as
+   * pylance writes them under `compression=lz4` (its default leaves them flat, 16 bytes a
+   * value however small the numbers; LZ4 takes TPC-H's prices to ~5 bytes, Parquet's size).
+   * Bitpacking and byte-stream split stop at 64 bits in pylance's reader. Other 16-byte
+   * values (fixed-size binaries: UUIDs, hashes) stay flat, as pylance writes them.
+   */
+  private val Decimal128 = GeneralCompression.Lz4
 
   /** Byte-stream split under general compression: `lance-encoding:bss` on, or auto and low byte entropy. */
   private def bss(a: Array[Byte], width: Int, n: Int, params: EncodingParams): Boolean = params.bss match {
