@@ -151,8 +151,8 @@ class LanceTable:
         (built by pylance, for ``metric`` or any metric when ``metric`` is None) and
         ``use_index``: the ``nprobes`` partitions nearest ``q`` (all when None; pylance's own
         default probes a budget of at least 5 to 29 partitions, growing with ``k``, so on
-        larger indices give ``nprobes`` to get its answer) scored in Spark tasks from the index's codes, deleted
-        rows left out; ``refine_factor`` re-ranks ``k * refine_factor`` candidates by exact
+        larger indices give ``nprobes`` to get its answer) scored in Spark tasks from the
+        index's codes, deleted rows left out; ``refine_factor`` re-ranks ``k * refine_factor`` candidates by exact
         distance. Distances are then the index's (approximate for SQ and PQ; squared l2
         between unit vectors for a cosine index) unless refined or combined with the exact
         search pylance makes of fragments appended since the index was built.

@@ -125,7 +125,7 @@ def _check_same_values(spark, pl, sp):
 # Where our choice departs from pylance's on purpose, and the page kind (layout, value,
 # dictionary, rep, def) our file holds instead: short strings get a dictionary when it is
 # smaller with its indices at their bitpacked width, which pylance counts as u32s
-# (DictionaryEncoder); 128-bit values are LZ4-compressed where pylance leaves them flat
+# (DictionaryEncoder); decimal128 values are LZ4-compressed where pylance leaves them flat
 # (ValueCompressors). Our file must then be the smaller one and hold that kind of page.
 DEPARTURES = {
     **{(v, name): lambda k: bool(k[2]) for v in ("2.1", "2.2")

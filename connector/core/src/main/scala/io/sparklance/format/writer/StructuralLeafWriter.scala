@@ -90,7 +90,10 @@ private[writer] final class StructuralLeafWriter(
 
   private def miniBlockValues: ChunkValues = values match {
     case f: FixedValuesBuf => ValueCompressors.fixed(f.data.array, f.width, f.bool, f.count,
-      params, lp.leaf.logicalType.isInstanceOf[LogicalType.Decimal])
+      params, decimal128 = lp.leaf.logicalType match {
+        case LogicalType.Decimal(128, _, _) => true
+        case _ => false
+      })
     case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params)
     case l: FslValuesBuf => new FslChunks(l)
   }

@@ -24,9 +24,12 @@ private[writer] object ValueCompressors {
   private val FsstMinBytes = 32 * 1024
   private val MaxMiniBlockValues = 4096
 
-  /** Mini-block values of fixed width: `a` holds `n` values of `width` bytes. */
+  /**
+   * Mini-block values of fixed width: `a` holds `n` values of `width` bytes (`decimal128`:
+   * decimal128 values, LZ4-compressed unless a compression is named).
+   */
   def fixed(a: Array[Byte], width: Int, bool: Boolean, n: Int, params: EncodingParams,
-      decimal: Boolean = false): ChunkValues = {
+      decimal128: Boolean = false): ChunkValues = {
     val inner =
       if (bool || params.noCompression || !(width == 1 || width == 2 || width == 4 || width == 8)) new FlatChunks(a, width, bool, n)
       else if (params.compression.exists(_ != "none") && (width == 4 || width == 8) && bss(a, width, n, params)) new BssChunks(a, width, n)
@@ -46,9 +49,7 @@ private[writer] object ValueCompressors {
         else new FlatChunks(a, width, bool, n)
       }
     if (bool) inner
-    else if (decimal && width == 16 && params.compression.isEmpty)
-      new GeneralChunks(inner, Decimal128, None)
-    else general(inner, params)
+    else general(inner, params, if (decimal128) Some(Decimal128) else None)
   }
 
   /**
@@ -67,8 +68,10 @@ private[writer] object ValueCompressors {
     case _ => ValueStats.bytePositionEntropy(a, width, n) < 4.0
   }
 
-  private def general(inner: ChunkValues, params: EncodingParams): ChunkValues =
-    params.generalScheme match {
+  /** `inner` under the general scheme named, or `default` when no compression is named. */
+  private def general(inner: ChunkValues, params: EncodingParams,
+      default: Option[Int] = None): ChunkValues =
+    params.generalScheme.orElse(if (params.compression.isEmpty) default else None) match {
       case Some(s) => new GeneralChunks(inner, s, params.compressionLevel)
       case None => inner
     }
