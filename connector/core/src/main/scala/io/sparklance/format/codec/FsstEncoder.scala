@@ -23,9 +23,6 @@ object FsstEncoder {
   private final val HashSize = 1 << HashBits
   /** Each byte pair's first byte as an escape: the lookups of a table without symbols. */
   private val LowBytes: Array[Char] = Array.tabulate(65536)(p => info(p & 0xFF, 1))
-  /** The byte written for each code: the escape for a single byte, else the symbol's number. */
-  private val OutCode: Array[Byte] =
-    Array.tabulate(512)(c => (if (c < 256) Esc else c - 256).toByte)
 
   /** The result: the serialized symbol table and the codes of every string. */
   final class Compressed(val table: Array[Byte], val offsets: Array[Int], val codes: Array[Byte]) {
@@ -115,7 +112,7 @@ object FsstEncoder {
     }
 
     /**
-     * Longest symbol at `p` of `a` (string ends at `end`): its [[info]] (code < 256: escape).
+     * Longest symbol at `p` of `a` (string ends at `end`): its [[info]].
      * Which symbol wins depends on the data, so the choice is made without branches, and the
      * chain from one position to the next has a single table load after the hash.
      */
@@ -139,8 +136,17 @@ object FsstEncoder {
     }
   }
 
-  /** A code and its symbol's length in one number: `code | len << 9`. */
-  @inline private def info(code: Int, len: Int): Char = (code | (len << 9)).toChar
+  /**
+   * What compression needs of a code (0..255 a byte, else symbol `code - 256`) in one number:
+   * the byte it writes (its symbol's number, or the escape), then a bit set for an escape,
+   * then its length from bit 9. An escape writes the byte at hand after it.
+   */
+  @inline private def info(code: Int, len: Int): Char =
+    ((if (code < 256) 256 | Esc else code - 256) | (len << 9)).toChar
+
+  /** The code of [[info]] `got` found at `p` of `data`. */
+  @inline private def codeOf(got: Int, data: Array[Byte], p: Int): Int =
+    if ((got & 256) != 0) data(p) & 0xFF else 256 + (got & 255)
 
   @inline private def mask(l: Int): Long = if (l >= 8) -1L else (1L << (8 * l)) - 1
   /** Slot of the first three bytes of `w`: bits of their product with a prime. */
@@ -193,7 +199,7 @@ object FsstEncoder {
     @inline def step(t: Table, data: Array[Byte], out: Array[Byte], outOff: Array[Int]): Unit =
       if (p < end) {
         val got = t.longest(data, p, end)
-        o = put(got & 511, data, p, out, o); p += got >>> 9
+        o = put(got, data, p, out, o); p += got >>> 9
       } else {
         i += 1; outOff(i) = o
         if (i < until) end = offsets(i + 1)
@@ -213,19 +219,20 @@ object FsstEncoder {
     var o = at
     while (p < end) {
       val got = t.longest(data, p, end)
-      o = put(got & 511, data, p, out, o); p += got >>> 9
+      o = put(got, data, p, out, o); p += got >>> 9
     }
     o
   }
 
   /**
-   * Writes code `c` found at `p` to `out` at `o`; returns where the next goes. The byte at `p`
-   * is written after the code always and kept only after an escape, so there is no branch on
-   * which kind the code is (there is room: at least one input byte is left for it).
+   * Writes the code of [[info]] `got` found at `p` to `out` at `o`; returns where the next
+   * goes. The byte at `p` is written after the code always and kept only after an escape, so
+   * there is no branch on which kind the code is (there is room: at least one input byte is
+   * left for it).
    */
-  @inline private def put(c: Int, data: Array[Byte], p: Int, out: Array[Byte], o: Int): Int = {
-    out(o) = OutCode(c); out(o + 1) = data(p)
-    o + 2 - (c >>> 8)
+  @inline private def put(got: Int, data: Array[Byte], p: Int, out: Array[Byte], o: Int): Int = {
+    out(o) = got.toByte; out(o + 1) = data(p)
+    o + 1 + ((got >>> 8) & 1)
   }
 
   /** The first string of the second half: the halves hold about equal bytes. */
@@ -323,7 +330,7 @@ object FsstEncoder {
       var prev = -1
       while (p < end) {
         val got = t.longest(data, p, end)
-        val c = got & 511
+        val c = codeOf(got, data, p)
         val l = got >>> 9
         count1(c) += 1
         // A multi-byte symbol could also have been its first byte alone: count that too.
@@ -332,7 +339,7 @@ object FsstEncoder {
           count2.inc(prev * 512 + c)
           if (l > 1) count2.inc(prev * 512 + (data(p) & 0xFF))
         }
-        size += (if (c < 256) 2 else 1)
+        size += 1 + ((got >>> 8) & 1)
         p += l; prev = c
       }
       s += 1
