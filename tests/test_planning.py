@@ -69,11 +69,12 @@ def test_uneven_fragments_make_even_tasks_cut_mid_page_where_needed(spark, tmp_p
     assert got.equals(lance.dataset(path).to_table().cast(got.schema))
 
 
-def test_a_pruned_scan_is_estimated_as_spark_file_sources_estimate_theirs(spark, tmp_path):
-    # Spark's file sources (FileScan) scale a table's bytes by the read columns' share of the
-    # row's default size (8 for a long, 20 for a string, ...), not by their number; the Lance
-    # scan does the same, so a join on the numeric keys of a table of long strings is broadcast
-    # as it would be over Parquet.
+def test_a_pruned_scan_is_estimated_as_spark_estimates_a_parquet_table(spark, tmp_path):
+    # Spark scales a Parquet table's bytes (its V1 source, the default) through the projection
+    # above it by the read columns' share of a row's size: their default sizes (8 for a long,
+    # 20 for a string, ...) plus 8 for the row, not their number. The Lance scan does the same,
+    # so a join on the numeric keys of a table of long strings is broadcast, or not, as it
+    # would be over Parquet.
     n = 2000
     t = pa.table({"id": pa.array(range(n), pa.int64()),
                   "day": pa.array(range(n), pa.int32()).cast(pa.date32()),
@@ -88,17 +89,12 @@ def test_a_pruned_scan_is_estimated_as_spark_file_sources_estimate_theirs(spark,
     def size(df):
         return int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
 
-    v1 = spark.conf.get("spark.sql.sources.useV1SourceList")
-    spark.conf.set("spark.sql.sources.useV1SourceList", "")  # Parquet through its FileScan
-    try:
-        ours, theirs = spark.read.format("lance").load(lance_path), spark.read.parquet(pq_path)
-        assert "ParquetScan" in theirs._jdf.queryExecution().executedPlan().toString()
-        for cols in (["id"], ["id", "day"], ["s1"], ["x", "s2"], t.column_names):
-            want = size(theirs.select(*cols)) / size(theirs)
-            got = size(ours.select(*cols)) / size(ours)
-            assert got == pytest.approx(want, abs=1e-4), (cols, got, want)
-    finally:
-        spark.conf.set("spark.sql.sources.useV1SourceList", v1)
+    ours, theirs = spark.read.format("lance").load(lance_path), spark.read.parquet(pq_path)
+    assert "FileScan parquet" in theirs._jdf.queryExecution().executedPlan().toString()
+    for cols in (["id"], ["id", "day"], ["s1"], ["x", "s2"], t.column_names):
+        want = size(theirs.select(*cols)) / size(theirs)
+        got = size(ours.select(*cols)) / size(ours)
+        assert got == pytest.approx(want, abs=1e-4), (cols, got, want)
 
 
 def orders_and_items(tmp_path):

@@ -204,17 +204,21 @@ class LanceScan(
         _.getLongCardinality)).sum, limit.fold(Long.MaxValue)(_.toLong)))
     override def sizeInBytes(): OptionalLong = {
       val total = fragments.map(f => SplitPlanner.estimatedBytes(f)).sum
-      // Scaled by the columns read as Spark's file sources scale theirs (FileScan): by their
-      // share of the row's default size, so a scan of a few numeric keys next to long
-      // strings is estimated (and broadcast) as it would be over Parquet.
+      // Scaled by the columns read as Spark scales a Parquet table's bytes (its V1 source, the
+      // default) through the projection above it: by the share of a row's size, the columns'
+      // default sizes plus the 8 bytes Spark counts for any row (getSizePerRow). A scan of a
+      // few numeric keys next to long strings is then estimated, and broadcast or not, as it
+      // would be over Parquet (q8's orders, 3 of 9 columns read, were broadcast where Parquet's
+      // were not).
       // The columns of LIKEs [[LikePushDown]] moved here count as read, as they did when
       // Spark's filter evaluated them: moving a LIKE into the scan leaves join choices as they
       // were (q13's 1.5M orders would be broadcast otherwise).
       val likes = filter.toSeq.flatMap(LanceScan.likeColumns).distinct
         .filterNot(c => required.fieldNames.contains(c))
         .flatMap(c => table.schema().fields.find(_.name == c))
-      val all = math.max(1L, LanceScan.defaultWidth(table.schema().fields.toSeq))
-      val read = math.min(all, math.max(1L, LanceScan.defaultWidth(required.fields.toSeq ++ likes)))
+      val row = LanceScan.RowOverhead
+      val all = row + LanceScan.defaultWidth(table.schema().fields.toSeq)
+      val read = math.min(all, row + LanceScan.defaultWidth(required.fields.toSeq ++ likes))
       OptionalLong.of(math.max(1L, (BigInt(total) * read / all).toLong))
     }
   }
@@ -227,6 +231,9 @@ object LanceScan {
     override def describe(): String = "`" + name.replace("`", "``") + "`"
     override def toString: String = describe()
   }
+
+  /** The bytes Spark's size estimates count for a row besides its columns' (getSizePerRow). */
+  private val RowOverhead = 8L
 
   /** The bytes Spark's file sources take a row of `fields` to hold: their default sizes. */
   private[spark] def defaultWidth(fields: Seq[StructField]): Long =
