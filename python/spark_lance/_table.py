@@ -152,10 +152,11 @@ class LanceTable:
         ``use_index``: the ``nprobes`` partitions nearest ``q`` (all when None; pylance's own
         default probes a budget of at least 5 to 29 partitions, growing with ``k``, so on
         larger indices give ``nprobes`` to get its answer) scored in Spark tasks from the
-        index's codes, deleted rows left out; ``refine_factor`` re-ranks ``k * refine_factor`` candidates by exact
-        distance. Distances are then the index's (approximate for SQ and PQ; squared l2
-        between unit vectors for a cosine index) unless refined or combined with the exact
-        search pylance makes of fragments appended since the index was built.
+        index's codes, deleted rows left out; ``refine_factor`` re-ranks
+        ``k * refine_factor`` candidates by exact distance. Distances are then the index's
+        (approximate for SQ and PQ; squared l2 between unit vectors for a cosine index) unless
+        refined or combined with the exact search pylance makes of fragments appended since
+        the index was built.
 
         Otherwise pylance's exact search (``use_index=False``, ``prefilter=True``),
         distributed over the table's splits (see :func:`spark_lance.nearest`); ``metric``

@@ -45,8 +45,8 @@ final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate)
    */
   override def estimateStatistics(): Statistics = {
     val in = rows.estimateStatistics()
-    val outWidth = 8L + spec.outputSchema.fields.map(_.dataType.defaultSize.toLong).sum
-    val inWidth = 8L + rows.readSchema().fields.map(_.dataType.defaultSize.toLong).sum
+    val outWidth = LanceScan.rowSize(spec.outputSchema.fields.toSeq)
+    val inWidth = LanceScan.rowSize(rows.readSchema().fields.toSeq)
     val count =
       if (spec.groups.nonEmpty) in.numRows().orElse(Long.MaxValue)
       else math.max(1, toBatch.planInputPartitions().length).toLong

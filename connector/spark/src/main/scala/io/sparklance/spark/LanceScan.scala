@@ -216,9 +216,8 @@ class LanceScan(
       val likes = filter.toSeq.flatMap(LanceScan.likeColumns).distinct
         .filterNot(c => required.fieldNames.contains(c))
         .flatMap(c => table.schema().fields.find(_.name == c))
-      val row = LanceScan.RowOverhead
-      val all = row + LanceScan.defaultWidth(table.schema().fields.toSeq)
-      val read = math.min(all, row + LanceScan.defaultWidth(required.fields.toSeq ++ likes))
+      val all = LanceScan.rowSize(table.schema().fields.toSeq)
+      val read = math.min(all, LanceScan.rowSize(required.fields.toSeq ++ likes))
       OptionalLong.of(math.max(1L, (BigInt(total) * read / all).toLong))
     }
   }
@@ -232,12 +231,15 @@ object LanceScan {
     override def toString: String = describe()
   }
 
-  /** The bytes Spark's size estimates count for a row besides its columns' (getSizePerRow). */
-  private val RowOverhead = 8L
-
   /** The bytes Spark's file sources take a row of `fields` to hold: their default sizes. */
   private[spark] def defaultWidth(fields: Seq[StructField]): Long =
     fields.map(_.dataType.defaultSize.toLong).sum
+
+  /**
+   * The bytes Spark's size estimates count for a row of `fields`: their default sizes plus 8
+   * for any row (getSizePerRow, by which a projection scales its child's size).
+   */
+  private[spark] def rowSize(fields: Seq[StructField]): Long = 8L + defaultWidth(fields)
 
   /** The columns of the LIKE leaves of `f` (see [[LikePushDown]]). */
   private def likeColumns(f: RowFilter): Seq[String] = f match {
