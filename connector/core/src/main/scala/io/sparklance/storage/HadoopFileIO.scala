@@ -4,6 +4,7 @@ import java.io.{EOFException, FileNotFoundException, IOException}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileAlreadyExistsException, FileSystem, Path}
+import org.apache.hadoop.fs.permission.FsPermission
 
 import io.sparklance.LanceErrors
 
@@ -90,40 +91,57 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
   }
 
   override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = {
-    // Write a private temporary file, then move it into place with a primitive that never
-    // replaces an existing file, so exactly one of several racing writers wins:
-    // on local disks a hard link (link(2) fails with EEXIST; Hadoop's local rename would
-    // silently overwrite), elsewhere Hadoop's rename, which fails on HDFS when the target exists.
     val target = new Path(path)
     val f = writeFs(target)
-    if (f.exists(target)) return false
-    val tmp = new Path(target.getParent, s".tmp-${target.getName}-${java.util.UUID.randomUUID()}")
-    val out = f.create(tmp, false)
-    try out.write(bytes) finally out.close()
-    try {
-      if (f.getUri.getScheme == "file") {
-        try { java.nio.file.Files.createLink(localFile(f, target), localFile(f, tmp)); true }
-        catch { case _: java.nio.file.FileAlreadyExistsException => false }
-      } else {
-        try f.rename(tmp, target) catch { case _: FileAlreadyExistsException => false }
-      }
-    } finally {
-      if (f.exists(tmp)) f.delete(tmp, false)
+    localFile(f, target) match {
+      case Some(file) => local(f).createIfAbsent(file, bytes)
+      case None =>
+        // Write a private temporary file, then move it into place with Hadoop's rename,
+        // which fails on HDFS when the target exists, so exactly one of several racing
+        // writers wins (on local disks LocalWrites links instead: a local rename replaces).
+        if (f.exists(target)) return false
+        val tmp = new Path(target.getParent, s".tmp-${target.getName}-${java.util.UUID.randomUUID()}")
+        val out = f.create(tmp, false)
+        try out.write(bytes) finally out.close()
+        try {
+          try f.rename(tmp, target) catch { case _: FileAlreadyExistsException => false }
+        } finally {
+          if (f.exists(tmp)) f.delete(tmp, false)
+        }
     }
   }
 
-  private def localFile(f: FileSystem, p: Path): java.nio.file.Path =
-    java.nio.file.Paths.get(f.makeQualified(p).toUri)
+  /**
+   * `p` as a local file when its file system is the local one: such writes go through
+   * [[LocalWrites]], which sets modes without the child process Hadoop's local file system
+   * runs for each file and directory it creates.
+   */
+  private def localFile(f: FileSystem, p: Path): Option[java.nio.file.Path] =
+    if (f.getUri.getScheme == "file") Some(java.nio.file.Paths.get(f.makeQualified(p).toUri))
+    else None
+
+  /** With the umask of `f`'s own configuration, as Hadoop's local file system applies it. */
+  private def local(f: FileSystem): LocalWrites =
+    new LocalWrites(FsPermission.getUMask(f.getConf).toShort.toInt)
 
   override def write(path: String, bytes: Array[Byte]): Unit = {
     val p = new Path(path)
-    val out = writeFs(p).create(p, true)
-    try out.write(bytes) finally out.close()
+    val f = writeFs(p)
+    localFile(f, p) match {
+      case Some(file) => local(f).write(file, bytes)
+      case None =>
+        val out = f.create(p, true)
+        try out.write(bytes) finally out.close()
+    }
   }
 
   override def create(path: String): java.io.OutputStream = {
     val p = new Path(path)
-    writeFs(p).create(p, false)
+    val f = writeFs(p)
+    localFile(f, p) match {
+      case Some(file) => local(f).create(file)
+      case None => f.create(p, false)
+    }
   }
 
   override def delete(path: String): Boolean = { val p = new Path(path); fs(p).delete(p, false) }
