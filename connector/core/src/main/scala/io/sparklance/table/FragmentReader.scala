@@ -78,6 +78,10 @@ object FragmentRef {
  * dropped like deleted ones.
  *
  * Blob columns decode to descriptors; the bytes of the rows kept are then read by [[BlobBytes]].
+ *
+ * With `sharedBatches` the arrays a call returns may share the file scans' buffers, which the
+ * next call overwrites ([[FileScan.nextShared]]): for a caller that copies each batch out
+ * (Spark's column vectors) before asking for the next.
  */
 final class FragmentReader(
     io: FileIO,
@@ -86,7 +90,8 @@ final class FragmentReader(
     deletions: DeletionVector,
     startRow: Long,
     endRow: Long,
-    filter: FragmentReader.Filter = null) extends AutoCloseable {
+    filter: FragmentReader.Filter = null,
+    sharedBatches: Boolean = false) extends AutoCloseable {
 
   /**
    * One data file's scans. With a filter, `first` decodes the filter's columns and `rest` the
@@ -236,7 +241,8 @@ final class FragmentReader(
   private def decode(n: Int, which: FilePart => Option[(FileScan, Seq[LanceField])]): Seq[scala.collection.Map[Int, ColumnArray]] =
     parts.flatMap(p => which(p)).map { case (scan, held) =>
       val byId = scala.collection.mutable.HashMap[Int, ColumnArray]()
-      held.zip(scan.next(n)).foreach { case (f, a) => index(f, a, byId) }
+      held.zip(if (sharedBatches) scan.nextShared(n) else scan.next(n))
+        .foreach { case (f, a) => index(f, a, byId) }
       byId
     }
 

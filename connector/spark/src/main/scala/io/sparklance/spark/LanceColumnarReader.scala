@@ -100,7 +100,9 @@ class LanceColumnarReader(
       val s = partition.slices(sliceIndex)
       sliceIndex += 1
       fragmentsRead += 1
-      reader = new FragmentReader(io, s.fragment, fields, DeletionVector.readShared(io, s.fragment), s.start, s.end, fragmentFilter)
+      // Each batch is copied into the column vectors before the next is read.
+      reader = new FragmentReader(io, s.fragment, fields, DeletionVector.readShared(io, s.fragment),
+        s.start, s.end, fragmentFilter, sharedBatches = true)
       if (offsets != null && (values == null || values.id != s.fragment.id))
         values = new LanceMetadataColumns.FragmentValues(s.fragment, wanted)
     }

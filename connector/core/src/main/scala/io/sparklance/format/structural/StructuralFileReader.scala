@@ -205,7 +205,11 @@ private[structural] final class Planner(container: FileContainer, columns: Map[I
 }
 
 private[structural] final class StructuralScan(path: String, plans: Array[Plan], leaves: Array[LeafPlan]) extends FileScan {
-  def next(n: Int): Array[ColumnArray] = {
+  def next(n: Int): Array[ColumnArray] = read(n, shared = false)
+
+  override def nextShared(n: Int): Array[ColumnArray] = read(n, shared = true)
+
+  private def read(n: Int, shared: Boolean): Array[ColumnArray] = {
     var i = 0
     while (i < leaves.length) {
       val l = leaves(i)
@@ -216,7 +220,7 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
       }
       i += 1
     }
-    plans.map(p => build(p, 0, n))
+    plans.map(p => build(p, 0, n, shared))
   }
 
   /** Each leaf skips on its own; nothing is assembled. */
@@ -227,7 +231,7 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
 
   private def corrupt(f: LanceField, why: String) = LanceErrors.corruptFile(path, s"field '${f.name}' (id ${f.id}): $why")
 
-  private def build(p: Plan, depth: Int, expected: Int): ColumnArray = p match {
+  private def build(p: Plan, depth: Int, expected: Int, shared: Boolean): ColumnArray = p match {
     case m: MissingPlan => new NullArray(expected)
     case l: LeafPlan =>
       val u = l.unraveled; val layers = l.reader.layers
@@ -235,7 +239,7 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
       if (u.count(0) != expected) throw corrupt(l.field, s"leaf has ${u.count(0)} slots, expected $expected")
       val b = l.reader.batch.values
       if (b.size != expected) throw corrupt(l.field, s"decoded ${b.size} values for $expected slots")
-      val arr = b.result(u.nulls(0))
+      val arr = if (shared) b.view(u.nulls(0)) else b.result(u.nulls(0))
       if (l.select == null) arr
       else {
         val s = arr.asInstanceOf[StructArray]
@@ -244,17 +248,17 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
     case s: StructPlan =>
       val (u, j) = shape(s.firstLeaf, depth, s.field)
       if (u.count(j) != expected) throw corrupt(s.field, s"struct has ${u.count(j)} slots, expected $expected")
-      new StructArray(expected, u.nulls(j), s.children.map(c => build(c, depth + 1, expected)))
+      new StructArray(expected, u.nulls(j), s.children.map(c => build(c, depth + 1, expected, shared)))
     case l: ListPlan =>
       val (u, j) = shape(l.firstLeaf, depth, l.field)
       if (u.count(j) != expected) throw corrupt(l.field, s"list has ${u.count(j)} slots, expected $expected")
-      new ListArray(expected, u.nulls(j), u.offsets(j), build(l.child, depth + 1, u.count(j - 1)))
+      new ListArray(expected, u.nulls(j), u.offsets(j), build(l.child, depth + 1, u.count(j - 1), shared))
     case f: FslPlan =>
       val (u, j) = shape(f.firstLeaf, depth, f.field)
       if (u.count(j) != expected) throw corrupt(f.field, s"fixed-size list has ${u.count(j)} slots, expected $expected")
       val items = expected.toLong * f.dim
       if (items > Int.MaxValue - 16) throw corrupt(f.field, s"$items fixed-size list items in one batch")
-      new FixedSizeListArray(expected, u.nulls(j), f.dim, build(f.child, depth + 1, items.toInt))
+      new FixedSizeListArray(expected, u.nulls(j), f.dim, build(f.child, depth + 1, items.toInt, shared))
   }
 
   private def shape(leaf: LeafPlan, depth: Int, f: LanceField): (Unraveled, Int) = {

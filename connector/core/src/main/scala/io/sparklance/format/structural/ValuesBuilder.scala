@@ -14,6 +14,11 @@ private[structural] abstract class ValuesBuilder {
   /** Appends `n` placeholder values (the slots of null items of all-null pages). */
   def appendNulls(n: Int): Unit
   def result(nulls: Array[Boolean]): ColumnArray
+  /**
+   * As [[result]], but the array may share this builder's buffers (longer than the values
+   * they hold), which the next batch overwrites: for a caller done with it before then.
+   */
+  def view(nulls: Array[Boolean]): ColumnArray = result(nulls)
   def reset(): Unit
 
   protected def mismatch(v: Values): Nothing =
@@ -127,6 +132,7 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
   }
   def appendNulls(k: Int): Unit = { ensure(k); java.util.Arrays.fill(data, n * width, (n + k) * width, 0.toByte); n += k }
   def result(nulls: Array[Boolean]): ColumnArray = new FixedWidthArray(n, nulls, width, java.util.Arrays.copyOf(data, n * width))
+  override def view(nulls: Array[Boolean]): ColumnArray = new FixedWidthArray(n, nulls, width, data)
   def reset(): Unit = n = 0
 }
 
@@ -235,13 +241,16 @@ private[structural] final class VarBuilder(keepDictionary: Boolean = false,
     while (i <= k) { offsets(n + i) = o; i += 1 }
     n += k
   }
-  def result(nulls: Array[Boolean]): ColumnArray = {
+  def result(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = false)
+  override def view(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = true)
+  private def build(nulls: Array[Boolean], shared: Boolean): ColumnArray = {
     if (collecting) {
       val d = collector.result(nulls)
       if (d != null) return d
       spill()
     }
-    new VarBinaryArray(n, nulls, java.util.Arrays.copyOf(offsets, n + 1), java.util.Arrays.copyOf(data, offsets(n)))
+    if (shared) new VarBinaryArray(n, nulls, offsets, data)
+    else new VarBinaryArray(n, nulls, java.util.Arrays.copyOf(offsets, n + 1), java.util.Arrays.copyOf(data, offsets(n)))
   }
   def reset(): Unit = {
     n = 0; checked = 0; collecting = keepDictionary
@@ -276,12 +285,14 @@ private[structural] final class FslBuilder(val dim: Int, val child: ValuesBuilde
     if (itemNulls != null) { ensureNulls((n + k) * dim); java.util.Arrays.fill(itemNulls, n * dim, (n + k) * dim, false) }
     child.appendNulls(k * dim); n += k
   }
-  def result(nulls: Array[Boolean]): ColumnArray = {
+  def result(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = false)
+  override def view(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = true)
+  private def build(nulls: Array[Boolean], shared: Boolean): ColumnArray = {
     val items = n * dim
     val inulls = if (itemNulls == null) null else {
       val a = java.util.Arrays.copyOf(itemNulls, items); if (a.contains(true)) a else null
     }
-    new FixedSizeListArray(n, nulls, dim, child.result(inulls))
+    new FixedSizeListArray(n, nulls, dim, if (shared) child.view(inulls) else child.result(inulls))
   }
   def reset(): Unit = { n = 0; itemNulls = null; child.reset() }
 }
@@ -300,5 +311,7 @@ private[structural] final class StructBuilder(val children: Array[ValuesBuilder]
   }
   def appendNulls(k: Int): Unit = { children.foreach(_.appendNulls(k)); n += k }
   def result(nulls: Array[Boolean]): ColumnArray = new StructArray(n, nulls, children.map(_.result(null)))
+  override def view(nulls: Array[Boolean]): ColumnArray =
+    new StructArray(n, nulls, children.map(_.view(null)))
   def reset(): Unit = { n = 0; children.foreach(_.reset()) }
 }

@@ -29,6 +29,12 @@ class StructuralFixtureSuite extends AnyFunSuite {
       val d = StructuralTestSupport.diff(v.rows, StructuralTestSupport.readRows(fx.path.toString, v.version, batch = 37))
       assert(d.isEmpty, d.mkString("\n", "\n", ""))
     }
+    test(s"${fx.name} latest in batches of 37 over the scan's own buffers") {
+      val v = fx.version(fx.latestVersion)
+      val got = StructuralTestSupport.readRows(fx.path.toString, v.version, 37, None, shared = true)
+      val d = StructuralTestSupport.diff(v.rows, got)
+      assert(d.isEmpty, d.mkString("\n", "\n", ""))
+    }
   }
 }
 

@@ -25,7 +25,15 @@ object StructuralTestSupport {
    * Like [[readRows]]; with `range`, every fragment is scanned over physical rows
    * [from, until) only (clamped), as a partition split would.
    */
-  def readRows(root: String, version: Long, batch: Int, range: Option[(Long, Long)]): IndexedSeq[JsonNode] = {
+  def readRows(root: String, version: Long, batch: Int, range: Option[(Long, Long)]): IndexedSeq[JsonNode] =
+    readRows(root, version, batch, range, shared = false)
+
+  /**
+   * With `shared`, batches come from [[FileScan.nextShared]] (arrays over the scan's buffers)
+   * and are copied out before the next call, as the Spark reader copies them.
+   */
+  def readRows(root: String, version: Long, batch: Int, range: Option[(Long, Long)],
+      shared: Boolean): IndexedSeq[JsonNode] = {
     val snap = LanceDataset.open(io, root).open(VersionSpec.Number(version))
     val fields = snap.schema.fields
     val out = IndexedSeq.newBuilder[JsonNode]
@@ -50,7 +58,9 @@ object StructuralTestSupport {
           var done = 0L
           while (done < rows) {
             val k = math.min(batch.toLong, rows - done).toInt
-            val arrs = scan.next(k)
+            val arrs =
+              if (shared) scan.nextShared(k).map(a => ColumnArrays.take(a, Array.range(0, a.length)))
+              else scan.next(k)
             arrs.indices.foreach(j => parts(j) += arrs(j))
             done += k
           }
