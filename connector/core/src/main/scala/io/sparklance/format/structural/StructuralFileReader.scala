@@ -239,7 +239,7 @@ private[structural] final class StructuralScan(path: String, plans: Array[Plan],
       if (u.count(0) != expected) throw corrupt(l.field, s"leaf has ${u.count(0)} slots, expected $expected")
       val b = l.reader.batch.values
       if (b.size != expected) throw corrupt(l.field, s"decoded ${b.size} values for $expected slots")
-      val arr = if (shared) b.view(u.nulls(0)) else b.result(u.nulls(0))
+      val arr = b.result(u.nulls(0), shared)
       if (l.select == null) arr
       else {
         val s = arr.asInstanceOf[StructArray]

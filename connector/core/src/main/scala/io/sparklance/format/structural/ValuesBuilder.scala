@@ -13,12 +13,12 @@ private[structural] abstract class ValuesBuilder {
   def append(v: Values, from: Int, until: Int): Unit
   /** Appends `n` placeholder values (the slots of null items of all-null pages). */
   def appendNulls(n: Int): Unit
-  def result(nulls: Array[Boolean]): ColumnArray
   /**
-   * As [[result]], but the array may share this builder's buffers (longer than the values
-   * they hold), which the next batch overwrites: for a caller done with it before then.
+   * The batch's values. With `shared` the array may share this builder's buffers (longer
+   * than the values they hold), which the next batch overwrites: for a caller done with it
+   * before then; otherwise it is a copy of its own.
    */
-  def view(nulls: Array[Boolean]): ColumnArray = result(nulls)
+  def result(nulls: Array[Boolean], shared: Boolean = false): ColumnArray
   def reset(): Unit
 
   protected def mismatch(v: Values): Nothing =
@@ -131,8 +131,8 @@ private[structural] final class FixedBuilder(val width: Int) extends ValuesBuild
     case _ => mismatch(v)
   }
   def appendNulls(k: Int): Unit = { ensure(k); java.util.Arrays.fill(data, n * width, (n + k) * width, 0.toByte); n += k }
-  def result(nulls: Array[Boolean]): ColumnArray = new FixedWidthArray(n, nulls, width, java.util.Arrays.copyOf(data, n * width))
-  override def view(nulls: Array[Boolean]): ColumnArray = new FixedWidthArray(n, nulls, width, data)
+  def result(nulls: Array[Boolean], shared: Boolean): ColumnArray =
+    new FixedWidthArray(n, nulls, width, if (shared) data else java.util.Arrays.copyOf(data, n * width))
   def reset(): Unit = n = 0
 }
 
@@ -241,9 +241,7 @@ private[structural] final class VarBuilder(keepDictionary: Boolean = false,
     while (i <= k) { offsets(n + i) = o; i += 1 }
     n += k
   }
-  def result(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = false)
-  override def view(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = true)
-  private def build(nulls: Array[Boolean], shared: Boolean): ColumnArray = {
+  def result(nulls: Array[Boolean], shared: Boolean): ColumnArray = {
     if (collecting) {
       val d = collector.result(nulls)
       if (d != null) return d
@@ -285,14 +283,12 @@ private[structural] final class FslBuilder(val dim: Int, val child: ValuesBuilde
     if (itemNulls != null) { ensureNulls((n + k) * dim); java.util.Arrays.fill(itemNulls, n * dim, (n + k) * dim, false) }
     child.appendNulls(k * dim); n += k
   }
-  def result(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = false)
-  override def view(nulls: Array[Boolean]): ColumnArray = build(nulls, shared = true)
-  private def build(nulls: Array[Boolean], shared: Boolean): ColumnArray = {
+  def result(nulls: Array[Boolean], shared: Boolean): ColumnArray = {
     val items = n * dim
     val inulls = if (itemNulls == null) null else {
       val a = java.util.Arrays.copyOf(itemNulls, items); if (a.contains(true)) a else null
     }
-    new FixedSizeListArray(n, nulls, dim, if (shared) child.view(inulls) else child.result(inulls))
+    new FixedSizeListArray(n, nulls, dim, child.result(inulls, shared))
   }
   def reset(): Unit = { n = 0; itemNulls = null; child.reset() }
 }
@@ -310,8 +306,7 @@ private[structural] final class StructBuilder(val children: Array[ValuesBuilder]
     case _ => mismatch(v)
   }
   def appendNulls(k: Int): Unit = { children.foreach(_.appendNulls(k)); n += k }
-  def result(nulls: Array[Boolean]): ColumnArray = new StructArray(n, nulls, children.map(_.result(null)))
-  override def view(nulls: Array[Boolean]): ColumnArray =
-    new StructArray(n, nulls, children.map(_.view(null)))
+  def result(nulls: Array[Boolean], shared: Boolean): ColumnArray =
+    new StructArray(n, nulls, children.map(_.result(null, shared)))
   def reset(): Unit = { n = 0; children.foreach(_.reset()) }
 }

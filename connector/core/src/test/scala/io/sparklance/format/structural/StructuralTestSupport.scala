@@ -23,17 +23,12 @@ object StructuralTestSupport {
 
   /**
    * Like [[readRows]]; with `range`, every fragment is scanned over physical rows
-   * [from, until) only (clamped), as a partition split would.
-   */
-  def readRows(root: String, version: Long, batch: Int, range: Option[(Long, Long)]): IndexedSeq[JsonNode] =
-    readRows(root, version, batch, range, shared = false)
-
-  /**
-   * With `shared`, batches come from [[FileScan.nextShared]] (arrays over the scan's buffers)
-   * and are copied out before the next call, as the Spark reader copies them.
+   * [from, until) only (clamped), as a partition split would. With `shared`, batches come
+   * from [[FileScan.nextShared]] (arrays over the scan's buffers) and are copied out before
+   * the next call, as the Spark reader copies them.
    */
   def readRows(root: String, version: Long, batch: Int, range: Option[(Long, Long)],
-      shared: Boolean): IndexedSeq[JsonNode] = {
+      shared: Boolean = false): IndexedSeq[JsonNode] = {
     val snap = LanceDataset.open(io, root).open(VersionSpec.Number(version))
     val fields = snap.schema.fields
     val out = IndexedSeq.newBuilder[JsonNode]
