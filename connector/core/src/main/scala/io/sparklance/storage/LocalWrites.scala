@@ -4,6 +4,8 @@ import java.io.{BufferedOutputStream, OutputStream}
 import java.nio.file.{FileAlreadyExistsException, FileSystems, Files, Path, StandardOpenOption}
 import java.nio.file.attribute.PosixFilePermission
 
+import org.apache.hadoop.fs.ParentNotDirectoryException
+
 /**
  * Writes to local disk through `java.nio`, for paths whose Hadoop file system is the plain
  * local one ([[HadoopFileIO]] hands them here).
@@ -48,7 +50,10 @@ final class LocalWrites(umask: Int) {
     } finally Files.deleteIfExists(tmp)
   }
 
-  /** Creates the missing directories above `file`, top down, each with Hadoop's mode. */
+  /**
+   * Creates the missing directories above `file`, top down, each with Hadoop's mode. A file
+   * where a directory must be is Hadoop's `ParentNotDirectoryException`, naming both.
+   */
   private def parents(file: Path): Unit = {
     val dir = file.getParent
     if (dir == null || Files.isDirectory(dir)) return
@@ -57,7 +62,12 @@ final class LocalWrites(umask: Int) {
     while (up != null && !Files.isDirectory(up)) { missing ::= up; up = up.getParent }
     missing.foreach { d =>
       val made = try { Files.createDirectory(d); true }
-        catch { case _: FileAlreadyExistsException if Files.isDirectory(d) => false }
+        catch {
+          case _: FileAlreadyExistsException if Files.isDirectory(d) => false
+          case _: FileAlreadyExistsException =>
+            throw new ParentNotDirectoryException(
+              s"Cannot create $file: $d is a file, not a directory")
+        }
       if (made) chmod(d, DirMode)
     }
   }

@@ -82,6 +82,25 @@ class LocalWritesSuite extends AnyFunSuite {
     }
   }
 
+  test("a file where a directory must be: Hadoop's ParentNotDirectoryException, naming both") {
+    withDir { dir =>
+      Files.write(dir.resolve("data"), Array[Byte](1))
+      val io = new HadoopFileIO(new Configuration())
+      // Hadoop's own local file system refuses these too.
+      val fs = FileSystem.get(dir.toUri, conf(None))
+      intercept[java.io.IOException](fs.create(new Path(dir.resolve("data/x/f").toUri), false))
+      for (write <- Seq[String => Unit](io.create(_).close(), io.write(_, Array[Byte](2)),
+          io.createIfAbsent(_, Array[Byte](3)))) {
+        val f = dir.resolve("data/x/f").toString
+        val e = intercept[org.apache.hadoop.fs.ParentNotDirectoryException](write(f))
+        assert(e.getMessage.contains(f) && e.getMessage.contains(dir.resolve("data").toString) &&
+          e.getMessage.contains("is a file, not a directory"), e.getMessage)
+      }
+      assert(Files.readAllBytes(dir.resolve("data")).toSeq == Seq[Byte](1))
+      assert(Files.list(dir).count() == 1)
+    }
+  }
+
   test("of racing createIfAbsent calls exactly one wins, with its bytes, and no temporary file stays") {
     withDir { dir =>
       val io = new HadoopFileIO(new Configuration())
