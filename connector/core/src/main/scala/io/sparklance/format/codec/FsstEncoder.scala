@@ -161,12 +161,18 @@ object FsstEncoder {
    * side (the second into the upper part of the buffer), so the processor overlaps the two
    * chains; the second half's codes are moved down after the first's at the end. A half's
    * codes take at most two bytes per byte, so neither overruns its part.
+   *
+   * `scratch`, when given, is where the codes go if it holds twice the strings' bytes (else
+   * a new array does), and the codes are left untrimmed: the first `codeBytes` of `codes`,
+   * whose array the caller may pass again for its next page. Null: codes of exact size.
    */
-  def compress(data: Array[Byte], offsets: Array[Int], n: Int): Compressed = {
+  def compress(data: Array[Byte], offsets: Array[Int], n: Int,
+      scratch: Array[Byte] = null): Compressed = {
     val t = build(data, offsets, n)
     val base = offsets(0)
     val total = offsets(n) - base
-    val out = new Array[Byte](math.max(16, 2 * total))
+    val room = math.max(16, 2 * total)
+    val out = if (scratch != null && scratch.length >= room) scratch else new Array[Byte](room)
     val outOff = new Array[Int](n + 1)
     val mid = middle(offsets, n)
     val upper = 2 * (offsets(mid) - base) // the first half's codes end below this
@@ -182,7 +188,8 @@ object FsstEncoder {
     System.arraycopy(out, upper, out, oa, ob - upper)
     var i = mid + 1
     while (i <= n) { outOff(i) -= upper - oa; i += 1 }
-    new Compressed(serialize(t), outOff, java.util.Arrays.copyOf(out, outOff(n)))
+    new Compressed(serialize(t), outOff,
+      if (scratch != null) out else java.util.Arrays.copyOf(out, outOff(n)))
   }
 
   /**

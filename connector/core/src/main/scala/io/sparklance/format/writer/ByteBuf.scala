@@ -16,9 +16,12 @@ final class ByteBuf(initial: Int = 256) {
     val need = n.toLong + extra
     if (need > a.length) {
       if (need > Int.MaxValue - 16) throw new IllegalStateException(s"buffer of $need bytes is too large")
-      a = java.util.Arrays.copyOf(a, math.max(need, math.min(Int.MaxValue - 16L, a.length * 2L)).toInt)
+      a = ByteBuf.grow(a, n, math.max(need, math.min(Int.MaxValue - 16L, a.length * 2L)).toInt)
     }
   }
+
+  /** Bytes held by the array (what keeping this buffer costs). */
+  def capacity: Int = a.length
 
   def u8(v: Int): Unit = { ensure(1); a(n) = v.toByte; n += 1 }
   def u16(v: Int): Unit = { ensure(2); LE.putI16(a, n, v.toShort); n += 2 }
@@ -35,6 +38,17 @@ final class ByteBuf(initial: Int = 256) {
     val p = (align - (n % align)) % align
     ensure(p); java.util.Arrays.fill(a, n, n + p, fill); n += p
   }
+}
+
+private[writer] object ByteBuf {
+  /**
+   * `a` grown to `cap` keeping its first `n` bytes: a copy of the whole array when it is
+   * mostly content (a copy allocates without zeroing what it copies), else a new zeroed
+   * array and a copy of the content only (after `clear`, nothing is copied).
+   */
+  def grow(a: Array[Byte], n: Int, cap: Int): Array[Byte] =
+    if (n >= a.length / 2) java.util.Arrays.copyOf(a, cap)
+    else { val b = new Array[Byte](cap); System.arraycopy(a, 0, b, 0, n); b }
 }
 
 /** A growable array of u16 levels. */
@@ -55,8 +69,14 @@ final class ShortBuf(initial: Int = 1024) {
     if (src != null) addAll(src, 0, k)
     else { ensure(k); java.util.Arrays.fill(a, n, n + k, 0.toShort); n += k }
   private def ensure(k: Int): Unit =
-    if (n + k > a.length) a = java.util.Arrays.copyOf(a, math.max(n + k, a.length * 2))
+    if (n + k > a.length) {
+      val cap = math.max(n + k, a.length * 2)
+      if (n >= a.length / 2) a = java.util.Arrays.copyOf(a, cap)
+      else { val b = new Array[Short](cap); System.arraycopy(a, 0, b, 0, n); a = b }
+    }
   def apply(i: Int): Short = a(i)
+  /** Levels the array holds room for. */
+  def capacity: Int = a.length
 }
 
 /** A growable array of ints (offsets). */
@@ -68,4 +88,6 @@ final class IntBuf(initial: Int = 1024) {
   def clear(): Unit = n = 0
   def add(v: Int): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
   def apply(i: Int): Int = a(i)
+  /** Ints the array holds room for. */
+  def capacity: Int = a.length
 }

@@ -125,10 +125,12 @@ private[writer] final class VarChunks(offsets: Array[Int], data: Array[Byte], la
     val raw = ow.toLong * (k + 1) + (offsets(from + k) - offsets(from))
     (raw + ow - 1) & ~(ow - 1).toLong
   }
+  private val b = new ByteBuf(1024)
   def buffers(from: Int, k: Int): Seq[ByteBuf] = {
     val base = offsets(from)
     val head = ow * (k + 1)
-    val b = new ByteBuf(head + offsets(from + k) - base + 8)
+    b.clear()
+    b.ensure(head + offsets(from + k) - base + 8)
     val at = b.extend(head)
     val o = b.array
     val shift = head - base

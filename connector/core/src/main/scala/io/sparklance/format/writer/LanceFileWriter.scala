@@ -55,8 +55,7 @@ final class LanceFileWriter(
   private val structural: Seq[Seq[LeafColumnWriter]] =
     if (!version.structural) Nil
     else {
-      val reuse = previous != null && previous.finished && previous.version == version &&
-        previous.fields == fields
+      val reuse = previous != null && previous.canHandOver(fields, version)
       var col = 0
       leafPaths.zipWithIndex.map { case (paths, f) => paths.zipWithIndex.map { case (lp, j) =>
         val old = if (!reuse) null else previous.structural(f)(j) match {
@@ -86,6 +85,16 @@ final class LanceFileWriter(
   private[writer] def pageBuffers: Seq[LeafValues] = structural.flatten.collect {
     case s: StructuralLeafWriter => s.pageValues
   }
+
+  /** Finished, and its buffers fit a new writer of `fields` in `version`. */
+  def canHandOver(fields: Seq[LanceField], version: FileVersion): Boolean =
+    finished && version.structural && this.version == version && this.fields == fields
+
+  /** Bytes the column buffers hold room for: what keeping this finished writer costs. */
+  def bufferBytes: Long = structural.iterator.flatten.map {
+    case s: StructuralLeafWriter => s.capacity
+    case _ => 0L
+  }.sum
 
   def numRows: Long = rows
 

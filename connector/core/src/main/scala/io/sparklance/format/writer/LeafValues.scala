@@ -18,12 +18,15 @@ private[writer] sealed abstract class LeafValues {
    */
   def append(values: ColumnArray, visibleIdx: Array[Int], n: Int): Unit
   def clear(): Unit
+  /** Bytes the buffers hold room for (what keeping them costs). */
+  def capacity: Long
 }
 
 private[writer] final class FixedValuesBuf(val width: Int, val bool: Boolean) extends LeafValues {
   val data = new ByteBuf(4096)
   var count = 0
   def bytes: Long = data.size.toLong
+  def capacity: Long = data.capacity.toLong
   def clear(): Unit = { data.clear(); count = 0 }
   def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = {
     data.ensure(n * width)
@@ -74,6 +77,7 @@ private[writer] final class VarValuesBuf(val large: Boolean = false) extends Lea
   var maxLen = 0
   def count: Int = offsets.size - 1
   def bytes: Long = data.size.toLong + 4L * offsets.size
+  def capacity: Long = data.capacity.toLong + 4L * offsets.capacity
   def clear(): Unit = { data.clear(); offsets.clear(); offsets.add(0); maxLen = 0 }
   def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = values match {
     case v: VarBinaryArray =>
@@ -115,6 +119,7 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
   var count = 0
   def width: Int = dim * itemWidth
   def bytes: Long = data.size.toLong + itemValid.size
+  def capacity: Long = data.capacity.toLong + itemValid.capacity
   def clear(): Unit = { data.clear(); itemValid.clear(); anyItemNull = false; count = 0 }
   def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = {
     val w = width

@@ -33,6 +33,7 @@ private[writer] final class StructuralLeafWriter(
   private val values: LeafValues =
     if (previous != null) previous.values
     else LeafValues.forShape(lp.shape, lp.leaf.name, LeafValues.isLarge(lp.leaf.logicalType))
+  private val scratch: PageScratch = if (previous != null) previous.scratch else new PageScratch
   private var rows = 0L
   private var numLevels = 0
   private var firstRow = 0L
@@ -76,7 +77,7 @@ private[writer] final class StructuralLeafWriter(
     }
     if (mini && MiniBlockEncoder.write(this, levels, miniBlockValues, null)) return
     FullZipEncoder.write(this, levels, values match {
-      case v: VarValuesBuf => ValueCompressors.fullZip(v, lp.leaf.logicalType, params)
+      case v: VarValuesBuf => ValueCompressors.fullZip(v, lp.leaf.logicalType, params, scratch)
       case _ => null
     })
   }
@@ -94,7 +95,7 @@ private[writer] final class StructuralLeafWriter(
         case LogicalType.Decimal(128, _, _) => true
         case _ => false
       })
-    case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params)
+    case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params, scratch)
     case l: FslValuesBuf => new FslChunks(l)
   }
 
@@ -128,6 +129,11 @@ private[writer] final class StructuralLeafWriter(
     if (page == null || page.array.length < bytes) page = new ByteBuf(bytes) else page.clear()
     page
   }
+
+  /** Bytes this column's buffers hold room for: what handing them to a next writer keeps. */
+  def capacity: Long =
+    values.capacity + scratch.capacity + (if (page == null) 0L else page.capacity) +
+      2L * ((if (rep == null) 0 else rep.capacity) + (if (defs == null) 0 else defs.capacity))
 }
 
 /**

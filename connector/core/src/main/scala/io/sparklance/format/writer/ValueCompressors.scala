@@ -87,28 +87,44 @@ private[writer] object ValueCompressors {
 
   private def dataSize(v: VarValuesBuf): Long = v.data.size.toLong + (v.count + 1L) * (if (v.large) 8 else 4)
 
-  /** FSST codes of the page, or None when they would not be smaller (and FSST was not requested). */
-  private def fsst(v: VarValuesBuf, params: EncodingParams): Option[FsstEncoder.Compressed] = {
+  /**
+   * FSST codes of the page, or None when they would not be smaller (and FSST was not
+   * requested); written into `scratch`'s code buffer when there is one.
+   */
+  private def fsst(v: VarValuesBuf, params: EncodingParams,
+      scratch: PageScratch): Option[FsstEncoder.Compressed] = {
     val n = v.count
     if (n == 0 || v.data.size == 0) return None
-    val c = FsstEncoder.compress(v.data.array, v.offsets.array, n)
+    val c =
+      if (scratch == null) FsstEncoder.compress(v.data.array, v.offsets.array, n)
+      else {
+        val got = FsstEncoder.compress(v.data.array, v.offsets.array, n,
+          if (scratch.fsstCodes == null) Array.emptyByteArray else scratch.fsstCodes)
+        scratch.fsstCodes = got.codes
+        got
+      }
     if (params.fsstRequested || c.codeBytes + FsstEncoder.TableBytes < v.data.size) Some(c) else None
   }
 
-  /** Mini-block values of variable width. */
-  def variable(v: VarValuesBuf, t: LogicalType, params: EncodingParams): ChunkValues = {
+  /** Mini-block values of variable width (`scratch`: the column's reusable arrays, or null). */
+  def variable(v: VarValuesBuf, t: LogicalType, params: EncodingParams,
+      scratch: PageScratch = null): ChunkValues = {
     val n = v.count
     val plain = new VarChunks(v.offsets.array, v.data.array, v.large, n)
     if (params.noCompression) plain
-    else if (fsstWanted(v, t, params)) fsst(v, params) match {
+    else if (fsstWanted(v, t, params)) fsst(v, params, scratch) match {
       case Some(c) => new FsstChunks(c.table, new VarChunks(c.offsets, c.codes, v.large, n))
       case None => plain
     }
     else general(plain, params)
   }
 
-  /** Full-zip payload of variable-width values, or null for the plain bytes. */
-  def fullZip(v: VarValuesBuf, t: LogicalType, params: EncodingParams): FullZipEncoder.VarPayload = {
+  /**
+   * Full-zip payload of variable-width values, or null for the plain bytes (`scratch`: the
+   * column's reusable arrays, or null).
+   */
+  def fullZip(v: VarValuesBuf, t: LogicalType, params: EncodingParams,
+      scratch: PageScratch = null): FullZipEncoder.VarPayload = {
     if (params.noCompression) return null
     val bits = if (v.large) 64 else 32
     val perValue = v.maxLen > 32 * 1024 || params.generalScheme.nonEmpty
@@ -126,7 +142,7 @@ private[writer] object ValueCompressors {
         i += 1
       }
       new FullZipEncoder.VarPayload(offs, out.array, Encodings.general(GeneralCompression.Zstd, level, Encodings.variable(bits)))
-    } else if (fsstWanted(v, t, params)) fsst(v, params) match {
+    } else if (fsstWanted(v, t, params)) fsst(v, params, scratch) match {
       case Some(c) => new FullZipEncoder.VarPayload(c.offsets, c.codes, Encodings.fsst(c.table, Encodings.variable(bits)))
       case None => null
     }

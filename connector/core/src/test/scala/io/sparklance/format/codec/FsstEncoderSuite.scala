@@ -86,4 +86,27 @@ class FsstEncoderSuite extends AnyFunSuite {
       assert(java.util.Arrays.equals(s.codes, c.codes))
     }
   }
+
+  test("codes written into a caller's scratch buffer are the exact codes, left untrimmed") {
+    val r = new scala.util.Random(3)
+    def page(n: Int): (Array[Byte], Array[Int]) = {
+      val strs = (0 until n).map(i => s"order ${r.nextInt(500)} of clerk#${i % 37} ".getBytes)
+      (strs.flatten.toArray, strs.scanLeft(0)(_ + _.length).toArray)
+    }
+    var scratch = Array.emptyByteArray
+    // A first page grows the scratch, a smaller one reuses it, a larger one replaces it.
+    for (n <- Seq(2000, 300, 5000)) {
+      val (data, offsets) = page(n)
+      val exact = FsstEncoder.compress(data, offsets, n)
+      val given = scratch
+      val c = FsstEncoder.compress(data, offsets, n, scratch)
+      assert(c.offsets.toSeq == exact.offsets.toSeq)
+      assert(java.util.Arrays.equals(c.codes, 0, c.codeBytes, exact.codes, 0, exact.codeBytes))
+      assert(exact.codes.length == exact.codeBytes)
+      assert(c.codes.length >= 2 * data.length, s"$n strings: the codes are the whole buffer")
+      if (given.length >= 2 * data.length) assert(c.codes eq given, s"$n strings: reused")
+      else assert(!(c.codes eq given), s"$n strings: a buffer too small is replaced")
+      scratch = c.codes
+    }
+  }
 }

@@ -20,28 +20,7 @@ class FileWriterRoundTripSuite extends AnyFunSuite {
 
   private val io = HadoopFileIO.local()
 
-  /**
-   * What each page of a 2.1/2.2 file is, as "layout/value encoding" (with "+dict" for a
-   * dictionary): e.g. "mini/rle", "mini/inline_bitpacking+dict", "const/value", "zip/fsst".
-   */
-  private def pageKinds(path: String): Seq[String] = {
-    import _root_.io.sparklance.proto.EncodingsV21Protos._
-    val c = FileContainer.open(io.open(path))
-    (0 until c.numColumns).flatMap { col =>
-      c.column(col).getPagesList.asScala.map { p =>
-        val l = PageLayout.parseFrom(com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding).getValue)
-        def name(e: CompressiveEncoding): String = e.getCompressionCase.toString.toLowerCase
-        if (l.hasMiniBlockLayout) {
-          val m = l.getMiniBlockLayout
-          "mini/" + name(m.getValueCompression) + (if (m.hasDictionary) "+dict" else "")
-        } else if (l.hasFullZipLayout) "zip/" + name(l.getFullZipLayout.getValueCompression)
-        else if (l.hasConstantLayout) {
-          val k = l.getConstantLayout
-          "const/" + (if (k.hasInlineValue || p.getBufferOffsetsCount % 2 == 1) "value" else "null")
-        } else l.getLayoutCase.toString
-      }
-    }
-  }
+  private def pageKinds(path: String): Seq[String] = PageKinds(io, path)
 
   private def roundTrip(fields: Seq[LanceField], version: FileVersion, batches: Seq[Array[ColumnArray]], budget: Long): String = {
     val path = TempDirs.create("lance-writer-").resolve("f.lance").toString

@@ -313,8 +313,11 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
       def create(blobId: Int): OutputSink =
         new StreamSink(store.create(BlobPaths.sidecar(dataFile, blobId)))
     }
+    // The task's previous file's buffers, or those an earlier task of this executor left.
+    val previous =
+      if (finished != null) finished else FinishedWriters.take(plan.fields, plan.version)
     current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version,
-      plan.options.fileWriterOptions, sidecars, previous = finished)
+      plan.options.fileWriterOptions, sidecars, previous = previous)
     finished = null
     currentRows = 0
   }
@@ -331,6 +334,8 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   override def commit(): WriterCommitMessage = {
     flushBatch()
     if (current != null) closeFile()
+    FinishedWriters.give(finished)
+    finished = null
     TaskOutputMetrics.add(done.map(_.sizeBytes).sum, done.map(_.rows).sum)
     // Spark reads a writer's metrics before its commit, which writes the last file: the
     // task's requests reach the driver with its files instead.

@@ -1,0 +1,14 @@
+package io.sparklance.format.writer
+
+/**
+ * Working arrays a column's page encoders reuse from page to page, and from file to file
+ * when a writer takes over a finished one's buffers: what would otherwise be allocated (and
+ * zeroed) anew for every page.
+ */
+private[writer] final class PageScratch {
+  /** FSST's code buffer: twice the largest page's string bytes so far. */
+  var fsstCodes: Array[Byte] = _
+
+  /** Bytes held (what keeping this costs). */
+  def capacity: Long = if (fsstCodes == null) 0L else fsstCodes.length.toLong
+}
