@@ -29,7 +29,8 @@ class FinishedWritersSuite extends AnyFunSuite {
     val r = new scala.util.Random(seed)
     def strings(gen: Int => String, nullRate: Double): VarBinaryArray = {
       val nulls = Array.fill(n)(r.nextDouble() < nullRate)
-      val bytes = (0 until n).map(i => if (nulls(i)) Array.emptyByteArray else gen(i).getBytes("UTF-8"))
+      val bytes = (0 until n).map(i =>
+        if (nulls(i)) Array.emptyByteArray else gen(i).getBytes("UTF-8"))
       new VarBinaryArray(n, nulls, bytes.scanLeft(0)(_ + _.length).toArray, bytes.flatten.toArray)
     }
     val ids = new Array[Byte](8 * n)
@@ -43,7 +44,8 @@ class FinishedWritersSuite extends AnyFunSuite {
   }
 
   private def write(dir: java.nio.file.Path, name: String, version: FileVersion,
-      batches: Seq[Array[ColumnArray]], previous: LanceFileWriter): (LanceFileWriter, Array[Byte]) = {
+      batches: Seq[Array[ColumnArray]],
+      previous: LanceFileWriter): (LanceFileWriter, Array[Byte]) = {
     val path = dir.resolve(name).toString
     val w = new LanceFileWriter(new StreamSink(new FileOutputStream(path)), fields, version,
       FileWriterOptions(256 * 1024), previous = previous)

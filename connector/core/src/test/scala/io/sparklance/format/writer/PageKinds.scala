@@ -15,7 +15,8 @@ object PageKinds {
     val c = FileContainer.open(io.open(path))
     (0 until c.numColumns).flatMap { col =>
       c.column(col).getPagesList.asScala.map { p =>
-        val l = PageLayout.parseFrom(com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding).getValue)
+        val l = PageLayout.parseFrom(
+          com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding).getValue)
         def name(e: CompressiveEncoding): String = e.getCompressionCase.toString.toLowerCase
         if (l.hasMiniBlockLayout) {
           val m = l.getMiniBlockLayout
