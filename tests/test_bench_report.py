@@ -91,9 +91,11 @@ def test_the_tpch_table_says_how_many_runs_its_medians_are_of():
 def test_the_tpch_table_lists_each_tables_write_and_their_total():
     from benchlib import tpch
 
-    def w(fmt, table, median, fastest=None):
+    def w(fmt, table, median, fastest=None, cpu=None):
         x = dict(section="tpch", engine="ours", format=fmt, table=table, master="local[2]",
                  write_s=median)
+        if cpu is not None:
+            x["cpu_s"] = cpu
         return x if fastest is None else dict(x, min_write_s=fastest)
     q1 = dict(section="tpch", engine="ours", format="parquet", query="q1", master="local[2]",
               median_s=1.0, min_s=1.0, runs=5, rows=4, same_answer=True)
@@ -104,8 +106,17 @@ def test_the_tpch_table_lists_each_tables_write_and_their_total():
     lines = tpch.table(res, 1.0, None)
     total = next(ln for ln in lines if ln.startswith("Spark's writes of the 2 tables"))
     assert "Parquet 3.1s, Lance 1.6s (Lance ÷ Parquet throughput 1.96)" in total
-    assert "| orders | 3.000 | 1.500 | 2.00 | 2.00 |" in lines
-    assert "| nation | 0.100 | 0.080 | 1.25 | — |" in lines
-    assert lines.index("| orders | 3.000 | 1.500 | 2.00 | 2.00 |") < lines.index(
-        "| nation | 0.100 | 0.080 | 1.25 | — |")  # in TPC-H's order of tables
+    assert "| orders | 3.000 | 1.500 | 2.00 | 2.00 | — | — | — |" in lines
+    assert "| nation | 0.100 | 0.080 | 1.25 | — | — | — | — |" in lines
+    assert lines.index("| orders | 3.000 | 1.500 | 2.00 | 2.00 | — | — | — |") < lines.index(
+        "| nation | 0.100 | 0.080 | 1.25 | — | — | — | — |")  # in TPC-H's order of tables
+    assert not any(ln.startswith("Executor CPU time") for ln in lines)
+    # With the executor CPU time of each write: its own ratio per table, and a total.
+    res = [w("parquet", "orders", 3.0, cpu=4.0), w("lance", "orders", 1.5, cpu=2.5),
+           w("parquet", "nation", 0.1, cpu=0.02), w("lance", "nation", 0.08, cpu=0.01)]
+    lines = tpch.write_lines(res)
+    assert "| orders | 3.000 | 1.500 | 2.00 | — | 4.000 | 2.500 | 1.60 |" in lines
+    assert "| nation | 0.100 | 0.080 | 1.25 | — | 0.020 | 0.010 | 2.00 |" in lines
+    cpu = next(ln for ln in lines if ln.startswith("Executor CPU time"))
+    assert "Parquet 4.0s, Lance 2.5s (Parquet ÷ Lance 1.60)" in cpu
     assert tpch.write_lines([q1]) == []
