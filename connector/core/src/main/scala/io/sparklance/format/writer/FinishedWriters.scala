@@ -54,10 +54,4 @@ object FinishedWriters {
         while (kept.size > maxWriters || keptBytes > maxBytes) keptBytes -= kept.removeFirst().bytes
       }
     }
-
-  /** Drops every kept writer (tests). */
-  private[sparklance] def clear(): Unit = synchronized { kept.clear(); keptBytes = 0L }
-
-  /** How many writers are kept, cleared references included (tests). */
-  private[sparklance] def size: Int = synchronized(kept.size)
 }

@@ -6,9 +6,9 @@ package io.sparklance.format.writer
  * zeroed) anew for every page.
  */
 private[writer] final class PageScratch {
-  /** FSST's code buffer: twice the largest page's string bytes so far. */
-  var fsstCodes: Array[Byte] = _
+  /** FSST's code buffer: twice the largest page's string bytes so far (empty before). */
+  var fsstCodes: Array[Byte] = Array.emptyByteArray
 
   /** Bytes held (what keeping this costs). */
-  def capacity: Long = if (fsstCodes == null) 0L else fsstCodes.length.toLong
+  def capacity: Long = fsstCodes.length.toLong
 }

@@ -89,26 +89,20 @@ private[writer] object ValueCompressors {
 
   /**
    * FSST codes of the page, or None when they would not be smaller (and FSST was not
-   * requested); written into `scratch`'s code buffer when there is one.
+   * requested); written into `scratch`'s code buffer, which they become.
    */
   private def fsst(v: VarValuesBuf, params: EncodingParams,
       scratch: PageScratch): Option[FsstEncoder.Compressed] = {
     val n = v.count
     if (n == 0 || v.data.size == 0) return None
-    val c =
-      if (scratch == null) FsstEncoder.compress(v.data.array, v.offsets.array, n)
-      else {
-        val got = FsstEncoder.compress(v.data.array, v.offsets.array, n,
-          if (scratch.fsstCodes == null) Array.emptyByteArray else scratch.fsstCodes)
-        scratch.fsstCodes = got.codes
-        got
-      }
+    val c = FsstEncoder.compress(v.data.array, v.offsets.array, n, scratch.fsstCodes)
+    scratch.fsstCodes = c.codes
     if (params.fsstRequested || c.codeBytes + FsstEncoder.TableBytes < v.data.size) Some(c) else None
   }
 
-  /** Mini-block values of variable width (`scratch`: the column's reusable arrays, or null). */
+  /** Mini-block values of variable width (`scratch`: the column's reusable arrays). */
   def variable(v: VarValuesBuf, t: LogicalType, params: EncodingParams,
-      scratch: PageScratch = null): ChunkValues = {
+      scratch: PageScratch): ChunkValues = {
     val n = v.count
     val plain = new VarChunks(v.offsets.array, v.data.array, v.large, n)
     if (params.noCompression) plain
@@ -121,10 +115,10 @@ private[writer] object ValueCompressors {
 
   /**
    * Full-zip payload of variable-width values, or null for the plain bytes (`scratch`: the
-   * column's reusable arrays, or null).
+   * column's reusable arrays).
    */
   def fullZip(v: VarValuesBuf, t: LogicalType, params: EncodingParams,
-      scratch: PageScratch = null): FullZipEncoder.VarPayload = {
+      scratch: PageScratch): FullZipEncoder.VarPayload = {
     if (params.noCompression) return null
     val bits = if (v.large) 64 else 32
     val perValue = v.maxLen > 32 * 1024 || params.generalScheme.nonEmpty
