@@ -165,6 +165,10 @@ def arrow_to_spark_values(arr: pa.Array) -> list:
         micros = arr.cast(pa.timestamp(t.unit)).cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
         epoch = dt.datetime(1970, 1, 1)
         return [None if m is None else epoch + dt.timedelta(microseconds=m) for m in micros]
+    if pa.types.is_time(t) or (pa.types.is_duration(t) and t.unit == "ns"):
+        # Spark has no exact type for these: they read as the raw count of the unit (a long).
+        raw = pa.int32() if t.bit_width == 32 else pa.int64()
+        return [None if v is None else int(v) for v in arr.view(raw).to_pylist()]
     if pa.types.is_uint64(t):
         return [None if v is None else Decimal(v) for v in arr.to_pylist()]
     if pa.types.is_floating(t):

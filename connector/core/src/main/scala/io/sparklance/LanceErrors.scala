@@ -55,6 +55,16 @@ object LanceErrors {
   def corruptFile(file: String, why: String, cause: Throwable = null): LanceCorruptFileException =
     new LanceCorruptFileException(s"Corrupt or truncated Lance file $file: $why", cause)
 
+  /**
+   * A page a writer produced that pylance would not decode as its column's type: the file is
+   * not committed (a writer bug, caught before it reaches a table).
+   */
+  def unreadablePage(file: String, column: String, fieldId: Int, logicalType: String,
+      page: Int, why: String): LanceCorruptFileException =
+    new LanceCorruptFileException(s"Refusing to write Lance file $file: column '$column' " +
+      s"(field $fieldId) has type $logicalType, but page $page written for it is $why; pylance " +
+      "could not read the column as that type, so the write fails instead of committing it")
+
   def unsupportedFeatureFlags(path: String, version: Long, kind: String, flags: Seq[String]): LanceUnsupportedException =
     new LanceUnsupportedException(
       s"Lance dataset $path version $version uses unsupported $kind feature(s): ${flags.mkString(", ")}. " +

@@ -34,6 +34,8 @@ object ColumnVectorWriter {
       case _: NullArray => v.putNulls(0, n); return
       case _ =>
     }
+    // A Lance `null` column (Spark void) decodes to placeholder values: every row is null.
+    if (field.logicalType == Null) { v.putNulls(0, n); return }
     (v.dataType(), a) match {
       case (st: StructType, s: StructArray) =>
         var j = 0

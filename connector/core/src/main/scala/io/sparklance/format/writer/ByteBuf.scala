@@ -11,6 +11,8 @@ final class ByteBuf(initial: Int = 256) {
   def array: Array[Byte] = a
   def toArray: Array[Byte] = java.util.Arrays.copyOf(a, n)
   def clear(): Unit = n = 0
+  /** Keeps the first `size` bytes. */
+  def truncate(size: Int): Unit = { require(size >= 0 && size <= n); n = size }
 
   def ensure(extra: Int): Unit = {
     val need = n.toLong + extra
@@ -86,6 +88,8 @@ final class IntBuf(initial: Int = 1024) {
   def size: Int = n
   def array: Array[Int] = a
   def clear(): Unit = n = 0
+  /** Keeps the first `size` ints. */
+  def truncate(size: Int): Unit = { require(size >= 0 && size <= n); n = size }
   def add(v: Int): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
   def apply(i: Int): Int = a(i)
   /** Ints the array holds room for. */

@@ -18,6 +18,12 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   import ContainerWriter._
 
   private val pages = Array.fill(numColumns)(ArrayBuffer[File2Protos.ColumnMetadata.Page]())
+  /** Each column's page encodings and buffer counts, as written: what [[PageTypeGuard]] checks. */
+  private val written = Array.fill(numColumns)(ArrayBuffer[(com.google.protobuf.Message, Int)]())
+
+  /** The encodings and buffer counts of column `col`'s pages so far. */
+  def pagesOf(col: Int): Seq[(com.google.protobuf.Message, Int)] = written(col).toSeq
+
   /** Column-level encodings other than the default `ColumnEncoding{values}` (2.0 blob columns). */
   private val columnEncodings = new Array[File2Protos.Encoding](numColumns)
 
@@ -47,6 +53,7 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
     }
     p.setLength(rows).setPriority(firstRow).setEncoding(direct(encoding))
     pages(col) += p.build()
+    written(col) += encoding -> buffers.size
   }
 
   /** Records a page with no buffers (a 2.0 struct column, a constant page). */

@@ -164,7 +164,7 @@ private[writer] object DictionaryEncoder {
   private def general(params: EncodingParams, version: FileVersion): Option[Int] =
     if (version.minor >= 2) EncodingParams.scheme(params.dictValuesCompression) else None
 
-  private def wrap(buf: ByteBuf, enc: CompressiveEncoding, params: EncodingParams, version: FileVersion, entries: Int): MiniBlockEncoder.Dictionary =
+  private[writer] def wrap(buf: ByteBuf, enc: CompressiveEncoding, params: EncodingParams, version: FileVersion, entries: Int): MiniBlockEncoder.Dictionary =
     general(params, version) match {
       case Some(s) =>
         val c = GeneralCompressor.compress(s, params.dictValuesLevel.getOrElse(0), buf.array, 0, buf.size)
@@ -193,7 +193,7 @@ private[writer] object DictionaryEncoder {
   }
 
   /** Variable-width entries in the block form: `u32 32 | u32 bytes_start | offsets | bytes` (u64s when large). */
-  private def varBlock(dict: ByteBuf, offsets: IntBuf, entries: Int, large: Boolean, params: EncodingParams,
+  private[writer] def varBlock(dict: ByteBuf, offsets: IntBuf, entries: Int, large: Boolean, params: EncodingParams,
       version: FileVersion): MiniBlockEncoder.Dictionary = {
     val ow = if (large) 8 else 4
     val start = 2L * ow + (entries + 1L) * ow

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.google.protobuf.ByteString
 
+import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.blob.{BlobSidecarWriter, BlobSidecars}
 import io.sparklance.proto.FileProtos
@@ -43,7 +44,9 @@ final class LanceFileWriter(
      * over (the previous file of a task rolling over), so that they are not grown from a few
      * KiB again for each file; null, or any other writer, for new buffers.
      */
-    previous: LanceFileWriter = null) extends AutoCloseable {
+    previous: LanceFileWriter = null,
+    /** The file's path, for errors. */
+    name: String = "a new data file") extends AutoCloseable {
 
   private val leafPaths: Seq[Seq[LeafPath]] = if (version.structural) fields.map(LeafPath.leaves) else Nil
   private val numColumns =
@@ -101,20 +104,49 @@ final class LanceFileWriter(
   /** Bytes written so far (pages flushed); what is still buffered is not counted. */
   def bytesWritten: Long = sink.position
 
+  /** Distinct values taken of the dictionary columns with narrow keys. */
+  private val dictionaryLimits = new FileDictionaryLimits(fields, version)
+
+  /**
+   * Writes every row of `columns`. A batch this file cannot take whole (a dictionary column
+   * would hold more distinct values than its keys index) fails: writers that can roll over
+   * to another file use [[writeSome]].
+   */
   def write(columns: Array[ColumnArray]): Unit = {
+    val n = if (columns.isEmpty) 0 else columns(0).length
+    if (writeSome(columns) < n)
+      throw LanceErrors.unsupported(s"Cannot write $n rows to one Lance file: " +
+        dictionaryLimits.describe)
+  }
+
+  /**
+   * Writes the leading rows of `columns` that this file can take and returns how many: all
+   * of them unless a dictionary column with narrow keys (int8, uint8, int16, uint16) would
+   * then hold more distinct values than its keys index; the rest belong in a new file.
+   * Fails when the file cannot take even the first row of an empty file's worth.
+   */
+  def writeSome(columns: Array[ColumnArray]): Int = {
     require(!finished, "file already finished")
     require(columns.length == fields.length, s"expected ${fields.length} columns, got ${columns.length}")
-    if (columns.isEmpty) return
-    val n = columns(0).length
-    columns.foreach(c => require(c.length == n, s"columns of one batch must have the same length ($n vs ${c.length})"))
-    if (n == 0) return
+    if (columns.isEmpty) return 0
+    val all = columns(0).length
+    columns.foreach(c => require(c.length == all, s"columns of one batch must have the same length ($all vs ${c.length})"))
+    if (all == 0) return 0
+    val n = dictionaryLimits.fit(columns, all)
+    if (n == 0) {
+      if (rows == 0) throw LanceErrors.unsupported("Cannot write a row to a Lance file: it " +
+        s"alone holds more distinct values than its dictionary keys index: ${dictionaryLimits.describe}")
+      return 0
+    }
+    val part = if (n == all) columns else columns.map(ColumnArrays.slice(_, 0, n))
     var i = 0
-    while (i < columns.length) {
-      if (version.structural) structural(i).foreach(_.append(columns(i)))
-      else v20(i).append(columns(i))
+    while (i < part.length) {
+      if (version.structural) structural(i).foreach(_.append(part(i)))
+      else v20(i).append(part(i))
       i += 1
     }
     rows += n
+    n
   }
 
   /**
@@ -126,6 +158,9 @@ final class LanceFileWriter(
     require(!finished, "file already finished")
     finished = true
     if (version.structural) structural.foreach(_.foreach(_.finish())) else v20.foreach(_.finish())
+    val columnFields =
+      if (version.structural) leafPaths.flatten.map(_.leaf) else fields.flatMap(PackedStructs.columnFields)
+    PageTypeGuard.check(name, version, columnFields, container.pagesOf)
     sidecarWriter.close()
     val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(fields, version)).asJava)
     schemaMetadata.foreach { case (k, v) => schema.putMetadata(k, ByteString.copyFromUtf8(v)) }

@@ -163,13 +163,31 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
   private def backfillValid(): Unit = { var t = 0; while (t < count * dim) { itemValid.u8(1); t += 1 } }
 }
 
+/** The items of a `null` column: only counted, every one null. */
+private[writer] final class NullValuesBuf extends LeafValues {
+  var count = 0
+  def bytes: Long = 0L
+  def capacity: Long = 0L
+  def clear(): Unit = count = 0
+  def append(values: ColumnArray, vis: Array[Int], n: Int): Unit = count += n
+}
+
 private[writer] object LeafValues {
-  def isLarge(t: LogicalType): Boolean = t == LogicalType.LargeUtf8 || t == LogicalType.LargeBinary || t == LogicalType.Json
+  /** What a page encoder says of a `null` column, whose pages are all-null pages. */
+  def noValues: Nothing =
+    throw new IllegalStateException("a null column's pages hold no values to encode")
+
+  def isLarge(t: LogicalType): Boolean = t match {
+    case LogicalType.LargeUtf8 | LogicalType.LargeBinary | LogicalType.Json => true
+    case d: LogicalType.Dictionary => isLarge(d.value)
+    case _ => false
+  }
 
   def forShape(shape: ValueShape, column: String, large: Boolean = false): LeafValues = shape match {
     case ValueShape.Fixed(w, bool) => new FixedValuesBuf(w, bool)
     case ValueShape.Var => new VarValuesBuf(large)
     case ValueShape.FixedList(dim, ValueShape.Fixed(w, bool)) => new FslValuesBuf(dim, w, bool)
+    case ValueShape.Nulls => new NullValuesBuf
     case other => throw io.sparklance.LanceErrors.unsupported(s"Column '$column': cannot write values of shape $other")
   }
 }

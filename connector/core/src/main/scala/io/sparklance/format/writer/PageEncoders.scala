@@ -227,6 +227,7 @@ private[writer] object FullZipEncoder {
               if (large) out.u64(len.toLong) else out.u32(len.toLong)
               out.bytes(vData, st, len)
             }
+          case _: NullValuesBuf => LeafValues.noValues
         }
         v += 1
       }
@@ -242,6 +243,7 @@ private[writer] object FullZipEncoder {
       case _: VarValuesBuf =>
         val bits = if (large) 64 else 32
         b.setBitsPerOffset(bits).setValueCompression(if (payload != null) payload.encoding else Encodings.variable(bits))
+      case _: NullValuesBuf => LeafValues.noValues
     }
     b.setNumItems(if (rep != null) nLevels else vals.count).setNumVisibleItems(vals.count)
     levels.layers.foreach(b.addLayers)

@@ -1,7 +1,7 @@
 package io.sparklance.format.writer
 
 import io.sparklance.LanceErrors
-import io.sparklance.format.LogicalType
+import io.sparklance.format.{ColumnArray, LogicalType}
 import io.sparklance.proto.EncodingsV21Protos._
 
 /**
@@ -40,7 +40,12 @@ private[writer] final class StructuralLeafWriter(
   /** Child byte widths when the leaf is a packed struct, else null. */
   private val packedWidths = if (lp.isPacked) PackedStructs.childWidths(lp.leaf, version) else null
 
-  def append(top: io.sparklance.format.ColumnArray): Unit = {
+  /** The leaf's dictionary type, if it has one: every page with a value is then a dictionary page. */
+  private val dict =
+    if (lp.isBlob || lp.isPacked) None else DeclaredDictionary.of(lp.leaf)
+  dict.foreach(d => DeclaredDictionary.checkValues(lp.leaf.name, d, values))
+
+  def append(top: ColumnArray): Unit = {
     val s = Shredder.shred(lp, top)
     val leafValues = if (packedWidths == null) s.values else PackedStructs.pack(lp.leaf, packedWidths, s.values)
     if (rep != null) rep.addAll(s.rep, 0, s.numLevels)
@@ -56,7 +61,9 @@ private[writer] final class StructuralLeafWriter(
   private def flush(): Unit = {
     val levels = PageLevels(lp, if (defs == null) null else defs.array, numLevels)
     val valid = countValid()
-    if (values.count == 0 || valid == 0) AllNullPageEncoder.write(this, levels)
+    if (values.count == 0 || valid == 0 || values.isInstanceOf[NullValuesBuf])
+      AllNullPageEncoder.write(this, levels)
+    else if (dict.isDefined) writeDictionary(levels, dict.get)
     else if (packedWidths != null) writePacked(levels)
     else if (!(large && ConstantPageEncoder.tryWrite(this, levels))) writeValues(levels)
     firstRow += rows
@@ -82,6 +89,32 @@ private[writer] final class StructuralLeafWriter(
     })
   }
 
+  /** A page of a dictionary-typed leaf: keys of the declared width into the page's entries. */
+  private def writeDictionary(levels: PageLevels, d: LogicalType.Dictionary): Unit = {
+    val n = values.count
+    val e = DeclaredDictionary.number(values, valueNulls())
+    val width = DeclaredDictionary.keyWidth(lp.leaf.name, d)
+    val keys = DeclaredDictionary.keyBytes(e.keys, n, width)
+    val chunks = ValueCompressors.fixed(keys, width, bool = false, n, params)
+    if (!MiniBlockEncoder.write(this, levels, chunks, DeclaredDictionary.block(e, values, params, version)))
+      throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': a page of this dictionary " +
+        "column does not fit Lance mini-block chunks")
+  }
+
+  /** Which buffered values are nulls (visible items above def level 0); null when none can be. */
+  private def valueNulls(): Array[Boolean] = {
+    if (defs == null) return null
+    val out = new Array[Boolean](values.count)
+    val d = defs.array
+    var k = 0
+    var i = 0
+    while (i < numLevels) {
+      if (d(i) <= lp.maxVisibleDef) { out(k) = d(i) != 0; k += 1 }
+      i += 1
+    }
+    out
+  }
+
   /** A packed struct page: always mini-block `PackedStruct(Flat)`, as pylance writes it (never constant or dictionary). */
   private def writePacked(levels: PageLevels): Unit = {
     val f = values.asInstanceOf[FixedValuesBuf]
@@ -97,12 +130,14 @@ private[writer] final class StructuralLeafWriter(
       })
     case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params, scratch)
     case l: FslValuesBuf => new FslChunks(l)
+    case _: NullValuesBuf => LeafValues.noValues
   }
 
   private def narrow: Boolean = values match {
     case v: VarValuesBuf => v.maxLen < 256
     case f: FixedValuesBuf => f.width < 256
     case l: FslValuesBuf => l.width < 256
+    case _: NullValuesBuf => LeafValues.noValues
   }
 
   private def countValid(): Int = {

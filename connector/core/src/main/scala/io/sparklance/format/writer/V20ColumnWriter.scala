@@ -129,11 +129,12 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
   private val nulls = new ByteBuf(1024)
   private var nullCount = 0
   private var firstRow = 0L
-  private var idx = new Array[Int](0)
+  /** The field's dictionary type, if it has one: every page then is a dictionary page. */
+  private val dict = DeclaredDictionary.of(f)
+  dict.foreach(d => DeclaredDictionary.checkValues(f.name, d, values))
 
   def append(a: ColumnArray): Unit = {
     val n = a.length
-    if (idx.length < n) idx = Array.tabulate(math.max(n, 2 * idx.length))(identity)
     val vis = new Array[Int](n)
     var i = 0
     while (i < n) {
@@ -150,6 +151,14 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
   private def flush(): Unit = {
     val n = nulls.size
     if (n == 0) return
+    if (dict.isDefined) {
+      val (bufs, enc) = DeclaredDictionary.v20Page(f.name, dict.get, values, nulls.array, n)
+      c.addPage(col, bufs, n, firstRow, enc)
+      firstRow += n
+      nulls.clear(); nullCount = 0
+      values.clear()
+      return
+    }
     val validity = new ByteBuf(n / 8 + 8)
     if (nullCount > 0 && nullCount < n) {
       val valid = new Array[Byte](n)
@@ -157,7 +166,8 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
       while (i < n) { valid(i) = (1 - nulls.array(i)).toByte; i += 1 }
       MiniBlockEncoder.bitmap(valid, 0, n, validity)
     }
-    if (nullCount == n) c.addEmptyPage(col, n, firstRow, V20ColumnWriter.allNulls)
+    if (nullCount == n || values.isInstanceOf[NullValuesBuf])
+      c.addEmptyPage(col, n, firstRow, V20ColumnWriter.allNulls)
     else {
       val vi = if (nullCount > 0) 1 else 0 // buffer index of the values
       val (valueBufs, enc) = values match {
@@ -166,12 +176,19 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
           if (fx.bool) MiniBlockEncoder.bitmap(fx.data.array, 0, n, b) else b.bytes(fx.data.array, 0, fx.data.size)
           (Seq(b), V20ColumnWriter.flat(if (fx.bool) 1 else fx.width * 8, vi))
         case l: FslValuesBuf =>
-          if (l.anyItemNull)
-            throw LanceErrors.unsupported(s"Column '${f.name}': null items inside fixed-size lists need data_storage_version 2.1 or later")
           val b = new ByteBuf(l.data.size + 8)
           if (l.itemBool) MiniBlockEncoder.bitmap(l.data.array, 0, n * l.dim, b) else b.bytes(l.data.array, 0, l.data.size)
-          val items = V20ColumnWriter.noNulls(V20ColumnWriter.flat(if (l.itemBool) 1 else l.itemWidth * 8, vi))
-          (Seq(b), ArrayEncoding.newBuilder().setFixedSizeList(
+          val itemBits = if (l.itemBool) 1 else l.itemWidth * 8
+          // Null items: a validity bitmap of the items before their values, as pylance writes them.
+          val (bufs, items) =
+            if (!l.anyItemNull) (Seq(b), V20ColumnWriter.noNulls(V20ColumnWriter.flat(itemBits, vi)))
+            else {
+              val itemValidity = new ByteBuf(n * l.dim / 8 + 8)
+              MiniBlockEncoder.bitmap(l.itemValid.array, 0, n * l.dim, itemValidity)
+              (Seq(itemValidity, b), V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, vi),
+                V20ColumnWriter.flat(itemBits, vi + 1)))
+            }
+          (bufs, ArrayEncoding.newBuilder().setFixedSizeList(
             FixedSizeList.newBuilder().setDimension(l.dim).setHasValidity(false).setItems(items)).build())
         case v: VarValuesBuf =>
           V20Strings.dictionary(f, v, nulls.array, n) match {
@@ -181,6 +198,7 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
               c.addPage(col, bufs, n, firstRow, enc)
           }
           (null, null)
+        case _: NullValuesBuf => LeafValues.noValues
       }
       if (valueBufs != null) {
         if (nullCount > 0) c.addPage(col, validity +: valueBufs, n, firstRow, V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, 0), enc))

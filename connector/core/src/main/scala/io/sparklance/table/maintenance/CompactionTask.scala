@@ -77,25 +77,32 @@ final case class CompactionTask(
 
     def add(cols: Array[ColumnArray], n: Int, lineage: Option[LineageArrays],
         offsets: Array[Long]): Unit = {
-      if (writer == null) open()
       // Dictionary-decoded strings come back as ids into a page's dictionary: the writer
       // takes the values (and picks its own encoding, as for any write).
-      writer.write(cols.map(ColumnArrays.materialize))
-      lineage.foreach { l =>
-        var i = 0
-        while (i < n) {
-          val o = offsets(i).toInt
-          ids += l.ids(o); created += l.created(o); updated += l.updated(o)
-          i += 1
+      val values = cols.map(ColumnArrays.materialize)
+      var from = 0
+      while (from < n) {
+        if (writer == null) open()
+        val part = if (from == 0) values else values.map(ColumnArrays.slice(_, from, n - from))
+        // A file takes fewer rows when a dictionary column would outgrow its keys.
+        val took = writer.writeSome(part)
+        lineage.foreach { l =>
+          var i = from
+          while (i < from + took) {
+            val o = offsets(i).toInt
+            ids += l.ids(o); created += l.created(o); updated += l.updated(o)
+            i += 1
+          }
         }
+        from += took
+        if (from < n || writer.bytesWritten >= options.maxBytesPerFile) close()
       }
-      if (writer.bytesWritten >= options.maxBytesPerFile) close()
     }
 
     private def open(): Unit = {
       name = DataFileNames.next(jobToken)
-      writer = new LanceFileWriter(new StreamSink(io.create(Paths.join(dataDir, name))),
-        fields, version)
+      val path = Paths.join(dataDir, name)
+      writer = new LanceFileWriter(new StreamSink(io.create(path)), fields, version, name = path)
     }
 
     private def close(): Unit = {

@@ -297,10 +297,13 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
       val room = (plan.options.maxRowsPerFile - currentRows).min(Int.MaxValue).toInt
       val take = math.min(room, n - offset)
       val part = if (offset == 0 && take == n) arrays else arrays.map(a => io.sparklance.format.ColumnArrays.slice(a, offset, take))
-      current.write(part)
-      currentRows += take
-      offset += take
-      if (currentRows >= plan.options.maxRowsPerFile || current.bytesWritten >= plan.options.maxBytesPerFile) closeFile()
+      // A file takes fewer rows when a dictionary column would outgrow its keys: the rest
+      // go to the next file.
+      val took = current.writeSome(part)
+      currentRows += took
+      offset += took
+      if (took < take || currentRows >= plan.options.maxRowsPerFile ||
+          current.bytesWritten >= plan.options.maxBytesPerFile) closeFile()
     }
     arrays = null
   }
@@ -317,7 +320,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     val previous =
       if (finished != null) finished else FinishedWriters.take(plan.fields, plan.version)
     current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version,
-      plan.options.fileWriterOptions, sidecars, previous = previous)
+      plan.options.fileWriterOptions, sidecars, previous = previous, name = dataFile)
     finished = null
     currentRows = 0
   }

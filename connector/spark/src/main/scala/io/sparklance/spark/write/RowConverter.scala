@@ -79,10 +79,13 @@ private[spark] object ColBuilder {
     case (FixedSizeList(item, dim), at: ArrayType) =>
       val (w, conv) = fixed(f.copy(logicalType = item), item, at.elementType)
       new FslBuilder(f, dim, w, conv)
+    case (Null, _) => new NullBuilder(f)
     case (t, _) =>
-      ValueShape.ofType(t, f) match {
-        case ValueShape.Var => new VarBuilder(f, dt, t)
-        case ValueShape.Fixed(_, _) => val (w, conv) = fixed(f, t, dt); new FixedBuilder(f, w, conv)
+      // A dictionary column's values are written as its value type; the file writer keys them.
+      val vt = t match { case d: Dictionary => d.value; case other => other }
+      ValueShape.ofType(vt, f) match {
+        case ValueShape.Var => new VarBuilder(f, dt, vt)
+        case ValueShape.Fixed(_, _) => val (w, conv) = fixed(f, vt, dt); new FixedBuilder(f, w, conv)
         case other => throw LanceErrors.unsupportedType(f.name, t.text, s"cannot write values of shape $other")
       }
   }
@@ -194,6 +197,15 @@ private[spark] object ColBuilder {
       LE.putI64(a, p, v / perMicro)
     }
   }
+}
+
+/** A Lance `null` column (Spark void): every row null, no values. */
+private[write] final class NullBuilder(f: LanceField) extends ColBuilder(f) {
+  def bytes: Long = 0L
+  protected def addValue(g: SpecializedGetters, ord: Int): Unit =
+    throw LanceErrors.unsupportedType(f.name, Null.text, "a null column holds only nulls")
+  protected def addPlaceholder(): Unit = ()
+  def build(): ColumnArray = { val n = size; takeNulls(); new NullArray(n) }
 }
 
 private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
