@@ -77,3 +77,108 @@ def test_partition_by_and_unreadable_names_are_refused(spark, tmp_path):
         spark.range(2).select().write.format("lance").save(path)
     import os
     assert not os.path.exists(os.path.join(path, "_versions"))
+
+
+# ---- No option silently ignored --------------------------------------------------------------
+
+@pytest.mark.parametrize("typo,known", [("verison", "version"), ("batchsize", "batch_size"),
+                                        ("Timestampp", "timestamp"), ("tga", "tag")])
+def test_a_misspelt_read_option_is_refused_naming_the_nearest(spark, three_versions, typo, known):
+    with pytest.raises(Exception, match=f"Unknown option '{typo}' for format lance; "
+                                        f"did you mean '{known}'"):
+        spark.read.format("lance").option(typo, "1").load(three_versions).collect()
+
+
+def test_a_misspelt_write_option_is_refused_and_nothing_is_written(spark, three_versions):
+    before = lance.dataset(three_versions).version
+    with pytest.raises(Exception, match="did you mean 'max_rows_per_file'"):
+        spark.range(5).write.format("lance").mode("append") \
+            .option("max_rows_per_fil", 10).save(three_versions)
+    with pytest.raises(Exception, match="did you mean 'data_storage_version'"):
+        spark.range(5).writeTo(f"lance.`{three_versions}`") \
+            .option("data_storage_verison", "2.1").append()
+    assert lance.dataset(three_versions).version == before
+
+
+def test_the_python_helpers_pass_the_same_check(spark, three_versions):
+    import spark_lance
+    with pytest.raises(Exception, match="did you mean 'tag'"):
+        spark_lance.read_lance(spark, three_versions, tagg="x").collect()
+    with pytest.raises(Exception, match="did you mean 'commit_message'"):
+        spark_lance.write_lance(spark.range(1), three_versions, mode="append", comit_message="m")
+
+
+@pytest.mark.parametrize("option", ["readChangeFeed", "snapshot-id", "startingVersion",
+                                    "as-of-timestamp"])
+def test_other_formats_read_options_are_refused_saying_why(spark, three_versions, option):
+    with pytest.raises(Exception, match=f"Option '{option}' is not supported by format lance"):
+        spark.read.format("lance").option(option, "1").load(three_versions).collect()
+
+
+@pytest.mark.parametrize("option", ["overwriteSchema", "txnAppId", "partitionOverwriteMode"])
+def test_other_formats_write_options_are_refused(spark, three_versions, option):
+    with pytest.raises(Exception, match=option):
+        spark.range(1).write.format("lance").mode("overwrite").option(option, "true") \
+            .save(three_versions)
+    assert lance.dataset(three_versions).version == 3
+
+
+def test_storage_settings_and_hadoop_keys_pass(spark, three_versions):
+    df = (spark.read.format("lance").option("aws_region", "eu-west-1")
+          .option("fs.permissions.umask-mode", "022").option("storage_options.timeout", "30s")
+          .load(three_versions))
+    assert ids(df) == sorted(lance.dataset(three_versions).to_table()["id"].to_pylist())
+
+
+def test_the_session_setting_lets_unknown_names_through_but_not_other_formats(
+        spark, three_versions):
+    s = spark.newSession()
+    s.conf.set("spark.lance.allowUnknownOptions", "true")
+    df = s.read.format("lance").option("header", "true").load(three_versions)
+    assert ids(df) == sorted(lance.dataset(three_versions).to_table()["id"].to_pylist())
+    with pytest.raises(Exception, match="readChangeFeed"):
+        s.read.format("lance").option("readChangeFeed", "true").load(three_versions).collect()
+
+
+def test_a_misspelt_catalog_option_is_refused(spark, three_versions, tmp_path):
+    s = spark.newSession()
+    s.conf.set("spark.sql.catalog.typo_cat", "io.sparklance.spark.LanceCatalog")
+    s.conf.set("spark.sql.catalog.typo_cat.rooot", str(tmp_path))
+    with pytest.raises(Exception, match="did you mean 'root'"):
+        s.sql(f"select * from typo_cat.`{three_versions}`").collect()
+
+
+def readme_table_names(header):
+    """Backticked names in the first column of the README table under `header`."""
+    import re
+    from pathlib import Path
+    lines = (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines()
+    start = lines.index(header)
+    names = set()
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        names |= set(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return names
+
+
+def test_the_readme_lists_every_option_of_the_registry(spark):
+    reg = spark._jvm.io.sparklance.spark.LanceOptionNames
+
+    def names(kind):
+        return set(reg.documented(kind).split(","))
+
+    read_and_write = names("read") | names("write")
+    documented = set()
+    from pathlib import Path
+    import re
+    lines = (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line == "| option | meaning |":
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                documented |= set(re.findall(r"`([^`]+)`", row.split("|")[1]))
+    assert documented == read_and_write
+    assert readme_table_names("| pylance name | S3A name | meaning |") == names("storage")
+    assert readme_table_names("| other format's option | why refused |") == names("foreign")

@@ -86,6 +86,17 @@ object LanceErrors {
   def invalidOption(name: String, value: String, why: String): LanceInvalidOptionException =
     new LanceInvalidOptionException(s"Invalid value '$value' for option '$name': $why")
 
+  /** An option no reader or writer of the connector knows, with the nearest known name. */
+  def unknownOption(name: String, nearest: Option[String], relaxKey: String)
+      : LanceInvalidOptionException =
+    new LanceInvalidOptionException(s"Unknown option '$name' for format lance" +
+      nearest.fold("")(n => s"; did you mean '$n'?") + s" (a job that shares one options map " +
+      s"across formats may set $relaxKey=true to let unknown names through)")
+
+  /** An option of another format that would change what a read or write does here. */
+  def foreignOption(name: String, why: String): LanceInvalidOptionException =
+    new LanceInvalidOptionException(s"Option '$name' is not supported by format lance: $why")
+
   def concurrentModification(path: String, readVersion: Long, why: String,
       retryable: Boolean = false): LanceConcurrentModificationException =
     new LanceConcurrentModificationException(

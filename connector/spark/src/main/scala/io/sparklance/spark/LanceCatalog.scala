@@ -47,6 +47,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 
   override def initialize(name: String, opts: CaseInsensitiveStringMap): Unit = {
     catalogName = name
+    LanceOptionNames.check(opts)
     options = opts.asCaseSensitiveMap().asScala.toMap
     root = Option(opts.get("root")).filter(_.nonEmpty).map(Paths.stripTrailingSlash)
   }

@@ -50,7 +50,10 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
 
   override def getTable(schema: StructType, partitioning: Array[Transform],
       properties0: util.Map[String, String]): Table = {
-    val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(properties0))
+    // A catalog's table brings its properties (owner, comment, TBLPROPERTIES), not options.
+    val given = if (!LanceOptionNames.isCatalogTable(properties0)) properties0
+      else LanceOptionNames.optionsAmong(properties0.asScala.toMap).asJava
+    val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(given))
     val properties = options.asCaseSensitiveMap()
     val path = options.get("path")
     if (partitioning.nonEmpty)

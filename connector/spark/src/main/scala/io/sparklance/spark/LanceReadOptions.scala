@@ -98,7 +98,13 @@ object LanceReadOptions {
   /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
   val Branch = "branch"
 
+  /** Every read option's name. */
+  val Names: Seq[String] = Seq(Path, Version, Tag, Timestamp, VersionAsOf, TimestampAsOf,
+    MetadataTableKey, BatchSize, SplitSize, FilterPushdown, UseScalarIndex, AggregatePushdown,
+    AggregateGroupShare, TopNPushdown, RuntimeFilterMinBytes, Branch)
+
   def parse(options: CaseInsensitiveStringMap, sessionZone: ZoneId, defaultSplitBytes: Long): LanceReadOptions = {
+    LanceOptionNames.check(options)
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
       throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: spark.read.format(\"lance\").load(path)"))
     LanceReadOptions(

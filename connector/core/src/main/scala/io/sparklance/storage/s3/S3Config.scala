@@ -71,6 +71,16 @@ object S3Config {
   private val Retries = Seq("s3_max_retries")
   private val PartSize = Seq("s3_part_size")
 
+  private val Settings = Seq(AccessKey, SecretKey, SessionToken, Region, Endpoint, AllowHttp,
+    VirtualHosted, TokenFile, RoleArn, StsEndpoint, MetadataEndpoint, Timeout, DdbTable,
+    DdbEndpoint, Retries, PartSize)
+
+  /** The option names these settings are read from, as readers and writers take them. */
+  val OptionNames: Seq[String] = Settings.flatten.distinct
+
+  /** Each setting's own name (pylance's `storage_options` name): what the README lists. */
+  val PylanceNames: Seq[String] = Settings.map(_.head)
+
   /** The settings in `conf` (with reader/writer options already in it) and the environment. */
   def from(conf: Configuration, env: String => Option[String] = k => Option(System.getenv(k)))
       : S3Config = {

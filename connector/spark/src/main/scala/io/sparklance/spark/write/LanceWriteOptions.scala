@@ -99,9 +99,7 @@ object LanceWriteOptions {
    */
   val Unsupported: Map[String, String] = Map(
     "replaceWhere" -> ("it applies to df.write.mode(\"overwrite\") only; with writeTo use " +
-      "overwrite(condition), in SQL INSERT INTO t REPLACE WHERE condition"),
-    "partitionOverwriteMode" -> ("Lance datasets have no partitions; an overwrite replaces " +
-      "the whole dataset"))
+      "overwrite(condition), in SQL INSERT INTO t REPLACE WHERE condition"))
 
   private def parseVectorColumns(v: String): Map[String, Int] =
     v.split(',').map(_.trim).filter(_.nonEmpty).map { spec =>
@@ -112,7 +110,13 @@ object LanceWriteOptions {
           s"'$spec' is not name:dim (e.g. embedding:768)"))
     }.toMap
 
+  /** Every write option's name (`replaceWhere` is taken by an overwrite's save). */
+  val Names: Seq[String] = Seq(Path, DataStorageVersion, MaxRowsPerFile, MaxBytesPerFile,
+    EnableStableRowIds, MaxPageBytes, CommitRetries, CommitTimeoutSeconds, CommitMessage,
+    VectorColumns, Branch, PrimaryKey, MergeSchema, "replaceWhere")
+
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
+    io.sparklance.spark.LanceOptionNames.check(options)
     Unsupported.foreach { case (k, why) =>
       Option(options.get(k)).foreach(v => throw LanceErrors.invalidOption(k, v, why))
     }
