@@ -139,3 +139,97 @@ def test_damaged_manifest(spark, fx, damage, tmp_path):
     if older:
         v = older[-1]
         assert read(spark, copy, version=v).count() == lance.dataset(str(copy), version=v).count_rows()
+
+
+# ---- Errors a Spark user can catch: Spark's own exception classes ----------------------------
+
+def error_class(e):
+    """The error class (Spark 4's condition) and SQLSTATE of a PySpark error."""
+    return e.getErrorClass(), e.getSqlState()
+
+
+def first_line(e):
+    return str(e).splitlines()[0]
+
+
+def test_a_missing_path_is_an_analysis_exception(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    import spark_lance
+    p = tmp_path / "no_such.lance"
+    for read_it in (lambda: spark.read.format("lance").load(str(p)),
+                    lambda: spark_lance.read_lance(spark, str(p))):
+        with pytest.raises(AnalysisException) as e:
+            read_it()
+        assert error_class(e.value) == ("LANCE_NOT_FOUND", "42K03")
+        assert first_line(e.value).startswith("Lance dataset path does not exist") \
+            and str(p) in first_line(e.value), str(e.value)
+
+
+def test_a_directory_that_is_not_a_dataset_is_an_analysis_exception(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    p = tmp_path / "not_lance"
+    (p / "data").mkdir(parents=True)
+    with pytest.raises(AnalysisException) as e:
+        spark.read.format("lance").load(str(p))
+    assert error_class(e.value) == ("LANCE_NOT_FOUND", "42K03")
+    assert str(p) in first_line(e.value)
+
+
+def test_unknown_options_and_versions_are_analysis_exceptions(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    import pyarrow as pa
+    p = str(tmp_path / "ds")
+    lance.write_dataset(pa.table({"id": [1, 2]}), p)
+    with pytest.raises(AnalysisException) as e:
+        spark.read.format("lance").option("verison", 1).load(p)
+    assert error_class(e.value) == ("LANCE_UNKNOWN_OPTION", "42K06")
+    assert first_line(e.value).startswith("Unknown option 'verison' for format lance")
+    with pytest.raises(AnalysisException) as e:
+        spark.range(2).write.format("lance").mode("append").option("max_rows", 1).save(p)
+    assert error_class(e.value)[0] == "LANCE_UNKNOWN_OPTION"
+    with pytest.raises(AnalysisException) as e:
+        spark.read.format("lance").option("version", 99).load(p)
+    assert error_class(e.value)[0] == "LANCE_NOT_FOUND"
+    assert "99" in first_line(e.value)
+
+
+def test_a_dataframe_that_does_not_fit_is_an_analysis_exception(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    import pyarrow as pa
+    p = str(tmp_path / "ds")
+    lance.write_dataset(pa.table({"id": pa.array([1, 2], pa.int64())}), p)
+    with pytest.raises(AnalysisException) as e:
+        spark.range(2).selectExpr("id", "'x' as extra").write.format("lance") \
+            .mode("append").save(p)
+    assert error_class(e.value) == ("LANCE_SCHEMA_MISMATCH", "42K09")
+    assert "extra" in first_line(e.value)
+    assert lance.dataset(p).version == 1
+
+
+def test_a_bad_option_value_is_an_illegal_argument(spark, tmp_path):
+    from pyspark.errors import IllegalArgumentException
+    import pyarrow as pa
+    p = str(tmp_path / "ds")
+    lance.write_dataset(pa.table({"id": [1]}), p)
+    with pytest.raises(IllegalArgumentException) as e:
+        spark.read.format("lance").option("batch_size", "-1").load(p).collect()
+    assert "batch_size" in first_line(e.value)
+
+
+def test_a_missing_path_in_sql_is_an_analysis_exception(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    c = support.lance_catalog(spark)
+    with pytest.raises(AnalysisException):
+        spark.sql(f"select * from {c}.`{tmp_path / 'no_such.lance'}`")
+
+
+def test_the_maintenance_helpers_raise_the_same_classes(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    import spark_lance
+    p = str(tmp_path / "no_such.lance")
+    with pytest.raises(AnalysisException) as e:
+        spark_lance.compact_files(spark, p)
+    assert error_class(e.value)[0] == "LANCE_NOT_FOUND"
+    assert first_line(e.value).startswith("Lance dataset path does not exist")
+    with pytest.raises(AnalysisException):
+        spark_lance.LanceTable(spark, p).version

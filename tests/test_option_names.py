@@ -182,3 +182,29 @@ def test_the_readme_lists_every_option_of_the_registry(spark):
     assert documented == read_and_write
     assert readme_table_names("| pylance name | S3A name | meaning |") == names("storage")
     assert readme_table_names("| other format's option | why refused |") == names("foreign")
+
+
+def test_names_differing_only_in_case_are_refused_unless_spark_is_case_sensitive(spark, tmp_path):
+    df = spark.range(2).selectExpr("id as a", "id + 1 as A")
+    with pytest.raises(Exception, match="'a' and 'A'.*differ only in case"):
+        df.write.format("lance").save(str(tmp_path / "ci"))
+    with pytest.raises(Exception, match="'s.x' and 's.X'"):
+        spark.range(1).selectExpr("named_struct('x', 1, 'X', 2) as s").write.format("lance") \
+            .save(str(tmp_path / "ci2"))
+    s = spark.newSession()
+    s.conf.set("spark.sql.caseSensitive", "true")
+    s.range(2).selectExpr("id as a", "id + 1 as A").write.format("lance").save(str(tmp_path / "cs"))
+    assert lance.dataset(str(tmp_path / "cs")).schema.names == ["a", "A"]
+
+
+def test_an_extra_column_names_merge_schema_and_a_bad_vector_names_the_dataset(
+        spark, three_versions):
+    with pytest.raises(Exception, match="mergeSchema=true"):
+        spark.range(1).selectExpr("id", "1 as extra").write.format("lance").mode("append") \
+            .save(three_versions)
+    path = three_versions + "_vec"
+    spark.createDataFrame([(1, [1.0, 2.0])], "id long, v array<float>").write.format("lance") \
+        .option("vector_columns", "v:2").save(path)
+    with pytest.raises(Exception, match=f"Cannot write to Lance dataset {path}: column 'v'"):
+        spark.createDataFrame([(2, [1.0, 2.0, 3.0])], "id long, v array<float>") \
+            .write.format("lance").mode("append").save(path)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
+from ._errors import SparkErrorsProxy
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
 def _jvm(spark: "SparkSession"):
-    return spark.sparkContext._jvm.io.sparklance.spark.LanceMaintenance
+    return SparkErrorsProxy(spark, spark.sparkContext._jvm.io.sparklance.spark.LanceMaintenance)
 
 
 def _options(spark: "SparkSession", options: Optional[Dict[str, str]]):

@@ -26,11 +26,22 @@ final class LanceUnsupportedException(message: String) extends LanceException(me
 final class LanceConcurrentModificationException(message: String, val retryable: Boolean = false)
   extends LanceException(message)
 
-/** A DataFrame does not fit the dataset it is written to. */
-final class LanceSchemaMismatchException(message: String) extends LanceException(message)
+/**
+ * A DataFrame does not fit the dataset it is written to; `column` and `why` say how, so that
+ * an error raised where the dataset's path is not known can be raised again naming it.
+ */
+final class LanceSchemaMismatchException(message: String, val column: String = null,
+    val why: String = null) extends LanceException(message) {
+  /** This error naming the dataset at `path` (when it was raised without one). */
+  def at(path: String): LanceSchemaMismatchException =
+    if (column == null) this else LanceErrors.schemaMismatch(path, column, why)
+}
 
 /** A user-supplied option has a bad value. */
 final class LanceInvalidOptionException(message: String) extends LanceException(message)
+
+/** An option name the connector does not take: unknown, or another format's. */
+final class LanceUnknownOptionException(message: String) extends LanceException(message)
 
 object LanceErrors {
   def pathNotFound(path: String): LanceNotFoundException =
@@ -88,14 +99,14 @@ object LanceErrors {
 
   /** An option no reader or writer of the connector knows, with the nearest known name. */
   def unknownOption(name: String, nearest: Option[String], relaxKey: String)
-      : LanceInvalidOptionException =
-    new LanceInvalidOptionException(s"Unknown option '$name' for format lance" +
+      : LanceUnknownOptionException =
+    new LanceUnknownOptionException(s"Unknown option '$name' for format lance" +
       nearest.fold("")(n => s"; did you mean '$n'?") + s" (a job that shares one options map " +
       s"across formats may set $relaxKey=true to let unknown names through)")
 
   /** An option of another format that would change what a read or write does here. */
-  def foreignOption(name: String, why: String): LanceInvalidOptionException =
-    new LanceInvalidOptionException(s"Option '$name' is not supported by format lance: $why")
+  def foreignOption(name: String, why: String): LanceUnknownOptionException =
+    new LanceUnknownOptionException(s"Option '$name' is not supported by format lance: $why")
 
   def concurrentModification(path: String, readVersion: Long, why: String,
       retryable: Boolean = false): LanceConcurrentModificationException =
@@ -105,7 +116,8 @@ object LanceErrors {
         "version.", retryable)
 
   def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
-    new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why")
+    new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why",
+      column, why)
 
   /** A schema change (ALTER TABLE, add/drop/rename columns) that cannot be made as asked. */
   def invalidSchemaChange(path: String, why: String): LanceSchemaMismatchException =

@@ -14,6 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
+import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.{FileIO, FileTrees, Paths, RoutingFileIO}
 import io.sparklance.spark.shims.LanceProcedureCatalog
 import io.sparklance.table.{LanceDataset, VersionSpec}
@@ -47,7 +48,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 
   override def initialize(name: String, opts: CaseInsensitiveStringMap): Unit = {
     catalogName = name
-    LanceOptionNames.check(opts)
+    SparkErrors.spark(LanceOptionNames.check(opts))
     options = opts.asCaseSensitiveMap().asScala.toMap
     root = Option(opts.get("root")).filter(_.nonEmpty).map(Paths.stripTrailingSlash)
   }
@@ -83,7 +84,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 
   private def exists(path: String): Boolean = WritePlan.existing(fileIO, path).isDefined
 
-  private def load(ident: Identifier, version: VersionSpec): Table = {
+  private def load(ident: Identifier, version: VersionSpec): Table = SparkErrors.spark {
     val path = location(ident)
     if (!exists(path)) throw new NoSuchTableException(ident)
     val tableOptions = (options - "root") + ("path" -> path)

@@ -13,6 +13,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
+import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.Paths
 import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, ReplaceWhere}
 
@@ -38,7 +39,7 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
    */
   private var inferred: Option[(Map[String, String], Table)] = None
 
-  override def inferSchema(options0: CaseInsensitiveStringMap): StructType = {
+  override def inferSchema(options0: CaseInsensitiveStringMap): StructType = SparkErrors.spark {
     val options = LanceProvider.withPathQuery(options0)
     val table = LanceTables.load(session, options)
     inferred = Some((options.asCaseSensitiveMap().asScala.toMap, table))
@@ -49,7 +50,7 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   override def supportsExternalMetadata(): Boolean = true
 
   override def getTable(schema: StructType, partitioning: Array[Transform],
-      properties0: util.Map[String, String]): Table = {
+      properties0: util.Map[String, String]): Table = SparkErrors.spark {
     // A catalog's table brings its properties (owner, comment, TBLPROPERTIES), not options.
     val given = if (!LanceOptionNames.isCatalogTable(properties0)) properties0
       else LanceOptionNames.optionsAmong(properties0.asScala.toMap).asJava
@@ -69,7 +70,7 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
       sqlContext: SQLContext,
       mode: SaveMode,
       parameters0: Map[String, String],
-      data: DataFrame): BaseRelation = {
+      data: DataFrame): BaseRelation = SparkErrors.spark {
     val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(parameters0.asJava))
     val parameters = options.asCaseSensitiveMap().asScala.toMap
     val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(

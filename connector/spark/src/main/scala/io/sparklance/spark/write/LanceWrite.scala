@@ -15,6 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
+import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
 import io.sparklance.format.writer._
@@ -77,7 +78,7 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
   override def build(): Write = new DriverMetricsWrite {
     @volatile private var batch: LanceBatchWrite = _
     override def toBatch: BatchWrite = {
-      batch = LanceBatchWrite.plan(options, info.schema(), overwrite, replacing)
+      batch = SparkErrors.spark(LanceBatchWrite.plan(options, info.schema(), overwrite, replacing))
       batch
     }
     // Lines without driver write metrics (3.5) show none of them.
@@ -273,9 +274,12 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
   private val checkEvery = if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
 
-  override def write(row: InternalRow): Unit = {
+  override def write(row: InternalRow): Unit = try {
     batcher.add(row)
     if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
+  } catch {
+    // The row converters do not know the dataset: name it.
+    case e: io.sparklance.LanceSchemaMismatchException => throw e.at(plan.root)
   }
 
   /** Checks the rows of an overwrite by condition: each must satisfy it. */

@@ -84,7 +84,33 @@ object SparkToLance {
           LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Nil)
       }
     }
+    checkDistinct(schema, "")
     schema.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, -1))
+  }
+
+  /**
+   * Refuses names of one struct (`where`: its path, "" at the top) that differ only in case
+   * when Spark resolves names ignoring case (`spark.sql.caseSensitive=false`, the default):
+   * reading them back, `select("a")` could not tell `a` from `A`.
+   */
+  private def checkDistinct(st: StructType, where: String): Unit = {
+    if (!org.apache.spark.sql.internal.SQLConf.get.caseSensitiveAnalysis)
+      st.fieldNames.groupBy(_.toLowerCase(java.util.Locale.ROOT)).values.find(_.length > 1)
+        .foreach { same =>
+          throw LanceErrors.unsupported(s"Cannot write columns ${same.map(n => s"'$where$n'")
+            .mkString(" and ")}: their names differ only in case, which Spark cannot tell " +
+            "apart when it reads them (spark.sql.caseSensitive=false); rename one, or set " +
+            "spark.sql.caseSensitive=true")
+        }
+    st.fields.foreach { f =>
+      def inner(dt: DataType): Unit = dt match {
+        case s: StructType => checkDistinct(s, s"$where${f.name}.")
+        case a: ArrayType => inner(a.elementType)
+        case m: MapType => inner(m.keyType); inner(m.valueType)
+        case _ =>
+      }
+      inner(f.dataType)
+    }
   }
 
   /** Field metadata keys that steer how a column is encoded, copied to the Lance field. */
@@ -212,7 +238,8 @@ object SparkToLance {
     }
     schema.fields.indices.filterNot(used).headOption.foreach { i =>
       throw LanceErrors.schemaMismatch(path, schema.fields(i).name,
-        s"is not in the dataset, whose columns are ${target.fields.map(_.name).mkString(", ")} (adding columns is not supported)")
+        s"is not in the dataset, whose columns are ${target.fields.map(_.name).mkString(", ")}; " +
+          "to add it, append with option mergeSchema=true")
     }
     out
   }
