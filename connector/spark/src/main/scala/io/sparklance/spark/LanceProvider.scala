@@ -15,7 +15,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.LanceErrors
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.Paths
-import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, ReplaceWhere}
+import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, LanceWriteTable,
+  ReplaceWhere}
 
 /**
  * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
@@ -83,11 +84,12 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
     // replaceWhere with an overwrite replaces only the matching rows (ReplaceWhere); with any
     // other mode it reaches the write's options, which refuse it.
     val replaceWhere = Option(options.get("replaceWhere")).filter(_ => mode == SaveMode.Overwrite)
-    def run(sparkMode: String, create: Option[String]): Unit = {
+    def run(sparkMode: String, create: Option[String], fit: Boolean = false): Unit = {
       val w = data.write.format(classOf[LanceWriteSource].getName).mode(sparkMode)
         .options(parameters.filter { case (k, _) => !k.equalsIgnoreCase("path") &&
           !(replaceWhere.isDefined && k.equalsIgnoreCase("replaceWhere")) })
       create.foreach(c => w.option(LanceWriteOptions.CreateMode, c))
+      if (fit) w.option(LanceWriteTable.AppendToSchema, "true")
       replaceWhere.foreach(c => w.option(ReplaceWhere.ConditionKey, c))
       w.save(path)
     }
@@ -96,7 +98,11 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
         if (exists) throw LanceErrors.datasetExists(Paths.stripTrailingSlash(path))
         run("overwrite", Some("errorifexists"))
       case SaveMode.Ignore => if (!exists) run("overwrite", Some("ignore"))
-      case SaveMode.Append => run("append", None)
+      case SaveMode.Append =>
+        // Spark fits the DataFrame to an existing dataset's schema (by name, with its store
+        // assignment casts) unless the append may add columns.
+        val merge = Option(options.get(LanceWriteOptions.MergeSchema)).exists(_.trim.equalsIgnoreCase("true"))
+        run("append", None, fit = exists && !merge)
       case SaveMode.Overwrite => run("overwrite", None)
     }
     val s = data.schema
