@@ -140,11 +140,15 @@ object CleanupOldVersions {
     val sizes = inParallel(oldManifests.toSeq)(p => fileIO.size(p))
     val all = removed.toSeq ++ oldManifests.zip(sizes).map { case (p, size) => (p, size, 'v') }
     if (!dryRun) deleteAll(fileIO, root, all.map(_._1))
+    // Reported in one form, under the root as given (a listing qualifies its paths: file:/...).
+    def shown(path: String): String =
+      if (path.startsWith(root)) path
+      else Paths.join(root, path.substring(path.indexOf(root) + root.length).stripPrefix("/"))
     log.info("Cleanup of {}{}: {} old versions, {} files", root, if (dryRun) " (dry run)" else "",
       Long.box(oldManifests.size.toLong), Int.box(all.size))
     def count(k: Char) = removed.count(_._3 == k).toLong
     CleanupStats(all.map(_._2).sum, oldManifests.size.toLong, count('d'), count('t'),
-      count('i'), count('x'), all.map(_._1))
+      count('i'), count('x'), all.map(f => shown(f._1)))
   }
 
   /** Deletes `paths` with at most `DeleteThreads` deletes in flight (object stores are slow). */
