@@ -110,3 +110,13 @@ def test_unknown_procedure_and_table(spark, twins, tmp_path):
         spark.sql(f"call {c}.system.restore(table => '{tmp_path}/missing', version => '1')")
     with pytest.raises(Exception, match="table"):
         spark.sql(f"call {c}.system.restore(version => '1')")
+
+
+def test_a_misspelt_argument_is_refused_naming_it(spark, tmp_path):
+    from pyspark.errors import AnalysisException
+    path = str(tmp_path / "ds")
+    lance.write_dataset(table(0, 3), path)
+    with pytest.raises(AnalysisException, match="target_rows_per_fragmnt"):
+        spark.sql(f"CALL {catalog(spark)}.system.compact_files(table => '{path}', "
+                  "target_rows_per_fragmnt => 5)")
+    assert lance.dataset(path).version == 1
