@@ -31,6 +31,7 @@ TYPES = {
     "float16": (pa.float16(), None, VERSIONS),
     "fixed_size_binary": (pa.binary(4), None, VERSIONS),
     "decimal128": (pa.decimal128(12, 3), None, VERSIONS),
+    "decimal256": (pa.decimal256(20, 4), None, VERSIONS),
     "date64": (pa.date64(), None, VERSIONS),
     "time32": (pa.time32("ms"), None, VERSIONS),
     "time64": (pa.time64("us"), None, VERSIONS),
