@@ -460,3 +460,27 @@ def test_a_dataset_under_the_minimum_size_is_not_offered_to_sparks_pruning(
     got, plan = answer(spark, parts_and_items, sql)
     assert got == want
     assert "dynamicpruningexpression(i_key" in item_scans(plan, parts_and_items["item"])[0]
+
+
+def pruning_subqueries(spark, df):
+    """(marked as subqueries, not marked) adaptive plans of the pruning subqueries in `df`'s
+    executed plan (see PruningSubqueriesAsSubqueries)."""
+    t = spark._jvm.io.sparklance.spark.PruningSubqueriesAsSubqueries.count(
+        df._jdf.queryExecution().executedPlan())
+    return t._1(), t._2()
+
+
+def test_pruning_subqueries_run_as_subqueries(spark, parts_and_items):
+    """The connector's pruning subqueries bound to no broadcast run as subqueries: planned as a
+    whole query's plan instead (Spark's PlanAdaptiveDynamicPruningFilters), one posts updates of
+    the whole plan from its own thread, which could deadlock with a shuffle exchange waiting
+    for it (TPC-H q7 hung once in three runs). AQE on, as by default."""
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", str(data_bytes(parts_and_items["part"])))
+    try:
+        views(spark, parts_and_items, "lance")
+        df = spark.sql(Q7.format(group="east"))
+        df.collect()
+        marked, unmarked = pruning_subqueries(spark, df)
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    assert unmarked == 0 and marked > 0, (marked, unmarked)

@@ -9,7 +9,8 @@ import io.sparklance.spark.vector.LanceNearestFunction
  * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
  * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]], [[KeepFiltersForPruning]],
  * [[InSubqueryPruning]], [[ExistsPruning]], [[LikePushDown]] and, before scan push-down,
- * [[JoinedKeyPruning]] and [[FilteredJoinPruning]].
+ * [[JoinedKeyPruning]] and [[FilteredJoinPruning]]; and among the adaptive query-stage rules
+ * [[PruningSubqueriesAsSubqueries]], which keeps their pruning subqueries from hanging a query.
  * {{{
  * spark-submit --conf spark.sql.extensions=io.sparklance.spark.LanceSparkSessionExtensions
  * }}}
@@ -25,5 +26,6 @@ class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => LikePushDown)
     extensions.injectPreCBORule(_ => JoinedKeyPruning)
     extensions.injectPreCBORule(_ => FilteredJoinPruning)
+    extensions.injectQueryStageOptimizerRule(_ => PruningSubqueriesAsSubqueries)
   }
 }
