@@ -16,7 +16,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.Paths
 import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, LanceWriteTable,
-  ReplaceWhere}
+  ReplaceWhere, SparkToLance}
 
 /**
  * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
@@ -101,7 +101,9 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
       case SaveMode.Append =>
         // Spark fits the DataFrame to an existing dataset's schema (by name, with its store
         // assignment casts) unless the append may add columns.
-        val merge = Option(options.get(LanceWriteOptions.MergeSchema)).exists(_.trim.equalsIgnoreCase("true"))
+        val merge = Option(options.get(LanceWriteOptions.MergeSchema))
+          .exists(_.trim.equalsIgnoreCase("true"))
+        if (exists && !merge) refuseExtraColumns(options, data.schema)
         run("append", None, fit = exists && !merge)
       case SaveMode.Overwrite => run("overwrite", None)
     }
@@ -114,6 +116,20 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   }
 
   private def session: SparkSession = SparkSession.active
+
+  /**
+   * A DataFrame column the dataset lacks is refused naming `mergeSchema`, before Spark's own
+   * resolution would refuse it without saying how to add it.
+   */
+  private def refuseExtraColumns(options: CaseInsensitiveStringMap, schema: StructType): Unit =
+    LanceTables.loadIfExists(session, options).foreach { t =>
+      val names = t.schema().fieldNames.toSeq
+      val caseSensitive = session.sessionState.conf.caseSensitiveAnalysis
+      schema.fieldNames.find(c => !names.exists(n => if (caseSensitive) n == c
+        else n.equalsIgnoreCase(c))).foreach { c =>
+        throw SparkToLance.notInDataset(Paths.stripTrailingSlash(options.get("path")), c, names)
+      }
+    }
 }
 
 object LanceProvider {

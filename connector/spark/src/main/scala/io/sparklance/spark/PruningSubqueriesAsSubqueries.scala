@@ -1,5 +1,8 @@
 package io.sparklance.spark
 
+import java.lang.reflect.Field
+import java.util.{Collections, IdentityHashMap}
+
 import org.apache.spark.sql.catalyst.expressions.DynamicPruningExpression
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{InSubqueryExec, ReusedSubqueryExec, SparkPlan, SubqueryExec}
@@ -29,7 +32,7 @@ import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStag
  * after Spark plans the pruning filters; where the flag cannot be set, it changes nothing.
  */
 object PruningSubqueriesAsSubqueries extends Rule[SparkPlan] {
-  private lazy val isSubqueryField: Option[java.lang.reflect.Field] =
+  private lazy val isSubqueryField: Option[Field] =
     try {
       val f = classOf[AdaptiveSparkPlanExec].getDeclaredField("isSubquery")
       f.setAccessible(true)
@@ -72,8 +75,7 @@ object PruningSubqueriesAsSubqueries extends Rule[SparkPlan] {
   def count(plan: SparkPlan): (Int, Int) = {
     var marked = 0
     var unmarked = 0
-    val seen = java.util.Collections.newSetFromMap(
-      new java.util.IdentityHashMap[SparkPlan, java.lang.Boolean]())
+    val seen = Collections.newSetFromMap(new IdentityHashMap[SparkPlan, java.lang.Boolean]())
     def visit(p: SparkPlan): Unit = if (seen.add(p)) {
       p.expressions.foreach(_.foreach {
         case DynamicPruningExpression(in: InSubqueryExec) =>

@@ -59,6 +59,9 @@ private[writer] object DeclaredDictionary {
       s"dictionaries of ${d.value.text} values cannot be written")
   }
 
+  private def notDictionaryValues =
+    new IllegalArgumentException("dictionary values must be fixed or variable width")
+
   /** Entry numbers of a page's values (0 for nulls) and the entries, in order of appearance. */
   final class Entries(val keys: Array[Int], val entries: DistinctValues)
 
@@ -81,7 +84,7 @@ private[writer] object DeclaredDictionary {
           if (isNull == null || !isNull(k)) keys(k) = seen.getOrAdd(a, v.offsets(k), v.length(k))
           k += 1
         }
-      case _ => throw new IllegalArgumentException("dictionary values must be fixed or variable width")
+      case _ => throw notDictionaryValues
     }
     new Entries(keys, seen)
   }
@@ -111,7 +114,7 @@ private[writer] object DeclaredDictionary {
         DictionaryEncoder.varBlock(e.entries.bytes, offsets, count, v.large, params, version)
       case f: FixedValuesBuf =>
         DictionaryEncoder.wrap(e.entries.bytes, Encodings.flat(f.width * 8), params, version, count)
-      case _ => throw new IllegalArgumentException("dictionary values must be fixed or variable width")
+      case _ => throw notDictionaryValues
     }
   }
 
@@ -161,7 +164,7 @@ private[writer] object DeclaredDictionary {
           (Seq(validity, data), V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, 1),
             V20ColumnWriter.flat(f.width * 8, 2)))
         }
-      case _ => throw new IllegalArgumentException("dictionary values must be fixed or variable width")
+      case _ => throw notDictionaryValues
     }
     val enc = ArrayEncoding.newBuilder().setDictionary(Dictionary.newBuilder()
       .setIndices(keysEnc).setItems(itemsEnc).setNumDictionaryItems(items)).build()

@@ -80,12 +80,16 @@ private[writer] final class DistinctValues(initial: Int = 256) {
     while (s < old.length) { if (old(s) >= 0) place(old(s), oldHashes(s)); s += 1 }
   }
 
-  private def empty(n: Int): Array[Int] = { val a = new Array[Int](n); java.util.Arrays.fill(a, -1); a }
+  private def empty(n: Int): Array[Int] = {
+    val a = new Array[Int](n); java.util.Arrays.fill(a, -1); a
+  }
 
   private def hash(a: Array[Byte], off: Int, len: Int): Int = {
     var h = 0x9E3779B97F4A7C15L ^ len
     var i = 0
-    while (i + 8 <= len) { h = (h ^ LE.i64(a, off + i)) * 0xFF51AFD7ED558CCDL; h ^= h >>> 29; i += 8 }
+    while (i + 8 <= len) {
+      h = (h ^ LE.i64(a, off + i)) * 0xFF51AFD7ED558CCDL; h ^= h >>> 29; i += 8
+    }
     if (i < len) h = (h ^ LE.loadPartial(a, off + i, len - i)) * 0xFF51AFD7ED558CCDL
     h = (h ^ (h >>> 32)) * 0xC4CEB9FE1A85EC53L
     (h ^ (h >>> 29)).toInt

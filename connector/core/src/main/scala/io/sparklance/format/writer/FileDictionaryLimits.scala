@@ -47,7 +47,8 @@ private[writer] final class FileDictionaryLimits(fields: Seq[LanceField], versio
         val i = if (vis == null) k else vis(k)
         if (i >= 0) {
           s.values match {
-            case v: VarBinaryArray => seen.getOrAdd(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i))
+            case v: VarBinaryArray =>
+              seen.getOrAdd(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i))
             case f: FixedWidthArray => seen.getOrAdd(f.data, i * f.byteWidth, f.byteWidth)
             case _: NullArray =>
             case other => throw new IllegalArgumentException(

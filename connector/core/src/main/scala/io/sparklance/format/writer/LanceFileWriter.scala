@@ -127,15 +127,18 @@ final class LanceFileWriter(
    */
   def writeSome(columns: Array[ColumnArray]): Int = {
     require(!finished, "file already finished")
-    require(columns.length == fields.length, s"expected ${fields.length} columns, got ${columns.length}")
+    require(columns.length == fields.length,
+      s"expected ${fields.length} columns, got ${columns.length}")
     if (columns.isEmpty) return 0
     val all = columns(0).length
-    columns.foreach(c => require(c.length == all, s"columns of one batch must have the same length ($all vs ${c.length})"))
+    columns.foreach(c => require(c.length == all,
+      s"columns of one batch must have the same length ($all vs ${c.length})"))
     if (all == 0) return 0
     val n = dictionaryLimits.fit(columns, all)
     if (n == 0) {
       if (rows == 0) throw LanceErrors.unsupported("Cannot write a row to a Lance file: it " +
-        s"alone holds more distinct values than its dictionary keys index: ${dictionaryLimits.describe}")
+        "alone holds more distinct values than its dictionary keys index: " +
+        dictionaryLimits.describe)
       return 0
     }
     val part = if (n == all) columns else columns.map(ColumnArrays.slice(_, 0, n))
@@ -159,7 +162,8 @@ final class LanceFileWriter(
     finished = true
     if (version.structural) structural.foreach(_.foreach(_.finish())) else v20.foreach(_.finish())
     val columnFields =
-      if (version.structural) leafPaths.flatten.map(_.leaf) else fields.flatMap(PackedStructs.columnFields)
+      if (version.structural) leafPaths.flatten.map(_.leaf)
+      else fields.flatMap(PackedStructs.columnFields)
     PageTypeGuard.check(name, version, columnFields, container.pagesOf)
     sidecarWriter.close()
     val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(fields, version)).asJava)

@@ -56,7 +56,8 @@ private[writer] object PageTypeGuard {
             val keys = bits(m.getValueCompression)
             if (!keys.contains(want)) Some(s"a dictionary page with ${keys.getOrElse("?")}-bit " +
               s"keys, not $want-bit keys")
-            else entries(d.value, m.getDictionary).map(e => s"a dictionary page whose entries are $e")
+            else entries(d.value, m.getDictionary)
+              .map(e => s"a dictionary page whose entries are $e")
         }
       case LogicalType.Null =>
         if (allNull) None else Some(s"a ${describe(l)} page, not a page of nulls only")
@@ -72,7 +73,9 @@ private[writer] object PageTypeGuard {
   /** How a dictionary block's entries differ from values of type `t`, or None. */
   private def entries(t: LogicalType, e: CompressiveEncoding): Option[String] = {
     val inner = if (e.hasGeneral) e.getGeneral.getValues else e
-    val got = if (inner.hasVariable) bits(inner.getVariable.getOffsets).map(b => s"variable-width ($b-bit offsets)")
+    val got =
+      if (inner.hasVariable)
+        bits(inner.getVariable.getOffsets).map(b => s"variable-width ($b-bit offsets)")
       else bits(inner).map(b => s"$b-bit fixed-width")
     val want =
       if (isVar(t)) s"variable-width (${if (LeafValues.isLarge(t)) 64 else 32}-bit offsets)"
@@ -122,7 +125,8 @@ private[writer] object PageTypeGuard {
             Some(keys.getNullable.getNoNulls.getValues.getFlat.getBitsPerValue)
           else None
         if (got.contains(want)) None
-        else Some(s"a dictionary page with ${got.map(b => s"$b-bit").getOrElse("non-flat")} keys, " +
+        else Some(s"a dictionary page with ${got.map(b => s"$b-bit").getOrElse("non-flat")} " +
+          "keys, " +
           s"not $want-bit flat keys")
       }
     case LogicalType.Null =>

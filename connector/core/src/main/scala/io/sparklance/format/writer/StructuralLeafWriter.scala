@@ -40,7 +40,7 @@ private[writer] final class StructuralLeafWriter(
   /** Child byte widths when the leaf is a packed struct, else null. */
   private val packedWidths = if (lp.isPacked) PackedStructs.childWidths(lp.leaf, version) else null
 
-  /** The leaf's dictionary type, if it has one: every page with a value is then a dictionary page. */
+  /** The leaf's dictionary type, if any: every page with a value is then a dictionary page. */
   private val dict =
     if (lp.isBlob || lp.isPacked) None else DeclaredDictionary.of(lp.leaf)
   dict.foreach(d => DeclaredDictionary.checkValues(lp.leaf.name, d, values))
@@ -96,7 +96,8 @@ private[writer] final class StructuralLeafWriter(
     val width = DeclaredDictionary.keyWidth(lp.leaf.name, d)
     val keys = DeclaredDictionary.keyBytes(e.keys, n, width)
     val chunks = ValueCompressors.fixed(keys, width, bool = false, n, params)
-    if (!MiniBlockEncoder.write(this, levels, chunks, DeclaredDictionary.block(e, values, params, version)))
+    val block = DeclaredDictionary.block(e, values, params, version)
+    if (!MiniBlockEncoder.write(this, levels, chunks, block))
       throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': a page of this dictionary " +
         "column does not fit Lance mini-block chunks")
   }

@@ -25,7 +25,8 @@ class PageTypeGuardSuite extends AnyFunSuite {
   private val values = strings((0 until 500).map(i => if (i % 9 == 0) null else s"v${i % 6}"))
 
   /** The pages a one-column writer of `f` writes for `a`: encodings and buffer counts. */
-  private def pagesOf(f: LanceField, version: FileVersion, a: ColumnArray): Seq[(com.google.protobuf.Message, Int)] = {
+  private def pagesOf(f: LanceField, version: FileVersion, a: ColumnArray)
+      : Seq[(com.google.protobuf.Message, Int)] = {
     val container = new ContainerWriter(new StreamSink(new ByteArrayOutputStream()), version, 1)
     if (version.structural) {
       val w = new StructuralLeafWriter(0, LeafPath.leaves(f).head, version, container, 1 << 20,

@@ -1,7 +1,7 @@
 package io.sparklance.spark.errors
 
-import io.sparklance.{LanceException, LanceInvalidOptionException, LanceNotFoundException, LanceSchemaMismatchException,
-  LanceUnknownOptionException}
+import io.sparklance.{LanceException, LanceInvalidOptionException, LanceNotFoundException,
+  LanceSchemaMismatchException, LanceUnknownOptionException}
 
 /**
  * The connector's errors as the exceptions a Spark user catches, at the places Spark calls
@@ -9,7 +9,7 @@ import io.sparklance.{LanceException, LanceInvalidOptionException, LanceNotFound
  *
  * | connector error | Spark exception | error class | SQLSTATE |
  * | --- | --- | --- | --- |
- * | path, dataset, version, tag or index not found | `AnalysisException` | `LANCE_NOT_FOUND` | 42K03 |
+ * | path, dataset, version or tag not found | `AnalysisException` | `LANCE_NOT_FOUND` | 42K03 |
  * | unknown option, or another format's | `AnalysisException` | `LANCE_UNKNOWN_OPTION` | 42K06 |
  * | DataFrame does not fit the dataset | `AnalysisException` | `LANCE_SCHEMA_MISMATCH` | 42K09 |
  * | bad option value | `IllegalArgumentException` | | |

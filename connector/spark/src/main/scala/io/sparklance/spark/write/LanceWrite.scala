@@ -14,7 +14,7 @@ import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.sparklance.LanceErrors
+import io.sparklance.{LanceErrors, LanceSchemaMismatchException}
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
@@ -307,7 +307,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
   } catch {
     // The row converters do not know the dataset: name it.
-    case e: io.sparklance.LanceSchemaMismatchException => throw e.at(plan.root)
+    case e: LanceSchemaMismatchException => throw e.at(plan.root)
   }
 
   /** Checks the rows of an overwrite by condition: each must satisfy it. */

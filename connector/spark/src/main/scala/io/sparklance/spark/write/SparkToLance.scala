@@ -1,5 +1,8 @@
 package io.sparklance.spark.write
 
+import java.util.Locale
+
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
 import io.sparklance.{LanceErrors, LanceException}
@@ -94,8 +97,8 @@ object SparkToLance {
    * reading them back, `select("a")` could not tell `a` from `A`.
    */
   private def checkDistinct(st: StructType, where: String): Unit = {
-    if (!org.apache.spark.sql.internal.SQLConf.get.caseSensitiveAnalysis)
-      st.fieldNames.groupBy(_.toLowerCase(java.util.Locale.ROOT)).values.find(_.length > 1)
+    if (!SQLConf.get.caseSensitiveAnalysis)
+      st.fieldNames.groupBy(_.toLowerCase(Locale.ROOT)).values.find(_.length > 1)
         .foreach { same =>
           throw LanceErrors.unsupported(s"Cannot write columns ${same.map(n => s"'$where$n'")
             .mkString(" and ")}: their names differ only in case, which Spark cannot tell " +
@@ -237,12 +240,15 @@ object SparkToLance {
       (f, idx)
     }
     schema.fields.indices.filterNot(used).headOption.foreach { i =>
-      throw LanceErrors.schemaMismatch(path, schema.fields(i).name,
-        s"is not in the dataset, whose columns are ${target.fields.map(_.name).mkString(", ")}; " +
-          "to add it, append with option mergeSchema=true")
+      throw notInDataset(path, schema.fields(i).name, target.fields.map(_.name))
     }
     out
   }
+
+  /** A DataFrame column the dataset at `path` (of `columns`) lacks, for an append. */
+  def notInDataset(path: String, column: String, columns: Seq[String]): LanceException =
+    LanceErrors.schemaMismatch(path, column, s"is not in the dataset, whose columns are " +
+      s"${columns.mkString(", ")}; to add it, append with option mergeSchema=true")
 
   private def checkType(path: String, name: String, f: LanceField, dt: DataType): Unit = {
     // Blob columns read (and are appended) as their bytes; the writer stores descriptors. A blob
