@@ -21,7 +21,7 @@ import io.sparklance.storage.s3.S3Config
  * Let through: the read and write options ([[LanceReadOptions]], [[LanceWriteOptions]]), the
  * storage settings ([[S3Config]]), Spark's own (`path`, `paths`, `location`), and families
  * passed to Hadoop or kept internal (`fs.*`, `dfs.*`, `hadoop.*`, `spark.*`, `aws_*`,
- * `storage_options.*`, `__*`). Session setting [[RelaxKey]] lets unknown names through (for
+ * `storage_options.*`, `__*`), and table properties (`lance.encoding.*`, `lance.version`, ...). Session setting [[RelaxKey]] lets unknown names through (for
  * jobs sharing one options map across formats); other formats' options stay refused.
  */
 object LanceOptionNames {
@@ -29,10 +29,14 @@ object LanceOptionNames {
 
   /** Options Spark itself puts in a source's options. */
   val SparkNames: Seq[String] = Seq("path", "paths", "location")
-  /** A catalog's own option (`spark.sql.catalog.<name>.root`). */
-  val CatalogNames: Seq[String] = Seq("root")
-  val PassThroughPrefixes: Seq[String] =
-    Seq("fs.", "dfs.", "hadoop.", "spark.", "aws_", "storage_options.", "__")
+  /**
+   * A catalog's own option (`spark.sql.catalog.<name>.root`), and the table properties a
+   * CREATE TABLE hands its write ([[LanceTableChanges]]).
+   */
+  val CatalogNames: Seq[String] = Seq("root", LanceTableChanges.VersionKey,
+    LanceTableChanges.FormatKey, LanceTableChanges.PrimaryKeyKey)
+  val PassThroughPrefixes: Seq[String] = Seq("fs.", "dfs.", "hadoop.", "spark.", "aws_",
+    "storage_options.", "__", ColumnEncodingProperties.Prefix)
 
   /**
    * Options of other formats that would change what a read or write does if ignored, and

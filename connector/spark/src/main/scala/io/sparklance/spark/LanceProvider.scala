@@ -15,8 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.LanceErrors
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.Paths
-import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, LanceWriteTable,
-  ReplaceWhere, SparkToLance}
+import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, ReplaceWhere}
 
 /**
  * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
@@ -84,12 +83,11 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
     // replaceWhere with an overwrite replaces only the matching rows (ReplaceWhere); with any
     // other mode it reaches the write's options, which refuse it.
     val replaceWhere = Option(options.get("replaceWhere")).filter(_ => mode == SaveMode.Overwrite)
-    def run(sparkMode: String, create: Option[String], fit: Boolean = false): Unit = {
+    def run(sparkMode: String, create: Option[String]): Unit = {
       val w = data.write.format(classOf[LanceWriteSource].getName).mode(sparkMode)
         .options(parameters.filter { case (k, _) => !k.equalsIgnoreCase("path") &&
           !(replaceWhere.isDefined && k.equalsIgnoreCase("replaceWhere")) })
       create.foreach(c => w.option(LanceWriteOptions.CreateMode, c))
-      if (fit) w.option(LanceWriteTable.AppendToSchema, "true")
       replaceWhere.foreach(c => w.option(ReplaceWhere.ConditionKey, c))
       w.save(path)
     }
@@ -98,13 +96,7 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
         if (exists) throw LanceErrors.datasetExists(Paths.stripTrailingSlash(path))
         run("overwrite", Some("errorifexists"))
       case SaveMode.Ignore => if (!exists) run("overwrite", Some("ignore"))
-      case SaveMode.Append =>
-        // Spark fits the DataFrame to an existing dataset's schema (by name, with its store
-        // assignment casts) unless the append may add columns.
-        val merge = Option(options.get(LanceWriteOptions.MergeSchema))
-          .exists(_.trim.equalsIgnoreCase("true"))
-        if (exists && !merge) refuseExtraColumns(options, data.schema)
-        run("append", None, fit = exists && !merge)
+      case SaveMode.Append => run("append", None)
       case SaveMode.Overwrite => run("overwrite", None)
     }
     val s = data.schema
@@ -116,20 +108,6 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   }
 
   private def session: SparkSession = SparkSession.active
-
-  /**
-   * A DataFrame column the dataset lacks is refused naming `mergeSchema`, before Spark's own
-   * resolution would refuse it without saying how to add it.
-   */
-  private def refuseExtraColumns(options: CaseInsensitiveStringMap, schema: StructType): Unit =
-    LanceTables.loadIfExists(session, options).foreach { t =>
-      val names = t.schema().fieldNames.toSeq
-      val caseSensitive = session.sessionState.conf.caseSensitiveAnalysis
-      schema.fieldNames.find(c => !names.exists(n => if (caseSensitive) n == c
-        else n.equalsIgnoreCase(c))).foreach { c =>
-        throw SparkToLance.notInDataset(Paths.stripTrailingSlash(options.get("path")), c, names)
-      }
-    }
 }
 
 object LanceProvider {

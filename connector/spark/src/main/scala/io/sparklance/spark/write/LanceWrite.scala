@@ -36,48 +36,22 @@ import io.sparklance.table.txn
 class LanceWriteSource extends TableProvider {
   override def supportsExternalMetadata(): Boolean = true
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = new StructType()
-  override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
-    val options = new CaseInsensitiveStringMap(properties)
-    // An append to an existing dataset: the dataset's schema, so that Spark resolves the
-    // DataFrame's columns by name and casts them as spark.sql.storeAssignmentPolicy says, as
-    // it does for writeTo, insertInto and INSERT.
-    val target = Option(options.get(LanceWriteTable.AppendToSchema)).flatMap { _ =>
-      LanceTables.loadIfExists(SparkSession.active, new CaseInsensitiveStringMap(
-        LanceWriteTable.readOptions(options).asJava)).map(_.schema())
-    }
-    new LanceWriteTable(target.getOrElse(schema), options, target.isDefined)
-  }
+  override def getTable(schema: StructType, partitioning: Array[Transform],
+      properties: util.Map[String, String]): Table =
+    new LanceWriteTable(schema, new CaseInsensitiveStringMap(properties))
 }
 
-/**
- * A dataset path as a write target (it may not exist yet). `resolved`: the schema is the
- * dataset's and Spark fits the DataFrame to it; else any schema is accepted and the write
- * plan checks it.
- */
-class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap,
-    resolved: Boolean = false) extends Table with SupportsWrite {
+/** A dataset path as a write target (it may not exist yet). */
+class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) extends Table
+    with SupportsWrite {
   override def name(): String = LanceTable.nameOf(options.get("path"))
   override def schema(): StructType = schema0
   override def capabilities(): util.Set[TableCapability] =
-    if (resolved) util.EnumSet.of(TableCapability.BATCH_WRITE)
-    else util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
+    util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
       TableCapability.OVERWRITE_BY_FILTER, TableCapability.ACCEPT_ANY_SCHEMA)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new LanceWriteBuilder(info, options.asCaseSensitiveMap().asScala.toMap)
-}
-
-object LanceWriteTable {
-  /** Internal: set by the save-mode bridge for an append to an existing dataset. */
-  val AppendToSchema = "__lance_append_to_schema"
-
-  /** The options of a write that a read of the target takes (its path, storage settings). */
-  def readOptions(options: CaseInsensitiveStringMap): Map[String, String] =
-    options.asCaseSensitiveMap().asScala.toMap.filter { case (k, _) =>
-      val l = k.toLowerCase(java.util.Locale.ROOT)
-      !LanceWriteOptions.Names.exists(_.equalsIgnoreCase(k)) || l == "path" ||
-        l == LanceWriteOptions.Branch
-    }.filter { case (k, _) => !k.startsWith("__lance") }
 }
 
 /**
