@@ -132,12 +132,16 @@ def test_storage_settings_and_hadoop_keys_pass(spark, three_versions):
 
 def test_the_session_setting_lets_unknown_names_through_but_not_other_formats(
         spark, three_versions):
-    s = spark.newSession()
-    s.conf.set("spark.lance.allowUnknownOptions", "true")
-    df = s.read.format("lance").option("header", "true").load(three_versions)
-    assert ids(df) == sorted(lance.dataset(three_versions).to_table()["id"].to_pylist())
-    with pytest.raises(Exception, match="readChangeFeed"):
-        s.read.format("lance").option("readChangeFeed", "true").load(three_versions).collect()
+    # On the session itself: Spark 3.5's provider sees the active (default) session's conf.
+    spark.conf.set("spark.lance.allowUnknownOptions", "true")
+    try:
+        df = spark.read.format("lance").option("header", "true").load(three_versions)
+        assert ids(df) == sorted(lance.dataset(three_versions).to_table()["id"].to_pylist())
+        with pytest.raises(Exception, match="readChangeFeed"):
+            spark.read.format("lance").option("readChangeFeed", "true").load(three_versions) \
+                .collect()
+    finally:
+        spark.conf.unset("spark.lance.allowUnknownOptions")
 
 
 def test_a_misspelt_catalog_option_is_refused(spark, three_versions, tmp_path):
