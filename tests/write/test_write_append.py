@@ -88,10 +88,32 @@ def test_schema_mismatch_fails_before_writing(spark, tmp_path):
     with pytest.raises(Exception, match="extra"):
         bad.write.format("lance").mode("append").save(path)
     wrong = spark.sql("select 'x' as id, 'a' as name, 1.0d as score, array('x') as tags, cast(1 as smallint) as u")
-    with pytest.raises(Exception, match="'id'"):
+    # Spark's store assignment refuses it, naming the column (as for writeTo).
+    with pytest.raises(Exception, match="[`']id[`']"):
         wrong.write.format("lance").mode("append").save(path)
-    missing = spark.sql("select 1L as id")
-    with pytest.raises(Exception, match="'name'"):
-        missing.write.format("lance").mode("append").save(path)
     assert data_files(path) == before
     assert lance.dataset(path).version == 1
+
+
+@pytest.mark.parametrize("select", [
+    "cast(id as int) as id, 'n' as name, 0.5d as score, array('t') as tags, cast(id as int) as u",
+    "cast(id as short) as u, array('t') as tags, 0.25f as score, 'n' as name, id",
+    "'x' as id, 'n' as name, 0.5d as score, array('t') as tags, 1 as u",
+    "id, 'n' as name, 0.5d as score, array('t') as tags",
+])
+def test_save_appends_as_write_to_appends(spark, tmp_path, select):
+    """df.write.save() fits the DataFrame to the dataset as writeTo/INSERT do (by name, with
+    spark.sql.storeAssignmentPolicy's casts): the same rows, or the same refusal."""
+    paths = [str(tmp_path / "save"), str(tmp_path / "write_to")]
+    for p in paths:
+        lance.write_dataset(pylance_table(0, 5), p)
+    df = spark.range(100, 103).selectExpr(*[c.strip() for c in select.split(", ")])
+    outcomes = []
+    for p, append in ((paths[0], lambda: df.write.format("lance").mode("append").save(paths[0])),
+                      (paths[1], lambda: df.writeTo(f"lance.`{paths[1]}`").append())):
+        try:
+            append()
+            outcomes.append(lance_rows(lance.dataset(p).to_table()))
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            outcomes.append(type(e).__name__)
+    assert outcomes[0] == outcomes[1]

@@ -240,7 +240,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     val props = properties.asScala.toMap
     val name = s"$catalogName.$ident"
     new LanceStagedTable(name, schema,
-      LanceStagedTable.writeOptions(options - "root", props, path, replace), replace,
+      LanceStagedTable.writeOptions(options - "root", props, path),
+      LanceStagedTable.intent(props, replace), replace,
       () => EmptyTableWrite(fileIO, path, name, schema, props, create = !replace || !exists(path)),
       () => if (!existed && !exists(path)) forget(ident))
   }

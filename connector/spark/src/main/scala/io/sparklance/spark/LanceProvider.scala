@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.LanceErrors
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.Paths
-import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, ReplaceWhere}
+import io.sparklance.spark.write.LanceSave
 
 /**
  * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
@@ -25,11 +25,10 @@ import io.sparklance.spark.write.{LanceWriteOptions, LanceWriteSource, ReplaceWh
  * from the dataset's manifest. Session confs `spark.datasource.lance.<option>` act as
  * defaults for reader options.
  *
- * Writes: Spark 4 gives a plain TableProvider no way to honour error-if-exists or ignore,
- * so the tables returned here are read-only and Spark hands every save to
+ * Writes: Spark gives a plain TableProvider no way to honour error-if-exists or ignore, so
+ * the tables returned here are read-only and Spark hands every save to
  * [[CreatableRelationProvider.createRelation]], which settles the save mode like Parquet does
- * (error if the dataset exists, do nothing, append, overwrite) and then runs the write as a
- * DataSource V2 batch write ([[LanceWriteSource]]: commit coordinator, one atomic commit).
+ * and runs the DataSource V2 write command `writeTo` would ([[LanceSave]]).
  */
 class LanceProvider extends TableProvider with CreatableRelationProvider {
   /**
@@ -62,8 +61,11 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
     // The session catalog checks a new table's schema here, with no path for managed tables.
     if (path == null) new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
     else inferred.collect { case (o, t) if o == properties.asScala.toMap && t.schema() == schema => t }
-      .getOrElse(LanceTables.loadIfExists(session, options)
-        .getOrElse(new LanceMissingTable(path, schema)))
+      .getOrElse {
+        val found = LanceTables.loadIfExists(session, options)
+        LanceProvider.looked(options, found)
+        found.getOrElse(new LanceMissingTable(path, schema))
+      }
   }
 
   override def createRelation(
@@ -72,33 +74,14 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
       parameters0: Map[String, String],
       data: DataFrame): BaseRelation = SparkErrors.spark {
     val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(parameters0.asJava))
-    val parameters = options.asCaseSensitiveMap().asScala.toMap
     val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(
-      throw LanceErrors.invalidOption("path", "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
+      throw LanceErrors.invalidOption("path", "", "a Lance dataset path is required: " +
+        "df.write.format(\"lance\").save(path)"))
     Option(options.get("__partition_columns")).filter(c => c.nonEmpty && c != "[]").foreach { c =>
       throw LanceErrors.unsupported(s"Cannot write Lance dataset $path partitioned by $c: Lance " +
         "datasets have no Hive-style partitions; write without partitionBy")
     }
-    lazy val exists = LanceProvider.datasetExists(sqlContext.sparkSession, options)
-    // replaceWhere with an overwrite replaces only the matching rows (ReplaceWhere); with any
-    // other mode it reaches the write's options, which refuse it.
-    val replaceWhere = Option(options.get("replaceWhere")).filter(_ => mode == SaveMode.Overwrite)
-    def run(sparkMode: String, create: Option[String]): Unit = {
-      val w = data.write.format(classOf[LanceWriteSource].getName).mode(sparkMode)
-        .options(parameters.filter { case (k, _) => !k.equalsIgnoreCase("path") &&
-          !(replaceWhere.isDefined && k.equalsIgnoreCase("replaceWhere")) })
-      create.foreach(c => w.option(LanceWriteOptions.CreateMode, c))
-      replaceWhere.foreach(c => w.option(ReplaceWhere.ConditionKey, c))
-      w.save(path)
-    }
-    mode match {
-      case SaveMode.ErrorIfExists =>
-        if (exists) throw LanceErrors.datasetExists(Paths.stripTrailingSlash(path))
-        run("overwrite", Some("errorifexists"))
-      case SaveMode.Ignore => if (!exists) run("overwrite", Some("ignore"))
-      case SaveMode.Append => run("append", None)
-      case SaveMode.Overwrite => run("overwrite", None)
-    }
+    LanceSave.run(sqlContext.sparkSession, mode, options, data, LanceProvider.takeLooked(options))
     val s = data.schema
     new BaseRelation {
       override def sqlContext: SQLContext = sqlContext0
@@ -111,6 +94,43 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
 }
 
 object LanceProvider {
+  /**
+   * What the last `getTable` of this thread found at a path, with the options it was given:
+   * `df.write.save()` calls `getTable` and then, on the same thread, `createRelation`, which
+   * takes it instead of reading the dataset again (on an object store, a listing and a
+   * manifest read). Weakly held, so a read's entry never keeps a table alive, and taken only
+   * within seconds of the lookup.
+   */
+  private val lastLooked = new ThreadLocal[
+    (Map[String, String], Option[java.lang.ref.WeakReference[LanceTable]], Long)]
+  private val LookedForNanos = 10L * 1000 * 1000 * 1000
+
+  private def key(options: CaseInsensitiveStringMap): Map[String, String] =
+    options.asCaseSensitiveMap().asScala.toMap.filter { case (k, _) => !k.startsWith("__") }
+
+  private def looked(options: CaseInsensitiveStringMap, found: Option[Table]): Unit = {
+    val latest = !key(options).keys.exists(k =>
+      write.LanceSave.ReadOnly(k.toLowerCase(java.util.Locale.ROOT)))
+    found match {
+      case _ if !latest => lastLooked.remove()
+      case Some(t: LanceTable) =>
+        lastLooked.set((key(options), Some(new java.lang.ref.WeakReference(t)), System.nanoTime))
+      case None => lastLooked.set((key(options), None, System.nanoTime))
+      case Some(_) => lastLooked.remove()
+    }
+  }
+
+  /** This thread's last `getTable` result for exactly these options, taken once. */
+  private def takeLooked(options: CaseInsensitiveStringMap): Option[Option[LanceTable]] = {
+    val entry = lastLooked.get()
+    lastLooked.remove()
+    Option(entry).filter(e => e._1 == key(options) && System.nanoTime - e._3 < LookedForNanos)
+      .flatMap {
+        case (_, None, _) => Some(None)
+        case (_, Some(ref), _) => Option(ref.get()).map(Some(_))
+      }
+  }
+
   /**
    * pylance's `s3+ddb://bucket/path?ddbTableName=t`: the query's settings become options
    * (`ddbTableName`), the path loses its query. Other paths are left alone.

@@ -154,7 +154,8 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
         checkPartitions(ident, partitions)
         val path = locationOf(ident, t)
         new LanceStagedTable(name, schema,
-          LanceStagedTable.writeOptions(Map.empty, props, path, replace = true), replace = true,
+          LanceStagedTable.writeOptions(Map.empty, props, path),
+          LanceStagedTable.intent(props, replace = true), replace = true,
           () => EmptyTableWrite(fileIO, path, name, schema, props, create = false))
       case Some(_) if !replace => throw new TableAlreadyExistsException(ident)
       case None if replace && !orCreate => throw new NoSuchTableException(ident)
@@ -165,7 +166,8 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
         val path = locationOf(ident, super.loadTable(ident))
         val overwrite = replace && WritePlan.existing(fileIO, path).isDefined
         new LanceStagedTable(name, schema,
-          LanceStagedTable.writeOptions(Map.empty, props, path, overwrite), overwrite,
+          LanceStagedTable.writeOptions(Map.empty, props, path),
+          LanceStagedTable.intent(props, overwrite), overwrite,
           () => EmptyTableWrite(fileIO, path, name, schema, props, create = !overwrite),
           () => super.dropTable(ident))
     }

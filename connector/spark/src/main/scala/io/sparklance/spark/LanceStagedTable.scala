@@ -6,7 +6,7 @@ import org.apache.spark.sql.connector.catalog.{StagedTable, SupportsWrite, Table
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 
-import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions}
+import io.sparklance.spark.write.{LanceWriteBuilder, WriteIntent}
 
 /**
  * A table CREATE/REPLACE TABLE is about to make. With AS SELECT, the write itself creates
@@ -16,8 +16,8 @@ import io.sparklance.spark.write.{LanceWriteBuilder, LanceWriteOptions}
  * statement committed nothing; `onAbort` undoes what the catalog recorded of a new table.
  */
 class LanceStagedTable(tableName: String, schema0: StructType,
-    writeOptions: Map[String, String], replace: Boolean, commitEmpty: () => Unit,
-    onAbort: () => Unit = () => ())
+    writeOptions: Map[String, String], intent: WriteIntent, replace: Boolean,
+    commitEmpty: () => Unit, onAbort: () => Unit = () => ())
   extends StagedTable with SupportsWrite {
 
   @volatile private var written = false
@@ -29,7 +29,7 @@ class LanceStagedTable(tableName: String, schema0: StructType,
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     written = true
-    new LanceWriteBuilder(info, writeOptions, replace)
+    new LanceWriteBuilder(info, writeOptions, replace, intent)
   }
 
   override def commitStagedChanges(): Unit = if (!written) commitEmpty()
@@ -37,16 +37,14 @@ class LanceStagedTable(tableName: String, schema0: StructType,
 }
 
 object LanceStagedTable {
-  /**
-   * The options of the staged write to `path`: the catalog's storage options, the table's
-   * OPTIONS and its TBLPROPERTIES as table config; a create fails if a dataset exists there.
-   */
-  def writeOptions(base: Map[String, String], properties: Map[String, String], path: String,
-      replace: Boolean): Map[String, String] = {
-    val config = LanceTableChanges.configOf(properties).map { case (k, v) =>
-      LanceWriteOptions.TableConfigPrefix + k -> v
-    }
-    val all = base ++ LanceTableChanges.createOptions(properties) ++ config + ("path" -> path)
-    if (replace) all else all + (LanceWriteOptions.CreateMode -> "errorifexists")
-  }
+  /** The options of the staged write to `path`: the catalog's storage options, the table's
+   *  OPTIONS. */
+  def writeOptions(base: Map[String, String], properties: Map[String, String], path: String)
+      : Map[String, String] =
+    base ++ LanceTableChanges.createOptions(properties) + ("path" -> path)
+
+  /** The staged write's intent: the TBLPROPERTIES as table config; a create fails if a
+   *  dataset exists at the path. */
+  def intent(properties: Map[String, String], replace: Boolean): WriteIntent =
+    WriteIntent(createOnly = !replace, tableConfig = LanceTableChanges.configOf(properties))
 }

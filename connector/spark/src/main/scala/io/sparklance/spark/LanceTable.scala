@@ -29,8 +29,9 @@ import io.sparklance.table.txn.TableDelete
  * writes (append, overwrite) and deletes commit new versions on top of the latest one.
  *
  * A table for `spark.read.format("lance")` is not `writable`: Spark then hands
- * `df.write.format("lance")` saves to the save-mode bridge (LanceProvider), which honours
- * every save mode; catalog tables are writable (INSERT, DELETE).
+ * `df.write.format("lance")` saves to LanceProvider's `createRelation`, which honours every
+ * save mode ([[io.sparklance.spark.write.LanceSave]]); catalog tables are writable (INSERT,
+ * DELETE).
  *
  * @param tableOptions the options the table was loaded with (path, storage settings): the
  *                     defaults of its writes.

@@ -1,13 +1,9 @@
 package io.sparklance.spark.write
 
-import java.util
-
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.{SupportsWrite, Table, TableCapability, TableProvider}
-import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.write._
@@ -29,32 +25,6 @@ import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
 
 /**
- * The write side as a DataSource V2 table provider. `df.write.format("lance")` reaches it
- * through [[io.sparklance.spark.LanceDataSource]]'s save-mode bridge, which settles
- * error-if-exists and ignore first and then writes here in append or overwrite (truncate) mode.
- */
-class LanceWriteSource extends TableProvider {
-  override def supportsExternalMetadata(): Boolean = true
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = new StructType()
-  override def getTable(schema: StructType, partitioning: Array[Transform],
-      properties: util.Map[String, String]): Table =
-    new LanceWriteTable(schema, new CaseInsensitiveStringMap(properties))
-}
-
-/** A dataset path as a write target (it may not exist yet). */
-class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) extends Table
-    with SupportsWrite {
-  override def name(): String = LanceTable.nameOf(options.get("path"))
-  override def schema(): StructType = schema0
-  override def capabilities(): util.Set[TableCapability] =
-    util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
-      TableCapability.OVERWRITE_BY_FILTER, TableCapability.ACCEPT_ANY_SCHEMA)
-
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new LanceWriteBuilder(info, options.asCaseSensitiveMap().asScala.toMap)
-}
-
-/**
  * Appends, or replaces the dataset when Spark truncates first (overwrite, INSERT OVERWRITE)
  * or the table is staged to be replaced (`replace`: REPLACE TABLE ... AS SELECT), or replaces
  * the rows matching a condition (`writeTo(t).overwrite(condition)`, `INSERT INTO t REPLACE
@@ -62,7 +32,8 @@ class LanceWriteTable(schema0: StructType, options: CaseInsensitiveStringMap) ex
  * defaults the write's own options override.
  */
 class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String],
-    replace: Boolean = false) extends WriteBuilder with SupportsOverwriteV2 {
+    replace: Boolean = false, intent: WriteIntent = WriteIntent.Plain)
+  extends WriteBuilder with SupportsOverwriteV2 {
   private var overwrite = replace
   private var replacing = Array.empty[Predicate]
   private lazy val options = new CaseInsensitiveStringMap(
@@ -80,7 +51,8 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
   override def build(): Write = new DriverMetricsWrite {
     @volatile private var batch: LanceBatchWrite = _
     override def toBatch: BatchWrite = {
-      batch = SparkErrors.spark(LanceBatchWrite.plan(options, info.schema(), overwrite, replacing))
+      batch = SparkErrors.spark(LanceBatchWrite.plan(options, info.schema(), overwrite, replacing,
+        intent))
       batch
     }
     // Lines without driver write metrics (3.5) show none of them.
@@ -117,7 +89,8 @@ final case class TaskPlan(
 object LanceBatchWrite {
   /** Decides, on the driver and before any file is written, what this write will commit. */
   def plan(options: CaseInsensitiveStringMap, schema: StructType, truncate: Boolean,
-      replacing: Array[Predicate] = Array.empty): LanceBatchWrite = {
+      replacing: Array[Predicate] = Array.empty, intent: WriteIntent = WriteIntent.Plain)
+      : LanceBatchWrite = {
     val opts = LanceWriteOptions.parse(options)
     if (schema.isEmpty)
       throw LanceErrors.unsupported(s"Cannot write to Lance dataset ${opts.path}: the DataFrame " +
@@ -128,19 +101,21 @@ object LanceBatchWrite {
     val root = Paths.stripTrailingSlash(opts.path)
     // A store where this write could not commit safely is refused before anything is written.
     txn.CommitHandler.forRoot(io, root)
-    val existing = txn.WritePlan.existing(io, root)
-    if (existing.isDefined && opts.createMode.isDefined) throw LanceErrors.datasetExists(root)
+    // The latest version as the save found it (when it is this write's dataset), else read.
+    val existing = intent.found.filter(_.forall(s => Paths.stripTrailingSlash(s.root) == root))
+      .getOrElse(txn.WritePlan.existing(io, root))
+    if (existing.isDefined && intent.createOnly) throw LanceErrors.datasetExists(root)
     opts.branch.filter(_ => existing.isEmpty).foreach { b =>
       throw LanceErrors.invalidOption(LanceWriteOptions.Branch, b, s"the dataset has no branch " +
         s"'$b' (no dataset at $root); create it first (create_branch)")
     }
-    val condition = Option(options.get(ReplaceWhere.ConditionKey))
+    val condition = intent.replaceWhere
     // The rows to replace, read from the version the write starts from.
     val replaceFilter: Option[(RowFilter, String)] = existing.flatMap { s =>
       if (replacing.nonEmpty) Some(ReplaceWhere.fromPredicates(s, replacing))
       else condition.map { c =>
         val read = options.asCaseSensitiveMap().asScala.toMap.filter { case (k, _) =>
-          !k.equalsIgnoreCase("path") && !k.startsWith("__lance") }
+          !k.equalsIgnoreCase("path") }
         (ReplaceWhere.fromCondition(spark, read, root, c), c)
       }
     }
@@ -178,9 +153,9 @@ object LanceBatchWrite {
           SparkToLance.fields(opts.withVectorColumns(encoded), version), opts.primaryKey)
         // Creating (append to an empty path included) never replaces a dataset that appears
         // meanwhile.
-        val mustCreate = existing.isEmpty && (opts.createMode.isDefined || !truncate)
+        val mustCreate = existing.isEmpty && (intent.createOnly || !truncate)
         (txn.WritePlan.replace(root, existing, fields, opts.dataStorageVersion, mustCreate,
-          opts.tableConfig),
+          intent.tableConfig),
           fields.indices)
     }
     val fields = write.fields

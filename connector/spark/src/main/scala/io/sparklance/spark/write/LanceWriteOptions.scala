@@ -46,8 +46,6 @@ final case class LanceWriteOptions(
     commitTimeoutSeconds: Long,
     commitMessage: Option[String],
     vectorColumns: Map[String, Int],
-    createMode: Option[String],
-    tableConfig: Map[String, String] = Map.empty,
     mergeSchema: Boolean = false,
     primaryKey: Seq[String] = Nil,
     branch: Option[String] = None) {
@@ -87,10 +85,6 @@ object LanceWriteOptions {
   val PrimaryKey = "primary_key"
   /** Delta's name: an append may carry new top-level columns, added first (all null before). */
   val MergeSchema = "mergeSchema"
-  /** Internal: set by the save-mode bridge for error-if-exists and ignore ("create only"). */
-  val CreateMode = "__lance_create_mode"
-  /** Internal: table config a create or replace sets (a catalog's TBLPROPERTIES), by key. */
-  val TableConfigPrefix = "__lance_config."
 
   /**
    * Options other formats honour that would change what a write does here if ignored:
@@ -139,10 +133,6 @@ object LanceWriteOptions {
       commitMessage = Option(options.get(CommitMessage)),
       vectorColumns =
         Option(options.get(VectorColumns)).map(parseVectorColumns).getOrElse(Map.empty),
-      createMode = Option(options.get(CreateMode)),
-      tableConfig = options.asCaseSensitiveMap().asScala.collect {
-        case (k, v) if k.startsWith(TableConfigPrefix) => k.stripPrefix(TableConfigPrefix) -> v
-      }.toMap,
       mergeSchema = bool(options, MergeSchema, default = false),
       primaryKey = Option(options.get(PrimaryKey)).toSeq
         .flatMap(io.sparklance.spark.LanceTableChanges.keyColumns))

@@ -17,9 +17,6 @@ import io.sparklance.table.{RowFilter, Snapshot}
  * else the write is refused before anything is written.
  */
 private[spark] object ReplaceWhere {
-  /** Internal: the save-mode bridge passes the `replaceWhere` condition under this option. */
-  val ConditionKey = "__lance_replace_where"
-
   /** Spark's own predicates (already resolved and translated by Spark), all of them ANDed. */
   def fromPredicates(s: Snapshot, predicates: Array[Predicate]): (RowFilter, String) = {
     val text = predicates.map(_.toString).mkString(" AND ")
