@@ -84,9 +84,18 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 
   private def exists(path: String): Boolean = WritePlan.existing(fileIO, path).isDefined
 
+  /**
+   * Why `ident`, at `path`, holds no table: a path names its own problem as the DataFrame
+   * reader does (no such path, or not a Lance dataset); other names are Spark's not-found.
+   */
+  private def notFound(ident: Identifier, path: String): Exception = {
+    if (isPath(ident)) SparkErrors.spark(LanceDataset.open(fileIO, path).open(VersionSpec.Latest))
+    new NoSuchTableException(ident)
+  }
+
   private def load(ident: Identifier, version: VersionSpec): Table = SparkErrors.spark {
     val path = location(ident)
-    if (!exists(path)) throw new NoSuchTableException(ident)
+    if (!exists(path)) throw notFound(ident, path)
     val tableOptions = (options - "root") + ("path" -> path)
     val conf = spark.sessionState.conf
     val read = LanceReadOptions.parse(new CaseInsensitiveStringMap(tableOptions.asJava),
@@ -269,7 +278,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
   /** ALTER TABLE: each kind of change one Lance transaction (see LanceTableChanges). */
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val path = location(ident)
-    if (!exists(path)) throw new NoSuchTableException(ident)
+    if (!exists(path)) throw notFound(ident, path)
     LanceTableChanges(fileIO, path, s"$catalogName.$ident", changes)
     loadTable(ident)
   }
@@ -307,7 +316,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
         Identifier.of(parts.init.toArray, parts.last)
       }
     val path = location(ident)
-    if (!exists(path)) throw new NoSuchTableException(ident)
+    if (!exists(path)) throw notFound(ident, path)
     path
   }
 

@@ -6,7 +6,8 @@ import io.sparklance.spark.vector.LanceNearestFunction
 
 /**
  * The connector's SQL additions, for `spark.sql.extensions` (which `spark_lance.configure`
- * sets): the table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
+ * sets): path names ``lance.`/path` `` without a `lance` catalog ([[LancePathNames]]), the
+ * table-valued function `lance_nearest` ([[LanceNearestFunction]]) and the
  * optimizer rules [[PruneExistsColumns]], [[SemiJoinReduction]], [[KeepFiltersForPruning]],
  * [[InSubqueryPruning]], [[ExistsPruning]], [[LikePushDown]] and, before scan push-down,
  * [[JoinedKeyPruning]] and [[FilteredJoinPruning]]; and among the adaptive query-stage rules
@@ -17,6 +18,7 @@ import io.sparklance.spark.vector.LanceNearestFunction
  */
 class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectParser(LancePathNames.wrap)
     extensions.injectTableFunction(LanceNearestFunction.description)
     extensions.injectOptimizerRule(_ => PruneExistsColumns)
     extensions.injectOptimizerRule(_ => SemiJoinReduction)
