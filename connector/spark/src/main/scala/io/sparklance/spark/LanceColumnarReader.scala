@@ -32,7 +32,8 @@ class LanceColumnarReader(
   extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
 
   private val vectors: Array[WritableColumnVector] =
-    OnHeapColumnVector.allocateColumns(if (countRows) 1 else batchSize, schema).map(v => v: WritableColumnVector)
+    OnHeapColumnVector.allocateColumns(if (countRows) 1 else batchSize,
+      LanceColumnarReader.vectorSchema(schema)).map(v => v: WritableColumnVector)
   private val batch = new ColumnarBatch(vectors.map(v => v: ColumnVector))
   private var sliceIndex = 0
   private var reader: FragmentReader = _
@@ -169,6 +170,28 @@ class LanceColumnarReader(
 }
 
 object LanceColumnarReader {
+  /** Whether this Spark's column vectors take the void type (Spark 3.5's do not). */
+  private lazy val vectorsTakeVoid: Boolean =
+    try { new OnHeapColumnVector(1, org.apache.spark.sql.types.NullType).close(); true }
+    catch { case _: RuntimeException => false }
+
+  /**
+   * The types the batch's vectors are allocated with: `schema`, but where this Spark's vectors
+   * have no void type, void columns (at any depth) get boolean vectors, which the reader
+   * leaves all null and Spark reads by the schema's void type.
+   */
+  def vectorSchema(schema: StructType): StructType = {
+    import org.apache.spark.sql.types._
+    def fix(t: DataType): DataType = t match {
+      case NullType => BooleanType
+      case s: StructType => StructType(s.fields.map(f => f.copy(dataType = fix(f.dataType))))
+      case a: ArrayType => a.copy(elementType = fix(a.elementType))
+      case m: MapType => m.copy(keyType = fix(m.keyType), valueType = fix(m.valueType))
+      case other => other
+    }
+    if (vectorsTakeVoid) schema else fix(schema).asInstanceOf[StructType]
+  }
+
   /** A pushed filter and the top-level fields it reads; travels to executors with the reader factory. */
   final case class FilterSpec(filter: RowFilter, fields: Seq[LanceField])
 
