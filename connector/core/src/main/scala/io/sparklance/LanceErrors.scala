@@ -23,8 +23,16 @@ final class LanceUnsupportedException(message: String) extends LanceException(me
  * re-run against the newer version (pylance's `delete`/`update` re-run it themselves); an
  * incompatible one (an overwrite or restore replaced the data read) does not.
  */
-final class LanceConcurrentModificationException(message: String, val retryable: Boolean = false)
+class LanceConcurrentModificationException(message: String, val retryable: Boolean = false)
   extends LanceException(message)
+
+/**
+ * A retryable conflict that outlasted the commit's retries (`commit_retries`,
+ * `commit_timeout_seconds`): running the same operation again is safe and should succeed.
+ * Its class name says so in PySpark, where it arrives under its JVM name.
+ */
+final class LanceRetryableConflictException(message: String)
+  extends LanceConcurrentModificationException(message, retryable = true)
 
 /**
  * A DataFrame does not fit the dataset it is written to; `column` and `why` say how, so that
@@ -109,11 +117,13 @@ object LanceErrors {
     new LanceUnknownOptionException(s"Option '$name' is not supported by format lance: $why")
 
   def concurrentModification(path: String, readVersion: Long, why: String,
-      retryable: Boolean = false): LanceConcurrentModificationException =
-    new LanceConcurrentModificationException(
-      s"Concurrent modification of Lance dataset $path: this write started from version " +
-        s"$readVersion, but $why. Nothing was committed; re-run the write against the new " +
-        "version.", retryable)
+      retryable: Boolean = false): LanceConcurrentModificationException = {
+    val message = s"Concurrent modification of Lance dataset $path: this write started from " +
+      s"version $readVersion, but $why. Nothing was committed; re-run the write against the " +
+      "new version."
+    if (retryable) new LanceRetryableConflictException(message)
+    else new LanceConcurrentModificationException(message)
+  }
 
   def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
     new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why",

@@ -64,6 +64,8 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
       "ok"
     } catch {
       case e: LanceConcurrentModificationException =>
+        // The class says which it is (PySpark shows the JVM class name).
+        assert(e.retryable == e.isInstanceOf[io.sparklance.LanceRetryableConflictException])
         if (e.retryable) "retryable" else "incompatible"
       case _: io.sparklance.LanceException => "error"
     }
