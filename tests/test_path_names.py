@@ -52,10 +52,12 @@ def test_insert_then_pylance_reads_it_and_time_travel(bare, dataset):
 
 
 def test_describe_and_metadata_tables(bare, dataset):
-    described = {r.col_name: r.data_type for r in bare.sql(f"describe lance.`{dataset}`").collect()}
+    described = {r.col_name: r.data_type
+                 for r in bare.sql(f"describe lance.`{dataset}`").collect()}
     assert described == {"id": "bigint", "s": "string"}
     versions = bare.sql(f"select version from lance.`{dataset}`.versions").collect()
-    assert [r.version for r in versions] == [v["version"] for v in lance.dataset(dataset).versions()]
+    expected = [v["version"] for v in lance.dataset(dataset).versions()]
+    assert [r.version for r in versions] == expected
 
 
 def test_missing_path_and_not_a_dataset_name_the_path(bare, spark, tmp_path):
