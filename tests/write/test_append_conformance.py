@@ -20,7 +20,8 @@ UTC = dt.timezone.utc
 
 
 # name -> (Arrow type, field metadata, versions pylance writes it in). A packed struct's rows
-# and fields are never null: pylance packs only fixed-width structs without nulls.
+# and fields are never null: pylance packs only structs without null children (and strings
+# from 2.2 on).
 TYPES = {
     "null": (pa.null(), None, VERSIONS),
     "bool": (pa.bool_(), None, VERSIONS),
@@ -51,6 +52,8 @@ TYPES = {
     "map": (pa.map_(pa.string(), pa.int64()), None, ["2.2"]),
     "packed_struct": (pa.struct([("x", pa.int32()), ("y", pa.float64())]),
                       {"lance-encoding:packed": "true"}, VERSIONS),
+    "variable_packed_struct": (pa.struct([("x", pa.int32()), ("s", pa.string())]),
+                               {"lance-encoding:packed": "true"}, ["2.2"]),
     "blob": (pa.large_binary(), {"lance-encoding:blob": "true"}, VERSIONS),
     "zstd_string": (pa.string(), {"lance-encoding:compression": "zstd"}, VERSIONS),
 }
@@ -100,7 +103,7 @@ def arrow_value(t, i, version, nulls=True):
 
 def pylance_table(name, version, start, n):
     t, md, _ = TYPES[name]
-    nulls = name != "packed_struct"
+    nulls = not name.endswith("packed_struct")
     values = [arrow_value(t, i, version, nulls) for i in range(start, start + n)]
     if pa.types.is_float16(t):
         col = pa.array(np.array([np.nan if v is None else v for v in values], np.float16),

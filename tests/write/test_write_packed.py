@@ -11,7 +11,9 @@ schema our dataset ends up with) and by Spark, then:
   * pylance appends to / deletes from our dataset and Spark reads the result as pylance does;
   * Spark appends to a pylance packed dataset, and read-then-overwrite keeps the column packed.
 What pylance refuses (booleans, strings before 2.2, null children, null structs in 2.0) fails
-with an error naming the column.
+with an error naming the column. In 2.2, string and binary children make the column a
+``VariablePackedStruct`` full-zip column, each string child compressed per page as pylance
+compresses it (plain, FSST, or zstd per value).
 """
 import datetime
 import decimal
@@ -215,8 +217,12 @@ def test_what_pylance_refuses_is_refused_naming_the_column(spark, tmp_path, vers
     _refused(spark, tmp_path / "nullchild", SMALL, (1, None), version, expect="null")
     _refused(spark, tmp_path / "list", T.StructType([T.StructField("a", T.ArrayType(T.IntegerType()))]), ([1],), version,
              expect="fixed-width")
-    # pylance refuses strings before 2.2; 2.2's VariablePackedStruct is not written by this connector (yet).
-    _refused(spark, tmp_path / "str", T.StructType([T.StructField("a", T.StringType())]), ("x",), version, expect="variable")
+    # pylance refuses strings before 2.2 (2.2 writes them as a VariablePackedStruct, below).
+    if version != "2.2":
+        _refused(spark, tmp_path / "str", T.StructType([T.StructField("a", T.StringType())]), ("x",), version,
+                 expect="variable")
+    _refused(spark, tmp_path / "nullstr", T.StructType([T.StructField("a", T.StringType())]), (None,), version,
+             expect="null" if version == "2.2" else "variable")
     if version == "2.0":
         sch = T.StructType([T.StructField("id", T.LongType(), False), T.StructField("bad", SMALL, True, metadata=PACKED)])
         with pytest.raises(Exception) as e:
@@ -237,6 +243,7 @@ def test_pylance_refuses_the_same_inputs(tmp_path, version):
     fails("nullchild", pa.StructArray.from_arrays([pa.array([1, None], pa.int32()), pa.array([1, 2], pa.int32())], ["x", "y"]))
     if version != "2.2":
         fails("str", pa.StructArray.from_arrays([pa.array(["x", "y"])], ["a"]))
+    fails("nullstr", pa.StructArray.from_arrays([pa.array(["x", None])], ["a"]))
 
 
 def test_packed_on_a_non_struct_column_is_ignored_as_pylance_does(spark, tmp_path):
@@ -247,3 +254,79 @@ def test_packed_on_a_non_struct_column_is_ignored_as_pylance_does(spark, tmp_pat
     lance.write_dataset(t, str(tmp_path / "pl"))
     assert page_encodings(tmp_path / "sp") == page_encodings(tmp_path / "pl")
     assert lance_rows(lance.dataset(str(tmp_path / "sp")).to_table()) == lance_rows(t)
+
+
+VAR_CHILDREN = T.StructType([
+    T.StructField("i", T.IntegerType()),
+    T.StructField("s", T.StringType()),
+    T.StructField("b", T.BinaryType()),
+    T.StructField("l", T.LongType()),
+])
+
+
+def var_rows(start, n, kind):
+    """Rows of (id, p): p null every 6th row; its strings short, FSST-sized text, or long."""
+    def text(i):
+        if kind == "short":
+            return f"s{i % 13}" * (i % 3)
+        if kind == "fsst":
+            return f"the quick brown fox {i % 97} jumps over the lazy dog {i}"
+        return ("lorem ipsum dolor " * 2200)[: 33_000 + i % 50]
+    return [(i, None if i % 6 == 0 else (i * 7 - 50, text(i), bytes([i % 256]) * (i % 4), i * 1_000_003))
+            for i in range(start, start + n)]
+
+
+def var_write(spark, path, data, mode="errorifexists", meta=PACKED, fmt="2.2"):
+    sch = T.StructType([T.StructField("id", T.LongType(), False),
+                        T.StructField("p", VAR_CHILDREN, True, metadata=meta)])
+    w = spark.createDataFrame(data, sch).coalesce(1).write.format("lance").mode(mode)
+    if fmt:
+        w = w.option("data_storage_version", fmt)
+    w.save(str(path))
+
+
+@pytest.mark.parametrize("kind,n", [("short", 3000), ("fsst", 3000), ("long", 12)])
+def test_spark_variable_packed_write_matches_pylance(spark, tmp_path, kind, n):
+    data = var_rows(0, n, kind)
+    sp, pl = tmp_path / "spark", tmp_path / "pylance"
+    var_write(spark, sp, data)
+    ours = lance.dataset(str(sp))
+    assert packed_field_names(ours.schema) == ["p"]
+    ref = lance.write_dataset(as_arrow(data, ours.schema), str(pl), data_storage_version="2.2")
+    assert lance_rows(ours.to_table()) == lance_rows(ref.to_table())
+    encs = page_encodings(sp)
+    assert "VariablePackedStruct" in " ".join(encs[0][1])
+    # The same encodings, FSST's symbol tables aside (this connector trains its own).
+    assert _without_symbols(encs) == _without_symbols(page_encodings(pl))
+    assert layout(ours) == layout(ref)
+    ours.validate()
+    assert spark_rows(spark.read.format("lance").load(str(sp))) == lance_rows(ref.to_table())
+
+
+def _without_symbols(encs):
+    return [[[re.sub(r'symbol_table: b"(?:[^"\\]|\\.)*"', "symbol_table", p) for p in c] for c in f]
+            for f in encs]
+
+
+def test_variable_packed_appends_both_ways(spark, tmp_path):
+    """pylance appends to and deletes from Spark's variable packed dataset, Spark appends to
+    pylance's (the DataFrame without metadata: the dataset says packed), and each reads all."""
+    sp, pl = tmp_path / "spark", tmp_path / "pylance"
+    var_write(spark, sp, var_rows(0, 400, "short"))
+    schema_ = lance.dataset(str(sp)).schema
+    ds = lance.write_dataset(as_arrow(var_rows(400, 300, "fsst"), schema_), str(sp), mode="append")
+    ds.delete("id % 10 = 3")
+    var_write(spark, sp, var_rows(700, 300, "short"), mode="append", meta=None, fmt=None)
+    ds = lance.dataset(str(sp))
+    expected = [r for r in var_rows(0, 400, "short") + var_rows(400, 300, "fsst") if r[0] % 10 != 3]
+    expected += var_rows(700, 300, "short")
+    assert lance_rows(ds.to_table()) == lance_rows(as_arrow(expected, schema_))
+    assert spark_rows(spark.read.format("lance").load(str(sp))) == lance_rows(ds.to_table())
+    ds.validate()
+    lance.write_dataset(as_arrow(var_rows(0, 500, "fsst"), schema_), str(pl), data_storage_version="2.2")
+    var_write(spark, pl, var_rows(500, 500, "fsst"), mode="append", meta=None, fmt=None)
+    encs = page_encodings(pl)
+    assert len(encs) == 2 and _same_kinds(encs[1], encs[0])
+    ds = lance.dataset(str(pl))
+    assert lance_rows(ds.to_table()) == lance_rows(as_arrow(var_rows(0, 1000, "fsst"), schema_))
+    assert spark_rows(spark.read.format("lance").load(str(pl))) == lance_rows(ds.to_table())

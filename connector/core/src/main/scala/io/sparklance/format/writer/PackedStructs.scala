@@ -12,11 +12,16 @@ import io.sparklance.format._
  *    struct nulls in the def levels, never a constant or dictionary page.
  * The struct's own id is the column's field; its children get no column.
  *
+ *  - 2.2, with string or binary children: a full-zip page of `VariablePackedStruct` rows, each
+ *    the fixed children's bytes and each variable child's length (its offset width) and
+ *    bytes, the children compressed as pylance compresses them per value
+ *    ([[VariablePackedRows]]).
+ *
  * What pylance refuses, we refuse with the column named: booleans (bit-wide children), strings
- * and binaries (2.2's `VariablePackedStruct`, not written here), nested structs and lists,
- * nulls in a child of a valid row, rows of 256 bytes or more in 2.1/2.2. Values under a null
- * struct are invisible and written as zeros. On a non-struct field pylance ignores the key,
- * and so do we.
+ * and binaries before 2.2, nested structs and lists, nulls in a child of a valid row, rows of
+ * 256 bytes or more of a fixed-width packed struct in 2.1/2.2. Values under a null struct are
+ * invisible and written as zeros (fixed) or nothing (variable). On a non-struct field pylance
+ * ignores the key, and so do we.
  */
 object PackedStructs {
   val Key = "lance-encoding:packed"
@@ -35,7 +40,11 @@ object PackedStructs {
   /** Rows of the mini-block path: pylance sends wider values to full-zip, which refuses fixed-width packed structs. */
   private val MaxStructuralRowBytes = 256
 
-  /** Byte width of each child of packed struct `f`; refuses children pylance cannot pack. */
+  /**
+   * Byte width of each child of packed struct `f`, or minus its length prefix's bytes (4, or 8
+   * for large strings and binaries) for a variable-width child; refuses children pylance
+   * cannot pack.
+   */
   def childWidths(f: LanceField, version: FileVersion): Array[Int] = {
     def refuse(why: String): Nothing =
       throw LanceErrors.unsupported(s"Column '${f.name}': cannot write it as a packed struct ($Key): $why")
@@ -44,14 +53,28 @@ object PackedStructs {
       ValueShape.ofType(c.logicalType, c) match {
         case ValueShape.Fixed(_, true) => refuse(s"child '${c.name}' is boolean; Lance packs only whole-byte values")
         case ValueShape.Fixed(w, false) => w
-        case ValueShape.Var => refuse(s"child '${c.name}' is variable width (variable packed structs are not written by this connector)")
+        case ValueShape.Var if version.structural && version.minor >= 2 =>
+          if (LeafValues.isLarge(c.logicalType)) -8 else -4
+        case ValueShape.Var => refuse(s"child '${c.name}' is variable width; Lance packs " +
+          s"variable-width children from file version 2.2 on (this is " +
+          s"${version.major}.${version.minor})")
         case other => refuse(s"child '${c.name}' has shape $other; only fixed-width children can be packed")
       }
     }.toArray
-    if (version.structural && widths.sum >= MaxStructuralRowBytes)
+    if (version.structural && !isVariable(widths) && widths.sum >= MaxStructuralRowBytes)
       refuse(s"a row takes ${widths.sum} bytes; Lance ${version.minor}.x packs rows under $MaxStructuralRowBytes bytes only")
     widths
   }
+
+  /** Whether a packed struct of these child widths has a variable-width child. */
+  def isVariable(widths: Array[Int]): Boolean = widths.exists(_ < 0)
+
+  /** The shape of a packed struct's values: fixed-width rows, or variable when a child is. */
+  def shape(f: LanceField): ValueShape =
+    if (f.children.exists(c => c.children.isEmpty &&
+        scala.util.Try(ValueShape.ofType(c.logicalType, c)).toOption.contains(ValueShape.Var)))
+      ValueShape.Var
+    else ValueShape.Fixed(rowWidth(f), bool = false)
 
   /** Bytes of one packed row, counting children that cannot be packed as 0 ([[childWidths]] refuses those). */
   def rowWidth(f: LanceField): Int = f.children.map { c =>
@@ -70,7 +93,10 @@ object PackedStructs {
    * Struct batch `a` packed row-wise into `sum(widths)`-byte values, null where the struct is.
    * A null child value in a valid row cannot be stored (the packed value has no child validity).
    */
-  def pack(f: LanceField, widths: Array[Int], a: ColumnArray): FixedWidthArray = a match {
+  def pack(f: LanceField, widths: Array[Int], a: ColumnArray): ColumnArray =
+    if (isVariable(widths)) VariablePackedRows.pack(f, widths, a) else packFixed(f, widths, a)
+
+  def packFixed(f: LanceField, widths: Array[Int], a: ColumnArray): FixedWidthArray = a match {
     case s: StructArray =>
       val n = s.length
       val total = widths.sum
@@ -105,7 +131,7 @@ object PackedStructs {
     case other => throw new IllegalArgumentException(s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}")
   }
 
-  private def nullChild(f: LanceField, c: Int, row: Int) =
+  private[writer] def nullChild(f: LanceField, c: Int, row: Int) =
     LanceErrors.unsupported(s"Column '${f.name}': child '${f.children(c).name}' is null in row $row of a valid struct; " +
       s"a packed struct ($Key) cannot store null children (pylance refuses them too)")
 }

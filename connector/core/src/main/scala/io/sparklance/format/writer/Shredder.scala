@@ -30,11 +30,11 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
   }
   /** A blob column is one leaf whose input values are its bytes, whatever its Lance type (v2 is a struct). */
   val isBlob: Boolean = io.sparklance.format.blob.BlobColumn.isBlob(leaf)
-  /** A packed struct is one leaf whose values are its rows packed into fixed-width bytes. */
+  /** A packed struct is one leaf whose values are its rows packed into bytes. */
   val isPacked: Boolean = PackedStructs.isPacked(leaf)
   val shape: ValueShape =
     if (isBlob) ValueShape.Var
-    else if (isPacked) ValueShape.Fixed(PackedStructs.rowWidth(leaf), bool = false)
+    else if (isPacked) PackedStructs.shape(leaf)
     else ValueShape.ofType(leaf.logicalType, leaf)
 }
 

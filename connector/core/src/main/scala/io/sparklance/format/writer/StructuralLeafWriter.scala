@@ -116,8 +116,19 @@ private[writer] final class StructuralLeafWriter(
     out
   }
 
-  /** A packed struct page: always mini-block `PackedStruct(Flat)`, as pylance writes it (never constant or dictionary). */
-  private def writePacked(levels: PageLevels): Unit = {
+  /**
+   * A packed struct page, as pylance writes it (never constant or dictionary): mini-block
+   * `PackedStruct(Flat)`, or with a string or binary child (2.2) full-zip
+   * `VariablePackedStruct` ([[VariablePackedRows]]).
+   */
+  private def writePacked(levels: PageLevels): Unit = values match {
+    case rows: VarValuesBuf =>
+      FullZipEncoder.write(this, levels, VariablePackedRows.payload(lp.leaf, packedWidths, rows,
+        c => EncodingParams.of(c, c), scratch))
+    case _ => writeFixedPacked(levels)
+  }
+
+  private def writeFixedPacked(levels: PageLevels): Unit = {
     val f = values.asInstanceOf[FixedValuesBuf]
     if (!MiniBlockEncoder.write(this, levels, new PackedStructChunks(f.data.array, packedWidths, f.count), null))
       throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': a page of this packed struct does not fit Lance mini-block chunks")

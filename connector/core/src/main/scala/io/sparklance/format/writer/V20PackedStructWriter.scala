@@ -19,7 +19,7 @@ private[writer] final class V20PackedStructWriter(f: LanceField, col: Int, c: Co
     if (a.hasNulls && a.nulls.exists(identity))
       throw LanceErrors.unsupported(
         s"Column '${f.name}' holds null structs, which Lance file version 2.0 cannot store; write with data_storage_version 2.1 or later")
-    val packed = PackedStructs.pack(f, widths, a)
+    val packed = PackedStructs.packFixed(f, widths, a)
     pages.buf.bytes(packed.data, 0, packed.length * widths.sum)
     pages.added(packed.length)
   }

@@ -135,7 +135,9 @@ private[writer] object ValueCompressors {
         out.bytes(c); offs(i + 1) = out.size
         i += 1
       }
-      new FullZipEncoder.VarPayload(offs, out.array, Encodings.general(GeneralCompression.Zstd, level, Encodings.variable(bits)))
+      // pylance records the level it used, 0 (zstd's default) when none was named.
+      new FullZipEncoder.VarPayload(offs, out.array, Encodings.general(GeneralCompression.Zstd,
+        Some(level.getOrElse(0)), Encodings.variable(bits)))
     } else if (fsstWanted(v, t, params)) fsst(v, params, scratch) match {
       case Some(c) => new FullZipEncoder.VarPayload(c.offsets, c.codes, Encodings.fsst(c.table, Encodings.variable(bits)))
       case None => null

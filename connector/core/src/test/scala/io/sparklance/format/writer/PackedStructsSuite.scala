@@ -35,7 +35,7 @@ class PackedStructsSuite extends AnyFunSuite {
     val s = new StructArray(3, Array(false, true, false), Array(
       new FixedWidthArray(3, null, 4, le(3, 4, i => 0x01020304L + i)),
       new FixedWidthArray(3, Array(false, true, false), 2, le(3, 2, i => 0x0A0B + i))))
-    val p = PackedStructs.pack(f, PackedStructs.childWidths(f, FileVersion.V2_1), s)
+    val p = PackedStructs.packFixed(f, PackedStructs.childWidths(f, FileVersion.V2_1), s)
     assert(p.byteWidth == 6 && p.length == 3)
     assert(p.nulls.toSeq == Seq(false, true, false))
     assert(p.data.toSeq == Seq[Byte](4, 3, 2, 1, 0x0B, 0x0A, 0, 0, 0, 0, 0, 0, 6, 3, 2, 1, 0x0D, 0x0A))
@@ -46,13 +46,29 @@ class PackedStructsSuite extends AnyFunSuite {
     val s = new StructArray(2, null, Array(new FixedWidthArray(2, Array(false, true), 4, new Array[Byte](8))))
     val e = intercept[LanceUnsupportedException](PackedStructs.pack(f, Array(4), s))
     assert(e.getMessage.contains("'p'") && e.getMessage.contains("'a'") && e.getMessage.contains("row 1"))
-    for ((t, why) <- Seq(LogicalType.Bool -> "boolean", LogicalType.Utf8 -> "variable width")) {
-      val e2 = intercept[LanceUnsupportedException](PackedStructs.childWidths(packedField(0, "c" -> t), FileVersion.V2_2))
+    for ((t, v, why) <- Seq((LogicalType.Bool, FileVersion.V2_2, "boolean"),
+        (LogicalType.Utf8, FileVersion.V2_1, "variable width"))) {
+      val e2 = intercept[LanceUnsupportedException](PackedStructs.childWidths(packedField(0, "c" -> t), v))
       assert(e2.getMessage.contains("'p'") && e2.getMessage.contains(why), e2.getMessage)
     }
     val wide = packedField(0, (0 until 16).map(i => s"d$i" -> (LogicalType.Decimal(128, 20, 0): LogicalType)): _*)
     assert(PackedStructs.childWidths(wide, FileVersion.V2_0).sum == 256)
     intercept[LanceUnsupportedException](PackedStructs.childWidths(wide, FileVersion.V2_1))
+  }
+
+  test("2.2 packs string children: widths, then rows of fixed bytes and length-prefixed values") {
+    val f = packedField(0, "a" -> LogicalType.Int16, "s" -> LogicalType.Utf8,
+      "l" -> LogicalType.LargeBinary)
+    val widths = PackedStructs.childWidths(f, FileVersion.V2_2)
+    assert(widths.toSeq == Seq(2, -4, -8) && PackedStructs.isVariable(widths))
+    val s = new StructArray(3, Array(false, true, false), Array(
+      new FixedWidthArray(3, null, 2, le(3, 2, i => 0x0102 + i)),
+      new VarBinaryArray(3, null, Array(0, 2, 2, 3), "hiz".getBytes("UTF-8")),
+      new VarBinaryArray(3, null, Array(0, 0, 0, 1), Array[Byte](9))))
+    val rows = PackedStructs.pack(f, widths, s).asInstanceOf[VarBinaryArray]
+    assert(rows.offsets.toSeq == Seq(0, 16, 16, 32))
+    assert(rows.data.toSeq == Seq[Byte](2, 1, 2, 0, 0, 0, 'h', 'i', 0, 0, 0, 0, 0, 0, 0, 0,
+      4, 1, 1, 0, 0, 0, 'z', 1, 0, 0, 0, 0, 0, 0, 0, 9))
   }
 
   test("only truthy values of a struct's packed key pack it") {
