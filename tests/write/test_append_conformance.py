@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from support import rows_from_arrow, rows_from_spark
+from support import rows_from_arrow, rows_from_spark, spark_saves_intervals
 
 VERSIONS = ["2.0", "2.1", "2.2"]
 UTC = dt.timezone.utc
@@ -155,6 +155,7 @@ def test_spark_appends_then_pylance_reads_validates_and_appends(spark, tmp_path,
     expected = pylance_rows(path)
     assert len(expected) == 300
     schema = spark.read.format("lance").load(path).schema
+    interval = any("interval" in f.dataType.simpleString() for f in schema.fields)
     base_values = [tuple(spark_form(v) for v in r) for r in rows_from_arrow(base)]
 
     next_id = 1000
@@ -168,7 +169,11 @@ def test_spark_appends_then_pylance_reads_validates_and_appends(spark, tmp_path,
         new = spark.createDataFrame(rows, schema)
         for df in (own, new):
             appended = spark_rows(df)
-            df.write.format("lance").mode("append").save(path)
+            if interval and not spark_saves_intervals(spark):
+                # Spark 3.5's save() refuses interval columns for every format: writeTo.
+                df.writeTo(f"lance.`{path}`").append()
+            else:
+                df.write.format("lance").mode("append").save(path)
             expected = sorted(expected + appended, key=lambda r: r[0])
             assert pylance_rows(path) == expected, f"after appending {n} rows"
         next_id += 1_000_000
