@@ -21,12 +21,26 @@ public final class SparkLineCheck {
 
   /** Throws {@link UnsupportedOperationException} if the running Spark cannot use this jar. */
   public static void require() {
+    String v = verdict();
+    if (!v.isEmpty()) throw new UnsupportedOperationException(v);
+  }
+
+  /**
+   * Whether the running Spark can use this jar: the session extension adds nothing when it
+   * cannot, so that a jar of another line never breaks a session (only format("lance") fails,
+   * with {@link #require}'s explanation).
+   */
+  public static boolean fits() {
+    return verdict().isEmpty();
+  }
+
+  private static String verdict() {
     String v = verdict;
     if (v == null) {
       v = check(runningSparkVersion(), runningScalaVersion());
       verdict = v;
     }
-    if (!v.isEmpty()) throw new UnsupportedOperationException(v);
+    return v;
   }
 
   /**

@@ -18,6 +18,9 @@ import io.sparklance.spark.vector.LanceNearestFunction
  */
 class LanceSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // A jar of another Spark line adds nothing: its code cannot run in this session (the data
+    // source explains why when it is used).
+    if (!SparkLineCheck.fits()) return
     extensions.injectParser(LancePathNames.wrap)
     extensions.injectTableFunction(LanceNearestFunction.description)
     extensions.injectOptimizerRule(_ => PruneExistsColumns)
