@@ -216,20 +216,6 @@ def test_blob_inside_list_is_unsupported(spark, tmp_path):
     assert "LanceUnsupportedException" in msg and "inside a list" in msg, msg
 
 
-def test_append_to_managed_blob_dataset_is_refused(spark, tmp_path):
-    """Managed blobs (objects under _blobs/) are not written by this connector: appending to such a
-    dataset fails on the driver, and nothing is committed."""
-    path = tmp_path / "copy.lance"
-    shutil.copytree(BLOBS / "blob_managed_2.2.lance", path)
-    df = spark.read.format("lance").load(str(path))
-    before = lance.dataset(str(path)).version
-    with pytest.raises(Exception) as e:
-        df.limit(2).write.format("lance").mode("append").save(str(path))
-    msg = short_error(e.value, 3000)
-    assert "managed" in msg and "LanceUnsupportedException" in msg, msg
-    assert lance.dataset(str(path)).version == before
-
-
 def test_read_then_write_without_blob_metadata_is_plain_binary(spark, tmp_path):
     """A blob column read through Spark carries lance-encoding:blob (written back as a blob, see
     tests/write/test_write_blobs.py); with that metadata dropped its bytes become an ordinary binary

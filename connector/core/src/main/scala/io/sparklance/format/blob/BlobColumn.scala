@@ -101,4 +101,17 @@ object BlobPaths {
     val padded = "0" * (32 - bits.length) + bits
     s"$dir$key/$padded.blob"
   }
+
+  /**
+   * The dataset-relative path of a new managed blob object of the write job with `token` (8 hex
+   * digits): `_blobs/<uuid>.blob` as pylance names them, the UUID's first group the token, so a
+   * failed job finds the objects its killed tasks left.
+   */
+  def newManaged(token: String): String =
+    s"_blobs/${token.toLowerCase}${java.util.UUID.randomUUID().toString.substring(8)}.blob"
+
+  /** Whether `name` (a file name under `_blobs/`) is a managed object of job `token`. */
+  def isManagedOfJob(name: String, token: String): Boolean =
+    name.length == 36 + ".blob".length && name.endsWith(".blob") &&
+      name.startsWith(token.toLowerCase + "-")
 }

@@ -11,6 +11,17 @@ import io.sparklance.format.writer.OutputSink
  */
 trait BlobSidecars {
   def create(blobId: Int): OutputSink
+
+  /**
+   * Whether blobs that leave the data file are table-managed objects (a dataset whose schema
+   * metadata says `lance.blob.managed`): each pack and each dedicated blob is then a new
+   * object [[createManaged]] makes under the dataset's `_blobs/`, referenced by its path.
+   */
+  def managed: Boolean = false
+
+  /** A new managed object: its path relative to the dataset root, and where to write it. */
+  def createManaged(): (String, OutputSink) =
+    throw new IllegalStateException("this file writer has no managed blob storage")
 }
 
 object BlobSidecars {
@@ -63,11 +74,20 @@ object BlobThresholds {
  * the dedicated sidecars, with their ids. Ids count from 1 per data file, shared by packed and
  * dedicated sidecars in the order they are started, and one pack is shared by every blob
  * column of the file, as pylance's writer numbers them, so the same rows give the same files.
+ *
+ * For managed blobs ([[BlobSidecars.managed]]) the packs and dedicated blobs are objects under
+ * `_blobs/` instead, as pylance 14.0.2 writes them: id 0, and [[lastUri]] names the object the
+ * last value went to.
  */
 final class BlobSidecarWriter(sidecars: BlobSidecars) extends AutoCloseable {
   private var nextId = 1L
   private var pack: OutputSink = _
   private var packId = 0
+  private var packUri: String = _
+  /** The managed object the last packed or dedicated value was written to (null if not managed). */
+  var lastUri: String = _
+
+  def managed: Boolean = sidecars.managed
   private var packSize = 0L
   private var packLimit = -1L
 
@@ -85,11 +105,17 @@ final class BlobSidecarWriter(sidecars: BlobSidecars) extends AutoCloseable {
   def writePacked(data: Array[Byte], off: Int, len: Int, limit: Long): (Int, Long) = {
     if (pack == null || packLimit != limit || packSize + len > limit) {
       closePack()
-      packId = allocate()
-      pack = sidecars.create(packId)
+      if (managed) {
+        val (uri, sink) = sidecars.createManaged()
+        packId = 0; packUri = uri; pack = sink
+      } else {
+        packId = allocate()
+        pack = sidecars.create(packId)
+      }
       packSize = 0
       packLimit = limit
     }
+    lastUri = packUri
     val at = packSize
     pack.write(data, off, len)
     packSize += len
@@ -98,8 +124,9 @@ final class BlobSidecarWriter(sidecars: BlobSidecars) extends AutoCloseable {
 
   /** Writes `data[off, +len)` as a sidecar of its own; returns its blob id. */
   def writeDedicated(data: Array[Byte], off: Int, len: Int): Int = {
-    val id = allocate()
-    val out = sidecars.create(id)
+    val (id, out) =
+      if (managed) { val (uri, sink) = sidecars.createManaged(); lastUri = uri; (0, sink) }
+      else { val id = allocate(); (id, sidecars.create(id)) }
     try out.write(data, off, len) finally out.close()
     id
   }

@@ -77,19 +77,37 @@ private[writer] final class StructuralBlobWriter(
     if (width.toLong * rows + 2L * rows >= pageBudgetBytes) flush()
   }
 
-  /** A v2 value: dedicated above the dedicated threshold, packed above the inline one, else in the data file. */
+  /**
+   * A v2 value: dedicated above the dedicated threshold, packed above the inline one, else in
+   * the data file. Packed and dedicated values of a managed dataset are Managed descriptors
+   * naming their object under `_blobs/` (blob id 0).
+   */
   private def place(data: Array[Byte], off: Int, len: Int): Unit =
-    if (len > thresholds.dedicated) {
-      val id = sidecars.writeDedicated(data, off, len)
-      desc.u8(BlobKind.Dedicated); desc.u64(0L); desc.u64(len.toLong); desc.u32(id & 0xFFFFFFFFL)
-    } else if (len > thresholds.inline) {
-      val (id, at) = sidecars.writePacked(data, off, len, thresholds.packFile)
-      desc.u8(BlobKind.Packed); desc.u64(at); desc.u64(len.toLong); desc.u32(id & 0xFFFFFFFFL)
+    if (len > thresholds.inline) {
+      val dedicated = len > thresholds.dedicated
+      var at = 0L
+      val id =
+        if (dedicated) sidecars.writeDedicated(data, off, len)
+        else { val (id, pos) = sidecars.writePacked(data, off, len, thresholds.packFile); at = pos; id }
+      if (sidecars.managed) {
+        setUri(desc.size / width, sidecars.lastUri) // this row's index in the page
+        desc.u8(BlobKind.Managed)
+      } else desc.u8(if (dedicated) BlobKind.Dedicated else BlobKind.Packed)
+      desc.u64(at); desc.u64(len.toLong); desc.u32(id & 0xFFFFFFFFL)
     } else {
       // An empty value still gets the position its (empty) buffer would have, as pylance gives it.
       val pos = if (len == 0) container.writeBuffer(empty, 0, 0) else container.writeBuffer(data, off, len)
       desc.u8(BlobKind.Inline); desc.u64(pos); desc.u64(len.toLong); desc.u32(0L)
     }
+
+  /** Managed blobs' `blob_uri` per row of the page (null: empty), allocated on first use. */
+  private var uris: Array[String] = _
+
+  private def setUri(row: Int, uri: String): Unit = {
+    if (uris == null) uris = new Array[String](math.max(64, row + 1))
+    else if (row >= uris.length) uris = java.util.Arrays.copyOf(uris, math.max(row + 1, uris.length * 2))
+    uris(row) = uri
+  }
 
   def finish(): Unit = if (rows > 0) flush()
 
@@ -100,6 +118,7 @@ private[writer] final class StructuralBlobWriter(
     rows = 0
     if (defs != null) defs.clear()
     desc.clear()
+    if (uris != null) java.util.Arrays.fill(uris.asInstanceOf[Array[AnyRef]], null)
   }
 
   private def writeV1(levels: PageLevels): Unit = {
@@ -139,17 +158,25 @@ private[writer] final class StructuralBlobWriter(
     var valid = rows
     if (d != null) { valid = 0; var i = 0; while (i < rows) { if (d(i) == 0) valid += 1; i += 1 } }
     if (valid == 0) { packedRows = null; AllNullPageEncoder.write(this, levels); return }
-    // Row-major descriptor rows: the fixed fields, then blob_uri as a u32 length and no bytes.
+    // Row-major descriptor rows: the fixed fields, then blob_uri as a u32 length and its bytes
+    // (none but for managed blobs).
     val v = new VarValuesBuf(false)
     v.data.ensure(V2RowWidth * rows)
+    var maxLen = V2RowWidth
     var i = 0
     while (i < rows) {
       v.data.bytes(desc.array, i * V2FixedWidth, V2FixedWidth)
-      v.data.u32(0L)
+      val uri = if (uris == null || i >= uris.length || uris(i) == null) null
+        else uris(i).getBytes(java.nio.charset.StandardCharsets.UTF_8)
+      if (uri == null) v.data.u32(0L)
+      else {
+        v.data.u32(uri.length.toLong); v.data.bytes(uri)
+        maxLen = math.max(maxLen, V2RowWidth + uri.length)
+      }
       v.offsets.add(v.data.size)
       i += 1
     }
-    v.maxLen = V2RowWidth
+    v.maxLen = maxLen
     packedRows = v
     FullZipEncoder.write(this, levels, new FullZipEncoder.VarPayload(v.offsets.array, v.data.array, V2Encoding))
     packedRows = null

@@ -16,7 +16,12 @@ final case class NewDataFile(
     major: Int,
     minor: Int,
     sizeBytes: Long,
-    rows: Long) {
+    rows: Long,
+    /**
+     * Managed blob objects written for this file's rows (paths relative to the dataset root):
+     * not part of the commit, deleted with the file when its write fails.
+     */
+    blobObjects: Seq[String] = Nil) {
 
   def toProto: TableProtos.DataFile =
     TableProtos.DataFile.newBuilder()

@@ -204,6 +204,10 @@ final class ManifestBuilder(
     val versions = frags.flatMap(_.getFilesList.asScala)
       .map(f => (f.getFileMajorVersion, f.getFileMinorVersion)).distinct
     if (versions.size > 1) both(FeatureFlags.MixedDataFileVersions)
+    // pylance 14.0.2 sets the managed-blobs flag whenever the schema says so, blobs or not.
+    val managed = b.getSchemaMetadataMap.get(WritePlan.ManagedBlobsKey)
+    if (managed != null && WritePlan.isManagedValue(managed.toStringUtf8))
+      both(FeatureFlags.ManagedBlobs)
     b.setReaderFeatureFlags(reader).setWriterFeatureFlags(writer)
   }
 
@@ -225,7 +229,7 @@ object ManifestBuilder {
   val WriterSupported: Long = FeatureFlags.DeletionFiles | FeatureFlags.StableRowIds |
     FeatureFlags.UseV2Format | FeatureFlags.TableConfig | FeatureFlags.BasePaths |
     FeatureFlags.CoveredIndexMetadata | FeatureFlags.MixedDataFileVersions |
-    FeatureFlags.FragmentReuseIndexTransitions
+    FeatureFlags.FragmentReuseIndexTransitions | FeatureFlags.ManagedBlobs
   /** Field ids are never reused (pylance 14); operations that allocate none keep the rule. */
   val NonReusableFieldIds: Long = 1L << 15
 

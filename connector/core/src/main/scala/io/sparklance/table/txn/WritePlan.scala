@@ -33,6 +33,12 @@ final case class WritePlan(
     replacing: Option[RowFilter] = None,
     addsColumns: Seq[FileProtos.Field] = Nil) {
 
+  /** Whether blobs this write leaves out of its data files are managed objects (`_blobs/`). */
+  def managedBlobs: Boolean = template match {
+    case o: Overwrite => WritePlan.managedBlobs(o.schemaMetadata)
+    case _ => base.exists(s => WritePlan.managedBlobs(s.schema.metadata))
+  }
+
   /** The operation that commits `frags` (an append or overwrite; see [[replaceOn]]). */
   def operation(frags: Seq[NewFragment]): Operation = template match {
     case o: Overwrite => o.copy(fragments = frags)
@@ -105,6 +111,16 @@ object WritePlan {
   /** Schema metadata marking blob columns whose bytes Lance manages under `_blobs/`. */
   val ManagedBlobsKey = "lance.blob.managed"
 
+  /** Whether a `lance.blob.managed` value turns managed blobs on, as pylance reads it. */
+  def isManagedValue(v: String): Boolean = v.trim.equalsIgnoreCase("true")
+
+  /**
+   * Whether blobs written into a dataset with schema metadata `metadata` are managed: packed
+   * and dedicated values become objects under `_blobs/` (Managed descriptors), not sidecars.
+   */
+  def managedBlobs(metadata: Map[String, Array[Byte]]): Boolean =
+    metadata.get(ManagedBlobsKey).exists(v => isManagedValue(new String(v, "UTF-8")))
+
   /** The latest version of the dataset at `root`, None when there is none yet. */
   def existing(fileIO: FileIO, root: String): Option[Snapshot] =
     LanceDataset.latestIfAny(fileIO, root)
@@ -117,12 +133,6 @@ object WritePlan {
       throw LanceErrors.invalidOption("data_storage_version", v.name,
         s"the dataset at $root stores version ${version.name}; appends keep the dataset's version")
     }
-    // Managed blobs (objects under _blobs/, flag 16384) are allocated and referenced by a
-    // protocol this writer does not implement; appending other kinds there would mix the two.
-    val managed = s.schema.metadata.contains(ManagedBlobsKey)
-    if (managed && s.schema.fields.exists(BlobColumn.containsBlob))
-      throw LanceErrors.unsupported(s"Cannot append to Lance dataset $root: its blob columns are " +
-        s"managed (schema metadata $ManagedBlobsKey), which this connector does not write")
     val op = Append(Nil)
     ManifestBuilder.checkWritable(s, op)
     validated(WritePlan(root, Some(s), op, fields, version))

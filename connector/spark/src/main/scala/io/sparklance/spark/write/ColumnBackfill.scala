@@ -86,7 +86,8 @@ object ColumnBackfill {
     val plan = TaskPlan(root, newFields, added.fields.map(_.dataType).toSeq,
       added.fields.indices.map(_ + 1), FileVersion.ofDataset(s.dataStorageVersion, root),
       opts.copy(maxRowsPerFile = Long.MaxValue, maxBytesPerFile = Long.MaxValue),
-      new SerializableConf(hadoop), token)
+      new SerializableConf(hadoop), token,
+      managedBlobs = _root_.io.sparklance.table.txn.WritePlan.managedBlobs(s.schema.metadata))
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     try {
       val written = writeFiles(spark, s, plan, job.readOptions, rowCounts, source, key, leftOn,

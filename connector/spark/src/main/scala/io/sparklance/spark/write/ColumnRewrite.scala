@@ -75,7 +75,8 @@ object ColumnRewrite {
         val plan = TaskPlan(root, fields, fields.map(sparkType), fields.indices.map(_ + 1),
           FileVersion.ofDataset(s.dataStorageVersion, root),
           opts.copy(maxRowsPerFile = Long.MaxValue, maxBytesPerFile = Long.MaxValue),
-          new SerializableConf(hadoop), token)
+          new SerializableConf(hadoop), token,
+      managedBlobs = _root_.io.sparklance.table.txn.WritePlan.managedBlobs(s.schema.metadata))
         val files = writeFiles(spark, s, plan, storage, sets, fields, where, matched.keySet)
         written = files.values.map(_._1.path).toSet
         ColumnUpdate(files.map { case (f, (file, _)) => f -> file.toProto },

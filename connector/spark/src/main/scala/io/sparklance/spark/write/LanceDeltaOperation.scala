@@ -61,7 +61,7 @@ object LanceDeltaBatchWrite {
     val sparkTypes = table.schema().fields.toSeq.map(_.dataType)
     val plan = TaskPlan(Paths.stripTrailingSlash(s.root), write.fields, sparkTypes,
       write.fields.indices, write.fileVersion, options, new SerializableConf(hadoop),
-      DataFileNames.newToken())
+      DataFileNames.newToken(), managedBlobs = write.managedBlobs)
     new LanceDeltaBatchWrite(table, cmd, plan, new RoutingFileIO(hadoop), insertedKeys(table, cmd))
   }
 

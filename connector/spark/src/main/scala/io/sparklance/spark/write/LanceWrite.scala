@@ -84,7 +84,9 @@ final case class TaskPlan(
     jobToken: String,
     /** Every row written must satisfy this (an overwrite by condition), named by `mustMatchText`. */
     mustMatch: Option[RowFilter] = None,
-    mustMatchText: String = "")
+    mustMatchText: String = "",
+    /** Blobs that leave the data files are managed objects under `_blobs/` (see [[BlobSidecars]]). */
+    managedBlobs: Boolean = false)
 
 object LanceBatchWrite {
   /** Decides, on the driver and before any file is written, what this write will commit. */
@@ -163,7 +165,7 @@ object LanceBatchWrite {
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
     val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts,
       new SerializableConf(hadoop), DataFileNames.newToken(),
-      replaceFilter.map(_._1), replaceFilter.fold("")(_._2))
+      replaceFilter.map(_._1), replaceFilter.fold("")(_._2), write.managedBlobs)
     new LanceBatchWrite(plan, io, write, opts)
   }
 
@@ -222,7 +224,10 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
   }
 
   /** Deletes every data file carrying this job's token; none is referenced, since the job committed nothing. */
-  private def sweep(): Unit = LanceDataWriter.sweepJob(io, plan.root, plan.jobToken, Set.empty)
+  private def sweep(): Unit = {
+    LanceDataWriter.sweepJob(io, plan.root, plan.jobToken, Set.empty)
+    if (plan.managedBlobs) LanceDataWriter.sweepManagedBlobs(io, plan.root, plan.jobToken)
+  }
 }
 
 class LanceDataWriterFactory(plan: TaskPlan) extends DataWriterFactory {
@@ -241,6 +246,8 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private val dataDir = Paths.join(plan.root, "data")
   private val batcher = new RowBatcher(plan.fields, plan.sparkTypes, plan.ordinals)
   private val done = scala.collection.mutable.ArrayBuffer[NewDataFile]()
+  /** Managed blob objects written for the current file (see [[NewDataFile.blobObjects]]). */
+  private val managedWritten = scala.collection.mutable.ArrayBuffer[String]()
   private var current: LanceFileWriter = _
   private var currentName: String = _
   private var currentRows = 0L
@@ -296,6 +303,12 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     val sidecars = new BlobSidecars {
       def create(blobId: Int): OutputSink =
         new StreamSink(store.create(BlobPaths.sidecar(dataFile, blobId)))
+      override def managed: Boolean = plan.managedBlobs
+      override def createManaged(): (String, OutputSink) = {
+        val rel = BlobPaths.newManaged(plan.jobToken)
+        managedWritten += rel
+        (rel, new StreamSink(store.create(Paths.join(plan.root, rel))))
+      }
     }
     // The task's previous file's buffers, or those an earlier task of this executor left.
     val previous =
@@ -312,7 +325,8 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     val written = try w.finish() finally w.close()
     finished = w
     done += NewDataFile(currentName, written.fieldIds, written.columnIndices, plan.version.major, plan.version.minor,
-      written.sizeBytes, written.numRows)
+      written.sizeBytes, written.numRows, managedWritten.toList)
+    managedWritten.clear()
   }
 
   override def commit(): WriterCommitMessage = {
@@ -332,11 +346,12 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     try {
       if (current != null) {
         try current.close() catch { case _: Exception => }
-        done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0)
+        done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0, managedWritten.toList)
         current = null
       }
       LanceDataWriter.deleteQuietly(store, plan.root, done.toSeq)
       done.clear()
+      managedWritten.clear()
     } finally if (interrupted) Thread.currentThread().interrupt()
   }
 
@@ -349,6 +364,7 @@ object LanceDataWriter {
       val path = Paths.join(Paths.join(root, "data"), f.path)
       try io.delete(path) catch { case _: Exception => }
       deleteSidecars(io, path)
+      f.blobObjects.foreach(o => try io.delete(Paths.join(root, o)) catch { case _: Exception => })
     }
 
   /**
@@ -364,6 +380,19 @@ object LanceDataWriter {
       val file = e.name + ".lance"
       if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
         deleteSidecars(io, e.path + ".lance")
+    }
+    catch { case _: Exception => }
+  }
+
+  /**
+   * Deletes the managed blob objects of job `token` (see [[BlobPaths.newManaged]]): those of
+   * tasks that were still writing when the job failed, which no commit message names.
+   */
+  def sweepManagedBlobs(io: FileIO, root: String, token: String): Unit = {
+    val dir = Paths.join(root, "_blobs")
+    try io.list(dir).foreach { e =>
+      if (!e.isDirectory && BlobPaths.isManagedOfJob(e.name, token))
+        try io.delete(e.path) catch { case _: Exception => }
     }
     catch { case _: Exception => }
   }
