@@ -347,11 +347,15 @@ final class FragmentReader(
     }
   }
 
-  /** Blob columns may sit in structs, not in lists: their descriptors address rows, not list items. */
+  /**
+   * Blob columns may sit in structs, and blob v2 columns (2.2) in lists too. Blob v1 columns in
+   * lists, which pylance 14.0.2 writes in 2.0/2.1 but cannot read back, are refused.
+   */
   private def checkBlobPlacement(f: LanceField, inList: Boolean): Unit =
     if (BlobColumn.isBlob(f)) {
-      if (inList) throw LanceErrors.unsupported(
-        s"Blob column '${f.name}' (id ${f.id}) is inside a list; reading blobs inside lists is not supported")
+      if (inList && !BlobColumn.version(f).contains(BlobColumn.V2)) throw LanceErrors.unsupported(
+        s"Blob column '${f.name}' (id ${f.id}) is a blob v1 column inside a list, which Lance " +
+          "itself cannot read (blobs in lists need data_storage_version 2.2)")
     } else {
       val list = f.logicalType match {
         case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => true

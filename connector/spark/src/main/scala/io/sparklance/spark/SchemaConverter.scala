@@ -36,9 +36,23 @@ object SchemaConverter {
       b.putString(k, f.metadataString(k).getOrElse(""))
     }
     if (BlobColumn.isBlob(f)) b.putString(BlobColumn.BlobMetaKey, "true")
+    // A list of blobs reads as an array of their bytes, marked (with the items' blob keys) so
+    // that writing it back makes blob items again.
+    blobItem(f).foreach { item =>
+      item.metadata.keys.toSeq.sorted.filter(_.startsWith(EncodingKeyPrefix)).foreach { k =>
+        b.putString(k, item.metadataString(k).getOrElse(""))
+      }
+      b.putString(BlobColumn.BlobMetaKey, "true")
+    }
     // The column comment (ALTER COLUMN ... COMMENT, CREATE TABLE's column comments).
     f.metadataString("comment").foreach(b.putString("comment", _))
     StructField(f.name, toSparkType(f), f.nullable, b.build())
+  }
+
+  /** The item of list `f` when it is a blob column. */
+  private def blobItem(f: LanceField): Option[LanceField] = f.logicalType match {
+    case List | LargeList | ListOfStruct(_) => f.children.headOption.filter(BlobColumn.isBlob)
+    case _ => None
   }
 
   def toSparkType(f: LanceField): DataType = f.logicalType match {

@@ -23,7 +23,8 @@ import io.sparklance.proto.EncodingsV21Protos._
  *    by the field's thresholds ([[BlobThresholds]]), sidecars written through `sidecars`. A page
  *    whose rows are all null is a constant page, as any other leaf's.
  *
- * Blobs inside lists are refused (pylance's `take_blobs` cannot address them either).
+ * Blob v2 columns may sit in lists (2.2): a descriptor per list item, the page's levels those
+ * of the list. Blob v1 in lists is refused: pylance 14.0.2 cannot read it back.
  */
 private[writer] final class StructuralBlobWriter(
     val column: Int,
@@ -35,8 +36,10 @@ private[writer] final class StructuralBlobWriter(
   import StructuralBlobWriter._
 
   private val blobVersion: BlobColumn.Version = BlobColumn.version(lp.leaf).get
-  if (lp.maxRep > 0)
-    throw LanceErrors.unsupported(s"Column '${lp.path.map(_.name).mkString(".")}': blob columns inside lists cannot be written")
+  // pylance 14.0.2 writes blob v1 in lists (2.0/2.1) but cannot read it back.
+  if (lp.maxRep > 0 && blobVersion == BlobColumn.V1)
+    throw LanceErrors.unsupported(s"Column '${lp.path.map(_.name).mkString(".")}': blobs inside " +
+      "lists need data_storage_version 2.2")
   if (blobVersion == BlobColumn.V2 && version.minor < 2)
     throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later")
   if (blobVersion == BlobColumn.V1 && version.minor >= 2)
@@ -45,26 +48,40 @@ private[writer] final class StructuralBlobWriter(
   private val width = if (blobVersion == BlobColumn.V1) V1Width else V2FixedWidth
 
   private val defs = if (lp.maxDef > 0) new ShortBuf() else null
-  /** One fixed-size descriptor per row (v1: position, size; v2: kind, position, size, blob_id). */
+  private val reps = if (lp.maxRep > 0) new ShortBuf() else null
+  /**
+   * One fixed-size descriptor per visible item (v1: position, size; v2: kind, position, size,
+   * blob_id): per row at the top level, per list item (null items included) in lists.
+   */
   private val desc = new ByteBuf(4096)
   private var rows = 0
+  private var levels = 0
   private var firstRow = 0L
   private val empty = new Array[Byte](0)
+
+  /** Descriptors buffered for the page. */
+  private def items: Int = desc.size / width
 
   def append(top: ColumnArray): Unit = {
     val s = Shredder.shred(lp, top)
     if (defs != null) defs.addOrZeros(s.defs, s.numLevels)
+    if (reps != null) reps.addAll(s.rep, 0, s.numLevels)
+    var structs: StructArray = null
     val bytes: VarBinaryArray = s.values match {
       case v: VarBinaryArray => v
       case _: NullArray => null
+      // Blob v2 values given as {data, uri[, position, size]}, as pylance's BlobType takes them.
+      case st: StructArray if blobVersion == BlobColumn.V2 && st.children.length >= 2 =>
+        structs = st; null
       case other => throw new IllegalArgumentException(
         s"blob column '${lp.leaf.name}' takes binary values, got ${other.getClass.getSimpleName}")
     }
-    desc.ensure(width * s.numLevels)
+    desc.ensure(width * s.numVisible)
     var k = 0
-    while (k < s.numLevels) {
+    while (k < s.numVisible) {
       val i = if (s.visibleIdx == null) k else s.visibleIdx(k)
-      if (i < 0 || bytes == null || bytes.isNull(i)) desc.zeros(width) // null: patched (v1) or masked (v2) at flush
+      if (i >= 0 && structs != null && !structs.isNull(i)) placeStruct(structs, i)
+      else if (i < 0 || bytes == null || bytes.isNull(i)) desc.zeros(width) // null: patched (v1) or masked (v2) at flush
       else {
         val off = bytes.offsets(i); val len = bytes.offsets(i + 1) - off
         if (blobVersion == BlobColumn.V1) {
@@ -73,8 +90,9 @@ private[writer] final class StructuralBlobWriter(
       }
       k += 1
     }
-    rows += s.numLevels
-    if (width.toLong * rows + 2L * rows >= pageBudgetBytes) flush()
+    rows += top.length
+    levels += s.numLevels
+    if (width.toLong * items + 4L * levels >= pageBudgetBytes) flush()
   }
 
   /**
@@ -90,7 +108,7 @@ private[writer] final class StructuralBlobWriter(
         if (dedicated) sidecars.writeDedicated(data, off, len)
         else { val (id, pos) = sidecars.writePacked(data, off, len, thresholds.packFile); at = pos; id }
       if (sidecars.managed) {
-        setUri(desc.size / width, sidecars.lastUri) // this row's index in the page
+        setUri(items, sidecars.lastUri) // this item's index in the page
         desc.u8(BlobKind.Managed)
       } else desc.u8(if (dedicated) BlobKind.Dedicated else BlobKind.Packed)
       desc.u64(at); desc.u64(len.toLong); desc.u32(id & 0xFFFFFFFFL)
@@ -99,6 +117,51 @@ private[writer] final class StructuralBlobWriter(
       val pos = if (len == 0) container.writeBuffer(empty, 0, 0) else container.writeBuffer(data, off, len)
       desc.u8(BlobKind.Inline); desc.u64(pos); desc.u64(len.toLong); desc.u32(0L)
     }
+
+  private def columnName: String = lp.path.map(_.name).mkString(".")
+
+  /**
+   * Value `i` of `{data, uri[, position, size]}` input: its bytes when `data` is set, else the
+   * object at `uri` (a range of it when `position` and `size` are set), referenced or ingested
+   * as the write's [[io.sparklance.format.blob.ExternalBlobs]] says. pylance's rules: exactly
+   * one of data and uri; position and size both or neither; size positive.
+   */
+  private def placeStruct(st: StructArray, i: Int): Unit = {
+    def bad(why: String) = LanceErrors.unsupported(s"Column '$columnName' row value $i: $why")
+    val data = st.children(0) match { case v: VarBinaryArray if !v.isNull(i) => v; case _ => null }
+    val uri = st.children(1) match {
+      case v: VarBinaryArray if !v.isNull(i) =>
+        new String(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i), java.nio.charset.StandardCharsets.UTF_8)
+      case _ => null
+    }
+    def long(c: Int): Option[Long] = if (st.children.length <= c) None else st.children(c) match {
+      case f: FixedWidthArray if !f.isNull(i) && f.byteWidth == 8 => Some(LE.i64(f.data, i * 8))
+      case _ => None
+    }
+    val (position, size) = (long(2), long(3))
+    if (data != null && uri != null) throw bad("a blob cannot have both data and uri")
+    if (data == null && uri == null) throw bad("a blob must set data or uri (a null blob is a null value)")
+    if (data != null) {
+      if (position.isDefined || size.isDefined) throw bad("position and size need a uri")
+      val off = data.offsets(i)
+      place(data.data, off, data.offsets(i + 1) - off)
+    } else {
+      if (uri.isEmpty) throw bad("the blob uri is empty")
+      if (position.isDefined != size.isDefined) throw bad("an external range needs both position and size")
+      if (position.exists(_ < 0)) throw bad(s"position ${position.get} is negative")
+      if (size.exists(_ <= 0)) throw bad(s"size ${size.get} must be positive")
+      val ext = sidecars.externals
+      if (ext.ingest) {
+        val b = sidecars.readExternal(uri, position.getOrElse(0L), size.getOrElse(-1L))
+        place(b, 0, b.length)
+      } else {
+        val (id, rel) = ext.reference(uri, columnName)
+        setUri(items, rel)
+        desc.u8(BlobKind.External); desc.u64(position.getOrElse(0L)); desc.u64(size.getOrElse(0L))
+        desc.u32(id & 0xFFFFFFFFL)
+      }
+    }
+  }
 
   /** Managed blobs' `blob_uri` per row of the page (null: empty), allocated on first use. */
   private var uris: Array[String] = _
@@ -112,11 +175,13 @@ private[writer] final class StructuralBlobWriter(
   def finish(): Unit = if (rows > 0) flush()
 
   private def flush(): Unit = {
-    val levels = PageLevels(lp, canonicalDefs, rows)
-    if (blobVersion == BlobColumn.V1) writeV1(levels) else writeV2(levels)
+    val pageLevels = PageLevels(lp, canonicalDefs, levels)
+    if (blobVersion == BlobColumn.V1) writeV1(pageLevels) else writeV2(pageLevels)
     firstRow += rows
     rows = 0
+    levels = 0
     if (defs != null) defs.clear()
+    if (reps != null) reps.clear()
     desc.clear()
     if (uris != null) java.util.Arrays.fill(uris.asInstanceOf[Array[AnyRef]], null)
   }
@@ -155,16 +220,17 @@ private[writer] final class StructuralBlobWriter(
 
   private def writeV2(levels: PageLevels): Unit = {
     val d = canonicalDefs
-    var valid = rows
-    if (d != null) { valid = 0; var i = 0; while (i < rows) { if (d(i) == 0) valid += 1; i += 1 } }
+    val n = items
+    var valid = n
+    if (d != null) { valid = 0; var i = 0; while (i < this.levels) { if (d(i) == 0) valid += 1; i += 1 } }
     if (valid == 0) { packedRows = null; AllNullPageEncoder.write(this, levels); return }
     // Row-major descriptor rows: the fixed fields, then blob_uri as a u32 length and its bytes
     // (none but for managed blobs).
     val v = new VarValuesBuf(false)
-    v.data.ensure(V2RowWidth * rows)
+    v.data.ensure(V2RowWidth * n)
     var maxLen = V2RowWidth
     var i = 0
-    while (i < rows) {
+    while (i < n) {
       v.data.bytes(desc.array, i * V2FixedWidth, V2FixedWidth)
       val uri = if (uris == null || i >= uris.length || uris(i) == null) null
         else uris(i).getBytes(java.nio.charset.StandardCharsets.UTF_8)
@@ -184,9 +250,9 @@ private[writer] final class StructuralBlobWriter(
 
   // The descriptor page as the page encoders see it (2.2: full-zip rows, all-null pages).
   def leafPath: LeafPath = lp
-  def repLevels: Array[Short] = null
+  def repLevels: Array[Short] = if (reps == null) null else reps.array
   def canonicalDefs: Array[Short] = if (defs == null) null else defs.array
-  def levelCount: Int = rows
+  def levelCount: Int = levels
   def pageValues: LeafValues = packedRows
   def pageRows: Long = rows
   def isLarge: Boolean = version.minor >= 2

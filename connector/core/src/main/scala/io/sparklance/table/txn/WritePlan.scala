@@ -181,6 +181,12 @@ object WritePlan {
     p
   }
 
+  /** The kind of container `f` (a list type) is, lists of any width counting as `List`. */
+  private def containerOf(f: LanceField): LogicalType = f.logicalType match {
+    case LogicalType.List | LogicalType.LargeList | _: LogicalType.ListOfStruct => LogicalType.List
+    case t => t
+  }
+
   private def isList(t: LogicalType): Boolean = {
     import LogicalType._
     t match {
@@ -194,13 +200,21 @@ object WritePlan {
    * than after the data is written.
    */
   private def checkVersionSupports(fields: Seq[LanceField], v: FileVersion): Unit = {
-    def blobUnderList(f: LanceField, inList: Boolean): Option[LanceField] =
-      if (inList && BlobColumn.isBlob(f)) Some(f)
-      else f.children.iterator
-        .flatMap(c => blobUnderList(c, inList || isList(f.logicalType))).toSeq.headOption
-    fields.flatMap(blobUnderList(_, inList = false)).headOption.foreach { f =>
-      throw LanceErrors.unsupportedType(f.name, "blob",
-        "blob columns inside lists cannot be written (pylance's take_blobs cannot address them)")
+    // Blobs in lists need 2.2 (pylance cannot read back the blob v1 lists it writes); blobs
+    // in maps and fixed-size lists are written by no Lance.
+    def blobUnder(f: LanceField, under: Option[LogicalType]): Option[(LanceField, LogicalType)] =
+      if (BlobColumn.isBlob(f)) under.map(t => (f, t))
+      else f.children.iterator.flatMap(c => blobUnder(c,
+        if (isList(f.logicalType) && !under.exists(_ != LogicalType.List)) Some(containerOf(f))
+        else under)).toSeq.headOption
+    fields.flatMap(blobUnder(_, None)).headOption.foreach {
+      case (_, LogicalType.List) if v.minor >= 2 =>
+      case (f, LogicalType.List) =>
+        throw LanceErrors.unsupportedType(f.name, "blob", "blob columns inside lists need " +
+          s"data_storage_version 2.2 (this write uses ${v.name}; Lance cannot read them back)")
+      case (f, t) =>
+        throw LanceErrors.unsupportedType(f.name, "blob", s"blob columns inside a ${t.text} " +
+          "cannot be written")
     }
     fields.flatMap(_.preOrder).foreach { f =>
       BlobColumn.version(f) match {

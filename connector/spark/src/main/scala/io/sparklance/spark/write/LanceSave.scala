@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.types.{BinaryType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
@@ -40,8 +41,21 @@ private[spark] object LanceSave {
       else params.filter { case (k, _) => !k.equalsIgnoreCase("replaceWhere") }
     val base = WriteIntent(found = Some(snapshot), replaceWhere = replaceWhere)
 
+    // A blob column (binary in the dataset's schema) may be given as {data, uri, ...} values
+    // (external blobs): the table takes the DataFrame's struct there, which the writer checks.
+    def blobsAsGiven(table: StructType, df: StructType): StructType = {
+      val resolver = spark.sessionState.conf.resolver
+      StructType(table.fields.map { f =>
+        df.fields.find(d => resolver(d.name, f.name)) match {
+          case Some(d) if f.dataType == BinaryType && d.dataType.isInstanceOf[StructType] &&
+              SparkToLance.isBlobRequest(f.metadata, f.name) => f.copy(dataType = d.dataType)
+          case _ => f
+        }
+      })
+    }
+
     def write(intent: WriteIntent, fitted: Boolean, overwrite: Boolean): Unit = {
-      val schema = if (fitted) table.get.schema() else data.schema
+      val schema = if (fitted) blobsAsGiven(table.get.schema(), data.schema) else data.schema
       // A column the dataset lacks: named with the option that would add it (Spark's own
       // refusal does not know mergeSchema).
       if (fitted) {

@@ -13,7 +13,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.sparklance.{LanceErrors, LanceSchemaMismatchException}
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.format.LanceField
-import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars}
+import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars, ExternalBlobs}
 import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, IoStats, Paths, RoutingFileIO, SerializableConf}
 import io.sparklance.spark.metrics.{DriverStorageRequests, StorageRequests, TaskMetricValue}
@@ -86,7 +86,9 @@ final case class TaskPlan(
     mustMatch: Option[RowFilter] = None,
     mustMatchText: String = "",
     /** Blobs that leave the data files are managed objects under `_blobs/` (see [[BlobSidecars]]). */
-    managedBlobs: Boolean = false)
+    managedBlobs: Boolean = false,
+    /** The dataset's non-root base paths (id, path): where external blob URIs may be relative. */
+    externalBases: Seq[(Int, String)] = Nil)
 
 object LanceBatchWrite {
   /** Decides, on the driver and before any file is written, what this write will commit. */
@@ -165,9 +167,15 @@ object LanceBatchWrite {
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
     val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts,
       new SerializableConf(hadoop), DataFileNames.newToken(),
-      replaceFilter.map(_._1), replaceFilter.fold("")(_._2), write.managedBlobs)
+      replaceFilter.map(_._1), replaceFilter.fold("")(_._2), write.managedBlobs,
+      existing.filter(_ => !truncate).map(LanceBatchWrite.externalBases).getOrElse(Nil))
     new LanceBatchWrite(plan, io, write, opts)
   }
+
+  /** The base paths of `s` that are not dataset roots: where external blobs may live. */
+  def externalBases(s: io.sparklance.table.Snapshot): Seq[(Int, String)] =
+    s.manifest.getBasePathsList.asScala.filterNot(_.getIsDatasetRoot)
+      .map(b => b.getId -> b.getPath).toSeq
 
   /** The DataFrame's top-level columns the dataset lacks (names compared as appends match). */
   private def newColumns(s: io.sparklance.table.Snapshot, schema: StructType) =
@@ -309,6 +317,10 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
         managedWritten += rel
         (rel, new StreamSink(store.create(Paths.join(plan.root, rel))))
       }
+      override def externals: ExternalBlobs = ExternalBlobs(plan.externalBases,
+        plan.options.allowExternalBlobsOutsideBases, plan.options.ingestExternalBlobs)
+      override def readExternal(uri: String, position: Long, size: Long): Array[Byte] =
+        LanceDataWriter.readExternal(store, uri, position, size)
     }
     // The task's previous file's buffers, or those an earlier task of this executor left.
     val previous =
@@ -382,6 +394,20 @@ object LanceDataWriter {
         deleteSidecars(io, e.path + ".lance")
     }
     catch { case _: Exception => }
+  }
+
+  /** The bytes `[position, +size)` of the object at `uri` (`size` -1: to its end). */
+  def readExternal(io: FileIO, uri: String, position: Long, size: Long): Array[Byte] = {
+    val in = io.open(uri)
+    try {
+      val n = if (size >= 0) size else in.length - position
+      if (position + n > in.length || n > Int.MaxValue - 64)
+        throw LanceErrors.unsupported(s"External blob $uri: range [$position, +$n) is not " +
+          s"within its ${in.length} bytes (or exceeds 2 GiB)")
+      val out = new Array[Byte](n.toInt)
+      in.readInto(position, out, 0, out.length)
+      out
+    } finally in.close()
   }
 
   /**

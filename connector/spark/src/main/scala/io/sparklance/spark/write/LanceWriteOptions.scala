@@ -34,6 +34,9 @@ import io.sparklance.spark.OptionValues.{bool, positiveLong}
  *  - `primary_key`: `col[,col…]` — new datasets and overwrites: these top-level columns become
  *    the unenforced primary key (NOT NULL; see [[io.sparklance.table.PrimaryKey]]); an
  *    append naming another key than the dataset's fails.
+ *  - `external_blob_mode` (`reference`, default, or `ingest`) and
+ *    `allow_external_blob_outside_bases` (default false): how blob values given as a URI are
+ *    stored (pylance's options of those names; see [[io.sparklance.format.blob.ExternalBlobs]]).
  */
 final case class LanceWriteOptions(
     path: String,
@@ -48,7 +51,9 @@ final case class LanceWriteOptions(
     vectorColumns: Map[String, Int],
     mergeSchema: Boolean = false,
     primaryKey: Seq[String] = Nil,
-    branch: Option[String] = None) {
+    branch: Option[String] = None,
+    ingestExternalBlobs: Boolean = false,
+    allowExternalBlobsOutsideBases: Boolean = false) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 
   /** `schema` with the `vector_columns` marked as vectors in their field metadata. */
@@ -83,6 +88,10 @@ object LanceWriteOptions {
   val Branch = "branch"
   /** A new table's unenforced primary key: top-level columns, comma-separated. */
   val PrimaryKey = "primary_key"
+  /** `reference` (External descriptors) or `ingest` (the bytes stored) for URI blob values. */
+  val ExternalBlobMode = "external_blob_mode"
+  /** Absolute external blob URIs outside the dataset's registered bases are allowed. */
+  val AllowExternalBlobOutsideBases = "allow_external_blob_outside_bases"
   /** Delta's name: an append may carry new top-level columns, added first (all null before). */
   val MergeSchema = "mergeSchema"
 
@@ -107,7 +116,8 @@ object LanceWriteOptions {
   /** Every write option's name (`replaceWhere` is taken by an overwrite's save). */
   val Names: Seq[String] = Seq(Path, DataStorageVersion, MaxRowsPerFile, MaxBytesPerFile,
     EnableStableRowIds, MaxPageBytes, CommitRetries, CommitTimeoutSeconds, CommitMessage,
-    VectorColumns, Branch, PrimaryKey, MergeSchema, "replaceWhere")
+    VectorColumns, Branch, PrimaryKey, MergeSchema, ExternalBlobMode,
+    AllowExternalBlobOutsideBases, "replaceWhere")
 
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
     io.sparklance.spark.LanceOptionNames.check(options)
@@ -135,6 +145,14 @@ object LanceWriteOptions {
         Option(options.get(VectorColumns)).map(parseVectorColumns).getOrElse(Map.empty),
       mergeSchema = bool(options, MergeSchema, default = false),
       primaryKey = Option(options.get(PrimaryKey)).toSeq
-        .flatMap(io.sparklance.spark.LanceTableChanges.keyColumns))
+        .flatMap(io.sparklance.spark.LanceTableChanges.keyColumns),
+      ingestExternalBlobs = Option(options.get(ExternalBlobMode)).map(_.trim.toLowerCase) match {
+        case None | Some("reference") => false
+        case Some("ingest") => true
+        case Some(v) => throw LanceErrors.invalidOption(ExternalBlobMode, v,
+          "expected reference (store the URI) or ingest (store the bytes)")
+      },
+      allowExternalBlobsOutsideBases =
+        bool(options, AllowExternalBlobOutsideBases, default = false))
   }
 }

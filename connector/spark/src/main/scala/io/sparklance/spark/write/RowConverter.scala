@@ -68,6 +68,14 @@ private[spark] object ColBuilder {
   def apply(f: LanceField, dt: DataType): ColBuilder = (f.logicalType, dt) match {
     // A blob column (v1 binary or v2 struct) takes its bytes; the file writer stores the descriptors.
     case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) && dt == BinaryType => new VarBuilder(f, dt, LargeBinary)
+    // Given as {data, uri[, position, size]}: the writer reads each value's fields; position
+    // and size travel as signed longs whatever their Lance type.
+    // The DataFrame's struct decides the children (an append may give four to a field of two).
+    case (_, st: StructType) if io.sparklance.format.blob.BlobColumn.isBlob(f) =>
+      new StructBuilder(f, st.fields.zipWithIndex.map { case (sf, i) =>
+        val t = i match { case 0 => LargeBinary; case 1 => Utf8; case _ => Int64 }
+        apply(LanceField(-1, f.id, sf.name, t, nullable = true, Predef.Map.empty, Nil), sf.dataType)
+      })
     case (Struct, st: StructType) =>
       new StructBuilder(f, f.children.zip(st.fields).map { case (c, sf) => apply(c, sf.dataType) }.toArray)
     case (List | LargeList | _: ListOfStruct, at: ArrayType) => new ListBuilder(f, apply(f.children.head, at.elementType))

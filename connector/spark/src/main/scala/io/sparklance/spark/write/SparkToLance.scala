@@ -28,7 +28,8 @@ object SparkToLance {
    * has `lance-encoding:blob` (not "false") is a blob column, as pylance 14.0.2 stores it: in
    * 2.0/2.1 `large_binary` with that key (blob v1); in 2.2 promoted to blob v2, a struct with
    * extension `lance.blob.v2` and children `data` (large_binary) and `uri` (string), the key
-   * dropped and the other `lance-encoding:*` keys (blob thresholds among them) kept.
+   * dropped and the other `lance-encoding:*` keys (blob thresholds among them) kept. The key on
+   * an array of binary makes its items blobs (blob v2 in lists needs 2.2).
    */
   def fields(schema: StructType, version: FileVersion = FileVersion.Default): Seq[LanceField] = {
     var next = 0
@@ -36,10 +37,21 @@ object SparkToLance {
     def field(name: String, dt: DataType, nullable: Boolean, md: Metadata, parent: Int): LanceField = {
       checkName(name)
       val id = alloc()
-      if (isBlobRequest(md, name)) {
-        if (dt != BinaryType)
-          throw LanceErrors.unsupportedType(name, dt.simpleString, s"field metadata ${BlobColumn.BlobMetaKey} needs a binary column")
+      // `lance-encoding:blob` on an array of binary makes its items blobs (2.2).
+      val blobItems = dt match {
+        case at: ArrayType => at.elementType == BinaryType && isBlobRequest(md, name)
+        case _ => false
+      }
+      if (!blobItems && isBlobRequest(md, name)) {
         val md0 = encodingMetadata(md, name)
+        dt match {
+          case st: StructType =>
+            return blobStruct(id, parent, name, st, nullable, md0, version, alloc _)
+          case BinaryType =>
+          case _ => throw LanceErrors.unsupportedType(name, dt.simpleString, s"field metadata " +
+            s"${BlobColumn.BlobMetaKey} needs a binary column (or a struct of data, uri, " +
+            "position, size)")
+        }
         return if (version.minor < 2)
           LanceField(id, parent, name, LargeBinary, nullable, md0 + (BlobColumn.BlobMetaKey -> utf8("true")), Nil)
         else {
@@ -66,7 +78,12 @@ object SparkToLance {
                 case _: StructType => ListOfStruct(large)
                 case _ => if (large) LargeList else List
               }
-              LanceField(id, parent, name, t, nullable, encodingMetadata(md, name), Seq(field("item", at.elementType, at.containsNull, null, id)))
+              // Blob items take the array's blob keys (thresholds too); the list keeps none.
+              val (listMd, itemMd) =
+                if (blobItems) (Predef.Map.empty[String, Array[Byte]], md)
+                else (encodingMetadata(md, name), null)
+              LanceField(id, parent, name, t, nullable, listMd,
+                Seq(field("item", at.elementType, at.containsNull, itemMd, id)))
           }
         case udt if MlVectorBuilder.isMlVector(udt) =>
           val dim = vectorDim(md, name).getOrElse(throw LanceErrors.unsupportedType(name,
@@ -89,6 +106,37 @@ object SparkToLance {
     }
     checkDistinct(schema, "")
     schema.fields.toSeq.map(f => field(f.name, f.dataType, f.nullable, f.metadata, -1))
+  }
+
+  /** Spark types of a blob given as pylance's BlobType storage: data, uri, position, size. */
+  private val BlobStructFields: Seq[(String, Seq[DataType], LogicalType)] = Seq(
+    ("data", Seq(BinaryType), LargeBinary), ("uri", Seq(StringType), Utf8),
+    ("position", Seq(LongType), UInt64), ("size", Seq(LongType), UInt64))
+
+  /**
+   * A blob column given as `struct<data: binary, uri: string[, position: long, size: long]>`
+   * (2.2), as pylance's BlobType takes values: each value is bytes or an external URI (a
+   * range of it with position and size). Its Lance field is BlobType's (children named as the
+   * struct's, position and size uint64).
+   */
+  private def blobStruct(id: Int, parent: Int, name: String, st: StructType, nullable: Boolean,
+      md0: scala.collection.immutable.Map[String, Array[Byte]], version: FileVersion,
+      alloc: () => Int): LanceField = {
+    val want = if (st.length == 2) BlobStructFields.take(2) else BlobStructFields
+    val fits = (st.length == 2 || st.length == 4) && st.fields.zip(want).forall {
+      case (f, (n, types, _)) => f.name == n && types.contains(f.dataType)
+    }
+    if (!fits)
+      throw LanceErrors.unsupportedType(name, st.simpleString, "a blob column given as a " +
+        "struct must be struct<data: binary, uri: string> or struct<data: binary, uri: string, " +
+        "position: bigint, size: bigint>, as pylance's BlobType")
+    if (version.minor < 2)
+      throw LanceErrors.unsupportedType(name, "blob", "blob values given as data or uri are " +
+        s"blob v2, which needs data_storage_version 2.2 (this write uses ${version.name})")
+    val kids = want.map { case (n, _, t) =>
+      LanceField(alloc(), id, n, t, nullable = true, Predef.Map.empty, Nil) }
+    LanceField(id, parent, name, Struct, nullable,
+      md0 + (BlobColumn.ExtensionNameKey -> utf8(BlobColumn.V2ExtensionName)), kids)
   }
 
   /**
@@ -251,13 +299,14 @@ object SparkToLance {
       s"${columns.mkString(", ")}; to add it, append with option mergeSchema=true")
 
   private def checkType(path: String, name: String, f: LanceField, dt: DataType): Unit = {
-    // Blob columns read (and are appended) as their bytes; the writer stores descriptors. A blob
-    // under a list has no row of its own to address, so neither pylance nor this writer takes it.
-    def blobUnderList(g: LanceField, inList: Boolean): Boolean =
-      (inList && BlobColumn.isBlob(g)) || g.children.exists(c => blobUnderList(c, inList || isList(g.logicalType)))
-    if (blobUnderList(f, inList = false))
-      throw LanceErrors.unsupported(s"Cannot write to Lance dataset $path: column '$name' holds a Lance blob column " +
-        "inside a list, which this connector cannot write")
+    // Blob columns read (and are appended) as their bytes; the writer stores descriptors. Where
+    // blobs may sit (lists from 2.2 on, not maps) is the write plan's check. Blob v2 values may
+    // also come as {data, uri[, position, size]}.
+    if (BlobColumn.version(f).contains(BlobColumn.V2)) dt match {
+      case st: StructType => blobStruct(f.id, f.parentId, name, st, f.nullable, Predef.Map.empty,
+        FileVersion.V2_2, () => -1); return
+      case _ =>
+    }
     val expected = try SchemaConverter.toSparkType(f) catch {
       case e: LanceException => throw LanceErrors.schemaMismatch(path, name, s"has Lance type ${f.logicalType.text}, which cannot be written: ${e.getMessage}")
     }
