@@ -151,6 +151,7 @@ MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_p
                 tests/test_errors.py tests/write/test_write_types.py \
                 tests/write/test_write_modes.py tests/write/test_write_append.py \
                 tests/write/test_append_conformance.py tests/test_path_names.py \
+                tests/write/test_write_external_blobs.py tests/write/test_write_blob_lists.py \
                 tests/test_catalog.py tests/test_session_catalog.py tests/test_row_level.py \
                 tests/test_alter_table.py tests/test_compaction.py tests/test_procedures.py \
                 tests/test_table_api.py tests/test_replace_where.py tests/test_merge_schema.py \

@@ -233,3 +233,75 @@ def test_the_maintenance_helpers_raise_the_same_classes(spark, tmp_path):
     assert first_line(e.value).startswith("Lance dataset path does not exist")
     with pytest.raises(AnalysisException):
         spark_lance.LanceTable(spark, p).version
+
+
+def gated_append(spark, path, gate):
+    """An append whose tasks (run after it read the dataset) wait until `gate`/go exists."""
+    from pyspark.sql.functions import udf
+
+    started, go = str(gate / "started"), str(gate / "go")
+
+    @udf("long")
+    def held(x):
+        import os
+        import time
+        open(started, "w").close()
+        deadline = time.time() + 120
+        while not os.path.exists(go) and time.time() < deadline:
+            time.sleep(0.05)
+        return x
+
+    return spark.range(20).coalesce(1).select(held("id").alias("id")) \
+        .write.format("lance").mode("append").save(str(path))
+
+
+def test_a_lost_commit_race_is_a_conflict_class_of_its_own(spark, tmp_path):
+    """An append that read the dataset before pylance overwrote it cannot commit: pylance
+    refuses the same (its Append over a concurrent Overwrite). In Python the error is
+    spark_lance.LanceConcurrentModificationException, a PySpark CapturedException whose first
+    line is the connector's message; nothing is committed."""
+    import threading
+    import time
+
+    import pyarrow as pa
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    import spark_lance
+
+    path = tmp_path / "race.lance"
+    spark.range(5).write.format("lance").save(str(path))
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    errors = []
+
+    def run():
+        try:
+            gated_append(spark, path, gate)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.time() + 120
+    while not (gate / "started").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    assert (gate / "started").exists()
+    lance.write_dataset(pa.table({"id": pa.array([7], pa.int64())}), str(path), mode="overwrite")
+    (gate / "go").touch()
+    t.join(180)
+    assert len(errors) == 1, errors
+    e = errors[0]
+    assert isinstance(e, spark_lance.LanceConcurrentModificationException), type(e)
+    assert not isinstance(e, spark_lance.LanceRetryableConflictException)
+    assert isinstance(e, CapturedException)
+    assert "oncurrent" in str(e).splitlines()[0] and str(path) in str(e).splitlines()[0], str(e)
+    ds = lance.dataset(str(path))
+    assert ds.to_table()["id"].to_pylist() == [7]
+    ds.validate()
+
+
+def test_retryable_conflicts_are_a_subclass():
+    import spark_lance
+
+    assert issubclass(spark_lance.LanceRetryableConflictException,
+                      spark_lance.LanceConcurrentModificationException)

@@ -23,12 +23,16 @@ from ._session import EXTENSIONS, FORMAT, configure, session
 from ._table import LanceTable
 from ._vectors import as_vector, distance, nearest, to_ml_vector
 from ._version import __version__
+from ._conflicts import (LanceConcurrentModificationException, LanceRetryableConflictException,
+                         install as _install_conflict_classes)
 
 __all__ = [
     "EXTENSIONS",
     "FORMAT",
     "JAR_ENV_VAR",
     "JarNotFoundError",
+    "LanceConcurrentModificationException",
+    "LanceRetryableConflictException",
     "LanceTable",
     "UnsupportedSparkError",
     "__version__",
@@ -50,3 +54,5 @@ __all__ = [
     "update_tag",
     "write_lance",
 ]
+
+_install_conflict_classes()

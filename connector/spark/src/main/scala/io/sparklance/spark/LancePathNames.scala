@@ -37,10 +37,10 @@ object LancePathNames {
           // parsePlan, parseQuery, and what later releases add (4.3: parsePlanWithParameters).
           case plan: LogicalPlan => renamed(session, plan)
           case parts: Seq[_] if m.getName == "parseMultipartIdentifier" &&
-            isPathName(session, parts) => inCatalog(session, parts)
+            isPathName(parts) && !lanceCatalogRegistered(session) => inCatalog(session, parts)
           // A name with a version or time (4.3's parseTemporalTableIdentifier, spark.table).
           case named: Product if named.productArity > 0 && m.getName.contains("Identifier") &&
-            isPathName(session, named.productElement(0)) =>
+            isPathName(named.productElement(0)) && !lanceCatalogRegistered(session) =>
             val args = inCatalog(session, named.productElement(0).asInstanceOf[Seq[_]]) +:
               named.productIterator.drop(1).map(_.asInstanceOf[AnyRef]).toSeq
             named.getClass.getConstructors.find(_.getParameterCount == named.productArity)
@@ -64,7 +64,7 @@ object LancePathNames {
   private def renamedNode(session: SparkSession, n: LogicalPlan): LogicalPlan = {
     var changed = false
     val args = n.productIterator.map {
-      case parts: Seq[_] if Kinds(n.nodeName) && isPathName(session, parts) =>
+      case parts: Seq[_] if Kinds(n.nodeName) && isPathName(parts) =>
         changed = true
         inCatalog(session, parts)
       case p: LogicalPlan if !n.children.exists(_ eq p) =>
@@ -76,11 +76,15 @@ object LancePathNames {
     if (changed) n.makeCopy(args) else n
   }
 
-  private def isPathName(session: SparkSession, value: Any): Boolean = value match {
+  /**
+   * Whether `value` is a name ``lance.`/path` `` (optionally a metadata table after it); the
+   * callers check once that no catalog is named `lance`, which would own such names.
+   */
+  private def isPathName(value: Any): Boolean = value match {
     case parts: Seq[_] if parts.size == 2 || parts.size == 3 =>
       (parts.head, parts(1)) match {
         case (h: String, p: String) => h.toLowerCase(Locale.ROOT) == "lance" &&
-          LanceCatalog.isPathName(p) && !lanceCatalogRegistered(session)
+          LanceCatalog.isPathName(p)
         case _ => false
       }
     case _ => false

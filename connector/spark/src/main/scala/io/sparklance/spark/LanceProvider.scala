@@ -109,8 +109,7 @@ object LanceProvider {
     options.asCaseSensitiveMap().asScala.toMap.filter { case (k, _) => !k.startsWith("__") }
 
   private def looked(options: CaseInsensitiveStringMap, found: Option[Table]): Unit = {
-    val latest = !key(options).keys.exists(k =>
-      write.LanceSave.ReadOnly(k.toLowerCase(java.util.Locale.ROOT)))
+    val latest = !write.LanceSave.latestOnly(key(options))._2
     found match {
       case _ if !latest => lastLooked.remove()
       case Some(t: LanceTable) =>

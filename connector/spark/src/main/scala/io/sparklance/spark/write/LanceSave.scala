@@ -91,8 +91,8 @@ private[spark] object LanceSave {
    */
   private def lookUp(spark: SparkSession, options: CaseInsensitiveStringMap)
       : Option[LanceTable] = {
-    val latest = new CaseInsensitiveStringMap(options.asCaseSensitiveMap().asScala
-      .filter { case (k, _) => !ReadOnly(k.toLowerCase(java.util.Locale.ROOT)) }.toMap.asJava)
+    val latest = new CaseInsensitiveStringMap(
+      latestOnly(options.asCaseSensitiveMap().asScala.toMap)._1.asJava)
     io.sparklance.spark.LanceTables.loadIfExists(spark, latest).map {
       case t: LanceTable => t
       case other => throw new IllegalStateException(s"not a dataset version: ${other.name()}")
@@ -100,7 +100,18 @@ private[spark] object LanceSave {
   }
 
   /** Read options that pick another version or table than the latest (lower case). */
-  val ReadOnly: Set[String] = {
+  /**
+   * `options` without the keys that pick another version than the latest (time travel, a
+   * metadata table), and whether it had any: a save writes on the latest version whatever
+   * they say, and shares a dataset lookup only when they say nothing.
+   */
+  def latestOnly(options: Map[String, String]): (Map[String, String], Boolean) = {
+    val (other, latest) = options.partition { case (k, _) =>
+      ReadOnly(k.toLowerCase(java.util.Locale.ROOT)) }
+    (latest, other.nonEmpty)
+  }
+
+  private val ReadOnly: Set[String] = {
     import io.sparklance.spark.LanceReadOptions._
     Set(Version, Tag, Timestamp, VersionAsOf, TimestampAsOf, MetadataTableKey)
       .map(_.toLowerCase(java.util.Locale.ROOT))
