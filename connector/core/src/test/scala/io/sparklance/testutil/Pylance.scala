@@ -10,7 +10,8 @@ import org.scalatest.Assertions
 /**
  * pylance 14 as a subprocess: the reference the table-transaction suites compare against.
  * The interpreter is `-Dsparklance.python` or `$SPARKLANCE_PYTHON`, else the repository's
- * `.venv/bin/python`; suites cancel (not fail) when it is absent.
+ * `.venv/bin/python`; suites cancel when it is absent, except in CI (`CI=true`), where a
+ * missing reference is a broken environment and fails them.
  */
 object Pylance extends Assertions {
   lazy val python: Path = Option(System.getProperty("sparklance.python"))
@@ -23,9 +24,12 @@ object Pylance extends Assertions {
 
   def available: Boolean = Files.isExecutable(python)
 
-  /** Cancels the calling test when there is no pylance to compare with. */
-  def require(): Unit =
-    assume(available, s"pylance interpreter $python not found (set -Dsparklance.python)")
+  /** Cancels the calling test when there is no pylance to compare with (fails it in CI). */
+  def require(): Unit = {
+    val why = s"pylance interpreter $python not found (set -Dsparklance.python)"
+    if (sys.env.get("CI").exists(_.equalsIgnoreCase("true"))) assert(available, why)
+    else assume(available, why)
+  }
 
   /** Runs one command of txn_ops.py and returns its JSON output. */
   def run(args: String*): JsonNode = {
