@@ -4,7 +4,7 @@ import java.util.Locale
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
@@ -111,9 +111,12 @@ object LanceOptionNames {
   def isCatalogTable(properties: java.util.Map[String, String]): Boolean =
     properties.containsKey("provider") || properties.containsKey("owner")
 
-  /** Whether the active session lets unknown names through. */
-  private def relaxed: Boolean = SparkSession.getActiveSession.exists(s =>
-    s.conf.getOption(RelaxKey).exists(_.trim.equalsIgnoreCase("true")))
+  /**
+   * Whether the session whose query this is lets unknown names through: Spark's conf of the
+   * running query (the active session's on the driver), as every SQL setting is read.
+   */
+  private def relaxed: Boolean =
+    SQLConf.get.getConfString(RelaxKey, "false").trim.equalsIgnoreCase("true")
 
   /** The known name closest to `name` (ignoring case), if close enough to be a typo. */
   def nearest(name: String): Option[String] = {

@@ -108,10 +108,8 @@ private[writer] object DeclaredDictionary {
     val count = e.entries.size
     vals match {
       case v: VarValuesBuf =>
-        val offsets = new IntBuf(count + 1)
-        var i = 0
-        while (i <= count) { offsets.add(e.entries.start(i)); i += 1 }
-        DictionaryEncoder.varBlock(e.entries.bytes, offsets, count, v.large, params, version)
+        DictionaryEncoder.varBlock(e.entries.bytes, e.entries.offsets, count, v.large, params,
+          version)
       case f: FixedValuesBuf =>
         DictionaryEncoder.wrap(e.entries.bytes, Encodings.flat(f.width * 8), params, version, count)
       case _ => throw notDictionaryValues

@@ -50,6 +50,9 @@ private[writer] final class DistinctValues(initial: Int = 256) {
   /** Where entry `e` starts in [[bytes]] (`start(size)` is the end of the last one). */
   def start(e: Int): Int = starts(e)
 
+  /** Every entry's start and the end of the last (`size + 1` offsets), the set's own buffer. */
+  def offsets: IntBuf = starts
+
   /** The slot of an equal entry's number, or -1. */
   private def find(a: Array[Byte], off: Int, len: Int, h: Int): Int = {
     val mask = slots.length - 1

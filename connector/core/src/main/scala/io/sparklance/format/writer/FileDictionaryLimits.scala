@@ -37,6 +37,9 @@ private[writer] final class FileDictionaryLimits(fields: Seq[LanceField], versio
       shredded = null; itemRows = null
     }
 
+    /** Drops the last batch (its values stay counted). */
+    def forget(): Unit = { shredded = null; itemRows = null }
+
     private def row(k: Int): Int = if (itemRows == null) k else itemRows(k)
 
     /** Adds the values of items `[0, until)`: the first that passes the capacity, or -1. */
@@ -91,13 +94,15 @@ private[writer] final class FileDictionaryLimits(fields: Seq[LanceField], versio
    */
   def fit(columns: Array[ColumnArray], n: Int): Int = {
     if (limits.isEmpty) return n
+    val marks = limits.map(_.seen.size)
     var rows = n
-    limits.foreach { l =>
-      val mark = l.seen.size
-      rows = math.min(rows, l.rowsFitting(columns(l.field)))
-      l.seen.truncate(mark)
-    }
-    limits.foreach(_.admit(rows))
+    limits.foreach(l => rows = math.min(rows, l.rowsFitting(columns(l.field))))
+    // The whole batch fits (the usual case): every column has counted exactly its values.
+    // Else each column counts again, up to the rows the file takes.
+    if (rows < n) {
+      var j = 0
+      while (j < limits.length) { limits(j).seen.truncate(marks(j)); limits(j).admit(rows); j += 1 }
+    } else limits.foreach(_.forget())
     rows
   }
 
