@@ -152,3 +152,43 @@ def test_register_catalog(spark, tmp_path):
     spark.sql(f"insert into {name}.made values (1), (2)")
     assert lance.dataset(str(tmp_path / "made.lance")).count_rows() == 2
     assert spark.sql(f"select count(*) from {name}.`{tmp_path / 'made.lance'}`").collect()[0][0] == 2
+
+
+def blob_table(vals, start=0, managed=False):
+    from lance.blob import blob_array, blob_field
+    meta = {"lance.blob.managed": "true"} if managed else None
+    return pa.Table.from_arrays(
+        [pa.array(range(start, start + len(vals)), pa.int64()), blob_array(vals)],
+        schema=pa.schema([pa.field("id", pa.int64()),
+                          blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000)],
+                         metadata=meta))
+
+
+@pytest.mark.parametrize("unverified", [True, False], ids=["delete_unverified", "verified_only"])
+@pytest.mark.parametrize("managed", [False, True], ids=["sidecars", "managed"])
+def test_cleanup_removes_blob_files_as_pylance(spark, tmp_path, managed, unverified):
+    """Blob sidecars (data/<file>/…) go with their data files and unreferenced managed objects
+    (_blobs/…) go too, counted as data files, as pylance's cleanup does; objects a kept version
+    still references (also through a fragment an update left in place) stay."""
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    lance.write_dataset(blob_table([b"a" * 100, b"b" * 2000, b"c"], managed=managed), ours,
+                        data_storage_version="2.2")
+    lance.write_dataset(blob_table([b"d" * 100, b"e" * 2000], 3, managed), ours, mode="append")
+    lance.dataset(ours).update({"id": "id + 100"}, where="id = 0")
+    lance.write_dataset(blob_table([b"f" * 300], 9, managed), ours, mode="append")
+    lance.dataset(ours).delete("id = 3")
+    shutil.copytree(ours, theirs)
+    before = files(ours)
+    assert any(f.endswith(".blob") for f in before)
+    got = spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0),
+                                           delete_unverified=unverified)
+    want = lance.dataset(theirs).cleanup_old_versions(dt.timedelta(0),
+                                                      delete_unverified=unverified)
+    assert files(ours) == files(theirs)
+    assert set(before) - set(files(ours))  # something was removed
+    assert (got["data_files_removed"], got["bytes_removed"]) == \
+        (want.data_files_removed, want.bytes_removed)
+    for p in (ours, theirs):
+        lance.dataset(p).validate()
+    assert lance.dataset(ours).to_table(blob_handling="all_binary") == \
+        lance.dataset(theirs).to_table(blob_handling="all_binary")

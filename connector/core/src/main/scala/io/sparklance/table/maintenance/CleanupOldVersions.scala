@@ -7,10 +7,13 @@ import scala.jdk.CollectionConverters._
 import org.slf4j.LoggerFactory
 
 import io.sparklance.LanceErrors
+import io.sparklance.format.{ColumnArray, LanceField, ListArray, NullArray, StructArray}
+import io.sparklance.format.blob.{BlobColumn, BlobDescriptors, BlobKind}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileEntry, FileIO, Paths}
-import io.sparklance.table.{Branches, LanceDataset, ManifestFile, Snapshot, Tags,
-  VersionSpec}
+import io.sparklance.table.{Branches, DataFileRef, DeletionVector, FragmentRef, LanceDataset,
+  ManifestFile, Snapshot, Tags, VersionSpec}
+import io.sparklance.table.txn.WritePlan
 
 /**
  * Which versions `cleanup_old_versions` removes, as pylance 14 takes its arguments: versions
@@ -43,7 +46,10 @@ final case class CleanupStats(
  *  2. Files not modified after the oldest kept manifest (tags aside) are candidates: a data, deletion,
  *     transaction or index file no kept version names is removed when it is verified, or
  *     older than 7 days, or `deleteUnverified` — anything else may belong to a write in
- *     progress and stays. Manifests of removed versions go too.
+ *     progress and stays. Manifests of removed versions go too. A blob sidecar
+ *     (`data/<file>/…`) goes with its data file; a managed blob object (`_blobs/…`) is a
+ *     version's when a row that version has not deleted references it. Both count as data
+ *     files, as pylance counts them.
  * Versions that branches were made from are kept like tagged ones (their files are the
  * branches' too). Other files (tags, branches, the version hint, files outside those
  * directories) are never touched. With `dryRun` nothing is deleted and the stats tell what
@@ -61,7 +67,16 @@ object CleanupOldVersions {
     val deletions: mutable.Set[String] = set()
     val transactions: mutable.Set[String] = set()
     val indexUuids: mutable.Set[String] = set()
+    /** Data files (under `data/`) of managed-blob versions, with their schema's blob fields. */
+    val managed = new java.util.concurrent.ConcurrentHashMap[String, ManagedFile]()
   }
+
+  /**
+   * A data file whose blob columns may reference managed objects under `_blobs/`, with its
+   * fragment as one version has it (rows that version deleted reference nothing).
+   */
+  private final case class ManagedFile(file: DataFileRef, fragment: FragmentRef,
+      fields: Seq[LanceField])
 
   def apply(fileIO: FileIO, root0: String, policy: CleanupPolicy, dryRun: Boolean = false,
       nowMillis: Long = System.currentTimeMillis()): CleanupStats = {
@@ -115,6 +130,17 @@ object CleanupOldVersions {
         s"or delete the following tag(s) to enable cleanup: $names")
     }
 
+    // Managed blob objects (`_blobs/`) are a version's when one of its data files' descriptors
+    // names them: read from the kept versions' files, and from the files only removed
+    // versions name (verified). A file that cannot be read fails the cleanup before anything
+    // is deleted.
+    val managed = !kept.managed.isEmpty || !verified.managed.isEmpty
+    val keptObjects = if (!managed) Set.empty[String]
+      else managedObjects(fileIO, kept.managed.values.asScala.toSeq)
+    val verifiedObjects = if (!managed) Set.empty[String]
+      else managedObjects(fileIO, verified.managed.asScala.collect {
+        case (key, f) if !kept.managed.containsKey(key) => f }.toSeq)
+
     val unverifiedBefore = nowMillis - UnverifiedThreshold.toMillis
     val removed = mutable.ArrayBuffer.empty[(String, Long, Char)]
     walk(fileIO, root).filter(_.modificationTime <= earliestKeptMillis).foreach { e =>
@@ -130,6 +156,14 @@ object CleanupOldVersions {
           Some('i').filter(_ => decide(kept.indexUuids(uuid), verified.indexUuids(uuid)))
         } else if (rel.endsWith(".lance") && parts.head == "data")
           Some('d').filter(_ => decide(kept.data(rel), verified.data(rel)))
+        // A blob sidecar goes with its data file (`data/<name>/…` beside `data/<name>.lance`),
+        // counted as a data file, as pylance counts it.
+        else if (rel.endsWith(".blob") && parts.head == "data" && parts.length == 3) {
+          val owner = s"data/${parts(1)}.lance"
+          Some('d').filter(_ => decide(kept.data(owner), verified.data(owner)))
+        } else if (managed && rel.endsWith(".blob") && parts.head == "_blobs" &&
+            parts.length == 2)
+          Some('d').filter(_ => decide(keptObjects(rel), verifiedObjects(rel)))
         else if ((rel.endsWith(".arrow") || rel.endsWith(".bin")) && parts.head == "_deletions")
           Some('x').filter(_ => decide(kept.deletions(rel), verified.deletions(rel)))
         else if (rel.endsWith(".txn") && parts.head == "_transactions")
@@ -190,9 +224,83 @@ object CleanupOldVersions {
           s"_deletions/${f.getId}-${d.getReadVersion}-${java.lang.Long.toUnsignedString(d.getId)}.$ext"
       }
     }
+    if (WritePlan.managedBlobs(s.schema.metadata)) {
+      val blobFields = s.schema.fields.filter(BlobColumn.containsBlob)
+      s.fragments.map(FragmentRef(s.root, s, _)).foreach { fr =>
+        fr.files.filter(_.baseId.isEmpty).foreach { df =>
+          val rel = "data/" + df.path.substring(df.path.lastIndexOf('/') + 1)
+          val held = blobFields.filter(f => f.preOrder.exists(g => df.holds(g.id)))
+          // One entry per data file and deletion state (versions share most of them).
+          if (held.nonEmpty)
+            into.managed.putIfAbsent(rel + "#" + fr.deletionPath.getOrElse(""),
+              ManagedFile(df, fr, held))
+        }
+      }
+    }
     if (!m.getTransactionFile.isEmpty) into.transactions += s"_transactions/${m.getTransactionFile}"
     ManifestFile.indices(fileIO, s).foreach(i =>
       into.indexUuids += ManifestFile.uuidText(i.getUuid))
+  }
+
+  /**
+   * The `_blobs/` objects (dataset-relative) that the blob descriptors of `files` name in rows
+   * their version has not deleted (pylance's rule): Managed and ManagedWithBase values.
+   */
+  private def managedObjects(fileIO: FileIO, files: Seq[ManagedFile]): Set[String] =
+    inParallel(files) { mf =>
+      val out = mutable.Set.empty[String]
+      val deleted = DeletionVector.read(fileIO, mf.fragment)
+      val reader = mf.file.open(fileIO)
+      try {
+        val scan = reader.scan(mf.fields, 0L, reader.numRows)
+        try {
+          var row = 0L
+          while (row < reader.numRows) {
+            val n = math.min(reader.numRows - row, 8192L).toInt
+            val first = row
+            val live = (i: Int) => !deleted.contains((first + i).toInt)
+            scan.next(n).zip(mf.fields).foreach { case (a, f) =>
+              collect(f, a, live, mf.file.path, out) }
+            row += n
+          }
+        } finally scan.close()
+      } finally reader.close()
+      out.toSet
+    }.flatten.toSet
+
+  /**
+   * Adds to `out` the managed objects named in `a`, the values of field `f`, in the rows
+   * `live` keeps (items of a list kept with their row).
+   */
+  private def collect(f: LanceField, a: ColumnArray, live: Int => Boolean, file: String,
+      out: mutable.Set[String]): Unit = BlobColumn.version(f) match {
+    case Some(BlobColumn.V2) => a match {
+      case _: NullArray =>
+      case _ =>
+        val d = BlobDescriptors.of(a, BlobColumn.V2, s"$file (blob column '${f.name}')")
+        var i = 0
+        while (i < d.length) {
+          if (live(i) && !d.isNull(i) && (d.kinds(i) == BlobKind.Managed ||
+              d.kinds(i) == BlobKind.ManagedWithBase)) out += d.uri(i)
+          i += 1
+        }
+    }
+    case Some(_) =>
+    case None => a match {
+      case st: StructArray =>
+        f.children.zip(st.children).foreach { case (c, ca) => collect(c, ca, live, file, out) }
+      case l: ListArray => f.children.headOption.foreach { item =>
+        // An item is live when its row is.
+        val rowOf = new Array[Int](math.max(0, l.offsets(l.length)))
+        var r = 0
+        while (r < l.length) {
+          var k = l.offsets(r); while (k < l.offsets(r + 1)) { rowOf(k) = r; k += 1 }
+          r += 1
+        }
+        collect(item, l.child, (k: Int) => live(rowOf(k)), file, out)
+      }
+      case _ =>
+    }
   }
 
   private def walk(fileIO: FileIO, dir: String): Seq[FileEntry] =
