@@ -20,6 +20,7 @@ PySpark's own conversion.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Optional
 
 try:
@@ -44,22 +45,26 @@ _CLASSES = (
 
 
 def _conflict(java: Any) -> Optional[tuple]:
-    """(Python class, JVM exception) of the first conflict in `java`'s cause chain, if any."""
-    from py4j.java_gateway import is_instance_of
-    from pyspark import SparkContext
+    """(Python class, JVM exception) of the first conflict in `java`'s cause chain, if any.
 
-    gw = SparkContext._gateway
-    if gw is None:
-        return None
-    seen = 0
-    e = java
+    Only class names are compared (``getClass``, ``getSuperclass``, ``getCause`` never throw):
+    a lookup that could raise in the JVM (a JVM without the connector's classes) would come
+    back through PySpark's conversion, and so here, again.
+    """
+    names = dict(_CLASSES)
+    e, seen = java, 0
     while e is not None and seen < 32:
-        for name, cls in _CLASSES:
-            if is_instance_of(gw, e, name):
-                return cls, e
-        e = e.getCause()
-        seen += 1
+        cls, depth = e.getClass(), 0
+        while cls is not None and depth < 16:
+            found = names.get(cls.getName())
+            if found is not None:
+                return found, e
+            cls, depth = cls.getSuperclass(), depth + 1
+        e, seen = e.getCause(), seen + 1
     return None
+
+
+_active = threading.local()
 
 
 def install() -> None:
@@ -73,10 +78,16 @@ def install() -> None:
         return
 
     def convert_exception(e: Any) -> Any:
+        # Never twice on one thread: a failing lookup must not convert its own failure.
+        if getattr(_active, "on", False):
+            return original(e)
+        _active.on = True
         try:
             found = _conflict(e)
         except Exception:  # noqa: BLE001 - never let the lookup hide the real error
             found = None
+        finally:
+            _active.on = False
         if found is not None:
             cls, java = found
             return cls(origin=java)
