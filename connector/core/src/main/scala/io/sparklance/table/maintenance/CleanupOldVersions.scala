@@ -195,7 +195,10 @@ object CleanupOldVersions {
   private val ReadThreads = 8
 
   /** `f` of every element, in order, on at most `threads` threads. */
-  private def inParallel[A, B](xs: Seq[A], threads: Int = ReadThreads)(f: A => B): Seq[B] =
+  private def inParallel[A, B](xs0: Seq[A], threads: Int = ReadThreads)(f: A => B): Seq[B] = {
+    // Strict: a lazy Seq (Scala 2.12's Iterable.toSeq is a Stream) would submit its tasks
+    // after the pool is shut down.
+    val xs = xs0.toVector
     if (xs.size <= 1) xs.map(f)
     else {
       val pool = java.util.concurrent.Executors.newFixedThreadPool(math.min(threads, xs.size))
@@ -210,6 +213,7 @@ object CleanupOldVersions {
         }
       } finally pool.shutdownNow()
     }
+  }
 
   /** The files a version names, relative to the dataset root. */
   private def record(fileIO: FileIO, s: Snapshot, into: Files): Unit = {
