@@ -2,7 +2,7 @@
 #
 #   make demo         build the connector, install the Python package into .venv, run demo/demo.py
 #   make test         Scala tests and pytest on the default Spark line (newest 4.x)
-#   make test-matrix  Scala tests of every built line + a pytest subset on every pyspark line
+#   make test-matrix  Scala tests of every built line + pytest's line smoke on every pyspark line
 #   make wheel        dist/spark_lance-<version>-py3-none-any.whl carrying the jar of every line
 #
 # Needs only Java 17, Python 3 (with venv), curl and network access to Maven Central and PyPI.
@@ -29,6 +29,8 @@ DEFAULT_LINE := 4.0_2.13
 # pyspark versions the matrix runs (pyspark 3.5 is built with Scala 2.12), and the default one.
 PYSPARK_LINES   := 3.5.9 4.0.1 4.1.4 4.2.1 4.3.0
 DEFAULT_PYSPARK := 4.3.0
+# pytest workers (pytest-xdist), each with its own Spark session: one per core, at most 4.
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
 # What CI's matrix runs besides the default line (the rest: `make test-matrix`).
 CI_PYSPARK_LINES := 3.5.9 4.0.1
 CI_SCALA_LINES   := 3.5_2.12
@@ -62,7 +64,7 @@ M2_STAMP     := connector/target/.stamp-m2
 help:
 	@echo "make demo         build + install, then run demo/demo.py"
 	@echo "make test         Scala tests and pytest on the default line (builds, installs, publishes)"
-	@echo "make test-matrix  Scala tests of every built line, pytest subset on pyspark $(PYSPARK_LINES)"
+	@echo "make test-matrix  Scala tests of every built line, pytest line smoke on pyspark $(PYSPARK_LINES)"
 	@echo "make venv         .venv with the pinned Python deps (python/requirements-dev.txt)"
 	@echo "make jars         the connector jar of every line: $(BUILT_LINES)"
 	@echo "make wheel        $(WHEEL) (every line's jar inside)"
@@ -144,26 +146,10 @@ test-scala:
 	$(SBT) core_213/test $(call sbt_project,$(DEFAULT_LINE))/test < /dev/null
 
 test-python: $(PYPKG_STAMP)
-	$(PY) -m pytest tests $(PYTEST_ARGS)
+	$(PY) -m pytest tests -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
-# The pytest subset each other pyspark line runs: reads against pylance, writes, the package.
-MATRIX_TESTS := tests/test_conformance.py tests/test_scan.py tests/test_filter_pushdown.py \
-                tests/test_errors.py tests/write/test_write_types.py \
-                tests/write/test_write_modes.py tests/write/test_write_append.py \
-                tests/write/test_append_conformance.py tests/test_path_names.py \
-                tests/write/test_write_external_blobs.py tests/write/test_write_blob_lists.py \
-                tests/test_catalog.py tests/test_session_catalog.py tests/test_row_level.py \
-                tests/test_alter_table.py tests/test_compaction.py tests/test_procedures.py \
-                tests/test_table_api.py tests/test_replace_where.py tests/test_merge_schema.py \
-                tests/test_scalar_index.py tests/test_column_backfill.py tests/test_primary_key.py \
-                tests/test_branches.py tests/test_index_pruning.py tests/test_index_aggregates.py \
-                tests/test_metadata_columns.py tests/test_option_names.py \
-                tests/test_maintenance.py tests/test_planning.py tests/test_spark_lance.py \
-                tests/test_aggregate_pushdown.py tests/test_topn_pushdown.py \
-                tests/package
-
-# Scala tests of the given built lines, then the pytest subset on the given pyspark lines; every
-# part runs, the target fails if any failed.
+# Scala tests of the given built lines, then pytest's line smoke (tests/conftest.py) on the given
+# pyspark lines; every part runs, the target fails if any failed.
 define run_matrix
 	@failed=""; \
 	for l in $(1); do \
@@ -172,9 +158,10 @@ define run_matrix
 	  $(SBT) $$core/test spark$${l//./}/test < /dev/null || failed="$$failed scala-$$l"; \
 	done; \
 	for v in $(2); do \
-	  echo "==== pytest subset: pyspark $$v"; \
+	  echo "==== pytest line smoke: pyspark $$v"; \
 	  $(MAKE) --no-print-directory .venv-$$v/.stamp-spark-lance || { failed="$$failed venv-$$v"; continue; }; \
-	  .venv-$$v/bin/python -m pytest $(MATRIX_TESTS) $(PYTEST_ARGS) || failed="$$failed pytest-$$v"; \
+	  .venv-$$v/bin/python -m pytest tests --line-smoke -n $(PYTEST_WORKERS) --dist loadgroup \
+	    $(PYTEST_ARGS) || failed="$$failed pytest-$$v"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "matrix FAILED:$$failed" >&2; exit 1; fi
 endef

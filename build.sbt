@@ -74,6 +74,17 @@ val dropDependencies = new RuleTransformer(new RewriteRule {
   }
 })
 
+// How many test JVMs run at once: one per core, at most 4. Tests fork (each JVM gets the
+// options below), and within a JVM suites run one after the other.
+val Cores = java.lang.Runtime.getRuntime.availableProcessors
+val TestForks = math.max(1, math.min(4, Cores))
+// Suites are dealt round-robin into more groups than run at once, so that a JVM that drew
+// the long suites does not leave the others idle at the end.
+val TestGroups = 2 * TestForks
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(math.max(2, Cores)), Tags.limit(Tags.ForkedTestGroup, TestForks),
+  Tags.exclusiveGroup(Tags.Clean))
+
 val coreDir = file("connector/core")
 val sparkDir = file("connector/spark")
 
@@ -92,7 +103,19 @@ def moduleSettings(id: String, srcDir: File, scala: String) = Seq(
   Test / fork := true,
   Test / javaOptions ++= sparkJavaOpts ++ Seq(
     "-Xmx3g", s"-Dsparklance.repo.root=${(ThisBuild / baseDirectory).value}"),
-  Test / parallelExecution := false,
+  // Suites run in TestGroups JVMs, TestForks at once (the machine's cores), each suite alone
+  // in its JVM's turn; a suite that needs pylance starts its own co-process in its JVM.
+  Test / testGrouping := {
+    val opts = (Test / javaOptions).value.toVector
+    (Test / definedTests).value.sortBy(_.name).zipWithIndex
+      .groupBy { case (_, i) => i % TestGroups }.toSeq.sortBy(_._1).map { case (g, suites) =>
+        Tests.Group(s"forked-$g", suites.map(_._1),
+          Tests.SubProcess(ForkOptions().withRunJVMOptions(opts)))
+      }
+  },
+  // Groups run at once (Tags.ForkedTestGroup limits how many); suites within one JVM do not.
+  Test / parallelExecution := true,
+  Test / testForkedParallel := false,
   Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
   libraryDependencies += "org.scalatest" %% "scalatest" % "3.2.19" % Test,
   publish / skip := true

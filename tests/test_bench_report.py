@@ -15,6 +15,9 @@ from benchlib import report  # noqa: E402
 from benchlib.pylance_ref import task_slots  # noqa: E402
 from benchlib.queries import queries  # noqa: E402
 
+# Checks the benchmark report writer, which runs on the default line.
+pytestmark = pytest.mark.default_line_only
+
 
 @pytest.mark.parametrize("master,slots", [
     ("local", 1), ("local[1]", 1), ("local[3]", 3), ("local[2, 4]", 2), ("local[2,4]", 2),

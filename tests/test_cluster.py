@@ -21,7 +21,8 @@ import pytest
 import support
 from cluster.standalone import StandaloneCluster, run_driver
 
-pytestmark = pytest.mark.cluster
+# A cluster start costs ~40 s; nothing in it differs per line.
+pytestmark = [pytest.mark.cluster, pytest.mark.default_line_only]
 
 DRIVER = Path(__file__).resolve().parent / "cluster" / "driver.py"
 DRIVER_TIMEOUT = 240

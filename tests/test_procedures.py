@@ -12,8 +12,10 @@ import pyspark
 import pytest
 from support import lance_catalog as catalog
 
-pytestmark = pytest.mark.skipif(int(pyspark.__version__.split(".")[0]) < 4,
-                                reason="CALL procedures need Spark 4")
+# CALL procedures are per-line code (the shims): every line runs all of them.
+pytestmark = [pytest.mark.skipif(int(pyspark.__version__.split(".")[0]) < 4,
+                                 reason="CALL procedures need Spark 4"),
+              pytest.mark.every_line]
 
 
 def table(start, n):

@@ -17,6 +17,9 @@ from s3server import S3Server
 from support import (first_difference, lance_catalog, rows_from_arrow, rows_from_spark,
                      scan_metrics, short_error, write_metrics)
 
+# The object-store client is in the Spark-free core.
+pytestmark = pytest.mark.default_line_only
+
 
 @pytest.fixture(scope="module")
 def s3():

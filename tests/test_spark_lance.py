@@ -21,6 +21,9 @@ import spark_lance
 import support
 from spark_lance import _lines, _master, _session
 
+# The package finds and checks the jar of the running line.
+pytestmark = pytest.mark.every_line
+
 DATA_SOURCE_SERVICE = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
 BUILD_PROPERTIES = "io/sparklance/build.properties"
 JARS_DIR = Path(spark_lance.__file__).parent / "jars"
