@@ -94,7 +94,11 @@ def moduleSettings(id: String, srcDir: File, scala: String) = Seq(
   sourceDirectory := (ThisBuild / baseDirectory).value / srcDir.getPath / "src",
   target := (ThisBuild / baseDirectory).value / "connector" / "target" / id,
   javacOptions ++= Seq("--release", "17"),
-  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked") ++ (
+  // A match in the transaction layer that misses a case is an error, not a warning: the
+  // conflict table (table/txn/ConflictTable.scala) relies on it to refuse a new operation
+  // whose row or column is not filled.
+  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked",
+    "-Wconf:cat=other-match-analysis&src=.*/main/scala/io/sparklance/table/txn/.*:e") ++ (
     if (scala.startsWith("2.12")) Seq("-release", "17", "-Xlint:-unused,_", "-Ywarn-unused:-imports")
     else Seq("-release", "17", "-Xlint:-unused,_")),
   // Per-Scala-version sources (src/main/scala-2.12, src/main/scala-2.13) for the few

@@ -11,8 +11,6 @@ import io.sparklance.table.commit.NewFragment
  * next free ids of the newer version.
  */
 final case class Append(fragments: Seq[NewFragment]) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "Append"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -23,13 +21,7 @@ final case class Append(fragments: Seq[NewFragment]) extends Operation {
     this
   }
 
-  // pylance's resolver: an append only adds fragments, so it rebases over everything except
-  // what replaces the data it was based on (Overwrite, Restore) and MemWAL state changes.
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-      Resolution.Incompatible("an overwrite or restore replaces the data this Append was based on")
-    case _ => Resolution.Rebase
-  }
+  override def conflictRow: ConflictRow = ConflictRow.Append
 
   override def keepsIndices: Boolean = true
 

@@ -35,8 +35,6 @@ final case class ColumnUpdate(
     matched: Map[Long, RoaringBitmap],
     fieldsModified: Seq[Int],
     updated: Seq[TableProtos.DataFragment] = Nil) extends Operation with IndexEdit {
-  import Transaction.OperationCase._
-
   override def name: String = "Update"
 
   override def writeTo(t: Transaction.Builder): Unit = {
@@ -98,24 +96,23 @@ final case class ColumnUpdate(
     }
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = {
-    val mine = files.keySet
+  override def conflictRow: ConflictRow = ConflictRow.ColumnUpdate
+
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
     def overlap(ids: Set[Long], what: String): Resolution = Resolution.retryableOnOverlap(c, ids,
-      what, mine, "this update rewrites columns of")
-    c.operationCase match {
-      case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-        Resolution.Incompatible(s"the ${c.operationName} replaced the data this update read")
-      case MERGE => Resolution.Retryable(s"the ${c.operationName} rewrote every fragment's columns")
-      case REWRITE => overlap(c.rewrittenFragmentIds, "rewrote")
-      case DATA_REPLACEMENT => overlap(c.replacedFragmentIds, "replaced the data files of")
-      // Unlike a row rewrite, no deletion vectors are merged: any change to the fragment.
-      case DELETE | UPDATE => overlap(c.updatedFragmentIds ++ c.removedFragmentIds, "changed")
-      case PROJECT =>
+      what, files.keySet, "this update rewrites columns of")
+    kind match {
+      case OperationKind.Rewrite => overlap(c.rewrittenFragmentIds, "rewrote")
+      case OperationKind.DataReplacement =>
+        overlap(c.replacedFragmentIds, "replaced the data files of")
+      case OperationKind.Delete | OperationKind.Update =>
+        overlap(c.updatedFragmentIds ++ c.removedFragmentIds, "changed")
+      case OperationKind.Project =>
         val kept = c.txn.get.getProject.getSchemaList.asScala.map(_.getId).toSet
         if (fieldsModified.forall(kept)) Resolution.Rebase
         else Resolution.Incompatible(s"the ${c.operationName} dropped a column this update " +
           "rewrites")
-      case _ => Resolution.Rebase
+      case other => ConflictTable.noRule(this, other)
     }
   }
 

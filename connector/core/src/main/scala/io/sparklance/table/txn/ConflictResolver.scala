@@ -3,13 +3,12 @@ package io.sparklance.table.txn
 import org.slf4j.LoggerFactory
 
 import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
-import io.sparklance.proto.TransactionProtos.Transaction.OperationCase
 
 /**
  * Decides whether our transaction (read at `readVersion`) may commit on top of the
- * transactions committed since, by pylance's rules: each operation states its own rules
- * (`Operation.checkAgainst`); common to all, a version whose transaction is missing or names
- * an operation this connector does not know conflicts, since nothing can be checked.
+ * transactions committed since, by pylance's rules ([[ConflictTable]]); a version whose
+ * transaction is missing or names an operation this connector does not know conflicts, since
+ * nothing can be checked.
  */
 final class ConflictResolver(root: String) {
   private val log = LoggerFactory.getLogger(classOf[ConflictResolver])
@@ -21,10 +20,11 @@ final class ConflictResolver(root: String) {
         case None =>
           Resolution.Incompatible(
             "that version records no transaction, so the change cannot be checked")
-        case Some(t) if t.getOperationCase == OperationCase.OPERATION_NOT_SET =>
-          Resolution.Incompatible(
+        case Some(t) => OperationKind.of(t.getOperationCase) match {
+          case None => Resolution.Incompatible(
             "that version's transaction has an operation this connector does not know")
-        case Some(_) => op.checkAgainst(c)
+          case Some(kind) => ConflictTable.resolve(op, kind, c)
+        }
       }
       r match {
         case Resolution.Rebase =>

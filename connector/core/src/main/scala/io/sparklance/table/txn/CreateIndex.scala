@@ -21,8 +21,6 @@ import io.sparklance.table.ManifestFile
  */
 final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq[IndexMetadata])
   extends Operation with IndexEdit {
-  import Transaction.OperationCase._
-
   override def name: String = "CreateIndex"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -46,31 +44,31 @@ final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq
   private lazy val covered: Set[Long] =
     newIndices.flatMap(i => Rewrite.bitmap(i).toArray.map(_.toLong)).toSet
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-      Resolution.Incompatible(s"the ${c.operationName} replaced the data this index was built on")
-    case CREATE_INDEX =>
+  override def conflictRow: ConflictRow = ConflictRow.CreateIndex
+
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = kind match {
+    case OperationKind.CreateIndex =>
       val names = newIndices.map(_.getName).toSet
       val same = c.txn.get.getCreateIndex.getNewIndicesList.asScala.map(_.getName)
         .filter(names).toSeq.distinct
       if (same.isEmpty) Resolution.Rebase
       else Resolution.Retryable(s"the ${c.operationName} also created index ${same.mkString(", ")}")
-    case REWRITE =>
+    case OperationKind.Rewrite =>
       Resolution.retryableOnOverlap(c, c.rewrittenFragmentIds, "rewrote", covered,
         "this index covers, so its row addresses no longer hold")
-    case DATA_REPLACEMENT =>
+    case OperationKind.DataReplacement =>
       val hit = c.txn.get.getDataReplacement.getReplacementsList.asScala.exists { r =>
         r.getNewFile.getFieldsList.asScala.exists(f => indexedFields(f.intValue))
       }
       if (!hit) Resolution.Rebase
       else Resolution.Retryable(s"the ${c.operationName} replaced the data of an indexed column")
-    case UPDATE =>
+    case OperationKind.Update =>
       val u = c.txn.get.getUpdate
       if (u.getFieldsModifiedList.asScala.exists(f => indexedFields(f.intValue)))
         Resolution.retryableOnOverlap(c, c.updatedFragmentIds, "rewrote the indexed column in",
           covered, "this index covers")
       else Resolution.Rebase
-    case _ => Resolution.Rebase
+    case other => ConflictTable.noRule(this, other)
   }
 
   override def keepsIndices: Boolean = true

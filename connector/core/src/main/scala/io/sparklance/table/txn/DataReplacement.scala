@@ -24,8 +24,6 @@ import io.sparklance.proto.TransactionProtos.Transaction
  */
 final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)])
   extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "DataReplacement"
 
   private def fields: Seq[Int] =
@@ -78,37 +76,37 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = {
+  override def conflictRow: ConflictRow = ConflictRow.DataReplacement
+
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
     val mine = replacements.map(_._1).toSet
-    lazy val retry = Resolution.Retryable(s"the ${c.operationName} changed data this " +
-      "DataReplacement replaces")
+    def retryIf(hit: Boolean) =
+      if (!hit) Resolution.Rebase
+      else Resolution.Retryable(s"the ${c.operationName} changed data this DataReplacement " +
+        "replaces")
     val removed = (c.removedFragmentIds & mine).toSeq.sorted
     if (removed.nonEmpty) Resolution.Incompatible(s"the ${c.operationName} removed fragment(s) " +
       s"${removed.mkString(", ")} this DataReplacement replaces")
-    else c.operationCase match {
-      case CREATE_INDEX =>
+    else kind match {
+      case OperationKind.Delete => Resolution.Rebase
+      case OperationKind.CreateIndex =>
         val indexed = c.txn.get.getCreateIndex.getNewIndicesList.asScala
           .flatMap(_.getFieldsList.asScala.map(_.intValue)).toSet
-        if (fields.exists(indexed)) retry else Resolution.Rebase
-      case UPDATE => if ((c.updatedFragmentIds & mine).nonEmpty) retry else Resolution.Rebase
-      case REWRITE => if ((c.rewrittenFragmentIds & mine).nonEmpty) retry else Resolution.Rebase
-      case DATA_REPLACEMENT =>
-        val overlaps = c.txn.get.getDataReplacement.getReplacementsList.asScala.exists { g =>
+        retryIf(fields.exists(indexed))
+      case OperationKind.Update => retryIf((c.updatedFragmentIds & mine).nonEmpty)
+      case OperationKind.Rewrite => retryIf((c.rewrittenFragmentIds & mine).nonEmpty)
+      case OperationKind.DataReplacement =>
+        retryIf(c.txn.get.getDataReplacement.getReplacementsList.asScala.exists { g =>
           mine(g.getFragmentId) && g.getNewFile.getFieldsList.asScala.exists(f => fields
             .contains(f.intValue))
-        }
-        if (overlaps) retry else Resolution.Rebase
-      case MERGE => retry
-      case PROJECT =>
+        })
+      case OperationKind.Project =>
         val kept = c.txn.get.getProject.getSchemaList.asScala.map(_.getId).toSet
         val dropped = fields.filterNot(kept)
         if (dropped.isEmpty) Resolution.Rebase
         else Resolution.Incompatible(s"the ${c.operationName} dropped field(s) " +
           s"${dropped.mkString(", ")} this DataReplacement replaces")
-      case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-        Resolution.Incompatible(s"the ${c.operationName} replaced the data this " +
-          "DataReplacement replaces")
-      case _ => Resolution.Rebase
+      case other => ConflictTable.noRule(this, other)
     }
   }
 

@@ -27,8 +27,6 @@ final case class Delete(
     predicate: String = "",
     updated: Seq[TableProtos.DataFragment] = Nil,
     removed: Seq[Long] = Nil) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "Delete"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -42,29 +40,23 @@ final case class Delete(
     copy(updated = d.updated, removed = d.removed)
   }
 
+  override def conflictRow: ConflictRow = ConflictRow.Delete
+
   /** pylance's resolver for a Delete whose affected rows are known (`conflict_resolver.rs`). */
-  override def checkAgainst(c: CommittedTransaction): Resolution = {
-    val ours = rows.keySet
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
     def touched(ids: Set[Long], what: String): Resolution =
-      Resolution.retryableOnOverlap(c, ids, what, ours, "this Delete deletes from, so its " +
-        "row offsets no longer address the same rows")
-    c.operationCase match {
-      case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-        Resolution.Incompatible(
-          s"the ${c.operationName} replaced the data this Delete was based on")
-      case MERGE => Resolution.Retryable(s"the ${c.operationName} rewrote every fragment's columns")
-      // Deletion vectors of the same fragment are merged on rebase; rows a concurrent delete
-      // already removed (even a whole fragment) stay removed, which is what pylance's
-      // re-execution of the predicate yields too.
-      case DELETE => Resolution.Rebase
-      case UPDATE =>
+      Resolution.retryableOnOverlap(c, ids, what, rows.keySet, "this Delete deletes from, so " +
+        "its row offsets no longer address the same rows")
+    kind match {
+      case OperationKind.Update =>
         val u = c.txn.get.getUpdate
         if (u.getFieldsModifiedCount > 0 || u.getUpdateModeValue != 0)
           touched(c.updatedFragmentIds, "rewrote columns of")
         else touched(c.removedFragmentIds, "moved every row out of")
-      case REWRITE => touched(c.rewrittenFragmentIds, "rewrote")
-      case DATA_REPLACEMENT => touched(c.replacedFragmentIds, "replaced the data files of")
-      case _ => Resolution.Rebase
+      case OperationKind.Rewrite => touched(c.rewrittenFragmentIds, "rewrote")
+      case OperationKind.DataReplacement =>
+        touched(c.replacedFragmentIds, "replaced the data files of")
+      case other => ConflictTable.noRule(this, other)
     }
   }
 

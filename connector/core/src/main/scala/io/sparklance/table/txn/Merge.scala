@@ -20,8 +20,6 @@ import io.sparklance.table.{SchemaEdits, Snapshot}
  */
 final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[FileProtos.Field],
     rewritesRows: Boolean = false) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "Merge"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -41,15 +39,7 @@ final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[Fil
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case CREATE_INDEX | RESERVE_FRAGMENTS | CLONE | UPDATE_CONFIG | UPDATE_BASES =>
-      Resolution.Rebase
-    case OVERWRITE | RESTORE | PROJECT | UPDATE_MEM_WAL_STATE =>
-      Resolution.Incompatible(s"the ${c.operationName} replaced the schema or data this Merge " +
-        "was made from")
-    case _ =>
-      Resolution.Retryable(s"the ${c.operationName} changed the fragments this Merge was made from")
-  }
+  override def conflictRow: ConflictRow = ConflictRow.Merge
 
   override def keepsIndices: Boolean = true
 

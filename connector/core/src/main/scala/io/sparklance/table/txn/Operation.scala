@@ -4,11 +4,13 @@ import io.sparklance.proto.TransactionProtos.Transaction
 
 /**
  * One Lance operation (`transaction.proto`'s `oneof operation`) as this connector commits it.
- * Each operation knows three things, so that a new one (Update, Rewrite, Restore, Project,
- * UpdateConfig, CreateIndex, ReserveFragments, Merge, DataReplacement) is one new file:
+ * Each operation knows three things:
  *  - how it is recorded: `writeTo` fills the transaction's operation field;
  *  - how it turns the read version's manifest into the next one: `applyTo`;
- *  - what it does when another transaction committed first: `checkAgainst`.
+ *  - its row of the conflict table (`conflictRow`), which says what it does when another
+ *    transaction committed first, and `refine` for the cells that depend on what both
+ *    touched. A new operation is one new file, a new [[ConflictRow]], and that row's cells
+ *    in [[ConflictTable]] (the build refuses a row left out).
  */
 trait Operation extends Serializable {
   /** Lance's name of the operation ("Append", "Delete", ...), as conflict messages use it. */
@@ -24,8 +26,15 @@ trait Operation extends Serializable {
    */
   def applyTo(m: ManifestBuilder): Operation
 
-  /** What to do about `committed`, which another writer committed after our read version. */
-  def checkAgainst(committed: CommittedTransaction): Resolution
+  /** This operation's row of the conflict table. */
+  def conflictRow: ConflictRow
+
+  /**
+   * The outcome against `committed` (an operation of `kind`) where this operation's row of
+   * the conflict table says it depends on what both touched (`ConflictCell.Depends`).
+   */
+  def refine(kind: OperationKind, committed: CommittedTransaction): Resolution =
+    ConflictTable.noRule(this, kind)
 
   /** Whether the read version's index section carries over as is (Lance keeps it for data ops). */
   def keepsIndices: Boolean

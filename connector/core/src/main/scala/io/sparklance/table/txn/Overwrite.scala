@@ -23,8 +23,6 @@ final case class Overwrite(
     dataVersion: Option[FileVersion],
     mustCreate: Boolean,
     config: Map[String, String] = Map.empty) extends Operation {
-  import TransactionProtos.Transaction.OperationCase._
-
   override def name: String = "Overwrite"
 
   override def writeTo(t: TransactionProtos.Transaction.Builder): Unit = {
@@ -51,29 +49,24 @@ final case class Overwrite(
     this
   }
 
-  // An overwrite does not depend on what it read, so it lands on top of any data change;
-  // two overwrites racing are a retryable conflict in pylance 14 (observed), which a caller
-  // resolves by committing the same overwrite again on the newer version (Committer.execute).
-  override def checkAgainst(c: CommittedTransaction): Resolution =
-    if (mustCreate)
-      Resolution.Incompatible(s"another writer created the dataset (${c.operationName} " +
-        s"at version ${c.version}) while this write was creating it")
-    else {
-      // pylance's `upsert_key_conflict`: a config key one side sets and the other sets or
-      // removes cannot be decided by commit order.
-      val (theirSet, theirRemoved) = UpdateConfig.configKeys(c)
-      val clash = config.keySet.intersect(theirSet ++ theirRemoved)
-      c.operationCase match {
-        case UPDATE_MEM_WAL_STATE =>
-          Resolution.Incompatible(s"the ${c.operationName} cannot be overwritten")
-        case OVERWRITE | UPDATE_CONFIG if clash.nonEmpty =>
-          Resolution.Incompatible(s"the ${c.operationName} also changed config key(s) " +
-            clash.toSeq.sorted.mkString(", "))
-        case OVERWRITE =>
-          Resolution.Retryable(s"the ${c.operationName} replaced the dataset first")
-        case _ => Resolution.Rebase
-      }
+  override def conflictRow: ConflictRow =
+    if (mustCreate) ConflictRow.Create else ConflictRow.Overwrite
+
+  // pylance's `upsert_key_conflict`: a config key one side sets and the other sets or removes
+  // cannot be decided by commit order.
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
+    val (theirSet, theirRemoved) = UpdateConfig.configKeys(c)
+    val clash = config.keySet.intersect(theirSet ++ theirRemoved)
+    def clashes = Resolution.Incompatible(s"the ${c.operationName} also changed config " +
+      s"key(s) ${clash.toSeq.sorted.mkString(", ")}")
+    kind match {
+      case OperationKind.Overwrite | OperationKind.UpdateConfig if clash.nonEmpty => clashes
+      case OperationKind.Overwrite =>
+        Resolution.Retryable(s"the ${c.operationName} replaced the dataset first")
+      case OperationKind.UpdateConfig => Resolution.Rebase
+      case other => ConflictTable.noRule(this, other)
     }
+  }
 
   override def keepsIndices: Boolean = false
 }

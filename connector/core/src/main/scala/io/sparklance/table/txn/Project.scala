@@ -16,8 +16,6 @@ import io.sparklance.proto.TransactionProtos.Transaction
  * Restore is incompatible; every other operation leaves the schema alone and is rebased over.
  */
 final case class Project(fields: Seq[FileProtos.Field]) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "Project"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -36,13 +34,7 @@ final case class Project(fields: Seq[FileProtos.Field]) extends Operation {
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case MERGE | PROJECT =>
-      Resolution.Retryable(s"the ${c.operationName} changed the schema this Project was made from")
-    case OVERWRITE | RESTORE | UPDATE_MEM_WAL_STATE =>
-      Resolution.Incompatible(s"the ${c.operationName} replaced the schema this Project changes")
-    case _ => Resolution.Rebase
-  }
+  override def conflictRow: ConflictRow = ConflictRow.Project
 
   override def keepsIndices: Boolean = true
 

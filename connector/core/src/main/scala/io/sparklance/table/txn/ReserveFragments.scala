@@ -12,8 +12,6 @@ import io.sparklance.proto.TransactionProtos.Transaction
  * Overwrite or Restore, rebased over everything else.
  */
 final case class ReserveFragments(count: Int, first: Long = -1L) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "ReserveFragments"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -21,11 +19,7 @@ final case class ReserveFragments(count: Int, first: Long = -1L) extends Operati
 
   override def applyTo(m: ManifestBuilder): Operation = copy(first = m.reserveFragmentIds(count))
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case OVERWRITE | RESTORE =>
-      Resolution.Incompatible(s"the ${c.operationName} replaced the data ids were reserved for")
-    case _ => Resolution.Rebase
-  }
+  override def conflictRow: ConflictRow = ConflictRow.ReserveFragments
 
   override def keepsIndices: Boolean = true
 

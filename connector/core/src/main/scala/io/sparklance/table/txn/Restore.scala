@@ -14,8 +14,6 @@ import io.sparklance.table.{LanceDataset, VersionSpec}
  * (pylance's `check_restore_txn`; only MemWAL state changes are incompatible).
  */
 final case class Restore(version: Long) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "Restore"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -34,11 +32,7 @@ final case class Restore(version: Long) extends Operation {
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case UPDATE_MEM_WAL_STATE =>
-      Resolution.Incompatible(s"the ${c.operationName} cannot be restored over")
-    case _ => Resolution.Rebase
-  }
+  override def conflictRow: ConflictRow = ConflictRow.Restore
 
   override def keepsIndices: Boolean = true
 

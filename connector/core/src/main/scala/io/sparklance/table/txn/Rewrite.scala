@@ -32,8 +32,6 @@ final case class Rewrite(groups: Seq[RewriteGroup],
     rewrittenIndices: Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = Nil,
     keptIndices: Map[String, Boolean] = Map.empty)
   extends Operation with IndexEdit {
-  import Transaction.OperationCase._
-
   override def name: String = "Rewrite"
 
   private lazy val oldIds: Set[Long] = groups.flatMap(_.oldIds).toSet
@@ -91,28 +89,27 @@ final case class Rewrite(groups: Seq[RewriteGroup],
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = {
+  override def conflictRow: ConflictRow = ConflictRow.Rewrite
+
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
     def overlap(ids: Set[Long], what: String): Resolution =
       Resolution.retryableOnOverlap(c, ids, what, oldIds, "this Rewrite compacts")
-    c.operationCase match {
-      case OVERWRITE | RESTORE =>
-        Resolution.Incompatible(s"the ${c.operationName} replaced the data this Rewrite compacts")
-      case MERGE => Resolution.Retryable(s"the ${c.operationName} changed every fragment")
-      case DELETE | UPDATE =>
+    kind match {
+      case OperationKind.Delete | OperationKind.Update =>
         overlap(c.updatedFragmentIds ++ c.removedFragmentIds, "changed")
-      case REWRITE => overlap(c.rewrittenFragmentIds, "also rewrote")
-      case DATA_REPLACEMENT => overlap(c.replacedFragmentIds, "replaced data files of")
-      case CREATE_INDEX if removesOurs(c) =>
+      case OperationKind.Rewrite => overlap(c.rewrittenFragmentIds, "also rewrote")
+      case OperationKind.DataReplacement => overlap(c.replacedFragmentIds, "replaced data files of")
+      case OperationKind.CreateIndex if removesOurs(c) =>
         Resolution.Retryable(s"the ${c.operationName} dropped or replaced an index this " +
           "Rewrite remaps")
-      case CREATE_INDEX =>
+      case OperationKind.CreateIndex =>
         val indices = c.txn.get.getCreateIndex.getNewIndicesList.asScala
         if (indices.exists(_.getFragmentBitmap.isEmpty))
           Resolution.Retryable(s"the ${c.operationName} may cover the fragments this Rewrite " +
             "compacts")
         else overlap(indices.flatMap(i => Rewrite.bitmap(i).toArray.map(_.toLong)).toSet,
           "indexed")
-      case _ => Resolution.Rebase
+      case other => ConflictTable.noRule(this, other)
     }
   }
 

@@ -38,7 +38,6 @@ final case class Update(
     removed: Seq[Long] = Nil,
     insertedKeys: Option[KeyExistenceFilter] = None) extends Operation {
   import TransactionProtos.Transaction
-  import Transaction.OperationCase._
 
   override def name: String = "Update"
 
@@ -71,15 +70,17 @@ final case class Update(
     copy(updated = d.updated, removed = d.removed)
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution =
-    insertedKeys.flatMap(keyConflict(_, c)).getOrElse(rowConflict(c))
+  override def conflictRow: ConflictRow = ConflictRow.Update
+
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution =
+    insertedKeys.flatMap(keyConflict(_, kind, c)).getOrElse(rowConflict(kind, c))
 
   /** pylance's primary-key rules, checked first when this Update records inserted keys. */
-  private def keyConflict(ours: KeyExistenceFilter, c: CommittedTransaction)
-      : Option[Resolution] = c.operationCase match {
-    case APPEND => Some(Resolution.Retryable(s"the ${c.operationName} may have added keys " +
-      "this Update inserts"))
-    case UPDATE => c.insertedKeys match {
+  private def keyConflict(ours: KeyExistenceFilter, kind: OperationKind,
+      c: CommittedTransaction): Option[Resolution] = kind match {
+    case OperationKind.Append => Some(Resolution.Retryable(s"the ${c.operationName} may have " +
+      "added keys this Update inserts"))
+    case OperationKind.Update => c.insertedKeys match {
       case None => Some(Resolution.Retryable(s"the ${c.operationName} recorded no inserted " +
         "keys to check against the keys this Update inserts"))
       case Some(theirs) if theirs.fieldIds != ours.fieldIds =>
@@ -92,23 +93,23 @@ final case class Update(
     case _ => None
   }
 
-  private def rowConflict(c: CommittedTransaction): Resolution = {
+  private def rowConflict(kind: OperationKind, c: CommittedTransaction): Resolution = {
     def overlap(ids: Set[Long], what: String): Resolution =
       Resolution.retryableOnOverlap(c, ids, what, touched, "this Update changes rows of")
-    c.operationCase match {
-      case OVERWRITE | RESTORE =>
-        Resolution.Incompatible(s"the ${c.operationName} replaced the data this Update read")
-      case MERGE => Resolution.Retryable(s"the ${c.operationName} rewrote every fragment's columns")
-      case REWRITE => overlap(c.rewrittenFragmentIds, "rewrote")
-      case DATA_REPLACEMENT => overlap(c.replacedFragmentIds, "replaced the data files of")
+    kind match {
+      // An append adds no row this changes; only the key rules above can refuse it.
+      case OperationKind.Append => Resolution.Rebase
+      case OperationKind.Rewrite => overlap(c.rewrittenFragmentIds, "rewrote")
+      case OperationKind.DataReplacement =>
+        overlap(c.replacedFragmentIds, "replaced the data files of")
       // Deletion vectors only: rebased in applyTo, which fails on a row both changed.
-      case DELETE | UPDATE =>
+      case OperationKind.Delete | OperationKind.Update =>
         val removedHit = overlap(c.removedFragmentIds, "removed")
         if (removedHit != Resolution.Rebase) removedHit
-        else if (c.operationCase == UPDATE && c.txn.get.getUpdate.getFieldsModifiedCount > 0)
+        else if (kind == OperationKind.Update && c.txn.get.getUpdate.getFieldsModifiedCount > 0)
           overlap(c.updatedFragmentIds, "rewrote columns of")
         else Resolution.Rebase
-      case _ => Resolution.Rebase
+      case other => ConflictTable.noRule(this, other)
     }
   }
 

@@ -26,8 +26,6 @@ final case class UpdateConfig(
     tableMetadata: Option[UpdateMap] = None,
     schemaMetadata: Option[UpdateMap] = None,
     fieldMetadata: Map[Int, UpdateMap] = Map.empty) extends Operation {
-  import Transaction.OperationCase._
-
   override def name: String = "UpdateConfig"
 
   override def writeTo(t: Transaction.Builder): Unit = {
@@ -73,8 +71,10 @@ final case class UpdateConfig(
     this
   }
 
-  override def checkAgainst(c: CommittedTransaction): Resolution = c.operationCase match {
-    case OVERWRITE =>
+  override def conflictRow: ConflictRow = ConflictRow.UpdateConfig
+
+  override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = kind match {
+    case OperationKind.Overwrite =>
       val keys = configKeysClash(c)
       if (schemaMetadata.nonEmpty || fieldMetadata.nonEmpty)
         Resolution.Incompatible(s"the ${c.operationName} replaced the schema whose metadata " +
@@ -83,7 +83,7 @@ final case class UpdateConfig(
         Resolution.Incompatible(s"the ${c.operationName} also set config key(s) " +
           keys.toSeq.sorted.mkString(", "))
       else Resolution.Rebase
-    case UPDATE_CONFIG =>
+    case OperationKind.UpdateConfig =>
       val keys = configKeysClash(c)
       val other = c.txn.get.getUpdateConfig
       val sameFields = fieldMetadata.keySet.intersect(
@@ -96,7 +96,7 @@ final case class UpdateConfig(
         Resolution.Incompatible("both change the metadata of field id(s) " +
           sameFields.toSeq.sorted.mkString(", "))
       else Resolution.Rebase
-    case _ => Resolution.Rebase
+    case other => ConflictTable.noRule(this, other)
   }
 
   /** Config keys one side upserts and the other upserts or deletes (`upsert_key_conflict`). */

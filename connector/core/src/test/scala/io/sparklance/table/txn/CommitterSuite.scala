@@ -80,7 +80,8 @@ class CommitterSuite extends AnyFunSuite {
     val e = intercept[LanceConcurrentModificationException] {
       new Committer(io, root).commit(Some(base), Append(Seq(fragment(root, 5L until 7L))))
     }
-    assert(e.getMessage.contains("overwrite") && e.getMessage.contains("version 1"))
+    assert(e.getMessage.contains("the Overwrite replaced the data"), e.getMessage)
+    assert(e.getMessage.contains("version 1"), e.getMessage)
     assert(latest(root).version == 2 && ids(latest(root)) == Seq(42L))
   }
 
