@@ -59,12 +59,13 @@ JARS_STAMP   := connector/target/.stamp-jars
 M2_STAMP     := connector/target/.stamp-m2
 
 .PHONY: help venv jar jars wheel python publish-m2 test test-scala test-python test-matrix \
-        test-matrix-ci demo bench clean
+        test-matrix-ci lint demo bench clean
 
 help:
 	@echo "make demo         build + install, then run demo/demo.py"
 	@echo "make test         Scala tests and pytest on the default line (builds, installs, publishes)"
 	@echo "make test-matrix  Scala tests of every built line, pytest line smoke on pyspark $(PYSPARK_LINES)"
+	@echo "make lint         ruff: Python formatting and lint (ruff.toml); CI fails on either"
 	@echo "make venv         .venv with the pinned Python deps (python/requirements-dev.txt)"
 	@echo "make jars         the connector jar of every line: $(BUILT_LINES)"
 	@echo "make wheel        $(WHEEL) (every line's jar inside)"
@@ -171,6 +172,11 @@ test-matrix: python publish-m2
 
 test-matrix-ci: python publish-m2
 	$(call run_matrix,$(CI_SCALA_LINES),$(CI_PYSPARK_LINES))
+
+# ---- Style: `ruff format .` and `ruff check --fix .` mend what these report ------------------
+lint: $(DEPS_STAMP)
+	$(PY) -m ruff format --check --diff .
+	$(PY) -m ruff check .
 
 # ---- Demo and benchmarks -----------------------------------------------------------------------
 demo: python

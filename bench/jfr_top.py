@@ -7,6 +7,7 @@ Prints three tables: the hottest top-of-stack methods (self time), the methods t
 anywhere in the sampled stacks (inclusive time), and the same inclusive view restricted to
 this connector's classes (io.sparklance.*). Needs the JDK's `jfr` tool on PATH.
 """
+
 import argparse
 import collections
 import json
@@ -25,11 +26,17 @@ def frames(ev):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("jfr")
-    ap.add_argument("--thread", default="Executor task launch", help="substring of the sampled thread name")
+    ap.add_argument(
+        "--thread", default="Executor task launch", help="substring of the sampled thread name"
+    )
     ap.add_argument("--top", type=int, default=25)
     a = ap.parse_args(argv)
-    raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample", a.jfr],
-                         capture_output=True, text=True, check=True).stdout
+    raw = subprocess.run(
+        ["jfr", "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample", a.jfr],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     events = json.loads(raw)["recording"]["events"]
     selfc, incl, ours = collections.Counter(), collections.Counter(), collections.Counter()
     n = 0
@@ -50,7 +57,11 @@ def main(argv=None):
                 if name.startswith("io.sparklance."):
                     ours[name] += 1
     print(f"{n} samples on threads matching {a.thread!r}\n")
-    for title, c in (("self (top of stack)", selfc), ("inclusive", incl), ("inclusive, io.sparklance.* only", ours)):
+    for title, c in (
+        ("self (top of stack)", selfc),
+        ("inclusive", incl),
+        ("inclusive, io.sparklance.* only", ours),
+    ):
         print(f"## {title}")
         for name, k in c.most_common(a.top):
             print(f"{100 * k / max(n, 1):6.1f}%  {name}")

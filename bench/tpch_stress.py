@@ -11,6 +11,7 @@ written to --dump and the run fails. Answers are checked against the first loop'
 Uses the data bench/run.sh --only tpch makes (tpchgen-cli, pylance's copy), under --data;
 makes what is missing. Not a test: it runs for minutes to hours.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,32 +48,42 @@ def main(argv=None) -> int:
     ap.add_argument("--aqe", choices=["on", "off"], default="on")
     ap.add_argument("--copy", choices=["lance-pylance", "lance-spark"], default="lance-pylance")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a query may take")
-    ap.add_argument("--jitter", type=float, default=0.2,
-                    help="at most this many seconds of random sleep before each query")
+    ap.add_argument(
+        "--jitter",
+        type=float,
+        default=0.2,
+        help="at most this many seconds of random sleep before each query",
+    )
     ap.add_argument("--dump", default="tpch-stress-threads.txt")
     args = ap.parse_args(argv)
 
-    import spark_lance
     from pyspark.sql import SparkSession
+
+    import spark_lance
 
     def log(msg):
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
     data = Path(args.data)
     tpch.prepare(data, args.sf, log)
-    builder = (SparkSession.builder.master(args.master).appName("tpch-stress")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.adaptive.enabled", "true" if args.aqe == "on" else "false"))
+    builder = (
+        SparkSession.builder.master(args.master)
+        .appName("tpch-stress")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.adaptive.enabled", "true" if args.aqe == "on" else "false")
+    )
     spark = spark_lance.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     root = tpch.root(data, args.sf)
     if args.copy == "lance-spark" and not (root / "lance-spark" / "lineitem.lance").exists():
         for t in TABLES:
-            spark.read.parquet(str(root / "source" / f"{t}.parquet")).write.format("lance") \
-                .mode("overwrite").save(str(root / "lance-spark" / f"{t}.lance"))
+            spark.read.parquet(str(root / "source" / f"{t}.parquet")).write.format("lance").mode(
+                "overwrite"
+            ).save(str(root / "lance-spark" / f"{t}.lance"))
     for t in TABLES:
-        spark.read.format("lance").load(str(root / args.copy / f"{t}.lance")) \
-            .createOrReplaceTempView(t)
+        spark.read.format("lance").load(
+            str(root / args.copy / f"{t}.lance")
+        ).createOrReplaceTempView(t)
 
     answers: dict[int, list] = {}
     rng = random.Random(67)
@@ -96,8 +107,10 @@ def main(argv=None) -> int:
             worker.join(args.timeout)
             if worker.is_alive():
                 Path(args.dump).write_text(thread_dump(spark))
-                log(f"loop {loop}: q{q} made no progress for {args.timeout:.0f} s; JVM threads "
-                    f"written to {args.dump}")
+                log(
+                    f"loop {loop}: q{q} made no progress for {args.timeout:.0f} s; JVM threads "
+                    f"written to {args.dump}"
+                )
                 return 1
             if "error" in box:
                 log(f"loop {loop}: q{q} failed: {box['error']}")
@@ -108,8 +121,7 @@ def main(argv=None) -> int:
                 return 1
             answers.setdefault(q, rows)
             log(f"loop {loop}: q{q} {time.time() - t0:.2f} s")
-    log(f"{args.loops} loops of 22 queries in {time.time() - start:.0f} s, no hang, "
-        "answers equal")
+    log(f"{args.loops} loops of 22 queries in {time.time() - start:.0f} s, no hang, answers equal")
     return 0
 
 

@@ -45,7 +45,9 @@ def main(argv: list[str]) -> int:
         print("== First rows (latest version)")
         df.show(5, truncate=False)
 
-        print("== Version history (times in UTC): spark.read.format('lance').option('metadata_table', 'versions')")
+        print(
+            "== Version history (times in UTC): spark.read.format('lance').option('metadata_table', 'versions')"
+        )
         versions = spark.read.format("lance").option("metadata_table", "versions").load(path)
         versions.orderBy("version").show(truncate=False)
 

@@ -23,7 +23,9 @@ JARS_DIR = HERE / "spark_lance" / "jars"
 
 def _load_lines():
     """spark_lance/_lines.py (the built lines, jar names), loaded without importing the package."""
-    spec = importlib.util.spec_from_file_location("_spark_lance_lines", HERE / "spark_lance" / "_lines.py")
+    spec = importlib.util.spec_from_file_location(
+        "_spark_lance_lines", HERE / "spark_lance" / "_lines.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -57,7 +59,9 @@ def check_jars(version: str) -> None:
         if missing:
             problem += f": missing {', '.join(missing)}"
         if unexpected:
-            problem += f"{';' if missing else ':'} not of this version or line: {', '.join(unexpected)}"
+            problem += (
+                f"{';' if missing else ':'} not of this version or line: {', '.join(unexpected)}"
+            )
     raise SystemExit(
         f"spark-lance {version}: {problem}. The package carries the connector jar of every Spark line"
         f" ({', '.join(lines.BUILT_LINES)}), which the Scala build makes. Build them and the wheel in the"

@@ -22,16 +22,18 @@ import support  # noqa: E402
 # compiler alone, on one thread, with the serial collector, takes ~40% less CPU and ~15% less
 # wall time here (2 cores) and changes no result. SPARK_LANCE_TEST_JVM_OPTS replaces them.
 TEST_JVM_OPTS = os.environ.get(
-    "SPARK_LANCE_TEST_JVM_OPTS",
-    "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC")
+    "SPARK_LANCE_TEST_JVM_OPTS", "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC"
+)
 
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--line-smoke", action="store_true",
+        "--line-smoke",
+        action="store_true",
         help="run what another Spark line needs: every test marked every_line, and of every "
-             "other test function its first parameter set; tests marked default_line_only "
-             "are left out (the default line runs everything)")
+        "other test function its first parameter set; tests marked default_line_only "
+        "are left out (the default line runs everything)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -54,8 +56,9 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
-    import spark_lance
     from pyspark.sql import SparkSession
+
+    import spark_lance
 
     builder = (
         SparkSession.builder.master("local[2]")

@@ -6,6 +6,7 @@ Used by tests/test_s3.py and, through connector/core/src/test/resources/pylance/
 by the Scala suites. Nothing needs to be running beforehand: `S3Server()` starts moto
 (`moto_server` from the `moto[server]` package in .venv) on a free port.
 """
+
 import http.client
 import os
 import socket
@@ -96,8 +97,10 @@ def _handler(upstream, faults):
                 self.wfile.write(body)
 
         def _error(self, status, code):
-            body = (f"<?xml version='1.0' encoding='UTF-8'?><Error><Code>{code}</Code>"
-                    f"<Message>injected by the test proxy</Message></Error>").encode()
+            body = (
+                f"<?xml version='1.0' encoding='UTF-8'?><Error><Code>{code}</Code>"
+                f"<Message>injected by the test proxy</Message></Error>"
+            ).encode()
             self._reply(status, body, [("Content-Type", "application/xml")])
 
         def _any(self):
@@ -113,8 +116,9 @@ def _handler(upstream, faults):
                 ambiguous = self.command == "PUT" and faults.ambiguous_puts > 0
                 if ambiguous:
                     faults.ambiguous_puts -= 1
-                refuse = (faults.refuse_conditional and self.command == "PUT"
-                          and "if-none-match" in lower)
+                refuse = (
+                    faults.refuse_conditional and self.command == "PUT" and "if-none-match" in lower
+                )
                 delay = faults.delay if faults.slow > 0 else 0
                 if delay:
                     faults.slow -= 1
@@ -123,8 +127,9 @@ def _handler(upstream, faults):
             if refuse:
                 return self._error(501, "NotImplemented")
             if fail:
-                return self._error(faults.status, "SlowDown" if faults.status == 503
-                                   else "InternalError")
+                return self._error(
+                    faults.status, "SlowDown" if faults.status == 503 else "InternalError"
+                )
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
             if self.command == "PUT" and ("if-none-match" in lower or "if-match" in lower):
                 with conditional:
@@ -133,8 +138,11 @@ def _handler(upstream, faults):
                 resp, data = self._forward(headers, body)
             if ambiguous:
                 return self._error(500, "InternalError")
-            out = [(k, v) for k, v in resp.getheaders()
-                   if k.lower() not in _HOP and k.lower() != "content-length"]
+            out = [
+                (k, v)
+                for k, v in resp.getheaders()
+                if k.lower() not in _HOP and k.lower() != "content-length"
+            ]
             if self.command == "HEAD":
                 self.send_response(resp.status)
                 for k, v in out:
@@ -163,10 +171,10 @@ class S3Server:
     def __init__(self):
         port = _free_port()
         exe = os.path.join(os.path.dirname(sys.executable), "moto_server")
-        self.log = open(os.path.join(os.environ.get("TMPDIR", "/tmp"),
-                                     f"moto-{port}.log"), "w")
-        self.proc = subprocess.Popen([exe, "-H", "127.0.0.1", "-p", str(port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.log = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"moto-{port}.log"), "w")
+        self.proc = subprocess.Popen(
+            [exe, "-H", "127.0.0.1", "-p", str(port)], stdout=self.log, stderr=subprocess.STDOUT
+        )
         deadline = time.time() + 60
         while True:
             try:
@@ -178,8 +186,9 @@ class S3Server:
                 time.sleep(0.1)
         self.direct_endpoint = f"http://127.0.0.1:{port}"
         self.faults = Faults()
-        self.proxy = ThreadingHTTPServer(("127.0.0.1", 0),
-                                         _handler(("127.0.0.1", port), self.faults))
+        self.proxy = ThreadingHTTPServer(
+            ("127.0.0.1", 0), _handler(("127.0.0.1", port), self.faults)
+        )
         self.proxy.daemon_threads = True
         threading.Thread(target=self.proxy.serve_forever, daemon=True).start()
         self.endpoint = f"http://127.0.0.1:{self.proxy.server_address[1]}"
@@ -187,14 +196,24 @@ class S3Server:
 
     def storage_options(self, direct=False):
         """pylance's storage_options for this server (also our reader/writer options)."""
-        return {"aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY,
-                "aws_region": REGION, "allow_http": "true",
-                "aws_endpoint": self.direct_endpoint if direct else self.endpoint}
+        return {
+            "aws_access_key_id": ACCESS_KEY,
+            "aws_secret_access_key": SECRET_KEY,
+            "aws_region": REGION,
+            "allow_http": "true",
+            "aws_endpoint": self.direct_endpoint if direct else self.endpoint,
+        }
 
     def client(self):
         import boto3
-        return boto3.client("s3", endpoint_url=self.direct_endpoint, region_name=REGION,
-                            aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY)
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.direct_endpoint,
+            region_name=REGION,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+        )
 
     def new_bucket(self, stem="bucket"):
         """A fresh bucket; its name."""

@@ -22,7 +22,9 @@ import pyarrow as pa
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SRC_TEST_DATA = REPO_ROOT / "src-test-data"
 EXPECTED_DIR = SRC_TEST_DATA / "expected"
-EXTERNAL_DIR = SRC_TEST_DATA / "external" / "lance-spark-example-db"  # lance-spark's test data, copied in
+EXTERNAL_DIR = (
+    SRC_TEST_DATA / "external" / "lance-spark-example-db"
+)  # lance-spark's test data, copied in
 
 #: The connector's message while row data scans are not written yet (LanceFileReader).
 NOT_IMPLEMENTED_MARKER = "not implemented yet"
@@ -108,9 +110,14 @@ def page_kinds(path: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {n: [] for n in names}
     for f in sorted(glob.glob(os.path.join(path, "data", "*.lance"))):
         for name, col in zip(names, LanceFileReader(f).metadata().columns):
-            out[name].append("".join(
-                "D" if ("Dictionary(" in str(p.encoding) or "dictionary: Some" in str(p.encoding))
-                else "P" for p in col.pages))
+            out[name].append(
+                "".join(
+                    "D"
+                    if ("Dictionary(" in str(p.encoding) or "dictionary: Some" in str(p.encoding))
+                    else "P"
+                    for p in col.pages
+                )
+            )
     return out
 
 
@@ -121,7 +128,10 @@ def page_kinds(path: str) -> dict[str, list[str]]:
 
 def iso_utc(instant: dt.datetime) -> str:
     """ISO-8601 in UTC with microseconds and a Z, e.g. 2026-01-02T03:04:05.123456Z."""
-    return instant.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    return (
+        instant.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
+        + "Z"
+    )
 
 
 def local_naive(instant: dt.datetime) -> dt.datetime:
@@ -162,7 +172,9 @@ def arrow_to_spark_values(arr: pa.Array) -> list:
     if pa.types.is_timestamp(t):
         if t.unit == "ns":
             return arr.cast(pa.int64()).to_pylist()
-        micros = arr.cast(pa.timestamp(t.unit)).cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
+        micros = (
+            arr.cast(pa.timestamp(t.unit)).cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
+        )
         epoch = dt.datetime(1970, 1, 1)
         return [None if m is None else epoch + dt.timedelta(microseconds=m) for m in micros]
     if pa.types.is_time(t) or (pa.types.is_duration(t) and t.unit == "ns"):
@@ -181,11 +193,14 @@ def arrow_to_spark_values(arr: pa.Array) -> list:
             # .values ignores slicing and keeps the slots of null lists; take the range directly.
             flat = arr.values.slice(arr.offset * n, len(arr) * n)
             items = arrow_to_spark_values(flat)
-            return [None if nulls[i] else items[i * n:(i + 1) * n] for i in range(len(arr))]
+            return [None if nulls[i] else items[i * n : (i + 1) * n] for i in range(len(arr))]
         offsets = arr.offsets.to_pylist()
         items = arrow_to_spark_values(arr.values.slice(offsets[0], offsets[-1] - offsets[0]))
         base = offsets[0]
-        return [None if nulls[i] else items[offsets[i] - base:offsets[i + 1] - base] for i in range(len(arr))]
+        return [
+            None if nulls[i] else items[offsets[i] - base : offsets[i + 1] - base]
+            for i in range(len(arr))
+        ]
     if pa.types.is_map(t):
         offsets = arr.offsets.to_pylist()
         entries = arrow_to_spark_values(arr.values.slice(offsets[0], offsets[-1] - offsets[0]))
@@ -196,7 +211,9 @@ def arrow_to_spark_values(arr: pa.Array) -> list:
             if nulls[i]:
                 out.append(None)
             else:
-                out.append({e[kname]: e[vname] for e in entries[offsets[i] - base:offsets[i + 1] - base]})
+                out.append(
+                    {e[kname]: e[vname] for e in entries[offsets[i] - base : offsets[i + 1] - base]}
+                )
         return out
     if pa.types.is_struct(t):
         children = []
@@ -206,7 +223,10 @@ def arrow_to_spark_values(arr: pa.Array) -> list:
                 child = child.slice(arr.offset, len(arr))
             children.append(arrow_to_spark_values(child))
         names = [t.field(i).name for i in range(t.num_fields)]
-        return [None if nulls[r] else {names[c]: children[c][r] for c in range(len(names))} for r in range(len(arr))]
+        return [
+            None if nulls[r] else {names[c]: children[c][r] for c in range(len(names))}
+            for r in range(len(arr))
+        ]
     if pa.types.is_null(t):
         return [None] * len(arr)
     return arr.to_pylist()
@@ -223,7 +243,9 @@ def spark_value(v: Any, dtype) -> Any:
     if isinstance(dtype, T.ArrayType):
         return [spark_value(x, dtype.elementType) for x in v]
     if isinstance(dtype, T.MapType):
-        return {spark_value(k, dtype.keyType): spark_value(x, dtype.valueType) for k, x in v.items()}
+        return {
+            spark_value(k, dtype.keyType): spark_value(x, dtype.valueType) for k, x in v.items()
+        }
     if isinstance(dtype, (T.FloatType, T.DoubleType)):
         return _canon_float(v)
     if isinstance(dtype, T.BinaryType):
@@ -271,7 +293,11 @@ def short_error(e: BaseException, limit: int = 400) -> str:
     text = str(e)
     for line in text.splitlines():
         line = line.strip()
-        if ("Exception" in line or "Error" in line) and ":" in line and "An error occurred while calling" not in line:
+        if (
+            ("Exception" in line or "Error" in line)
+            and ":" in line
+            and "An error occurred while calling" not in line
+        ):
             if not line.startswith("at "):
                 return line[:limit]
     first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
@@ -285,6 +311,7 @@ def is_nan_canon(x) -> bool:
 # ---------------------------------------------------------------------------------------------
 # What differs between the Spark lines the suite runs on (3.5 and 4.x)
 # ---------------------------------------------------------------------------------------------
+
 
 def spark_major(spark) -> int:
     return int(spark.version.split(".")[0])

@@ -25,30 +25,48 @@ def rows(n: int, seed: int) -> pa.Table:
         return None if rng.random() < p else v
 
     groups = ["A", "N", "R", "", "a longer group name", "日本"]
-    return pa.table({
-        "g": pa.array([maybe(rng.choice(groups)) for _ in range(n)]),
-        "flag": pa.array([maybe(rng.random() < 0.5) for _ in range(n)]),
-        "k": pa.array([maybe(rng.randrange(-50, 50)) for _ in range(n)], pa.int64()),
-        "i": pa.array([maybe(rng.randrange(-2**31, 2**31)) for _ in range(n)], pa.int32()),
-        "day": pa.array([maybe(dt.date(1992, 1, 1) + dt.timedelta(days=rng.randrange(2500)))
-                         for _ in range(n)]),
-        "price": pa.array([maybe(Decimal(rng.randrange(-10**9, 10**9)) / 100)
-                           for _ in range(n)], pa.decimal128(15, 2)),
-        "disc": pa.array([maybe(Decimal(rng.randrange(0, 11)) / 100) for _ in range(n)],
-                         pa.decimal128(15, 2)),
-        # Small precision: a task's partial sum does not fit the column's own type.
-        "qty": pa.array([maybe(Decimal(rng.randrange(0, 99999)) / 100) for _ in range(n)],
-                        pa.decimal128(5, 2)),
-        # Products of these leave a long.
-        "huge": pa.array([maybe(Decimal(rng.randrange(-10**18 + 1, 10**18)))
-                          for _ in range(n)], pa.decimal128(18, 0)),
-        "x": pa.array([maybe(rng.random() * 100) for _ in range(n)], pa.float64()),
-        # Mostly distinct strings of 1- to 4-byte characters; binary values.
-        "s": pa.array([maybe("".join(rng.choice("aZ é€😀") for _ in range(rng.randrange(40))))
-                       for _ in range(n)]),
-        "bin": pa.array([maybe(rng.randbytes(rng.randrange(20))) for _ in range(n)],
-                        pa.binary()),
-    })
+    return pa.table(
+        {
+            "g": pa.array([maybe(rng.choice(groups)) for _ in range(n)]),
+            "flag": pa.array([maybe(rng.random() < 0.5) for _ in range(n)]),
+            "k": pa.array([maybe(rng.randrange(-50, 50)) for _ in range(n)], pa.int64()),
+            "i": pa.array([maybe(rng.randrange(-(2**31), 2**31)) for _ in range(n)], pa.int32()),
+            "day": pa.array(
+                [
+                    maybe(dt.date(1992, 1, 1) + dt.timedelta(days=rng.randrange(2500)))
+                    for _ in range(n)
+                ]
+            ),
+            "price": pa.array(
+                [maybe(Decimal(rng.randrange(-(10**9), 10**9)) / 100) for _ in range(n)],
+                pa.decimal128(15, 2),
+            ),
+            "disc": pa.array(
+                [maybe(Decimal(rng.randrange(0, 11)) / 100) for _ in range(n)], pa.decimal128(15, 2)
+            ),
+            # Small precision: a task's partial sum does not fit the column's own type.
+            "qty": pa.array(
+                [maybe(Decimal(rng.randrange(0, 99999)) / 100) for _ in range(n)],
+                pa.decimal128(5, 2),
+            ),
+            # Products of these leave a long.
+            "huge": pa.array(
+                [maybe(Decimal(rng.randrange(-(10**18) + 1, 10**18))) for _ in range(n)],
+                pa.decimal128(18, 0),
+            ),
+            "x": pa.array([maybe(rng.random() * 100) for _ in range(n)], pa.float64()),
+            # Mostly distinct strings of 1- to 4-byte characters; binary values.
+            "s": pa.array(
+                [
+                    maybe("".join(rng.choice("aZ é€😀") for _ in range(rng.randrange(40))))
+                    for _ in range(n)
+                ]
+            ),
+            "bin": pa.array(
+                [maybe(rng.randbytes(rng.randrange(20))) for _ in range(n)], pa.binary()
+            ),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +85,11 @@ def tables(tmp_path_factory):
 
 def answer(spark, paths, sql, fmt="lance", **opts):
     for name in ("t", "empty"):
-        df = (spark.read.format("lance").options(**opts).load(paths[name]) if fmt == "lance"
-              else spark.read.parquet(paths[name + "_parquet"]))
+        df = (
+            spark.read.format("lance").options(**opts).load(paths[name])
+            if fmt == "lance"
+            else spark.read.parquet(paths[name + "_parquet"])
+        )
         df.createOrReplaceTempView(name)
     df = spark.sql(sql)
     got = df.collect()
@@ -84,8 +105,9 @@ def check(spark, paths, sql, pushed: bool, **opts):
         for x, y in zip(a, b):
             assert type(x) is type(y), (sql, a, b)
             # Spark's own floating-point sums depend on how rows fall into tasks.
-            same = math.isclose(x, y, rel_tol=1e-12) if isinstance(x, float) else (
-                values_equal(x, y))
+            same = (
+                math.isclose(x, y, rel_tol=1e-12) if isinstance(x, float) else (values_equal(x, y))
+            )
             assert same, (sql, a, b)
     assert ("PartialAggregate" in plan) == pushed, plan
     return got
@@ -136,8 +158,11 @@ LENGTH_AGGREGATES = [
     ("select flag, sum(length(g)), sum(char_length(s)) from t where i > 0 group by flag", False),
     ("select min(length(s)), max(length(s)), max(bit_length(g)), min(length(g)) from t", False),
     ("select g, max(length(s)), min(bit_length(s)) from t where k > 10 group by g", False),
-    ("select k, sum(length(s) * 2 + length(g)), sum(length(s) - k) from t where k < 0 "
-     "group by k", True),
+    (
+        "select k, sum(length(s) * 2 + length(g)), sum(length(s) - k) from t where k < 0 "
+        "group by k",
+        True,
+    ),
 ]
 
 
@@ -165,8 +190,9 @@ def test_other_aggregations_are_left_to_spark(spark, tables, sql):
 
 
 def test_an_empty_table_counts_zero(spark, tables):
-    got = check(spark, tables, "select count(*), sum(k), max(day) from empty where k > 1",
-                pushed=True)
+    got = check(
+        spark, tables, "select count(*), sum(k), max(day) from empty where k > 1", pushed=True
+    )
     assert [tuple(r) for r in got] == [(0, None, None)]
 
 
@@ -197,8 +223,12 @@ def test_groupings_that_fold_few_rows_are_left_to_spark(spark, tables, sql, fold
 @pytest.mark.parametrize("value", ["0", "1.5", "half", "-0.2", "NaN"])
 def test_a_group_share_outside_0_to_1_is_refused(spark, tables, value):
     with pytest.raises(Exception, match="aggregate_pushdown_group_share"):
-        answer(spark, tables, "select g, sum(k) from t group by g",
-               aggregate_pushdown_group_share=value)
+        answer(
+            spark,
+            tables,
+            "select g, sum(k) from t group by g",
+            aggregate_pushdown_group_share=value,
+        )
 
 
 def test_a_sum_too_large_for_its_column_type_is_returned_in_parts(spark, tables):
@@ -212,12 +242,17 @@ def test_a_small_grouped_aggregate_is_planned_for_broadcast_as_over_parquet(spar
     # The scan reports the statistics Spark gives an aggregate (the input's bytes scaled by
     # the row widths), so a join with a large relation broadcasts the small aggregated side.
     spark.range(0, 5_000_000).createOrReplaceTempView("big")
-    sql = ("select a.k, a.s, big.id from (select k, sum(i) s from t group by k) a "
-           "join big on a.k = big.id")
+    sql = (
+        "select a.k, a.s, big.id from (select k, sum(i) s from t group by k) a "
+        "join big on a.k = big.id"
+    )
     plans = {}
     for fmt in ("lance", "parquet"):
-        df = (spark.read.format("lance").load(tables["t"]) if fmt == "lance"
-              else spark.read.parquet(tables["t_parquet"]))
+        df = (
+            spark.read.format("lance").load(tables["t"])
+            if fmt == "lance"
+            else spark.read.parquet(tables["t_parquet"])
+        )
         df.createOrReplaceTempView("t")
         joined = spark.sql(sql)
         plans[fmt] = joined._jdf.queryExecution().executedPlan().toString()  # before running
@@ -227,11 +262,14 @@ def test_a_small_grouped_aggregate_is_planned_for_broadcast_as_over_parquet(spar
     check(spark, tables, sql, pushed=True)
 
 
-@pytest.mark.parametrize("sql", [
-    "select sum(qty), count(*) from t where k > 3",  # the scan aggregates
-    "select g, qty from t where k > 3",  # the scan returns columnar batches
-    "select g, sum(qty) from t where k > 3 group by g",  # a sample of the keys is read
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "select sum(qty), count(*) from t where k > 3",  # the scan aggregates
+        "select g, qty from t where k > 3",  # the scan returns columnar batches
+        "select g, sum(qty) from t where k > 3 group by g",  # a sample of the keys is read
+    ],
+)
 def test_planning_a_scan_broadcasts_nothing(spark, tables, sql):
     # The reader factory (and its broadcast of the storage settings) is made when the query
     # runs, not each time Spark asks at planning whether the scan is columnar: ids of
@@ -264,18 +302,25 @@ def test_rows_of_nearly_distinct_groups_go_to_spark_in_one_split_per_core(spark,
     # (splits of at most spark.sql.files.maxPartitionBytes of whole rows), as long as a split
     # decodes no more than that of the columns it reads.
     import numpy as np
+
     n = 300_000
     rng = np.random.default_rng(3)
-    t = pa.table({"id": pa.array(np.arange(n), pa.int64()),
-                  "k": pa.array(rng.integers(0, 10, n), pa.int64()),
-                  "pad": pa.array([f"{x:032x}" for x in rng.integers(0, 2**62, n)])})
+    t = pa.table(
+        {
+            "id": pa.array(np.arange(n), pa.int64()),
+            "k": pa.array(rng.integers(0, 10, n), pa.int64()),
+            "pad": pa.array([f"{x:032x}" for x in rng.integers(0, 2**62, n)]),
+        }
+    )
     path = str(tmp_path / "ds")
     lance.write_dataset(t, path)
     data = tmp_path / "ds" / "data"
     total = sum(f.stat().st_size for f in data.iterdir())
     sql = "select id, sum(k) from t group by id"
-    confs = {"spark.sql.files.maxPartitionBytes": str(total // 3),
-             "spark.sql.files.openCostInBytes": "1024"}
+    confs = {
+        "spark.sql.files.maxPartitionBytes": str(total // 3),
+        "spark.sql.files.openCostInBytes": "1024",
+    }
     try:
         for k, v in confs.items():
             spark.conf.set(k, v)
@@ -287,8 +332,9 @@ def test_rows_of_nearly_distinct_groups_go_to_spark_in_one_split_per_core(spark,
         assert scan_partitions(spark, declined) == [2]
         got = sorted(tuple(r) for r in declined.collect())
         # Pushed (every grouping, whatever it folds), the scan keeps the file rule's splits.
-        spark.read.format("lance").option("aggregate_pushdown_group_share", "1").load(path) \
-            .createOrReplaceTempView("t")
+        spark.read.format("lance").option("aggregate_pushdown_group_share", "1").load(
+            path
+        ).createOrReplaceTempView("t")
         pushed = spark.sql(sql)
         assert scan_partitions(spark, pushed) == [by_rule]
         assert "PartialAggregate" in pushed._jdf.queryExecution().executedPlan().toString()

@@ -40,7 +40,11 @@ def blob_paths(schema: pa.Schema, prefix: str = "") -> list[str]:
 
 def take_blobs(ds, path: str) -> list:
     n = ds.count_rows()
-    return [None if f is None else f.read() for f in ds.take_blobs(path, indices=list(range(n)))] if n else []
+    return (
+        [None if f is None else f.read() for f in ds.take_blobs(path, indices=list(range(n)))]
+        if n
+        else []
+    )
 
 
 def spark_column(rows, path: str) -> list:
@@ -56,8 +60,10 @@ def spark_column(rows, path: str) -> list:
 def assert_blobs_equal(path: str, want: list, got: list):
     assert len(want) == len(got), f"{path}: Spark {len(got)} rows, pylance {len(want)}"
     for i, (w, g) in enumerate(zip(want, got)):
-        assert w == g, (f"{path} row {i}: Spark {None if g is None else f'{len(g)} bytes'}, "
-                        f"take_blobs {None if w is None else f'{len(w)} bytes'}")
+        assert w == g, (
+            f"{path} row {i}: Spark {None if g is None else f'{len(g)} bytes'}, "
+            f"take_blobs {None if w is None else f'{len(w)} bytes'}"
+        )
 
 
 def check_dataset(spark, path: str, **options):
@@ -88,7 +94,10 @@ def test_fixture_blobs_equal_take_blobs(spark, name):
             want = e[p]
             assert (want is None) == (g is None), (p, e["id"])
             if g is not None:
-                assert (len(g), hashlib.sha256(g).hexdigest()) == (want["size"], want["sha256"]), (p, e["id"])
+                assert (len(g), hashlib.sha256(g).hexdigest()) == (want["size"], want["sha256"]), (
+                    p,
+                    e["id"],
+                )
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -113,9 +122,16 @@ def test_small_batches_splits_and_projections(spark, name):
     # A Spark-side filter keeps the right bytes with the right ids.
     ids = ds.to_table(columns=["id"]).column("id").to_pylist()
     b = take_blobs(ds, "b")
-    rows = spark.read.format("lance").load(path).where(F.col("id") % 3 == 0).select("b", "id").collect()
-    assert [(r["id"], None if r["b"] is None else bytes(r["b"])) for r in rows] == \
-        [(i, v) for i, v in zip(ids, b) if i % 3 == 0]
+    rows = (
+        spark.read.format("lance")
+        .load(path)
+        .where(F.col("id") % 3 == 0)
+        .select("b", "id")
+        .collect()
+    )
+    assert [(r["id"], None if r["b"] is None else bytes(r["b"])) for r in rows] == [
+        (i, v) for i, v in zip(ids, b) if i % 3 == 0
+    ]
 
 
 def test_unprojected_blobs_are_never_read(spark, tmp_path):
@@ -146,8 +162,10 @@ def test_external_absolute_uris(spark, tmp_path):
     path, ext = _external_dataset(tmp_path)
     a = (ext / "a.bin").as_uri()
     vals = [b"inline", None, a, Blob.from_uri(a, 10, 20), Blob.empty(), b"x" * 5000]
-    t = pa.table({"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
-                 schema=pa.schema([pa.field("id", pa.int64()), blob_field("b", inline_size_threshold=100)]))
+    t = pa.table(
+        {"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
+        schema=pa.schema([pa.field("id", pa.int64()), blob_field("b", inline_size_threshold=100)]),
+    )
     lance.write_dataset(t, path, allow_external_blob_outside_bases=True)
     kinds = lance.dataset(path).to_table().column("b").combine_chunks().field("kind").to_pylist()
     assert 3 in kinds  # external
@@ -158,11 +176,19 @@ def test_external_relative_to_base_path(spark, tmp_path):
     path, ext = _external_dataset(tmp_path)
     c = (ext / "c.bin").as_uri()
     vals = [b"tiny", c, Blob.from_uri(c, 70, 20), None]
-    t = pa.table({"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
-                 schema=pa.schema([pa.field("id", pa.int64()), blob_field("b")]))
-    lance.write_dataset(t, path, initial_bases=[lance.DatasetBasePath(ext.as_uri(), name="ext", is_dataset_root=False)])
+    t = pa.table(
+        {"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
+        schema=pa.schema([pa.field("id", pa.int64()), blob_field("b")]),
+    )
+    lance.write_dataset(
+        t,
+        path,
+        initial_bases=[lance.DatasetBasePath(ext.as_uri(), name="ext", is_dataset_root=False)],
+    )
     desc = lance.dataset(path).to_table().column("b").combine_chunks()
-    assert desc.field("kind").to_pylist()[1] == 3 and desc.field("blob_id").to_pylist()[1] > 0  # relative to a base
+    assert (
+        desc.field("kind").to_pylist()[1] == 3 and desc.field("blob_id").to_pylist()[1] > 0
+    )  # relative to a base
     check_dataset(spark, path)
 
 
@@ -170,9 +196,15 @@ def test_external_ingested(spark, tmp_path):
     path, ext = _external_dataset(tmp_path)
     a = (ext / "a.bin").as_uri()
     vals = [a, Blob.from_uri(a, 100, 50), b"q" * 3000]
-    t = pa.table({"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
-                 schema=pa.schema([pa.field("id", pa.int64()),
-                                   blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000)]))
+    t = pa.table(
+        {"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
+        schema=pa.schema(
+            [
+                pa.field("id", pa.int64()),
+                blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000),
+            ]
+        ),
+    )
     lance.write_dataset(t, path, external_blob_mode="ingest")
     check_dataset(spark, path)
 
@@ -182,34 +214,53 @@ def test_managed_blobs_under_a_target_base(spark, tmp_path):
     base = tmp_path / "base"
     path = str(tmp_path / "managed.lance")
     vals = [b"tiny", b"p" * 100, None, b"d" * 2000]
-    t = pa.table({"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
-                 schema=pa.schema([pa.field("id", pa.int64()),
-                                   blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000)],
-                                  metadata={"lance.blob.managed": "true"}))
-    lance.write_dataset(t, path, initial_bases=[lance.DatasetBasePath(base.as_uri(), name="mb", is_dataset_root=True)],
-                        target_bases=["mb"])
-    assert 5 in lance.dataset(path).to_table().column("b").combine_chunks().field("kind").to_pylist()
+    t = pa.table(
+        {"id": pa.array(range(len(vals)), pa.int64()), "b": blob_array(vals)},
+        schema=pa.schema(
+            [
+                pa.field("id", pa.int64()),
+                blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000),
+            ],
+            metadata={"lance.blob.managed": "true"},
+        ),
+    )
+    lance.write_dataset(
+        t,
+        path,
+        initial_bases=[lance.DatasetBasePath(base.as_uri(), name="mb", is_dataset_root=True)],
+        target_bases=["mb"],
+    )
+    assert (
+        5 in lance.dataset(path).to_table().column("b").combine_chunks().field("kind").to_pylist()
+    )
     check_dataset(spark, path)
 
 
 def test_unreadable_external_uri_is_unsupported_naming_the_column(spark, tmp_path):
     path = str(tmp_path / "gs.lance")
-    t = pa.table({"id": pa.array([0, 1], pa.int64()), "b": blob_array([b"x", "gs://no-such-bucket/x.bin"])},
-                 schema=pa.schema([pa.field("id", pa.int64()), blob_field("b")]))
+    t = pa.table(
+        {"id": pa.array([0, 1], pa.int64()), "b": blob_array([b"x", "gs://no-such-bucket/x.bin"])},
+        schema=pa.schema([pa.field("id", pa.int64()), blob_field("b")]),
+    )
     lance.write_dataset(t, path, allow_external_blob_outside_bases=True)
     df = spark.read.format("lance").load(path)
     assert [r["id"] for r in df.select("id").collect()] == [0, 1]
     with pytest.raises(Exception) as e:
         df.select("b").collect()
     msg = short_error(e.value, 3000)
-    assert "LanceUnsupportedException" in msg and "'b'" in msg and "gs://no-such-bucket/x.bin" in msg, msg
+    assert (
+        "LanceUnsupportedException" in msg and "'b'" in msg and "gs://no-such-bucket/x.bin" in msg
+    ), msg
 
 
 def test_blob_inside_list_is_unsupported(spark, tmp_path):
     path = str(tmp_path / "list.lance")
     f = pa.field("b", pa.large_binary(), metadata={"lance-encoding:blob": "true"})
-    lance.write_dataset(pa.table({"l": pa.array([[b"a"], None, [b"b", None]], pa.list_(f))}), path,
-                        data_storage_version="2.1")
+    lance.write_dataset(
+        pa.table({"l": pa.array([[b"a"], None, [b"b", None]], pa.list_(f))}),
+        path,
+        data_storage_version="2.1",
+    )
     with pytest.raises(Exception) as e:
         spark.read.format("lance").load(path).collect()
     msg = short_error(e.value, 3000)
@@ -224,14 +275,19 @@ def test_read_then_write_without_blob_metadata_is_plain_binary(spark, tmp_path):
     out = str(tmp_path / "plain.lance")
     PLAIN = {"comment": "plain"}  # replaces the field metadata (an empty dict would keep it)
     df = spark.read.format("lance").load(str(src))
-    df.select("id", F.col("b").alias("b", metadata=PLAIN), F.col("c").alias("c", metadata=PLAIN)) \
-        .write.format("lance").save(out)
+    df.select(
+        "id", F.col("b").alias("b", metadata=PLAIN), F.col("c").alias("c", metadata=PLAIN)
+    ).write.format("lance").save(out)
     ds = lance.dataset(str(src))
     got = lance.dataset(out).to_table()
     assert got.column("id").to_pylist() == ds.to_table(columns=["id"]).column("id").to_pylist()
     assert not blob_paths(lance.dataset(out).schema)
     for c in ["b", "c"]:
-        assert_blobs_equal(c, take_blobs(ds, c), [None if v is None else bytes(v) for v in got.column(c).to_pylist()])
+        assert_blobs_equal(
+            c,
+            take_blobs(ds, c),
+            [None if v is None else bytes(v) for v in got.column(c).to_pylist()],
+        )
 
 
 def test_legacy_files_hold_blob_fields_as_plain_binary(spark, tmp_path):
@@ -241,7 +297,13 @@ def test_legacy_files_hold_blob_fields_as_plain_binary(spark, tmp_path):
     path = str(tmp_path / "legacy.lance")
     vals = [b"a", None, b"bbb" * 1000, b"z"]
     f = pa.field("b", pa.large_binary(), metadata={"lance-encoding:blob": "true"})
-    lance.write_dataset(pa.table({"id": pa.array(range(4), pa.int64()), "b": pa.array(vals, pa.large_binary())},
-                                 schema=pa.schema([pa.field("id", pa.int64()), f])), path, data_storage_version="legacy")
+    lance.write_dataset(
+        pa.table(
+            {"id": pa.array(range(4), pa.int64()), "b": pa.array(vals, pa.large_binary())},
+            schema=pa.schema([pa.field("id", pa.int64()), f]),
+        ),
+        path,
+        data_storage_version="legacy",
+    )
     rows = spark.read.format("lance").load(path).orderBy("id").collect()
     assert [None if r["b"] is None else bytes(r["b"]) for r in rows] == vals

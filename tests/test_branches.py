@@ -42,8 +42,9 @@ def branch_view(path):
         "rows": sorted(ds.to_table().to_pylist(), key=lambda r: r["id"]),
         "version": ds.version,
         "versions": [v["version"] for v in ds.versions()],
-        "indices": sorted((i["name"], i["fields"], sorted(i["fragment_ids"]))
-                          for i in ds.list_indices()),
+        "indices": sorted(
+            (i["name"], i["fields"], sorted(i["fragment_ids"])) for i in ds.list_indices()
+        ),
         "indexed": ds.to_table(filter="id = 12").to_pylist(),
         "fragments": [(f.fragment_id, f.count_rows()) for f in ds.get_fragments()],
         "operation": type(ds.read_transaction(ds.version).operation).__name__,
@@ -51,20 +52,28 @@ def branch_view(path):
 
 
 def refs(path):
-    return {k: (v["parent_branch"], v["parent_version"])
-            for k, v in lance.dataset(path).branches.list().items()}
+    return {
+        k: (v["parent_branch"], v["parent_version"])
+        for k, v in lance.dataset(path).branches.list().items()
+    }
 
 
 def files(path):
-    return sorted(os.path.relpath(os.path.join(d, f), path)
-                  for d, _, fs in os.walk(path) for f in fs
-                  if "_transactions" not in d and not f.endswith(".manifest")
-                  and f != "latest_version_hint.json" and "_refs" not in d)
+    return sorted(
+        os.path.relpath(os.path.join(d, f), path)
+        for d, _, fs in os.walk(path)
+        for f in fs
+        if "_transactions" not in d
+        and not f.endswith(".manifest")
+        and f != "latest_version_hint.json"
+        and "_refs" not in d
+    )
 
 
 def shape(path):
     """How many files each directory holds (names differ between writers)."""
     from collections import Counter
+
     return sorted(Counter(os.path.dirname(f) for f in files(path)).items())
 
 
@@ -102,8 +111,9 @@ def test_branch_of_a_branch_as_pylance(spark, twins):
     for p in (ours, theirs):
         lance.write_dataset(rows([400]), p + "/tree/fix", mode="append")
     assert branch_view(ours + "/tree/fix") == branch_view(theirs + "/tree/fix")
-    got = sorted(r.id for r in spark.read.format("lance").option("branch", "fix").load(ours)
-                 .collect())
+    got = sorted(
+        r.id for r in spark.read.format("lance").option("branch", "fix").load(ours).collect()
+    )
     assert got == sorted(lance.dataset(theirs + "/tree/fix").to_table()["id"].to_pylist())
     with pytest.raises(Exception, match="nope"):
         LanceTable(spark, ours).create_branch("x", ("nope", 1))
@@ -115,8 +125,9 @@ def test_read_and_write_a_branch_by_option(spark, twins):
     main_before = lance.dataset(ours).to_table().num_rows
     df = spark.createDataFrame([(500, "x")], "id long, v string")
     df.write.format("lance").mode("append").option("branch", "dev").save(ours)
-    got = sorted(r.id for r in spark.read.format("lance").option("branch", "dev").load(ours)
-                 .collect())
+    got = sorted(
+        r.id for r in spark.read.format("lance").option("branch", "dev").load(ours).collect()
+    )
     assert got == sorted(lance.dataset(ours + "/tree/dev").to_table()["id"].to_pylist())
     assert 500 in got
     assert lance.dataset(ours).to_table().num_rows == main_before
@@ -151,9 +162,12 @@ def test_cleanup_keeps_what_branches_read_as_pylance(spark, twins):
     old = datetime.timedelta(0)
     got = LanceTable(spark, ours).cleanup_old_versions(older_than=old, delete_unverified=True)
     want = lance.dataset(theirs).cleanup_old_versions(older_than=old, delete_unverified=True)
-    assert (got["old_versions"], got["data_files_removed"]) == \
-        (want.old_versions, want.data_files_removed)
-    assert [v["version"] for v in lance.dataset(ours).versions()] == \
-        [v["version"] for v in lance.dataset(theirs).versions()]
+    assert (got["old_versions"], got["data_files_removed"]) == (
+        want.old_versions,
+        want.data_files_removed,
+    )
+    assert [v["version"] for v in lance.dataset(ours).versions()] == [
+        v["version"] for v in lance.dataset(theirs).versions()
+    ]
     assert shape(ours) == shape(theirs)
     assert branch_view(ours + "/tree/dev") == branch_view(theirs + "/tree/dev")

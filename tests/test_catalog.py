@@ -11,6 +11,7 @@ import lance
 import pyarrow as pa
 import pytest
 from lance.namespace import DirectoryNamespace
+
 from support import lance_catalog as catalog
 
 
@@ -54,8 +55,9 @@ def test_path_identifier_reads_inserts_and_overwrites(spark, twins):
     ds.validate()
 
 
-@pytest.mark.parametrize("where", ["id % 3 = 0", "id >= 20 and id < 40", "s = 'r5'",
-                                   "id < 0", "id >= 0"])
+@pytest.mark.parametrize(
+    "where", ["id % 3 = 0", "id >= 20 and id < 40", "s = 'r5'", "id < 0", "id >= 0"]
+)
 def test_delete_from_path_identifier_as_pylance_delete(spark, twins, where):
     ours, theirs = twins
     c = catalog(spark)
@@ -67,11 +69,20 @@ def test_delete_from_path_identifier_as_pylance_delete(spark, twins, where):
     assert rows_of(a) == rows_of(b)
 
     def frags(ds):
-        return [(f.metadata.id, f.metadata.physical_rows,
-                 None if f.metadata.deletion_file is None
-                 else (f.metadata.deletion_file.file_type,
-                       f.metadata.deletion_file.num_deleted_rows))
-                for f in ds.get_fragments()]
+        return [
+            (
+                f.metadata.id,
+                f.metadata.physical_rows,
+                None
+                if f.metadata.deletion_file is None
+                else (
+                    f.metadata.deletion_file.file_type,
+                    f.metadata.deletion_file.num_deleted_rows,
+                ),
+            )
+            for f in ds.get_fragments()
+        ]
+
     assert frags(a) == frags(b)
     assert type(a.read_transaction(a.version).operation).__name__ == "Delete"
     # pylance keeps deleting and appending on our result.
@@ -105,8 +116,11 @@ def test_root_tables_are_pylance_directory_namespace_tables(spark, tmp_path):
     assert rows_of(lance.dataset(str(root / "events.lance"))) == [(1, "a"), (2, "b")]
     shown = sorted(r[1] for r in spark.sql(f"show tables in {c}").collect())
     assert shown == ["events", "made_by_pylance"]
-    listed = DirectoryNamespace(root=str(root)).list_tables(
-        __import__("lance_namespace").ListTablesRequest(id=[])).tables
+    listed = (
+        DirectoryNamespace(root=str(root))
+        .list_tables(__import__("lance_namespace").ListTablesRequest(id=[]))
+        .tables
+    )
     assert sorted(listed) == shown
     assert spark_rows(spark, f"select id, s from {c}.made_by_pylance") == rows_of(table(0, 4))
     with pytest.raises(Exception, match="already exists|ALREADY_EXISTS"):
@@ -130,8 +144,9 @@ def test_ctas_and_write_to(spark, tmp_path):
     root = tmp_path / "wh"
     root.mkdir()
     c = catalog(spark, root)
-    spark.sql(f"create table {c}.made using lance as select id, cast(id as string) as s "
-              "from range(5)")
+    spark.sql(
+        f"create table {c}.made using lance as select id, cast(id as string) as s from range(5)"
+    )
     assert rows_of(lance.dataset(str(root / "made.lance"))) == [(i, str(i)) for i in range(5)]
     df = spark.range(3).selectExpr("id * 10 as id", "'w' as s")
     df.writeTo(f"{c}.written").create()
@@ -139,7 +154,8 @@ def test_ctas_and_write_to(spark, tmp_path):
     df.writeTo(f"{c}.written").append()
     assert lance.dataset(str(root / "written.lance")).count_rows() == 6
     spark.range(2).selectExpr("id", "'o' as s").writeTo(f"{c}.written").overwrite(
-        __import__("pyspark.sql.functions", fromlist=["lit"]).lit(True))
+        __import__("pyspark.sql.functions", fromlist=["lit"]).lit(True)
+    )
     assert rows_of(lance.dataset(str(root / "written.lance"))) == [(0, "o"), (1, "o")]
 
 
@@ -173,8 +189,9 @@ def test_replace_table_without_a_query_commits_the_schema_as_pylance_overwrites(
     spark.sql(f"replace table {c}.t (x int) using lance tblproperties ('team' = 'ml')")
     spark.sql(f"create or replace table {c}.u (y double) using lance")
     twin = str(tmp_path / "twin")
-    lance.write_dataset(pa.table({"id": pa.array([], pa.int64()), "s": pa.array([], pa.string())}),
-                        twin)
+    lance.write_dataset(
+        pa.table({"id": pa.array([], pa.int64()), "s": pa.array([], pa.string())}), twin
+    )
     lance.write_dataset(table(1, 1).set_column(1, "s", pa.array(["a"])), twin, mode="append")
     lance.write_dataset(pa.table({"x": pa.array([], pa.int32())}), twin, mode="overwrite")
     ours, theirs = lance.dataset(str(root / "t.lance")), lance.dataset(twin)
@@ -190,10 +207,15 @@ def test_replace_table_without_a_query_commits_the_schema_as_pylance_overwrites(
 
 
 def test_namespaces_are_pylance_directory_namespaces(spark, tmp_path):
-    from lance_namespace import (CreateNamespaceRequest, CreateTableRequest,
-                                 DescribeTableRequest, ListNamespacesRequest,
-                                 ListTablesRequest)
     import io
+
+    from lance_namespace import (
+        CreateNamespaceRequest,
+        CreateTableRequest,
+        DescribeTableRequest,
+        ListNamespacesRequest,
+        ListTablesRequest,
+    )
 
     root = tmp_path / "nsroot"
     root.mkdir()
@@ -214,7 +236,9 @@ def test_namespaces_are_pylance_directory_namespaces(spark, tmp_path):
 
     # pylance sees what Spark made, where Spark put it.
     assert sorted(ns.list_namespaces(ListNamespacesRequest(id=[])).namespaces) == [
-        "made_by_pylance", "sales"]
+        "made_by_pylance",
+        "sales",
+    ]
     assert ns.list_tables(ListTablesRequest(id=["sales"])).tables == ["orders"]
     loc = ns.describe_table(DescribeTableRequest(id=["sales", "orders"])).location
     assert rows_of(lance.dataset(loc)) == [(0, "o"), (1, "o")]
@@ -246,8 +270,7 @@ def test_truncate_and_purge(spark, tmp_path):
 
 
 def test_rename_table_as_pylance_directory_namespace_sees_it(spark, tmp_path):
-    from lance_namespace import (CreateNamespaceRequest, DescribeTableRequest,
-                                 ListTablesRequest)
+    from lance_namespace import CreateNamespaceRequest, DescribeTableRequest, ListTablesRequest
 
     root = tmp_path / "renroot"
     root.mkdir()
@@ -258,8 +281,10 @@ def test_rename_table_as_pylance_directory_namespace_sees_it(spark, tmp_path):
     c = catalog(spark, root)
     spark.sql(f"create table {c}.db.t using lance as select id, 'x' as s from range(3)")
     spark.sql(f"create table {c}.rt using lance as select id, 'y' as s from range(2)")
-    want = {n: rows_of(lance.dataset(ns.describe_table(DescribeTableRequest(id=i)).location))
-            for n, i in [("t", ["db", "t"]), ("rt", ["rt"]), ("listed", ["listed"])]}
+    want = {
+        n: rows_of(lance.dataset(ns.describe_table(DescribeTableRequest(id=i)).location))
+        for n, i in [("t", ["db", "t"]), ("rt", ["rt"]), ("listed", ["listed"])]
+    }
 
     def listed(ident):
         return sorted(ns.list_tables(ListTablesRequest(id=ident)).tables)
@@ -309,8 +334,9 @@ def test_save_as_table_and_lancedb_sees_root_tables(spark, tmp_path):
     names = db.table_names() if hasattr(db, "table_names") else db.list_tables()
     assert sorted(names) == ["made", "saved"]
     for name in ["made", "saved"]:
-        assert rows_of(db.open_table(name).to_arrow()) == \
-            spark_rows(spark, f"select id, s from {c}.{name}")
+        assert rows_of(db.open_table(name).to_arrow()) == spark_rows(
+            spark, f"select id, s from {c}.{name}"
+        )
     assert len(db.open_table("saved").to_arrow()) == 8
     # A table LanceDB creates at the root is a table of the catalog.
     db.create_table("from_lancedb", pa.table({"id": [5], "s": ["y"]}))

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import lance
 import pytest
+from cluster.standalone import StandaloneCluster, run_driver
 
 import support
-from cluster.standalone import StandaloneCluster, run_driver
 
 # A cluster start costs ~40 s; nothing in it differs per line.
 pytestmark = [pytest.mark.cluster, pytest.mark.default_line_only]
@@ -35,26 +35,63 @@ def _fixture_path(name: str) -> str:
 def _reads() -> list[dict]:
     reads = []
     for fmt in ("legacy", "2.0", "2.1", "2.2"):
-        reads.append({"name": f"types_{fmt}", "path": _fixture_path(f"types_{fmt}"), "op": "collect"})
+        reads.append(
+            {"name": f"types_{fmt}", "path": _fixture_path(f"types_{fmt}"), "op": "collect"}
+        )
     reads += [
-        {"name": "deletions_bitmap_2.2", "path": _fixture_path("deletions_bitmap_2.2"), "op": "collect"},
-        {"name": "deletions_arrow_legacy", "path": _fixture_path("deletions_arrow_legacy"), "op": "collect"},
-        {"name": "multifrag_2.2 split_size=1", "path": _fixture_path("multifrag_2.2"),
-         "options": {"split_size": "1"}, "op": "collect"},
-        {"name": "multifrag_2.0 split_size=1 count", "path": _fixture_path("multifrag_2.0"),
-         "options": {"split_size": "1"}, "op": "count"},
-        {"name": "deletions_bitmap_2.1 count", "path": _fixture_path("deletions_bitmap_2.1"), "op": "count"},
-        {"name": "multifrag_2.2 tag v1tag", "path": _fixture_path("multifrag_2.2"),
-         "options": {"tag": "v1tag"}, "op": "collect"},
-        {"name": "multifrag_legacy version v2tag", "path": _fixture_path("multifrag_legacy"),
-         "options": {"version": "v2tag"}, "op": "collect"},
+        {
+            "name": "deletions_bitmap_2.2",
+            "path": _fixture_path("deletions_bitmap_2.2"),
+            "op": "collect",
+        },
+        {
+            "name": "deletions_arrow_legacy",
+            "path": _fixture_path("deletions_arrow_legacy"),
+            "op": "collect",
+        },
+        {
+            "name": "multifrag_2.2 split_size=1",
+            "path": _fixture_path("multifrag_2.2"),
+            "options": {"split_size": "1"},
+            "op": "collect",
+        },
+        {
+            "name": "multifrag_2.0 split_size=1 count",
+            "path": _fixture_path("multifrag_2.0"),
+            "options": {"split_size": "1"},
+            "op": "count",
+        },
+        {
+            "name": "deletions_bitmap_2.1 count",
+            "path": _fixture_path("deletions_bitmap_2.1"),
+            "op": "count",
+        },
+        {
+            "name": "multifrag_2.2 tag v1tag",
+            "path": _fixture_path("multifrag_2.2"),
+            "options": {"tag": "v1tag"},
+            "op": "collect",
+        },
+        {
+            "name": "multifrag_legacy version v2tag",
+            "path": _fixture_path("multifrag_legacy"),
+            "options": {"version": "v2tag"},
+            "op": "collect",
+        },
     ]
     # column pruning: the last and first columns (reversed) of types_2.2 and multifrag_2.1
     for name in ("types_2.2", "multifrag_2.1"):
         ds = lance.dataset(_fixture_path(name))
         cols = [ds.schema.names[-1], ds.schema.names[0]]
-        reads.append({"name": f"{name} select {cols}", "path": _fixture_path(name), "select": cols,
-                      "op": "collect", "options": {"split_size": "1"}})
+        reads.append(
+            {
+                "name": f"{name} select {cols}",
+                "path": _fixture_path(name),
+                "select": cols,
+                "op": "collect",
+                "options": {"split_size": "1"},
+            }
+        )
     return reads
 
 
@@ -78,9 +115,11 @@ def cluster_results(tmp_path_factory):
         results = run_driver(cluster, DRIVER, {"reads": reads}, tmp, DRIVER_TIMEOUT)
         state = cluster.state()
         t_driver = time.monotonic()
-    print(f"\ncluster start {t_started - t0:.1f}s, driver {t_driver - t_started:.1f}s "
-          f"(its Spark startup {results.get('startup_s')}s), stop {time.monotonic() - t_driver:.1f}s; "
-          f"reads: {results.get('timings_s')}")
+    print(
+        f"\ncluster start {t_started - t0:.1f}s, driver {t_driver - t_started:.1f}s "
+        f"(its Spark startup {results.get('startup_s')}s), stop {time.monotonic() - t_driver:.1f}s; "
+        f"reads: {results.get('timings_s')}"
+    )
     results["master_state"] = state
     return {"reads": reads, "results": results}
 
@@ -102,7 +141,9 @@ def test_cluster_read_equals_pylance(cluster_results, read):
     got = cluster_results["results"]["reads"][read["name"]]
     assert "error" not in got, f"{read['name']}: Spark raised {got['error']}"
     assert got["executors"], "no task ran"
-    assert all(e != "driver" for e in got["executors"]), f"tasks ran on the driver: {got['executors']}"
+    assert all(e != "driver" for e in got["executors"]), (
+        f"tasks ran on the driver: {got['executors']}"
+    )
     want = _expected(read)
     if read["op"] == "count":
         assert got["count"] == want, f"count(): Spark {got['count']}, pylance {want}"
@@ -114,5 +155,9 @@ def test_cluster_read_equals_pylance(cluster_results, read):
 def test_partitions_spread_over_both_executors(cluster_results):
     got = cluster_results["results"]["reads"]["multifrag_2.2 split_size=1"]
     frags = len(lance.dataset(_fixture_path("multifrag_2.2")).get_fragments())
-    assert got["partitions"] >= frags, f"{got['partitions']} partitions for {frags} fragments with split_size=1"
-    assert len(set(got["executors"])) == 2, f"tasks ran on executors {got['executors']}; expected both"
+    assert got["partitions"] >= frags, (
+        f"{got['partitions']} partitions for {frags} fragments with split_size=1"
+    )
+    assert len(set(got["executors"])) == 2, (
+        f"tasks ran on executors {got['executors']}; expected both"
+    )

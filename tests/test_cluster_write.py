@@ -18,7 +18,6 @@ import lance
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from cluster.standalone import StandaloneCluster, run_driver
 
 # A cluster start costs ~40 s; nothing in it differs per line.
@@ -31,17 +30,29 @@ ROWS = 6000
 
 def _source(first: int) -> pa.Table:
     ids = list(range(first, first + ROWS))
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "name": pa.array([None if i % 7 == 0 else f"name-{i % 50}" for i in ids]),
-        "score": pa.array([i / 8 for i in ids], pa.float64()),
-        "tags": pa.array([None if i % 11 == 0 else [f"t{j}" for j in range(i % 4)] for i in ids],
-                         pa.list_(pa.string())),
-        "point": pa.array([{"x": i, "y": None if i % 3 == 0 else -i} for i in ids],
-                          pa.struct([("x", pa.int32()), ("y", pa.int32())])),
-        "at": pa.array([datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-                        + datetime.timedelta(seconds=i) for i in ids], pa.timestamp("us", tz="UTC")),
-    })
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "name": pa.array([None if i % 7 == 0 else f"name-{i % 50}" for i in ids]),
+            "score": pa.array([i / 8 for i in ids], pa.float64()),
+            "tags": pa.array(
+                [None if i % 11 == 0 else [f"t{j}" for j in range(i % 4)] for i in ids],
+                pa.list_(pa.string()),
+            ),
+            "point": pa.array(
+                [{"x": i, "y": None if i % 3 == 0 else -i} for i in ids],
+                pa.struct([("x", pa.int32()), ("y", pa.int32())]),
+            ),
+            "at": pa.array(
+                [
+                    datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+                    + datetime.timedelta(seconds=i)
+                    for i in ids
+                ],
+                pa.timestamp("us", tz="UTC"),
+            ),
+        }
+    )
 
 
 def _writes(tmp: Path) -> list[dict]:
@@ -50,21 +61,70 @@ def _writes(tmp: Path) -> list[dict]:
     pq.write_table(_source(ROWS), src_b)
     w = []
     for fmt in ("2.0", "2.1", "2.2"):
-        w.append({"name": f"create {fmt}", "source": str(src_a), "dest": str(tmp / f"create_{fmt}"), "mode": "errorifexists",
-                  "options": {"data_storage_version": fmt, "max_rows_per_file": "1500"}, "partitions": 4,
-                  "expect": [src_a]})
+        w.append(
+            {
+                "name": f"create {fmt}",
+                "source": str(src_a),
+                "dest": str(tmp / f"create_{fmt}"),
+                "mode": "errorifexists",
+                "options": {"data_storage_version": fmt, "max_rows_per_file": "1500"},
+                "partitions": 4,
+                "expect": [src_a],
+            }
+        )
     d = str(tmp / "appended")
-    w.append({"name": "append: create", "source": str(src_a), "dest": d, "mode": "errorifexists", "partitions": 3,
-              "expect": [src_a]})
-    w.append({"name": "append: append", "source": str(src_b), "dest": d, "mode": "append", "partitions": 5,
-              "expect": [src_a, src_b]})
+    w.append(
+        {
+            "name": "append: create",
+            "source": str(src_a),
+            "dest": d,
+            "mode": "errorifexists",
+            "partitions": 3,
+            "expect": [src_a],
+        }
+    )
+    w.append(
+        {
+            "name": "append: append",
+            "source": str(src_b),
+            "dest": d,
+            "mode": "append",
+            "partitions": 5,
+            "expect": [src_a, src_b],
+        }
+    )
     d = str(tmp / "overwritten")
-    w.append({"name": "overwrite: create", "source": str(src_a), "dest": d, "mode": "errorifexists", "partitions": 2,
-              "expect": [src_a]})
-    w.append({"name": "overwrite: overwrite", "source": str(src_b), "dest": d, "mode": "overwrite", "partitions": 4,
-              "expect": [src_b]})
-    w.append({"name": "speculative", "source": str(src_a), "dest": str(tmp / "speculative"), "mode": "errorifexists",
-              "partitions": 4, "slow_first_attempt": True, "expect": [src_a]})
+    w.append(
+        {
+            "name": "overwrite: create",
+            "source": str(src_a),
+            "dest": d,
+            "mode": "errorifexists",
+            "partitions": 2,
+            "expect": [src_a],
+        }
+    )
+    w.append(
+        {
+            "name": "overwrite: overwrite",
+            "source": str(src_b),
+            "dest": d,
+            "mode": "overwrite",
+            "partitions": 4,
+            "expect": [src_b],
+        }
+    )
+    w.append(
+        {
+            "name": "speculative",
+            "source": str(src_a),
+            "dest": str(tmp / "speculative"),
+            "mode": "errorifexists",
+            "partitions": 4,
+            "slow_first_attempt": True,
+            "expect": [src_a],
+        }
+    )
     return w
 
 
@@ -72,8 +132,13 @@ def _writes(tmp: Path) -> list[dict]:
 def cluster_writes(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cluster_write")
     writes = _writes(tmp)
-    spec = {"speculation": True, "writes": [{k: v for k, v in w.items() if k != "expect"} for w in writes]}
-    with StandaloneCluster(tmp, workers=2, worker_cores=1, worker_memory="1g", distinct_hosts=True) as cluster:
+    spec = {
+        "speculation": True,
+        "writes": [{k: v for k, v in w.items() if k != "expect"} for w in writes],
+    }
+    with StandaloneCluster(
+        tmp, workers=2, worker_cores=1, worker_memory="1g", distinct_hosts=True
+    ) as cluster:
         results = run_driver(cluster, DRIVER, spec, tmp, DRIVER_TIMEOUT)
     return {"writes": writes, "results": results}
 
@@ -92,18 +157,33 @@ def _check_dataset(w):
     assert got.num_rows == want.num_rows, f"{got.num_rows} rows, want {want.num_rows}"
     assert got.column("id").to_pylist() == want.column("id").to_pylist()
     for name in want.column_names:
-        assert got.column(name).to_pylist() == want.column(name).to_pylist(), f"column {name} differs"
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), (
+            f"column {name} differs"
+        )
     ds.validate()
     # every version's files: an overwrite keeps the older version's files for time travel
-    referenced = {f.path for v in ds.versions() for frag in lance.dataset(w["dest"], version=v["version"]).get_fragments()
-                  for f in frag.data_files()}
+    referenced = {
+        f.path
+        for v in ds.versions()
+        for frag in lance.dataset(w["dest"], version=v["version"]).get_fragments()
+        for f in frag.data_files()
+    }
     on_disk = set(os.listdir(os.path.join(w["dest"], "data")))
     assert on_disk == referenced, f"data files outside the manifest: {sorted(on_disk - referenced)}"
     return ds
 
 
-@pytest.mark.parametrize("name", ["create 2.0", "create 2.1", "create 2.2", "append: append", "overwrite: overwrite",
-                                  "speculative"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "create 2.0",
+        "create 2.1",
+        "create 2.2",
+        "append: append",
+        "overwrite: overwrite",
+        "speculative",
+    ],
+)
 def test_cluster_write_read_by_pylance(cluster_writes, name):
     w, res = _by_name(cluster_writes, name)
     ds = _check_dataset(w)
@@ -111,23 +191,42 @@ def test_cluster_write_read_by_pylance(cluster_writes, name):
     assert "driver" not in executors and executors, f"tasks ran on {executors}"
     if name.startswith("create "):
         assert ds.data_storage_version == name.split()[1]
-        assert len(ds.get_fragments()) >= 4, "4 tasks x max_rows_per_file=1500 must give >= 4 fragments"
+        assert len(ds.get_fragments()) >= 4, (
+            "4 tasks x max_rows_per_file=1500 must give >= 4 fragments"
+        )
 
 
 def test_writes_used_both_executors(cluster_writes):
-    execs = {t[4] for r in cluster_writes["results"]["writes"].values() for t in r["tasks"] if t[3] == "SUCCESS"}
+    execs = {
+        t[4]
+        for r in cluster_writes["results"]["writes"].values()
+        for t in r["tasks"]
+        if t[3] == "SUCCESS"
+    }
     assert len(execs) == 2, f"successful tasks ran on {execs}"
 
 
 def test_history_of_append_and_overwrite(cluster_writes):
-    assert [v["version"] for v in lance.dataset(_by_name(cluster_writes, "append: append")[0]["dest"]).versions()] == [1, 2]
-    assert [v["version"] for v in lance.dataset(_by_name(cluster_writes, "overwrite: overwrite")[0]["dest"]).versions()] == [1, 2]
+    assert [
+        v["version"]
+        for v in lance.dataset(_by_name(cluster_writes, "append: append")[0]["dest"]).versions()
+    ] == [1, 2]
+    assert [
+        v["version"]
+        for v in lance.dataset(
+            _by_name(cluster_writes, "overwrite: overwrite")[0]["dest"]
+        ).versions()
+    ] == [1, 2]
 
 
 def test_speculative_attempt_ran_and_rows_are_not_duplicated(cluster_writes):
     w, res = _by_name(cluster_writes, "speculative")
     attempts = [t for t in res["tasks"] if t[0] == 0]
-    assert any(t[2] for t in attempts), f"speculation never started a second attempt of partition 0: {res['tasks']}"
+    assert any(t[2] for t in attempts), (
+        f"speculation never started a second attempt of partition 0: {res['tasks']}"
+    )
     assert len(attempts) >= 2, attempts
-    assert not any(t[3] == "RUNNING" for t in res["tasks"]), f"attempts still running after 90 s: {res['tasks']}"
+    assert not any(t[3] == "RUNNING" for t in res["tasks"]), (
+        f"attempts still running after 90 s: {res['tasks']}"
+    )
     _check_dataset(w)  # every row exactly once, no file of the losing attempt left behind

@@ -11,26 +11,41 @@ import os
 import lance
 import pyarrow as pa
 import pytest
-from pyspark.sql.types import (ArrayType, DoubleType, IntegerType, LongType, StringType,
-                               StructField, StructType)
+from pyspark.sql.types import (
+    ArrayType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 from spark_lance import LanceTable
 from support import TWIN_PARAMS, make_twins, twin_id
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("v", pa.string())])
 
-NEW_ARROW = pa.schema([
-    pa.field("key", pa.int64()), pa.field("score", pa.float64()), pa.field("tag", pa.string()),
-    pa.field("st", pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])),
-    pa.field("xs", pa.list_(pa.int64())),
-])
-NEW_SPARK = StructType([
-    StructField("key", LongType()), StructField("score", DoubleType()),
-    StructField("tag", StringType()),
-    StructField("st", StructType([StructField("a", IntegerType()),
-                                  StructField("b", StringType())])),
-    StructField("xs", ArrayType(LongType())),
-])
+NEW_ARROW = pa.schema(
+    [
+        pa.field("key", pa.int64()),
+        pa.field("score", pa.float64()),
+        pa.field("tag", pa.string()),
+        pa.field("st", pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])),
+        pa.field("xs", pa.list_(pa.int64())),
+    ]
+)
+NEW_SPARK = StructType(
+    [
+        StructField("key", LongType()),
+        StructField("score", DoubleType()),
+        StructField("tag", StringType()),
+        StructField(
+            "st", StructType([StructField("a", IntegerType()), StructField("b", StringType())])
+        ),
+        StructField("xs", ArrayType(LongType())),
+    ]
+)
 
 
 def data(start, count):
@@ -40,8 +55,13 @@ def data(start, count):
 
 def make(path, version, stable):
     """Three fragments by pylance (an appended one among them), deleted rows in two."""
-    lance.write_dataset(data(0, 250), path, max_rows_per_file=100,
-                        data_storage_version=version, enable_stable_row_ids=stable)
+    lance.write_dataset(
+        data(0, 250),
+        path,
+        max_rows_per_file=100,
+        data_storage_version=version,
+        enable_stable_row_ids=stable,
+    )
     lance.write_dataset(data(250, 50), path, mode="append")
     lance.dataset(path).delete("id % 37 = 5 or id = 120")
 
@@ -53,10 +73,16 @@ def twins(request, tmp_path):
 
 def source_rows(keys):
     """New values for `keys`: nulls, nested values and empty lists among them."""
-    return [(k, None if k % 11 == 0 else k / 4, f"t{k}" if k % 3 else None,
-             None if k % 13 == 0 else {"a": k % 7, "b": f"b{k}"},
-             [] if k % 5 == 0 else list(range(k % 4)))
-            for k in keys]
+    return [
+        (
+            k,
+            None if k % 11 == 0 else k / 4,
+            f"t{k}" if k % 3 else None,
+            None if k % 13 == 0 else {"a": k % 7, "b": f"b{k}"},
+            [] if k % 5 == 0 else list(range(k % 4)),
+        )
+        for k in keys
+    ]
 
 
 def both(spark, rows, key="key", table=None):
@@ -76,20 +102,30 @@ def view(path):
     """What pylance reads of a dataset; validate() must pass."""
     ds = lance.dataset(path)
     ds.validate()
-    t = ds.to_table(with_row_id=True, columns=ds.schema.names + [
-        "_row_created_at_version", "_row_last_updated_at_version"])
+    t = ds.to_table(
+        with_row_id=True,
+        columns=ds.schema.names + ["_row_created_at_version", "_row_last_updated_at_version"],
+    )
 
     def fields(f):
         return (f.name(), f.id(), [fields(c) for c in f.children()])
+
     return {
         "schema": str(pa.schema([f.remove_metadata() for f in ds.schema])),
         "fields": [fields(f) for f in ds.lance_schema.fields()],
         "rows": sorted(t.to_pylist(), key=lambda r: r["id"]),
-        "fragments": [(f.metadata.id, f.metadata.physical_rows,
-                       [(sorted(x.fields), x.file_major_version, x.file_minor_version)
-                        for x in f.metadata.files],
-                       f.metadata.deletion_file is not None)
-                      for f in ds.get_fragments()],
+        "fragments": [
+            (
+                f.metadata.id,
+                f.metadata.physical_rows,
+                [
+                    (sorted(x.fields), x.file_major_version, x.file_minor_version)
+                    for x in f.metadata.files
+                ],
+                f.metadata.deletion_file is not None,
+            )
+            for f in ds.get_fragments()
+        ],
         "operation": type(ds.read_transaction(ds.version).operation).__name__,
         "version": ds.version,
     }
@@ -111,8 +147,10 @@ def test_merge_on_a_column_as_pylance_merges(spark, twins):
     LanceTable(spark, ours).merge(df, "id", "key")
     lance.dataset(theirs).merge(arrow, left_on="id", right_on="key")
     assert view(ours) == view(theirs)
-    rows = sorted((r.asDict(recursive=True) for r in
-                   spark.read.format("lance").load(ours).collect()), key=lambda r: r["id"])
+    rows = sorted(
+        (r.asDict(recursive=True) for r in spark.read.format("lance").load(ours).collect()),
+        key=lambda r: r["id"],
+    )
     assert rows == sorted(lance.dataset(ours).to_table().to_pylist(), key=lambda r: r["id"])
     for p in (ours, theirs):
         keep_going(p)
@@ -138,8 +176,9 @@ def test_a_source_matching_no_row_adds_null_columns_as_pylance(spark, twins):
 @pytest.mark.parametrize("meta", ["_rowaddr", "_rowid"])
 def test_merge_on_row_addresses_and_row_ids(spark, twins, meta):
     ours, theirs = twins
-    t = lance.dataset(theirs).to_table(columns=["id"], with_row_id=True,
-                                       with_row_address=True, filter="id % 4 = 1")
+    t = lance.dataset(theirs).to_table(
+        columns=["id"], with_row_id=True, with_row_address=True, filter="id % 4 = 1"
+    )
     keys = t.column(meta).to_pylist()
     rows = [(k,) + r[1:] for k, r in zip(keys, source_rows(t.column("id").to_pylist()))]
     df, arrow = both(spark, rows, key=meta, table=ours)
@@ -150,8 +189,9 @@ def test_merge_on_row_addresses_and_row_ids(spark, twins, meta):
 
 
 def files_under(path):
-    return sorted(os.path.relpath(os.path.join(d, f), path)
-                  for d, _, fs in os.walk(path) for f in fs)
+    return sorted(
+        os.path.relpath(os.path.join(d, f), path) for d, _, fs in os.walk(path) for f in fs
+    )
 
 
 def test_a_row_matched_twice_fails_and_leaves_nothing(spark, twins):
@@ -164,12 +204,15 @@ def test_a_row_matched_twice_fails_and_leaves_nothing(spark, twins):
     assert lance.dataset(ours).version == 3
 
 
-@pytest.mark.parametrize("left,right,words", [
-    ("nope", "key", ["no top-level column 'nope'"]),
-    ("id", "nope", ["no key column 'nope'"]),
-    ("_fragid", "key", ["'_fragid' does not identify a row"]),
-    ("id", None, ["no key column 'id'"]),
-])
+@pytest.mark.parametrize(
+    "left,right,words",
+    [
+        ("nope", "key", ["no top-level column 'nope'"]),
+        ("id", "nope", ["no key column 'nope'"]),
+        ("_fragid", "key", ["'_fragid' does not identify a row"]),
+        ("id", None, ["no key column 'id'"]),
+    ],
+)
 def test_bad_keys_are_refused_naming_them(spark, twins, left, right, words):
     ours, _ = twins
     df, _ = both(spark, source_rows([1, 2]))
@@ -217,8 +260,9 @@ def test_embeddings_backfilled_as_vectors_as_pylance(spark, tmp_path):
     embs = [[k / 10, -k / 10, 1.0] for k in keys]
     df = spark.createDataFrame(list(zip(keys, embs)), "id long, emb array<float>")
     LanceTable(spark, ours).add_columns(df, on="id", vector_columns="emb:3")
-    arrow = pa.table({"id": pa.array(keys, pa.int64()),
-                      "emb": pa.array(embs, pa.list_(pa.float32(), 3))})
+    arrow = pa.table(
+        {"id": pa.array(keys, pa.int64()), "emb": pa.array(embs, pa.list_(pa.float32(), 3))}
+    )
     lance.dataset(theirs).merge(arrow, left_on="id")
     assert view(ours) == view(theirs)
     assert str(lance.dataset(ours).schema.field("emb").type) == "fixed_size_list<item: float>[3]"
@@ -237,9 +281,9 @@ def test_columns_added_without_values_are_filled_in_place(spark, twins):
 
     def same(v):
         v = dict(v)
-        v["rows"] = [{k: x for k, x in r.items() if not k.startswith("_row_")}
-                     for r in v["rows"]]
+        v["rows"] = [{k: x for k, x in r.items() if not k.startswith("_row_")} for r in v["rows"]]
         return {k: v[k] for k in ("schema", "fields", "rows", "fragments")}
+
     assert same(view(ours)) == same(view(theirs))
     assert view(ours)["operation"] == "DataReplacement"
     again = spark.createDataFrame([(3, 0.5, "again")], "id long, score double, tag string")

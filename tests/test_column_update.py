@@ -16,22 +16,40 @@ import pytest
 from spark_lance import LanceTable
 from support import TWIN_PARAMS, make_twins, twin_id
 
-SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("n", pa.int64()),
-                    pa.field("f", pa.float64()), pa.field("v", pa.string()),
-                    pa.field("st", pa.struct([pa.field("a", pa.int32())]))])
+SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("n", pa.int64()),
+        pa.field("f", pa.float64()),
+        pa.field("v", pa.string()),
+        pa.field("st", pa.struct([pa.field("a", pa.int32())])),
+    ]
+)
 
 
 def data(start, count):
     ids = list(range(start, start + count))
-    return pa.table({"id": ids, "n": [i % 10 for i in ids], "f": [i / 4 for i in ids],
-                     "v": [f"row-{i}-" + "x" * (i % 50) for i in ids],
-                     "st": [{"a": i % 3} for i in ids]}, schema=SCHEMA)
+    return pa.table(
+        {
+            "id": ids,
+            "n": [i % 10 for i in ids],
+            "f": [i / 4 for i in ids],
+            "v": [f"row-{i}-" + "x" * (i % 50) for i in ids],
+            "st": [{"a": i % 3} for i in ids],
+        },
+        schema=SCHEMA,
+    )
 
 
 def make(path, version, stable):
     """Three fragments (one appended), deleted rows in two, a BTREE index on n."""
-    lance.write_dataset(data(0, 250), path, max_rows_per_file=100,
-                        data_storage_version=version, enable_stable_row_ids=stable)
+    lance.write_dataset(
+        data(0, 250),
+        path,
+        max_rows_per_file=100,
+        data_storage_version=version,
+        enable_stable_row_ids=stable,
+    )
     lance.write_dataset(data(250, 50), path, mode="append")
     lance.dataset(path).delete("id % 37 = 5 or id = 120")
     lance.dataset(path).create_scalar_index("n", "BTREE")
@@ -58,12 +76,16 @@ def pylance_update_columns(path, values, where):
     for fid in sorted(set(a >> 32 for a in hit["_rowaddr"].to_pylist())):
         mine = [i for i, a in enumerate(hit["_rowaddr"].to_pylist()) if a >> 32 == fid]
         meta, fields, offs = ds.get_fragment(fid).update_columns(
-            src.take(mine), left_on=key, with_offsets=True)
+            src.take(mine), left_on=key, with_offsets=True
+        )
         frags.append(meta)
         offsets[fid] = offs
-    op = lance.LanceOperation.Update(updated_fragments=frags, fields_modified=fields,
-                                     update_mode="rewrite_columns",
-                                     updated_fragment_offsets=offsets)
+    op = lance.LanceOperation.Update(
+        updated_fragments=frags,
+        fields_modified=fields,
+        update_mode="rewrite_columns",
+        updated_fragment_offsets=offsets,
+    )
     lance.LanceDataset.commit(path, op, read_version=ds.version)
 
 
@@ -71,21 +93,34 @@ def view(path):
     """What pylance reads of a dataset; validate() must pass."""
     ds = lance.dataset(path)
     ds.validate()
-    t = ds.to_table(with_row_id=True, columns=ds.schema.names + [
-        "_row_created_at_version", "_row_last_updated_at_version"])
+    t = ds.to_table(
+        with_row_id=True,
+        columns=ds.schema.names + ["_row_created_at_version", "_row_last_updated_at_version"],
+    )
     op = ds.read_transaction(ds.version).operation
     return {
         "schema": str(ds.schema),
         "rows": sorted(t.to_pylist(), key=lambda r: r["id"]),
-        "fragments": [(f.metadata.id, f.metadata.physical_rows,
-                       [(list(x.fields), x.file_major_version, x.file_minor_version)
-                        for x in f.metadata.files],
-                       None if f.metadata.deletion_file is None
-                       else f.metadata.deletion_file.num_deleted_rows)
-                      for f in ds.get_fragments()],
+        "fragments": [
+            (
+                f.metadata.id,
+                f.metadata.physical_rows,
+                [
+                    (list(x.fields), x.file_major_version, x.file_minor_version)
+                    for x in f.metadata.files
+                ],
+                None
+                if f.metadata.deletion_file is None
+                else f.metadata.deletion_file.num_deleted_rows,
+            )
+            for f in ds.get_fragments()
+        ],
         "indices": sorted((i["name"], sorted(i["fragment_ids"])) for i in ds.list_indices()),
-        "operation": (type(op).__name__, getattr(op, "update_mode", None),
-                      sorted(getattr(op, "fields_modified", None) or [])),
+        "operation": (
+            type(op).__name__,
+            getattr(op, "update_mode", None),
+            sorted(getattr(op, "fields_modified", None) or []),
+        ),
         "version": ds.version,
     }
 
@@ -102,10 +137,10 @@ def keep_going(path):
 
 def test_one_column_of_some_rows_as_pylance(spark, twins):
     ours, theirs = twins
-    LanceTable(spark, ours).update({"n": "n + 1"}, where="id % 3 = 0 and id < 180",
-                                   mode="columns")
-    pylance_update_columns(theirs, {"n": lambda t: pa.compute.add(t["n"], 1)},
-                           "id % 3 = 0 and id < 180")
+    LanceTable(spark, ours).update({"n": "n + 1"}, where="id % 3 = 0 and id < 180", mode="columns")
+    pylance_update_columns(
+        theirs, {"n": lambda t: pa.compute.add(t["n"], 1)}, "id % 3 = 0 and id < 180"
+    )
     assert view(ours) == view(theirs)
     assert view(ours)["operation"][1] == "rewrite_columns"
     assert keep_going(ours) == keep_going(theirs)
@@ -115,14 +150,22 @@ def test_two_columns_twice_and_every_row_as_pylance(spark, twins):
     ours, theirs = twins
     table = LanceTable(spark, ours)
     table.update({"v": "concat(v, '!')", "f": "f * 2"}, where="n = 4", mode="columns")
-    pylance_update_columns(theirs, {
-        "f": lambda t: pa.compute.multiply(t["f"], 2.0),
-        "v": lambda t: pa.compute.binary_join_element_wise(t["v"], "!", "")}, "n = 4")
+    pylance_update_columns(
+        theirs,
+        {
+            "f": lambda t: pa.compute.multiply(t["f"], 2.0),
+            "v": lambda t: pa.compute.binary_join_element_wise(t["v"], "!", ""),
+        },
+        "n = 4",
+    )
     assert view(ours) == view(theirs)
     # The same columns again, every row (no condition): the first update's files go.
     table.update({"f": "-f", "v": "upper(v)"}, mode="columns")
-    pylance_update_columns(theirs, {"f": lambda t: pa.compute.negate(t["f"]),
-                                    "v": lambda t: pa.compute.utf8_upper(t["v"])}, None)
+    pylance_update_columns(
+        theirs,
+        {"f": lambda t: pa.compute.negate(t["f"]), "v": lambda t: pa.compute.utf8_upper(t["v"])},
+        None,
+    )
     assert view(ours) == view(theirs)
     assert keep_going(ours) == keep_going(theirs)
 
@@ -130,8 +173,15 @@ def test_two_columns_twice_and_every_row_as_pylance(spark, twins):
 def test_values_computed_from_other_columns_as_pylance(spark, twins):
     ours, theirs = twins
     LanceTable(spark, ours).update({"f": "n * 2 + id"}, where="id < 120", mode="columns")
-    pylance_update_columns(theirs, {"f": lambda t: pa.compute.cast(pa.compute.add(
-        pa.compute.multiply(t["n"], 2), t["id"]), pa.float64())}, "id < 120")
+    pylance_update_columns(
+        theirs,
+        {
+            "f": lambda t: pa.compute.cast(
+                pa.compute.add(pa.compute.multiply(t["n"], 2), t["id"]), pa.float64()
+            )
+        },
+        "id < 120",
+    )
     assert view(ours) == view(theirs)
 
 
@@ -146,10 +196,11 @@ def test_a_column_name_with_a_space(spark, tmp_path):
 
 def test_spark_reads_the_update_as_pylance(spark, twins):
     ours, _ = twins
-    LanceTable(spark, ours).update({"n": "n * 10", "v": "null"}, where="id >= 240",
-                                   mode="columns")
-    got = sorted((r.asDict(recursive=True) for r in
-                  spark.read.format("lance").load(ours).collect()), key=lambda r: r["id"])
+    LanceTable(spark, ours).update({"n": "n * 10", "v": "null"}, where="id >= 240", mode="columns")
+    got = sorted(
+        (r.asDict(recursive=True) for r in spark.read.format("lance").load(ours).collect()),
+        key=lambda r: r["id"],
+    )
     assert got == sorted(lance.dataset(ours).to_table().to_pylist(), key=lambda r: r["id"])
     assert any(r["v"] is None for r in got) and any(r["n"] == 90 for r in got)
 
@@ -167,8 +218,9 @@ def test_auto_writes_columns_for_many_rows_and_rows_for_few(spark, tmp_path):
     theirs = lance.dataset(twin)
     theirs.update({"n": "n + 1"}, where="id % 2 = 0")
     lance.dataset(twin).update({"n": "n + 1"}, where="id = 3")
-    assert lance.dataset(path).to_table().sort_by("id") == \
-        lance.dataset(twin).to_table().sort_by("id")
+    assert lance.dataset(path).to_table().sort_by("id") == lance.dataset(twin).to_table().sort_by(
+        "id"
+    )
 
 
 def test_nothing_matched_commits_nothing(spark, tmp_path):

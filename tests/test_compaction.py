@@ -28,8 +28,10 @@ def view(path):
     t = ds.to_table(with_row_id=True).sort_by("id")
     return {
         "rows": t.to_pylist() if ds.has_stable_row_ids else t.drop(["_rowid"]).to_pylist(),
-        "fragments": [(f.metadata.id, f.metadata.physical_rows,
-                       f.metadata.deletion_file is not None) for f in ds.get_fragments()],
+        "fragments": [
+            (f.metadata.id, f.metadata.physical_rows, f.metadata.deletion_file is not None)
+            for f in ds.get_fragments()
+        ],
         "version": ds.version,
     }
 
@@ -38,8 +40,9 @@ PYLANCE_KEYS = ["fragments_removed", "fragments_added", "files_removed", "files_
 
 
 @pytest.mark.parametrize("stable", [False, True])
-@pytest.mark.parametrize("options", [{}, {"target_rows_per_fragment": 7},
-                                     {"materialize_deletions_threshold": 0.02}])
+@pytest.mark.parametrize(
+    "options", [{}, {"target_rows_per_fragment": 7}, {"materialize_deletions_threshold": 0.02}]
+)
 def test_compact_files_as_pylance(spark, tmp_path, stable, options):
     ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
     for p in (ours, theirs):
@@ -49,8 +52,9 @@ def test_compact_files_as_pylance(spark, tmp_path, stable, options):
     assert {k: got[k] for k in PYLANCE_KEYS} == {k: getattr(want, k) for k in PYLANCE_KEYS}
     assert got["indexed_fragments_skipped"] == 0
     assert view(ours) == view(theirs)
-    assert sorted(r[0] for r in spark.read.format("lance").load(ours).select("id").collect()) \
-        == sorted(lance.dataset(theirs).to_table()["id"].to_pylist())
+    assert sorted(
+        r[0] for r in spark.read.format("lance").load(ours).select("id").collect()
+    ) == sorted(lance.dataset(theirs).to_table()["id"].to_pylist())
     for p in (ours, theirs):
         lance.write_dataset(table(500, 2), p, mode="append")
         lance.dataset(p).delete("id % 4 = 0")
@@ -85,8 +89,9 @@ def test_compaction_racing_writers_loses_and_duplicates_nothing(spark, tmp_path)
         try:
             for i in range(6):
                 ids = list(range(1000 + 10 * i, 1000 + 10 * i + 3))
-                spark.createDataFrame([(x, f"r{x}") for x in ids], "id long, v string") \
-                    .write.format("lance").mode("append").save(path)
+                spark.createDataFrame(
+                    [(x, f"r{x}") for x in ids], "id long, v string"
+                ).write.format("lance").mode("append").save(path)
                 expected.update(ids)
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(e)
@@ -116,8 +121,9 @@ def test_compaction_racing_writers_loses_and_duplicates_nothing(spark, tmp_path)
     ds.validate()
     ids = ds.to_table()["id"].to_pylist()
     assert len(ids) == len(set(ids)) and set(ids) == expected
-    assert sorted(r[0] for r in spark.read.format("lance").load(path).select("id").collect()) \
-        == sorted(expected)
+    assert sorted(
+        r[0] for r in spark.read.format("lance").load(path).select("id").collect()
+    ) == sorted(expected)
 
 
 @pytest.mark.parametrize("kind", ["IVF_PQ", "IVF_FLAT"])
@@ -129,11 +135,16 @@ def test_vector_indexed_fragments_compact_as_pylance(spark, tmp_path, kind, stab
     import shutil
 
     import numpy as np
+
     ours, copy = str(tmp_path / "ours"), str(tmp_path / "copy")
     n, d = 2000, 8
     vecs = np.random.default_rng(3).standard_normal(n * d).astype(np.float32)
-    t = pa.table({"id": pa.array(range(n), pa.int64()),
-                  "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), d)})
+    t = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs), d),
+        }
+    )
     lance.write_dataset(t, ours, max_rows_per_file=200, enable_stable_row_ids=stable)
     kw = {"num_partitions": 2, **({"num_sub_vectors": 2} if kind == "IVF_PQ" else {})}
     lance.dataset(ours).create_index("v", kind, **kw)
@@ -142,14 +153,18 @@ def test_vector_indexed_fragments_compact_as_pylance(spark, tmp_path, kind, stab
     got = spark_lance.compact_files(spark, ours)
     want = lance.dataset(copy).optimize.compact_files()
     assert got["indexed_fragments_skipped"] == 0
-    assert (got["fragments_removed"], got["fragments_added"]) == \
-        (want.fragments_removed, want.fragments_added)
+    assert (got["fragments_removed"], got["fragments_added"]) == (
+        want.fragments_removed,
+        want.fragments_added,
+    )
     a, b = lance.dataset(ours), lance.dataset(copy)
     a.validate()
-    assert [sorted(i["fragment_ids"]) for i in a.list_indices()] == \
-        [sorted(i["fragment_ids"]) for i in b.list_indices()]
+    assert [sorted(i["fragment_ids"]) for i in a.list_indices()] == [
+        sorted(i["fragment_ids"]) for i in b.list_indices()
+    ]
     q = [0.3, -0.2, 0.9, 0.0, -1.1, 0.4, 0.2, -0.6]
     for nprobes in (1, 2):
         near = {"column": "v", "q": q, "k": 15, "nprobes": nprobes}
-        assert a.to_table(columns=["id"], nearest=near, disable_scoring_autoprojection=True) \
-            == b.to_table(columns=["id"], nearest=near, disable_scoring_autoprojection=True)
+        assert a.to_table(
+            columns=["id"], nearest=near, disable_scoring_autoprojection=True
+        ) == b.to_table(columns=["id"], nearest=near, disable_scoring_autoprojection=True)

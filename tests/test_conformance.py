@@ -42,15 +42,21 @@ def check_schema(spark, ds, df_thunk, what: str):
     bad = unsupported_fields(ds.schema)
     if bad:
         msg = error_of(lambda: df_thunk().schema)
-        assert any(b in msg for b in bad), f"{what}: error does not name unsupported column(s) {bad}: {msg}"
+        assert any(b in msg for b in bad), (
+            f"{what}: error does not name unsupported column(s) {bad}: {msg}"
+        )
         return
     expected = spark_schema_for_arrow(ds.schema)
     actual = df_thunk().schema
     exp_fields = [(f.name, type_shape(f.dataType), f.nullable) for f in expected.fields]
     act_fields = [(f.name, type_shape(f.dataType), f.nullable) for f in actual.fields]
-    assert [f[0] for f in act_fields] == [f[0] for f in exp_fields], f"{what}: column names/order differ"
+    assert [f[0] for f in act_fields] == [f[0] for f in exp_fields], (
+        f"{what}: column names/order differ"
+    )
     for e, a in zip(exp_fields, act_fields):
-        assert a == e, f"{what}: column {e[0]!r}: expected {e[1:]} (type, nullable), Spark has {a[1:]}"
+        assert a == e, (
+            f"{what}: column {e[0]!r}: expected {e[1:]} (type, nullable), Spark has {a[1:]}"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -60,7 +66,9 @@ def test_fixtures_present():
     gen = support.generated_fixtures()
     ext = support.external_fixtures()
     assert support.EXPECTED_DIR.is_dir(), f"no fixtures: {support.EXPECTED_DIR} is missing"
-    assert len(gen) >= 20, f"expected the generated fixtures in {support.EXPECTED_DIR}, found {len(gen)}"
+    assert len(gen) >= 20, (
+        f"expected the generated fixtures in {support.EXPECTED_DIR}, found {len(gen)}"
+    )
     assert support.EXTERNAL_DIR.is_dir(), (
         f"external datasets missing: {support.EXTERNAL_DIR} (they are part of the repository)"
     )
@@ -113,7 +121,10 @@ def test_tag(spark, fx, tag):
     check_schema(spark, ds, lambda: read(spark, fx.path, version=tag), f"{fx.name} tag {tag}")
     assert read(spark, fx.path, version=tag).count() == ds.count_rows()
     # Same answer as asking for the version number.
-    assert read(spark, fx.path, version=tag).count() == read(spark, fx.path, version=tagged_version).count()
+    assert (
+        read(spark, fx.path, version=tag).count()
+        == read(spark, fx.path, version=tagged_version).count()
+    )
 
 
 #: Distance kept from every commit time. pylance's asof compares against commit times it has
@@ -158,24 +169,37 @@ def test_timestamp_selects_pylance_asof_version(spark, fx):
                 read(spark, path, timestamp=iso).count()
             except Exception as e:  # noqa: BLE001
                 if path not in str(e):
-                    failures.append(f"{label} ({iso}): pylance has no version; Spark's error lacks the path: {support.short_error(e)}")
+                    failures.append(
+                        f"{label} ({iso}): pylance has no version; Spark's error lacks the "
+                        f"path: {support.short_error(e)}"
+                    )
             else:
-                failures.append(f"{label} ({iso}): pylance has no version as of this time, Spark read one")
+                failures.append(
+                    f"{label} ({iso}): pylance has no version as of this time, Spark read one"
+                )
             continue
         try:
             df = read(spark, path, timestamp=iso)
             got = (tuple(type_shape(f.dataType) for f in df.schema.fields), df.columns, df.count())
         except Exception as e:  # noqa: BLE001 - collect, report all probes together
-            failures.append(f"{label} ({iso}): pylance opens v{pv.version}; Spark: {support.short_error(e)}")
+            failures.append(
+                f"{label} ({iso}): pylance opens v{pv.version}; Spark: {support.short_error(e)}"
+            )
             continue
         want_schema = spark_schema_for_arrow(pv.schema)
-        want = (tuple(type_shape(f.dataType) for f in want_schema.fields), want_schema.names, pv.count_rows())
+        want = (
+            tuple(type_shape(f.dataType) for f in want_schema.fields),
+            want_schema.names,
+            pv.count_rows(),
+        )
         if got != want:
             failures.append(
                 f"{label} ({iso}): pylance opens v{pv.version} ({want[2]} rows, columns {want[1]}); "
                 f"Spark read {got[2]} rows, columns {got[1]}"
             )
-    assert not failures, f"{fx.name}: {len(failures)} time-travel mismatch(es):\n" + "\n".join(failures)
+    assert not failures, f"{fx.name}: {len(failures)} time-travel mismatch(es):\n" + "\n".join(
+        failures
+    )
 
 
 def test_timestamp_accepts_offsets(spark):

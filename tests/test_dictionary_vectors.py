@@ -34,11 +34,25 @@ def make_table() -> pa.Table:
     # 12 values per 3000 rows, a new set every 3000 rows: neighbouring pages have different dictionaries.
     s = [None if k % 13 == 0 else f"cat-{(k * 7919) % 12}-{k // 3000}" for k in i]
     # Low cardinality except rows 9000..12000 and 20000..21000 (unique values: plain pages between dictionary ones).
-    m = [None if k % 17 == 0 else
-         (f"u{k:06d}-{'x' * (k % 7)}" if 9000 <= k < 12000 or 20000 <= k < 21000 else ("é" if k % 5 == 0 else f"m{k % 6}"))
-         for k in i]
+    m = [
+        None
+        if k % 17 == 0
+        else (
+            f"u{k:06d}-{'x' * (k % 7)}"
+            if 9000 <= k < 12000 or 20000 <= k < 21000
+            else ("é" if k % 5 == 0 else f"m{k % 6}")
+        )
+        for k in i
+    ]
     b = [None if k % 19 == 0 else f"b{k % 4}".encode() for k in i]
-    return pa.table({"i": pa.array(i, pa.int64()), "s": pa.array(s), "m": pa.array(m), "b": pa.array(b, pa.binary())})
+    return pa.table(
+        {
+            "i": pa.array(i, pa.int64()),
+            "s": pa.array(s),
+            "m": pa.array(m),
+            "b": pa.array(b, pa.binary()),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +66,14 @@ def dataset(request, table, tmp_path_factory):
     path = str(tmp_path_factory.mktemp("dict") / f"d_{version}.lance")
     # Small write batches and a tiny page cache cut every column into many pages.
     reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=250))
-    lance.write_dataset(reader, path, data_storage_version=version, max_rows_per_file=FILE_ROWS,
-                        data_cache_bytes=16 * 1024, max_page_bytes=16 * 1024)
+    lance.write_dataset(
+        reader,
+        path,
+        data_storage_version=version,
+        max_rows_per_file=FILE_ROWS,
+        data_cache_bytes=16 * 1024,
+        max_page_bytes=16 * 1024,
+    )
     ds = lance.dataset(path)
     assert len(ds.get_fragments()) == 3
     kinds = page_kinds(path)
@@ -103,7 +123,9 @@ def test_single_column_projection(spark, dataset):
     """The string column alone (no other column in the batch) and in another order."""
     version, path, ds = dataset
     want = sorted(ds.to_table(columns=["s"]).column("s").to_pylist(), key=lambda v: (v is None, v))
-    got = sorted((r.s for r in read(spark, path, 1000).select("s").collect()), key=lambda v: (v is None, v))
+    got = sorted(
+        (r.s for r in read(spark, path, 1000).select("s").collect()), key=lambda v: (v is None, v)
+    )
     assert got == want
 
 
@@ -116,16 +138,34 @@ def test_aggregates_and_string_functions(spark, dataset):
         assert canon(f(df).collect()) == canon(f(ref).collect())
 
     same(lambda d: d.groupBy("s").count())
-    same(lambda d: d.groupBy("m").agg(F.count("*").alias("n"), F.min("i").alias("lo"), F.max("i").alias("hi")))
+    same(
+        lambda d: d.groupBy("m").agg(
+            F.count("*").alias("n"), F.min("i").alias("lo"), F.max("i").alias("hi")
+        )
+    )
     same(lambda d: d.groupBy("b").count())
     same(lambda d: d.select("s").distinct())
-    same(lambda d: d.select(F.sum(F.length("s")).alias("a"), F.sum(F.length("m")).alias("b"), F.count("s").alias("c")))
-    same(lambda d: d.select("i", F.upper("s").alias("u"), F.length("m").alias("l"), F.hex("b").alias("h")))
+    same(
+        lambda d: d.select(
+            F.sum(F.length("s")).alias("a"),
+            F.sum(F.length("m")).alias("b"),
+            F.count("s").alias("c"),
+        )
+    )
+    same(
+        lambda d: d.select(
+            "i", F.upper("s").alias("u"), F.length("m").alias("l"), F.hex("b").alias("h")
+        )
+    )
     same(lambda d: d.where(F.col("s").like("cat-1%") | F.col("m").like("%x")).select("i"))
     same(lambda d: d.where(F.col("s").isNull()).select("i"))
     same(lambda d: d.select(F.concat_ws("|", "s", "m").alias("c")).groupBy("c").count())
+
     # Order by the string column (ties broken by i) must give the same sequence.
-    order = lambda d: [(r.s, r.i) for r in d.orderBy(F.col("s").asc_nulls_first(), "i").select("s", "i").collect()]
+    def order(d):
+        rows = d.orderBy(F.col("s").asc_nulls_first(), "i").select("s", "i").collect()
+        return [(r.s, r.i) for r in rows]
+
     assert order(df) == order(ref)
 
 
@@ -133,7 +173,9 @@ def test_join_on_dictionary_column(spark, dataset):
     version, path, ds = dataset
     df = read(spark, path, 512)
     ref = reference_df(spark, ds)
-    keys = spark.createDataFrame([("cat-3-0",), ("cat-7-2",), ("m4",), ("é",), ("nope",)], "k string")
+    keys = spark.createDataFrame(
+        [("cat-3-0",), ("cat-7-2",), ("m4",), ("é",), ("nope",)], "k string"
+    )
 
     def q(d):
         a = d.join(keys, d.s == keys.k).select("i", "k")
@@ -143,22 +185,33 @@ def test_join_on_dictionary_column(spark, dataset):
     assert q(df) == q(ref)
     # A self-join on the string column: group sizes squared.
     counts = {r.s: r["count"] for r in ref.groupBy("s").count().collect() if r.s is not None}
-    got = read(spark, path, 333).alias("x").join(read(spark, path, 777).alias("y"), F.col("x.s") == F.col("y.s")).count()
+    got = (
+        read(spark, path, 333)
+        .alias("x")
+        .join(read(spark, path, 777).alias("y"), F.col("x.s") == F.col("y.s"))
+        .count()
+    )
     assert got == sum(c * c for c in counts.values())
 
 
 def test_cache_then_reread(spark, dataset):
     version, path, ds = dataset
-    want = sorted((r["i"], r["s"], r["m"]) for r in ds.to_table(columns=["i", "s", "m"]).to_pylist())  # i is unique
+    want = sorted(
+        (r["i"], r["s"], r["m"]) for r in ds.to_table(columns=["i", "s", "m"]).to_pylist()
+    )  # i is unique
     df = read(spark, path, 1000).select("i", "s", "m").cache()
     try:
         assert df.count() == N
         assert sorted((r.i, r.s, r.m) for r in df.collect()) == want
         assert canon(df.groupBy("s").count().collect()) == canon(
-            reference_df(spark, ds).groupBy("s").count().collect())
+            reference_df(spark, ds).groupBy("s").count().collect()
+        )
     finally:
         df.unpersist()
-    assert sorted((r.i, r.s, r.m) for r in read(spark, path, 300).select("i", "s", "m").collect()) == want
+    assert (
+        sorted((r.i, r.s, r.m) for r in read(spark, path, 300).select("i", "s", "m").collect())
+        == want
+    )
 
 
 PREDICATES = [
@@ -204,8 +257,16 @@ def test_pushed_filters(spark, dataset, where):
 def test_null_safe_equality(spark, dataset):
     version, path, ds = dataset
     for lit in ("'cat-4-5'", "NULL"):
-        got = sorted(r.i for r in read(spark, path, 700).where(f"s <=> {lit}").select("i").collect())
-        want = sorted(r.i for r in read(spark, path, 700, filter_pushdown="false").where(f"s <=> {lit}").select("i").collect())
+        got = sorted(
+            r.i for r in read(spark, path, 700).where(f"s <=> {lit}").select("i").collect()
+        )
+        want = sorted(
+            r.i
+            for r in read(spark, path, 700, filter_pushdown="false")
+            .where(f"s <=> {lit}")
+            .select("i")
+            .collect()
+        )
         assert got == want and got, lit
 
 

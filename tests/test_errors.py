@@ -138,10 +138,13 @@ def test_damaged_manifest(spark, fx, damage, tmp_path):
     older = [v for v in fx.versions if v < latest]
     if older:
         v = older[-1]
-        assert read(spark, copy, version=v).count() == lance.dataset(str(copy), version=v).count_rows()
+        assert (
+            read(spark, copy, version=v).count() == lance.dataset(str(copy), version=v).count_rows()
+        )
 
 
 # ---- Errors a Spark user can catch: Spark's own exception classes ----------------------------
+
 
 def error_class(e):
     """The error class (Spark 4's condition) and SQLSTATE of a PySpark error."""
@@ -154,19 +157,25 @@ def first_line(e):
 
 def test_a_missing_path_is_an_analysis_exception(spark, tmp_path):
     from pyspark.errors import AnalysisException
+
     import spark_lance
+
     p = tmp_path / "no_such.lance"
-    for read_it in (lambda: spark.read.format("lance").load(str(p)),
-                    lambda: spark_lance.read_lance(spark, str(p))):
+    for read_it in (
+        lambda: spark.read.format("lance").load(str(p)),
+        lambda: spark_lance.read_lance(spark, str(p)),
+    ):
         with pytest.raises(AnalysisException) as e:
             read_it()
         assert error_class(e.value) == ("LANCE_NOT_FOUND", "42K03")
-        assert first_line(e.value).startswith("Lance dataset path does not exist") \
-            and str(p) in first_line(e.value), str(e.value)
+        assert first_line(e.value).startswith("Lance dataset path does not exist") and str(
+            p
+        ) in first_line(e.value), str(e.value)
 
 
 def test_a_directory_that_is_not_a_dataset_is_an_analysis_exception(spark, tmp_path):
     from pyspark.errors import AnalysisException
+
     p = tmp_path / "not_lance"
     (p / "data").mkdir(parents=True)
     with pytest.raises(AnalysisException) as e:
@@ -176,8 +185,9 @@ def test_a_directory_that_is_not_a_dataset_is_an_analysis_exception(spark, tmp_p
 
 
 def test_unknown_options_and_versions_are_analysis_exceptions(spark, tmp_path):
-    from pyspark.errors import AnalysisException
     import pyarrow as pa
+    from pyspark.errors import AnalysisException
+
     p = str(tmp_path / "ds")
     lance.write_dataset(pa.table({"id": [1, 2]}), p)
     with pytest.raises(AnalysisException) as e:
@@ -194,21 +204,22 @@ def test_unknown_options_and_versions_are_analysis_exceptions(spark, tmp_path):
 
 
 def test_a_dataframe_that_does_not_fit_is_an_analysis_exception(spark, tmp_path):
-    from pyspark.errors import AnalysisException
     import pyarrow as pa
+    from pyspark.errors import AnalysisException
+
     p = str(tmp_path / "ds")
     lance.write_dataset(pa.table({"id": pa.array([1, 2], pa.int64())}), p)
     with pytest.raises(AnalysisException) as e:
-        spark.range(2).selectExpr("id", "'x' as extra").write.format("lance") \
-            .mode("append").save(p)
+        spark.range(2).selectExpr("id", "'x' as extra").write.format("lance").mode("append").save(p)
     assert error_class(e.value) == ("LANCE_SCHEMA_MISMATCH", "42K09")
     assert "extra" in first_line(e.value)
     assert lance.dataset(p).version == 1
 
 
 def test_a_bad_option_value_is_an_illegal_argument(spark, tmp_path):
-    from pyspark.errors import IllegalArgumentException
     import pyarrow as pa
+    from pyspark.errors import IllegalArgumentException
+
     p = str(tmp_path / "ds")
     lance.write_dataset(pa.table({"id": [1]}), p)
     with pytest.raises(IllegalArgumentException) as e:
@@ -218,6 +229,7 @@ def test_a_bad_option_value_is_an_illegal_argument(spark, tmp_path):
 
 def test_a_missing_path_in_sql_is_an_analysis_exception(spark, tmp_path):
     from pyspark.errors import AnalysisException
+
     c = support.lance_catalog(spark)
     with pytest.raises(AnalysisException):
         spark.sql(f"select * from {c}.`{tmp_path / 'no_such.lance'}`")
@@ -225,7 +237,9 @@ def test_a_missing_path_in_sql_is_an_analysis_exception(spark, tmp_path):
 
 def test_the_maintenance_helpers_raise_the_same_classes(spark, tmp_path):
     from pyspark.errors import AnalysisException
+
     import spark_lance
+
     p = str(tmp_path / "no_such.lance")
     with pytest.raises(AnalysisException) as e:
         spark_lance.compact_files(spark, p)
@@ -245,14 +259,21 @@ def gated_append(spark, path, gate):
     def held(x):
         import os
         import time
+
         open(started, "w").close()
         deadline = time.time() + 120
         while not os.path.exists(go) and time.time() < deadline:
             time.sleep(0.05)
         return x
 
-    return spark.range(20).coalesce(1).select(held("id").alias("id")) \
-        .write.format("lance").mode("append").save(str(path))
+    return (
+        spark.range(20)
+        .coalesce(1)
+        .select(held("id").alias("id"))
+        .write.format("lance")
+        .mode("append")
+        .save(str(path))
+    )
 
 
 def test_a_lost_commit_race_is_a_conflict_class_of_its_own(spark, tmp_path):
@@ -303,5 +324,7 @@ def test_a_lost_commit_race_is_a_conflict_class_of_its_own(spark, tmp_path):
 def test_retryable_conflicts_are_a_subclass():
     import spark_lance
 
-    assert issubclass(spark_lance.LanceRetryableConflictException,
-                      spark_lance.LanceConcurrentModificationException)
+    assert issubclass(
+        spark_lance.LanceRetryableConflictException,
+        spark_lance.LanceConcurrentModificationException,
+    )

@@ -30,7 +30,23 @@ FORMATS = ["legacy", "2.0", "2.1", "2.2"]
 ROWS = 3000
 CASES = int(os.environ.get("SPARK_LANCE_FILTER_CASES", "40"))
 
-STRINGS = ["", "a", "ab", "abc", "abd", "b", "B", "é", "éa", "日本", "日本語", "z" * 40, "a'b", "%", "_x"]
+STRINGS = [
+    "",
+    "a",
+    "ab",
+    "abc",
+    "abd",
+    "b",
+    "B",
+    "é",
+    "éa",
+    "日本",
+    "日本語",
+    "z" * 40,
+    "a'b",
+    "%",
+    "_x",
+]
 
 
 def make_table(seed: int = 7) -> pa.Table:
@@ -44,38 +60,57 @@ def make_table(seed: int = 7) -> pa.Table:
         return pa.array(rng.integers(lo, hi, n, endpoint=True).astype(dtype), mask=nulls())
 
     specials = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -1.5], dtype=np.float64)
-    f64 = np.where(rng.random(n) < 0.3, specials[rng.integers(0, len(specials), n)], np.round(rng.normal(0, 10, n), 1))
-    strings = [STRINGS[i] if i < len(STRINGS) else "s%03d" % (i * 7 % 200) for i in rng.integers(0, len(STRINGS) + 30, n)]
+    f64 = np.where(
+        rng.random(n) < 0.3,
+        specials[rng.integers(0, len(specials), n)],
+        np.round(rng.normal(0, 10, n), 1),
+    )
+    strings = [
+        STRINGS[i] if i < len(STRINGS) else "s%03d" % (i * 7 % 200)
+        for i in rng.integers(0, len(STRINGS) + 30, n)
+    ]
     base_day = dt.date(2024, 1, 1).toordinal() - dt.date(1970, 1, 1).toordinal()
     days = base_day + rng.integers(-5, 5, n)
     micros = (base_day * 86400 + rng.integers(-3600 * 30, 3600 * 30, n)) * 1_000_000
     lists = [None if rng.random() < 0.1 else list(range(int(k))) for k in rng.integers(0, 5, n)]
-    return pa.table({
-        "id": pa.array(np.arange(n, dtype=np.int64)),
-        "i8": ints(-128, 127, np.int8),
-        "i16": ints(-300, 300, np.int16),
-        "i32": ints(-50, 50, np.int32),
-        "i64": ints(-(2**40), 2**40, np.int64),
-        "u8": ints(0, 255, np.uint8),
-        "u16": ints(0, 65535, np.uint16),
-        "u32": ints(0, 2**32 - 1, np.uint32),
-        "f32": pa.array(f64.astype(np.float32), mask=nulls()),
-        "f64": pa.array(f64, mask=nulls()),
-        "s": pa.array(strings, mask=nulls()),
-        "cat": pa.array(strings, mask=nulls()).dictionary_encode(),
-        "b": pa.array(rng.random(n) < 0.5, mask=nulls()),
-        "d": pa.array(days.astype(np.int32), pa.date32(), mask=nulls()),
-        "ts": pa.array(micros, pa.timestamp("us", tz="UTC"), mask=nulls()),
-        "tsn": pa.array(micros, pa.timestamp("us"), mask=nulls()),
-        "dec": pa.array([Decimal(int(x)).scaleb(-2) for x in rng.integers(-5000, 5000, n)],
-                        pa.decimal128(15, 2), mask=nulls()),
-        # Beyond a long too (the reader saturates those values).
-        "bigdec": pa.array([Decimal(int(x)).scaleb(-4) * (10**26 if k == 0 else 1)
-                            for x, k in zip(rng.integers(-999, 999, n), rng.integers(0, 4, n))],
-                           pa.decimal128(38, 4), mask=nulls()),
-        "payload": pa.array(lists, pa.list_(pa.int32())),
-        "st": pa.StructArray.from_arrays([pa.array(strings, mask=nulls())], ["x"]),  # 2.0 cannot store struct nulls
-    })
+    return pa.table(
+        {
+            "id": pa.array(np.arange(n, dtype=np.int64)),
+            "i8": ints(-128, 127, np.int8),
+            "i16": ints(-300, 300, np.int16),
+            "i32": ints(-50, 50, np.int32),
+            "i64": ints(-(2**40), 2**40, np.int64),
+            "u8": ints(0, 255, np.uint8),
+            "u16": ints(0, 65535, np.uint16),
+            "u32": ints(0, 2**32 - 1, np.uint32),
+            "f32": pa.array(f64.astype(np.float32), mask=nulls()),
+            "f64": pa.array(f64, mask=nulls()),
+            "s": pa.array(strings, mask=nulls()),
+            "cat": pa.array(strings, mask=nulls()).dictionary_encode(),
+            "b": pa.array(rng.random(n) < 0.5, mask=nulls()),
+            "d": pa.array(days.astype(np.int32), pa.date32(), mask=nulls()),
+            "ts": pa.array(micros, pa.timestamp("us", tz="UTC"), mask=nulls()),
+            "tsn": pa.array(micros, pa.timestamp("us"), mask=nulls()),
+            "dec": pa.array(
+                [Decimal(int(x)).scaleb(-2) for x in rng.integers(-5000, 5000, n)],
+                pa.decimal128(15, 2),
+                mask=nulls(),
+            ),
+            # Beyond a long too (the reader saturates those values).
+            "bigdec": pa.array(
+                [
+                    Decimal(int(x)).scaleb(-4) * (10**26 if k == 0 else 1)
+                    for x, k in zip(rng.integers(-999, 999, n), rng.integers(0, 4, n))
+                ],
+                pa.decimal128(38, 4),
+                mask=nulls(),
+            ),
+            "payload": pa.array(lists, pa.list_(pa.int32())),
+            "st": pa.StructArray.from_arrays(
+                [pa.array(strings, mask=nulls())], ["x"]
+            ),  # 2.0 cannot store struct nulls
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -87,15 +122,23 @@ def table() -> pa.Table:
 def dataset(request, table, tmp_path_factory):
     fmt = request.param
     path = tmp_path_factory.mktemp("filters") / f"t_{fmt}.lance"
-    data = table if fmt != "legacy" else table.drop_columns(["cat"])  # legacy files cannot hold dictionaries written this way
-    ds = lance.write_dataset(data, str(path), data_storage_version=fmt, max_rows_per_file=1000, max_rows_per_group=256)
+    data = (
+        table if fmt != "legacy" else table.drop_columns(["cat"])
+    )  # legacy files cannot hold dictionaries written this way
+    ds = lance.write_dataset(
+        data, str(path), data_storage_version=fmt, max_rows_per_file=1000, max_rows_per_group=256
+    )
     ds.delete("id % 7 = 3 OR (id >= 1000 AND id < 1300)")
     return fmt, str(path), lance.dataset(str(path))
 
 
 def ids(spark, path, where, pushdown=True, batch_size=100):
-    df = (spark.read.format("lance").option("batch_size", str(batch_size))
-          .option("filter_pushdown", str(pushdown).lower()).load(path))
+    df = (
+        spark.read.format("lance")
+        .option("batch_size", str(batch_size))
+        .option("filter_pushdown", str(pushdown).lower())
+        .load(path)
+    )
     df.createOrReplaceTempView("t_push" if pushdown else "t_nopush")
     q = spark.sql(f"SELECT id FROM {'t_push' if pushdown else 't_nopush'} WHERE {where}")
     return sorted(r.id for r in q.collect()), q
@@ -110,7 +153,16 @@ def plan_of(q) -> str:
 # ---------------------------------------------------------------------------------------------
 
 DECIMALS = {"dec": "(15, 2)", "bigdec": "(38, 4)"}
-INT_SUFFIX = {"i8": "Y", "i16": "S", "i32": "", "i64": "L", "u8": "S", "u16": "", "u32": "L", "id": "L"}
+INT_SUFFIX = {
+    "i8": "Y",
+    "i16": "S",
+    "i32": "",
+    "i64": "L",
+    "u8": "S",
+    "u16": "",
+    "u32": "L",
+    "id": "L",
+}
 
 
 def literal(col: str, v) -> str:
@@ -140,11 +192,20 @@ def literal(col: str, v) -> str:
 
 def pick(rng: random.Random, table: pa.Table, col: str):
     vals = [v for v in table.column(col).to_pylist() if v is not None]
-    extra = {"f32": [float("nan"), -0.0, float("inf")], "f64": [float("nan"), -0.0, float("-inf")],
-             "s": ["", "ab", "日", "zzz"], "cat": ["abc", "q"], "i8": [-128, 127], "u32": [0, 2**32 - 1],
-             "dec": [Decimal("-50.00"), Decimal("0.00")],
-             "bigdec": [Decimal("0.0000"), Decimal("99999999999999999999999.0000"),
-                        Decimal("461168601427387.9039")]}.get(col, [])
+    extra = {
+        "f32": [float("nan"), -0.0, float("inf")],
+        "f64": [float("nan"), -0.0, float("-inf")],
+        "s": ["", "ab", "日", "zzz"],
+        "cat": ["abc", "q"],
+        "i8": [-128, 127],
+        "u32": [0, 2**32 - 1],
+        "dec": [Decimal("-50.00"), Decimal("0.00")],
+        "bigdec": [
+            Decimal("0.0000"),
+            Decimal("99999999999999999999999.0000"),
+            Decimal("461168601427387.9039"),
+        ],
+    }.get(col, [])
     v = rng.choice(vals + extra)
     if col == "ts":
         v = v.replace(tzinfo=None) if hasattr(v, "replace") else v
@@ -166,7 +227,8 @@ def leaf(rng: random.Random, table: pa.Table, cols) -> str:
         return f"{col} {'NOT ' if rng.random() < 0.2 else ''}LIKE '{form}'"
     if col in INT_SUFFIX and col != "u32" and kind < 0.3:
         k = rng.choice([3, 7, -5, 100 if col == "i8" else 1000])
-        return f"{col} % {k}{INT_SUFFIX[col]} {rng.choice(['=', '<>', '<', '>='])} {rng.randint(-3, 3)}{INT_SUFFIX[col]}"
+        op = rng.choice(["=", "<>", "<", ">="])
+        return f"{col} % {k}{INT_SUFFIX[col]} {op} {rng.randint(-3, 3)}{INT_SUFFIX[col]}"
     if col == "b" and kind < 0.4:
         return rng.choice(["b", "NOT b", "b = true", "b <> false"])
     op = rng.choice(["=", "<>", "<", "<=", ">", ">=", "<=>"])
@@ -185,8 +247,26 @@ def predicate(rng: random.Random, table: pa.Table, cols, depth: int = 0) -> str:
     return f"NOT ({predicate(rng, table, cols, depth + 1)})"
 
 
-FILTER_COLS = ["id", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "f32", "f64", "s", "cat", "b", "d",
-               "ts", "tsn", "dec", "bigdec"]
+FILTER_COLS = [
+    "id",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "u8",
+    "u16",
+    "u32",
+    "f32",
+    "f64",
+    "s",
+    "cat",
+    "b",
+    "d",
+    "ts",
+    "tsn",
+    "dec",
+    "bigdec",
+]
 
 
 def test_random_predicates_match_spark(spark, dataset, table):
@@ -198,7 +278,9 @@ def test_random_predicates_match_spark(spark, dataset, table):
         where = predicate(rng, table, cols)
         got, q = ids(spark, path, where, pushdown=True)
         want, _ = ids(spark, path, where, pushdown=False)
-        assert got == want, f"{fmt}: WHERE {where}: {len(got)} rows with push-down, {len(want)} without"
+        assert got == want, (
+            f"{fmt}: WHERE {where}: {len(got)} rows with push-down, {len(want)} without"
+        )
         pushed += "PushedFilters" in plan_of(q)
     # Nearly all generated predicates are pushable; if none were, this test would prove nothing.
     assert pushed >= CASES * 0.7, f"only {pushed} of {CASES} predicates were pushed"
@@ -222,7 +304,11 @@ SIMPLE = [
 def test_simple_predicates_match_pylance(spark, dataset, where):
     """Where Lance's SQL means the same as Spark's, pylance's filter is the oracle."""
     fmt, path, ds = dataset
-    want = sorted(ds.to_table(columns=["id"], filter=where.replace("DATE'", "date '")).column("id").to_pylist())
+    want = sorted(
+        ds.to_table(columns=["id"], filter=where.replace("DATE'", "date '"))
+        .column("id")
+        .to_pylist()
+    )
     got, q = ids(spark, path, where)
     assert got == want
     plan = plan_of(q)
@@ -234,8 +320,15 @@ def test_simple_predicates_match_pylance(spark, dataset, where):
 
 # Spark pushes no LIKE with more than one run between its %s (Spark's optimizer leaves those
 # as regular expressions); the connector's LikePushDown hands them to the reader.
-LIKES = ["s LIKE '%a%b%'", "s NOT LIKE '%a%b%'", "s LIKE 'a%b%c'", "s LIKE '%日%語'",
-         "cat NOT LIKE '%b%c%'", "s LIKE '%s%0%' AND i32 > 0", "s LIKE 's%3%' OR i32 = 1"]
+LIKES = [
+    "s LIKE '%a%b%'",
+    "s NOT LIKE '%a%b%'",
+    "s LIKE 'a%b%c'",
+    "s LIKE '%日%語'",
+    "cat NOT LIKE '%b%c%'",
+    "s LIKE '%s%0%' AND i32 > 0",
+    "s LIKE 's%3%' OR i32 = 1",
+]
 
 
 @pytest.mark.parametrize("where", LIKES)
@@ -278,8 +371,9 @@ def test_late_materialization_projects_every_column(spark, dataset, table):
         assert g["payload"] == r["payload"] and g["st"] == r["st"] and g["s"] == r["s"], r["id"]
 
 
-@pytest.mark.parametrize("where", ["id >= 500 AND id < 2500 AND s <> 'a'",
-                                   "s NOT LIKE '%a%b%' AND id < 2500"])
+@pytest.mark.parametrize(
+    "where", ["id >= 500 AND id < 2500 AND s <> 'a'", "s NOT LIKE '%a%b%' AND id < 2500"]
+)
 def test_count_with_pushed_filter(spark, dataset, where):
     fmt, path, ds = dataset
     spark.read.format("lance").load(path).createOrReplaceTempView("t_count")
@@ -309,15 +403,25 @@ def test_filter_columns_in_other_data_files(spark, tmp_path):
     """A fragment's columns may sit in several data files (add_columns), or in none (a column
     added as all-null metadata): the filter reads its columns from whichever file holds them."""
     path = str(tmp_path / "multi.lance")
-    base = pa.table({"id": pa.array(np.arange(2000, dtype=np.int64)), "s": pa.array([f"v{i % 13}" for i in range(2000)])})
+    base = pa.table(
+        {
+            "id": pa.array(np.arange(2000, dtype=np.int64)),
+            "s": pa.array([f"v{i % 13}" for i in range(2000)]),
+        }
+    )
     lance.write_dataset(base, path, data_storage_version="2.2", max_rows_per_file=700)
     ds = lance.dataset(path)
     ds.add_columns({"twice": "id * 2"})
     ds.add_columns(pa.schema([pa.field("later", pa.int32())]))
     ds = lance.dataset(path)
     assert any(len(f.data_files()) > 1 for f in ds.get_fragments())
-    for where in ["twice >= 1000 AND twice < 1100", "s = 'v3' AND twice < 600", "later IS NULL AND id < 10",
-                  "later = 1", "later IS NOT NULL OR id = 5"]:
+    for where in [
+        "twice >= 1000 AND twice < 1100",
+        "s = 'v3' AND twice < 600",
+        "later IS NULL AND id < 10",
+        "later = 1",
+        "later IS NOT NULL OR id = 5",
+    ]:
         got, q = ids(spark, path, where)
         want, _ = ids(spark, path, where, pushdown=False)
         assert got == want, where

@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from lance.file import LanceFileReader
-
 from property import check
+
 from support import remainder_reaches_sources, to_arrow
 
 ROWS = 12_000
@@ -29,16 +29,33 @@ COLUMNS = ["vec", "nvec", "big", "lbig"]
 
 def _table() -> pa.Table:
     rng = np.random.default_rng(7)
-    vec = pa.FixedSizeListArray.from_arrays(pa.array(rng.standard_normal(ROWS * 128).astype(np.float32)), 128)
-    nvec = pa.FixedSizeListArray.from_arrays(
-        pa.array(rng.standard_normal(ROWS * 128).astype(np.float32)), 128, mask=pa.array(rng.random(ROWS) < 0.1)
+    vec = pa.FixedSizeListArray.from_arrays(
+        pa.array(rng.standard_normal(ROWS * 128).astype(np.float32)), 128
     )
-    big = pa.array([None if i % 11 == 5 else f"x{i:05d}" * int(rng.integers(100, 200)) for i in range(ROWS)])
+    nvec = pa.FixedSizeListArray.from_arrays(
+        pa.array(rng.standard_normal(ROWS * 128).astype(np.float32)),
+        128,
+        mask=pa.array(rng.random(ROWS) < 0.1),
+    )
+    big = pa.array(
+        [None if i % 11 == 5 else f"x{i:05d}" * int(rng.integers(100, 200)) for i in range(ROWS)]
+    )
     lbig = pa.array(
-        [None if i % 5 == 4 else [f"y{i:04d}" * int(rng.integers(60, 120)) for _ in range(i % 5)] for i in range(ROWS)],
+        [
+            None if i % 5 == 4 else [f"y{i:04d}" * int(rng.integers(60, 120)) for _ in range(i % 5)]
+            for i in range(ROWS)
+        ],
         pa.list_(pa.string()),
     )
-    return pa.table({"id": pa.array(range(ROWS), pa.int64()), "vec": vec, "nvec": nvec, "big": big, "lbig": lbig})
+    return pa.table(
+        {
+            "id": pa.array(range(ROWS), pa.int64()),
+            "vec": vec,
+            "nvec": nvec,
+            "big": big,
+            "lbig": lbig,
+        }
+    )
 
 
 @pytest.fixture(scope="module", params=["2.1", "2.2"])
@@ -53,7 +70,9 @@ def dataset(request, tmp_path_factory):
     for name in COLUMNS:
         (page,) = meta.columns[names.index(name)].pages
         assert re.search(r"FullZipLayout", str(page.encoding)), f"{name}: not a full-zip page"
-        assert page.buffers[0].size > WINDOW_BYTES, f"{name}: page of {page.buffers[0].size} bytes fits one window"
+        assert page.buffers[0].size > WINDOW_BYTES, (
+            f"{name}: page of {page.buffers[0].size} bytes fits one window"
+        )
     return ds
 
 
@@ -64,14 +83,19 @@ def _differences(expected: pa.Table, df) -> list[str]:
     got = to_arrow(df)
     if got.num_rows != expected.num_rows:
         return [f"row count differs: pylance {expected.num_rows}, Spark {got.num_rows}"]
-    exp = pa.table([expected.column(n).cast(got.schema.field(n).type) for n in got.column_names], schema=got.schema)
+    exp = pa.table(
+        [expected.column(n).cast(got.schema.field(n).type) for n in got.column_names],
+        schema=got.schema,
+    )
     problems = []
     for name in got.column_names:
         e, a = exp.column(name).combine_chunks(), got.column(name).combine_chunks()
         if not e.equals(a):
             bad = [i for i in range(len(e)) if e[i] != a[i]]
-            problems.append(f"column {name!r}: {len(bad)} rows differ, first row {bad[0] if bad else '?'}: "
-                            f"pylance {e[bad[0]] if bad else ''!s:.300} Spark {a[bad[0]] if bad else ''!s:.300}")
+            problems.append(
+                f"column {name!r}: {len(bad)} rows differ, first row {bad[0] if bad else '?'}: "
+                f"pylance {e[bad[0]] if bad else ''!s:.300} Spark {a[bad[0]] if bad else ''!s:.300}"
+            )
     return problems
 
 
@@ -82,17 +106,24 @@ def _read(spark, ds, **options):
     return reader.load(ds.uri)
 
 
-@pytest.mark.parametrize("options", [{}, {"batch_size": 37}, {"split_size": 1, "batch_size": 1000}], ids=str)
+@pytest.mark.parametrize(
+    "options", [{}, {"batch_size": 37}, {"split_size": 1, "batch_size": 1000}], ids=str
+)
 def test_whole_columns_equal_pylance(spark, dataset, options):
     expected = check.pylance_table(dataset)
     df = _read(spark, dataset, **options)
     problems = _differences(expected, df)
     for col in COLUMNS:
-        problems += [f"{col} alone: {p}" for p in _differences(expected, _read(spark, dataset, **options).select(col))]
+        problems += [
+            f"{col} alone: {p}"
+            for p in _differences(expected, _read(spark, dataset, **options).select(col))
+        ]
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("predicate", ["id % 997 = 3", "id >= 5000 AND id < 5003", "id = 11999", "id < 2"])
+@pytest.mark.parametrize(
+    "predicate", ["id % 997 = 3", "id >= 5000 AND id < 5003", "id = 11999", "id < 2"]
+)
 def test_filtered_rows_skip_windows(spark, dataset, predicate):
     # batch_size 100: nearly every batch has no passing row, so the full-zip columns are skipped
     # there (whole windows never read) and read again where a row passes.

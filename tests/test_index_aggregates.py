@@ -11,28 +11,35 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-QUERY = ("SELECT min(id), max(id), min(k), max(k), min(s), max(s), min(d), max(d), "
-         "min(n), count(*) FROM t")
+QUERY = (
+    "SELECT min(id), max(id), min(k), max(k), min(s), max(s), min(d), max(d), "
+    "min(n), count(*) FROM t"
+)
 
 
 def _rows(start, count):
     ids = list(range(start, start + count))
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "k": pa.array([None if i % 5 == 0 else (i * 37) % 1001 - 500 for i in ids], pa.int32()),
-        "s": pa.array([f"v{(i * 7919) % 10007:05d}" for i in ids]),
-        "d": pa.array([datetime.date(2021, 3, 1) + datetime.timedelta(days=i % 400)
-                       for i in ids], pa.date32()),
-        "n": pa.array([None] * count, pa.int64()),
-    })
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "k": pa.array([None if i % 5 == 0 else (i * 37) % 1001 - 500 for i in ids], pa.int32()),
+            "s": pa.array([f"v{(i * 7919) % 10007:05d}" for i in ids]),
+            "d": pa.array(
+                [datetime.date(2021, 3, 1) + datetime.timedelta(days=i % 400) for i in ids],
+                pa.date32(),
+            ),
+            "n": pa.array([None] * count, pa.int64()),
+        }
+    )
 
 
 @pytest.fixture(params=[False, True], ids=["addresses", "stable-row-ids"])
 def indexed(request, tmp_path):
     """Every fragment covered by BTREE indices; the rows holding the extremes deleted."""
     path = str(tmp_path / "t.lance")
-    lance.write_dataset(_rows(0, 6000), path, max_rows_per_file=1000,
-                        enable_stable_row_ids=request.param)
+    lance.write_dataset(
+        _rows(0, 6000), path, max_rows_per_file=1000, enable_stable_row_ids=request.param
+    )
     ds = lance.dataset(path)
     for c in ["id", "k", "s", "d", "n"]:
         ds.create_scalar_index(c, "BTREE")
@@ -70,8 +77,9 @@ def test_an_uncovered_fragment_is_scanned(spark, indexed):
 
 
 def test_without_indices_or_with_a_filter_the_scan_answers(spark, indexed):
-    spark.read.format("lance").option("use_scalar_index", "false").load(indexed) \
-        .createOrReplaceTempView("t")
+    spark.read.format("lance").option("use_scalar_index", "false").load(
+        indexed
+    ).createOrReplaceTempView("t")
     df = spark.sql(QUERY)
     assert tuple(df.collect()[0]) == _expected(indexed)
     assert "BatchScan" in df._jdf.queryExecution().executedPlan().toString()

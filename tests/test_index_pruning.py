@@ -18,17 +18,22 @@ FRAGMENTS, PER_FRAGMENT = 20, 1000
 
 def _rows(start, count):
     ids = list(range(start, start + count))
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "k": pa.array([None if i % 97 == 0 and i < 5000 else (i // 20) % 1000 for i in ids],
-                      pa.int32()),
-        "s": pa.array([f"s{(i // 37) % 200:04d}" for i in ids]),
-        "d": pa.array([datetime.date(2020, 1, 1) + datetime.timedelta(days=i // 50)
-                       for i in ids], pa.date32()),
-        "x": pa.array([i % 13 for i in ids], pa.int64()),
-        "c": pa.array([f"c{i // 1500:02d}" for i in ids]),
-        "z": pa.array([3 * i for i in ids], pa.int64()),
-    })
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "k": pa.array(
+                [None if i % 97 == 0 and i < 5000 else (i // 20) % 1000 for i in ids], pa.int32()
+            ),
+            "s": pa.array([f"s{(i // 37) % 200:04d}" for i in ids]),
+            "d": pa.array(
+                [datetime.date(2020, 1, 1) + datetime.timedelta(days=i // 50) for i in ids],
+                pa.date32(),
+            ),
+            "x": pa.array([i % 13 for i in ids], pa.int64()),
+            "c": pa.array([f"c{i // 1500:02d}" for i in ids]),
+            "z": pa.array([3 * i for i in ids], pa.int64()),
+        }
+    )
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["addresses", "stable-row-ids"])
@@ -37,8 +42,12 @@ def table(request, tmp_path_factory):
     deleted, then two appended fragments no index covers. Returns the path, the version the
     indices were built at and whether the table has stable row ids."""
     path = str(tmp_path_factory.mktemp("ixprune") / "t.lance")
-    lance.write_dataset(_rows(0, FRAGMENTS * PER_FRAGMENT), path,
-                        max_rows_per_file=PER_FRAGMENT, enable_stable_row_ids=request.param)
+    lance.write_dataset(
+        _rows(0, FRAGMENTS * PER_FRAGMENT),
+        path,
+        max_rows_per_file=PER_FRAGMENT,
+        enable_stable_row_ids=request.param,
+    )
     ds = lance.dataset(path)
     for c in ["id", "k", "s", "d"]:
         ds.create_scalar_index(c, "BTREE")
@@ -52,8 +61,9 @@ def table(request, tmp_path_factory):
 
 
 def _fragments_of(path, pred, version=None):
-    t = lance.dataset(path, version=version).to_table(columns=["id"], filter=pred,
-                                                     with_row_address=True)
+    t = lance.dataset(path, version=version).to_table(
+        columns=["id"], filter=pred, with_row_address=True
+    )
     return {a >> 32 for a in t["_rowaddr"].to_pylist()}
 
 
@@ -70,12 +80,30 @@ def _unindexed(path):
     return {f.fragment_id for f in ds.get_fragments()} - covered
 
 
-@pytest.mark.parametrize("pred", [
-    "id = 1234", "id = 2500", "id < 700", "id >= 19500", "k = 5", "k IS NULL",
-    "k IN (1, 2, 999)", "s = 's0007'", "s >= 's0195'", "d = DATE '2020-02-01'",
-    "d < DATE '2020-01-10'", "id = 31234", "c = 'c03'", "c IN ('c00', 'c13')", "c < 'c02'",
-    "z = 3000", "z < 100", "z >= 59000 AND z <= 59100", "z IN (3, 30003)",
-])
+@pytest.mark.parametrize(
+    "pred",
+    [
+        "id = 1234",
+        "id = 2500",
+        "id < 700",
+        "id >= 19500",
+        "k = 5",
+        "k IS NULL",
+        "k IN (1, 2, 999)",
+        "s = 's0007'",
+        "s >= 's0195'",
+        "d = DATE '2020-02-01'",
+        "d < DATE '2020-01-10'",
+        "id = 31234",
+        "c = 'c03'",
+        "c IN ('c00', 'c13')",
+        "c < 'c02'",
+        "z = 3000",
+        "z < 100",
+        "z >= 59000 AND z <= 59100",
+        "z IN (3, 30003)",
+    ],
+)
 def test_one_indexed_column_reads_only_the_fragments_holding_it(spark, table, pred):
     path, indexed, stable = table
     want = sorted(lance.dataset(path).to_table(columns=["id"], filter=pred)["id"].to_pylist())
@@ -96,8 +124,11 @@ def test_one_indexed_column_reads_only_the_fragments_holding_it(spark, table, pr
 def test_without_the_index_every_fragment_is_read(spark, table):
     path, _, _ = table
     pred = "id = 1234"
-    want = lance.dataset(path).to_table(columns=["id"], filter=pred,
-                                        use_scalar_index=False)["id"].to_pylist()
+    want = (
+        lance.dataset(path)
+        .to_table(columns=["id"], filter=pred, use_scalar_index=False)["id"]
+        .to_pylist()
+    )
     got, df = _ours(spark, path, pred, use_scalar_index="false")
     assert got == sorted(want)
     assert scan_metrics(spark, df)["fragmentsRead"] == len(lance.dataset(path).get_fragments())
@@ -118,9 +149,11 @@ def _random_predicate(rng):
         elif c == "c":
             v = lambda: f"'c{rng.randrange(0, 16):02d}'"  # noqa: E731
         else:
+
             def v():
                 day = datetime.date(2020, 1, 1) + datetime.timedelta(days=rng.randrange(-5, 700))
                 return f"DATE '{day}'"
+
         if op == "IN":
             return f"{c} IN ({', '.join(v() for _ in range(rng.randrange(1, 4)))})"
         if op.startswith("IS"):
@@ -131,6 +164,7 @@ def _random_predicate(rng):
         if depth == 0 or rng.random() < 0.4:
             return leaf()
         return f"({tree(depth - 1)} {rng.choice(['AND', 'OR'])} {tree(depth - 1)})"
+
     return tree(2)
 
 
@@ -167,8 +201,10 @@ def big_fragment(tmp_path_factory):
     return path, indexed
 
 
-@pytest.mark.parametrize("pred", ["id = 123456", "id IN (5, 199999)",
-                                  "id >= 150000 AND id < 150100", "id = 14", "id < 0"])
+@pytest.mark.parametrize(
+    "pred",
+    ["id = 123456", "id IN (5, 199999)", "id >= 150000 AND id < 150100", "id = 14", "id < 0"],
+)
 def test_within_a_fragment_only_batches_holding_matches_are_decoded(spark, big_fragment, pred):
     path, indexed = big_fragment
     want = sorted(lance.dataset(path).to_table(columns=["id"], filter=pred)["id"].to_pylist())
@@ -188,12 +224,14 @@ def test_within_a_fragment_only_batches_holding_matches_are_decoded(spark, big_f
     assert scan_metrics(spark, flat)["rowsSkippedByIndex"] == 0
 
 
-@pytest.mark.parametrize("pred", ["id = 1234", "z = 3000", "c = 'c03'", "k IN (1, 2, 999)",
-                                  "z < 100 OR id >= 30100"])
+@pytest.mark.parametrize(
+    "pred", ["id = 1234", "z = 3000", "c = 'c03'", "k IN (1, 2, 999)", "z < 100 OR id >= 30100"]
+)
 def test_after_pylances_compaction_rows_stay_pylances(spark, table, tmp_path, pred):
     """pylance's compaction remaps BTREE and BITMAP indices and leaves ZONEMAP ones naming
     fragments that are gone: the new fragments are read whole."""
     import shutil
+
     path = str(tmp_path / "c.lance")
     shutil.copytree(table[0], path)
     lance.dataset(path).optimize.compact_files(target_rows_per_fragment=3000)

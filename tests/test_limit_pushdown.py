@@ -15,9 +15,11 @@ ROWS, PER_FRAGMENT = 1000, 100
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("limit") / "t.lance")
-    lance.write_dataset(pa.table({"id": pa.array(range(ROWS), pa.int64()),
-                                  "s": [f"v{i}" for i in range(ROWS)]}),
-                        path, max_rows_per_file=PER_FRAGMENT)
+    lance.write_dataset(
+        pa.table({"id": pa.array(range(ROWS), pa.int64()), "s": [f"v{i}" for i in range(ROWS)]}),
+        path,
+        max_rows_per_file=PER_FRAGMENT,
+    )
     lance.dataset(path).delete("id % 7 = 3 or (id >= 100 and id < 200)")
     return path
 
@@ -29,7 +31,7 @@ def test_limit_returns_pylances_rows_and_reads_only_what_it_needs(spark, table, 
     assert [r["id"] for r in df.collect()] == want
     if n > 0:
         live = [f.count_rows() for f in lance.dataset(table).get_fragments()]
-        needed = next((k + 1 for k in range(len(live)) if sum(live[:k + 1]) >= n), len(live))
+        needed = next((k + 1 for k in range(len(live)) if sum(live[: k + 1]) >= n), len(live))
         metrics = scan_metrics(spark, df)
         assert metrics["fragmentsRead"] <= needed
 
@@ -50,8 +52,22 @@ def test_limit_is_part_of_the_scan_identity(spark, table):
     assert both.count() == 505
 
 
-WINDOWS = [(0, 5), (1, 10), (84, 3), (85, 2), (86, 1), (95, 20), (150, 100), (850, 10),
-           (857, 50), (2000, 5), (40, None), (857, None), (5000, None), (0, 0)]
+WINDOWS = [
+    (0, 5),
+    (1, 10),
+    (84, 3),
+    (85, 2),
+    (86, 1),
+    (95, 20),
+    (150, 100),
+    (850, 10),
+    (857, 50),
+    (2000, 5),
+    (40, None),
+    (857, None),
+    (5000, None),
+    (0, 0),
+]
 
 
 @pytest.mark.parametrize("offset,n", WINDOWS)
@@ -97,6 +113,8 @@ def test_offset_is_part_of_the_scan_identity(spark, table):
     a, b = base.offset(10).limit(5), base.offset(20).limit(5)
     got = sorted(r["id"] for r in a.union(b).collect())
     ds = lance.dataset(table)
-    want = sorted(ds.to_table(offset=10, limit=5)["id"].to_pylist() +
-                  ds.to_table(offset=20, limit=5)["id"].to_pylist())
+    want = sorted(
+        ds.to_table(offset=10, limit=5)["id"].to_pylist()
+        + ds.to_table(offset=20, limit=5)["id"].to_pylist()
+    )
     assert got == want

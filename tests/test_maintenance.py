@@ -40,21 +40,28 @@ def twins(tmp_path):
 
 def test_cleanup_as_pylance(spark, twins):
     ours, theirs = twins
-    dry = spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0), dry_run=True,
-                                           error_if_tagged_old_versions=False)
+    dry = spark_lance.cleanup_old_versions(
+        spark, ours, dt.timedelta(0), dry_run=True, error_if_tagged_old_versions=False
+    )
     before = files(ours)
-    got = spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0),
-                                           error_if_tagged_old_versions=False)
-    want = lance.dataset(theirs).cleanup_old_versions(dt.timedelta(0),
-                                                      error_if_tagged_old_versions=False)
+    got = spark_lance.cleanup_old_versions(
+        spark, ours, dt.timedelta(0), error_if_tagged_old_versions=False
+    )
+    want = lance.dataset(theirs).cleanup_old_versions(
+        dt.timedelta(0), error_if_tagged_old_versions=False
+    )
     assert files(ours) == files(theirs)
     assert got["old_versions"] == want.old_versions == dry["old_versions"]
     assert got["bytes_removed"] == want.bytes_removed
     # One path form: under the path as given (no "file:" for some and not others).
     assert all(f.startswith(ours + "/") for f in dry["files"]), dry["files"]
-    assert sorted(os.path.relpath(f, ours) for f in dry["files"]) == \
-        sorted(set(before) - set(files(ours)))
-    assert lance.dataset(ours, version="old").to_table() == lance.dataset(theirs, version="old").to_table()
+    assert sorted(os.path.relpath(f, ours) for f in dry["files"]) == sorted(
+        set(before) - set(files(ours))
+    )
+    assert (
+        lance.dataset(ours, version="old").to_table()
+        == lance.dataset(theirs, version="old").to_table()
+    )
 
 
 def _spark_rows(spark, path, **opts):
@@ -75,21 +82,30 @@ def test_every_kept_version_and_tag_reads_the_same_after_cleanup(spark, tmp_path
     does), over a history of appends, deletions, an update, an index, a compaction and an
     overwrite; tags hold versions the policy would otherwise remove."""
     path = str(tmp_path / "t")
-    lance.write_dataset(pa.table({"id": pa.array(range(40), pa.int64()),
-                                  "s": [f"s{i}" for i in range(40)]}), path,
-                        max_rows_per_file=10)
-    lance.write_dataset(pa.table({"id": pa.array(range(40, 50), pa.int64()),
-                                  "s": [f"s{i}" for i in range(40, 50)]}), path, mode="append")
+    lance.write_dataset(
+        pa.table({"id": pa.array(range(40), pa.int64()), "s": [f"s{i}" for i in range(40)]}),
+        path,
+        max_rows_per_file=10,
+    )
+    lance.write_dataset(
+        pa.table(
+            {"id": pa.array(range(40, 50), pa.int64()), "s": [f"s{i}" for i in range(40, 50)]}
+        ),
+        path,
+        mode="append",
+    )
     lance.dataset(path).create_scalar_index("id", "BTREE")
     lance.dataset(path).delete("id % 7 = 0")
     lance.dataset(path).tags.create("after_delete", lance.dataset(path).version)
     lance.dataset(path).update({"s": "'u'"}, where="id < 12")
     spark_lance.compact_files(spark, path, target_rows_per_fragment=25)
     lance.dataset(path).tags.create("compacted", lance.dataset(path).version)
-    lance.write_dataset(pa.table({"id": pa.array([100, 101], pa.int64()), "s": ["a", "b"]}),
-                        path, mode="overwrite")
-    lance.write_dataset(pa.table({"id": pa.array([102], pa.int64()), "s": ["c"]}), path,
-                        mode="append")
+    lance.write_dataset(
+        pa.table({"id": pa.array([100, 101], pa.int64()), "s": ["a", "b"]}), path, mode="overwrite"
+    )
+    lance.write_dataset(
+        pa.table({"id": pa.array([102], pa.int64()), "s": ["c"]}), path, mode="append"
+    )
     versions = [v["version"] for v in lance.dataset(path).versions()]
     tags = {k: v["version"] for k, v in lance.dataset(path).tags.list().items()}
     before = {v: _spark_rows(spark, path, version=v) for v in versions}
@@ -118,8 +134,10 @@ def test_tags(spark, twins):
     spark_lance.create_tag(spark, ours, "v3", 3)
     spark_lance.update_tag(spark, ours, "old", 1)
     assert spark_lance.list_tags(spark, ours) == {"old": 1, "v3": 3}
-    assert {k: v["version"] for k, v in lance.dataset(ours).tags.list().items()} == \
-        {"old": 1, "v3": 3}
+    assert {k: v["version"] for k, v in lance.dataset(ours).tags.list().items()} == {
+        "old": 1,
+        "v3": 3,
+    }
     spark_lance.delete_tag(spark, ours, "old")
     assert list(lance.dataset(ours).tags.list()) == ["v3"]
     n = spark.read.format("lance").option("tag", "v3").load(ours).count()
@@ -140,8 +158,9 @@ def test_restore_as_pylance(spark, twins, version):
     # pylance keeps going alike: new fragment ids continue past every id used.
     for p in twins:
         lance.write_dataset(table(100, 3), p, mode="append")
-    assert [f.metadata.id for f in lance.dataset(ours).get_fragments()] == \
-        [f.metadata.id for f in lance.dataset(theirs).get_fragments()]
+    assert [f.metadata.id for f in lance.dataset(ours).get_fragments()] == [
+        f.metadata.id for f in lance.dataset(theirs).get_fragments()
+    ]
     with pytest.raises(Exception, match="99"):
         spark_lance.restore(spark, ours, 99)
 
@@ -151,17 +170,25 @@ def test_register_catalog(spark, tmp_path):
     spark.sql(f"create table {name}.made (id bigint) using lance")
     spark.sql(f"insert into {name}.made values (1), (2)")
     assert lance.dataset(str(tmp_path / "made.lance")).count_rows() == 2
-    assert spark.sql(f"select count(*) from {name}.`{tmp_path / 'made.lance'}`").collect()[0][0] == 2
+    assert (
+        spark.sql(f"select count(*) from {name}.`{tmp_path / 'made.lance'}`").collect()[0][0] == 2
+    )
 
 
 def blob_table(vals, start=0, managed=False):
     from lance.blob import blob_array, blob_field
+
     meta = {"lance.blob.managed": "true"} if managed else None
     return pa.Table.from_arrays(
         [pa.array(range(start, start + len(vals)), pa.int64()), blob_array(vals)],
-        schema=pa.schema([pa.field("id", pa.int64()),
-                          blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000)],
-                         metadata=meta))
+        schema=pa.schema(
+            [
+                pa.field("id", pa.int64()),
+                blob_field("b", inline_size_threshold=16, dedicated_size_threshold=1000),
+            ],
+            metadata=meta,
+        ),
+    )
 
 
 @pytest.mark.parametrize("unverified", [True, False], ids=["delete_unverified", "verified_only"])
@@ -171,8 +198,11 @@ def test_cleanup_removes_blob_files_as_pylance(spark, tmp_path, managed, unverif
     (_blobs/…) go too, counted as data files, as pylance's cleanup does; objects a kept version
     still references (also through a fragment an update left in place) stay."""
     ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
-    lance.write_dataset(blob_table([b"a" * 100, b"b" * 2000, b"c"], managed=managed), ours,
-                        data_storage_version="2.2")
+    lance.write_dataset(
+        blob_table([b"a" * 100, b"b" * 2000, b"c"], managed=managed),
+        ours,
+        data_storage_version="2.2",
+    )
     lance.write_dataset(blob_table([b"d" * 100, b"e" * 2000], 3, managed), ours, mode="append")
     lance.dataset(ours).update({"id": "id + 100"}, where="id = 0")
     lance.write_dataset(blob_table([b"f" * 300], 9, managed), ours, mode="append")
@@ -180,15 +210,18 @@ def test_cleanup_removes_blob_files_as_pylance(spark, tmp_path, managed, unverif
     shutil.copytree(ours, theirs)
     before = files(ours)
     assert any(f.endswith(".blob") for f in before)
-    got = spark_lance.cleanup_old_versions(spark, ours, dt.timedelta(0),
-                                           delete_unverified=unverified)
-    want = lance.dataset(theirs).cleanup_old_versions(dt.timedelta(0),
-                                                      delete_unverified=unverified)
+    got = spark_lance.cleanup_old_versions(
+        spark, ours, dt.timedelta(0), delete_unverified=unverified
+    )
+    want = lance.dataset(theirs).cleanup_old_versions(dt.timedelta(0), delete_unverified=unverified)
     assert files(ours) == files(theirs)
     assert set(before) - set(files(ours))  # something was removed
-    assert (got["data_files_removed"], got["bytes_removed"]) == \
-        (want.data_files_removed, want.bytes_removed)
+    assert (got["data_files_removed"], got["bytes_removed"]) == (
+        want.data_files_removed,
+        want.bytes_removed,
+    )
     for p in (ours, theirs):
         lance.dataset(p).validate()
-    assert lance.dataset(ours).to_table(blob_handling="all_binary") == \
-        lance.dataset(theirs).to_table(blob_handling="all_binary")
+    assert lance.dataset(ours).to_table(blob_handling="all_binary") == lance.dataset(
+        theirs
+    ).to_table(blob_handling="all_binary")

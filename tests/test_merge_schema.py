@@ -28,24 +28,35 @@ def twins(tmp_path, request):
     return ours, theirs
 
 
-NEW = pa.schema([pa.field("score", pa.float64()),
-                 pa.field("tags", pa.list_(pa.string())),
-                 pa.field("pt", pa.struct([pa.field("x", pa.int32()), pa.field("y", pa.int32())]))])
+NEW = pa.schema(
+    [
+        pa.field("score", pa.float64()),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("pt", pa.struct([pa.field("x", pa.int32()), pa.field("y", pa.int32())])),
+    ]
+)
 
 
 def new_rows(start, n):
     ids = list(range(start, start + n))
     base = pa.schema([pa.field("id", pa.int64()), pa.field("s", pa.string())])
-    return pa.table({"id": ids, "s": [f"n{i}" for i in ids],
-                     "score": [i / 4 for i in ids], "tags": [[f"t{i}"] * (i % 3) for i in ids],
-                     "pt": [{"x": i, "y": -i} for i in ids]},
-                    schema=pa.schema(list(base) + list(NEW)))
+    return pa.table(
+        {
+            "id": ids,
+            "s": [f"n{i}" for i in ids],
+            "score": [i / 4 for i in ids],
+            "tags": [[f"t{i}"] * (i % 3) for i in ids],
+            "pt": [{"x": i, "y": -i} for i in ids],
+        },
+        schema=pa.schema(list(base) + list(NEW)),
+    )
 
 
 def frame(spark, start, n):
     return spark.createDataFrame(
         new_rows(start, n).to_pylist(),
-        "id long, s string, score double, tags array<string>, pt struct<x:int,y:int>")
+        "id long, s string, score double, tags array<string>, pt struct<x:int,y:int>",
+    )
 
 
 def fields(path):
@@ -62,8 +73,9 @@ def rows(path):
 def test_merge_schema_equals_pylance_add_columns_then_append(spark, twins):
     ours, theirs = twins
     before = lance.dataset(ours).version
-    frame(spark, 100, 4).write.format("lance").mode("append") \
-        .option("mergeSchema", "true").save(ours)
+    frame(spark, 100, 4).write.format("lance").mode("append").option("mergeSchema", "true").save(
+        ours
+    )
     d = lance.dataset(theirs)
     d.add_columns(NEW)
     lance.write_dataset(new_rows(100, 4), theirs, mode="append")
@@ -71,8 +83,10 @@ def test_merge_schema_equals_pylance_add_columns_then_append(spark, twins):
     ds = lance.dataset(ours)
     ds.validate()
     assert ds.version == before + 2
-    assert [type(ds.read_transaction(v).operation).__name__ for v in (before + 1, before + 2)] \
-        == ["Merge", "Append"]
+    assert [type(ds.read_transaction(v).operation).__name__ for v in (before + 1, before + 2)] == [
+        "Merge",
+        "Append",
+    ]
     assert fields(ours) == fields(theirs)
     assert rows(ours) == rows(theirs)
     # Spark reads what pylance reads, the old rows' new columns null.
@@ -92,8 +106,9 @@ def test_merge_schema_without_new_columns_is_a_plain_append(spark, twins):
     ours, theirs = twins
     before = lance.dataset(ours).version
     df = spark.createDataFrame(table(50, 3).to_pylist(), "id long, s string")
-    df.select(F.col("s"), F.col("id").alias("ID")).write.format("lance").mode("append") \
-        .option("mergeSchema", "true").save(ours)
+    df.select(F.col("s"), F.col("id").alias("ID")).write.format("lance").mode("append").option(
+        "mergeSchema", "true"
+    ).save(ours)
     lance.write_dataset(table(50, 3), theirs, mode="append")
     ds = lance.dataset(ours)
     assert ds.version == before + 1
@@ -108,6 +123,7 @@ def test_new_columns_without_merge_schema_are_refused(spark, twins):
             frame(spark, 100, 2).write.format("lance").mode("append").options(**opts).save(ours)
     # A dataset column missing from the DataFrame is refused even with mergeSchema.
     with pytest.raises(Exception, match="'s'"):
-        frame(spark, 100, 2).drop("s").write.format("lance").mode("append") \
-            .option("mergeSchema", "true").save(ours)
+        frame(spark, 100, 2).drop("s").write.format("lance").mode("append").option(
+            "mergeSchema", "true"
+        ).save(ours)
     assert lance.dataset(ours).version == before

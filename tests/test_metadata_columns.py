@@ -21,8 +21,8 @@ def pylance_rows(path, version=None):
     t = ds.to_table(columns=META[2:], with_row_id=True, with_row_address=True)
     return sorted(
         (a, r, a >> 32, c, u)
-        for a, r, c, u in zip(*(t.column(n).to_pylist()
-                                for n in ["_rowaddr", "_rowid"] + META[2:])))
+        for a, r, c, u in zip(*(t.column(n).to_pylist() for n in ["_rowaddr", "_rowid"] + META[2:]))
+    )
 
 
 def spark_rows(spark, path, version=None):
@@ -47,8 +47,9 @@ def table(start, n):
 def evolved(tmp_path, request):
     """A dataset that went through appends, deletes, updates and a compaction."""
     path = str(tmp_path / "ds")
-    lance.write_dataset(table(0, 30), path, enable_stable_row_ids=request.param,
-                        max_rows_per_file=10)
+    lance.write_dataset(
+        table(0, 30), path, enable_stable_row_ids=request.param, max_rows_per_file=10
+    )
     lance.write_dataset(table(30, 30), path, mode="append")
     ds = lance.dataset(path)
     ds.delete("id % 7 = 3")
@@ -68,10 +69,13 @@ def test_metadata_columns_after_changes_and_compaction(spark, evolved):
 
 def test_metadata_columns_with_filters_and_sql(spark, evolved):
     df = spark.read.format("lance").load(evolved)
-    got = sorted(tuple(r) for r in df.where("id > 40 and v <> 'r44'")
-                 .select("id", "_rowid", "_rowaddr").collect())
-    t = lance.dataset(evolved).to_table(columns=["id"], filter="id > 40 and v <> 'r44'",
-                                        with_row_id=True, with_row_address=True)
+    got = sorted(
+        tuple(r)
+        for r in df.where("id > 40 and v <> 'r44'").select("id", "_rowid", "_rowaddr").collect()
+    )
+    t = lance.dataset(evolved).to_table(
+        columns=["id"], filter="id > 40 and v <> 'r44'", with_row_id=True, with_row_address=True
+    )
     want = sorted(zip(*(t.column(c).to_pylist() for c in ["id", "_rowid", "_rowaddr"])))
     assert got == want
     n = df.selectExpr("count(distinct _rowid)").collect()[0][0]
@@ -80,16 +84,27 @@ def test_metadata_columns_with_filters_and_sql(spark, evolved):
     assert "_rowid" not in df.columns
 
 
-@pytest.mark.parametrize("where", [
-    "_fragid = 1", "_fragid in (0, 2)", "_fragid >= 2", "_fragid < 1 or _fragid > 3",
-    "_rowaddr >= 8589934592 and _rowaddr < 12884901888", "_rowaddr = 4294967298",
-    "_rowaddr > -1 and id < 25", "_fragid <> 1"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "_fragid = 1",
+        "_fragid in (0, 2)",
+        "_fragid >= 2",
+        "_fragid < 1 or _fragid > 3",
+        "_rowaddr >= 8589934592 and _rowaddr < 12884901888",
+        "_rowaddr = 4294967298",
+        "_rowaddr > -1 and id < 25",
+        "_fragid <> 1",
+    ],
+)
 def test_predicates_on_fragment_and_address_prune_fragments_exactly(spark, evolved, where):
     df = spark.read.format("lance").load(evolved).where(where)
     got = sorted(tuple(r) for r in df.select("id", "_rowaddr", "_fragid").collect())
     t = lance.dataset(evolved).to_table(columns=["id"], with_row_address=True)
-    rows = [(i, a, a >> 32) for i, a in zip(t.column("id").to_pylist(),
-                                            t.column("_rowaddr").to_pylist())]
+    rows = [
+        (i, a, a >> 32)
+        for i, a in zip(t.column("id").to_pylist(), t.column("_rowaddr").to_pylist())
+    ]
     keep = spark.createDataFrame(rows, "id long, _rowaddr long, _fragid int").where(where)
     assert got == sorted(tuple(r) for r in keep.collect())
     plan = df._jdf.queryExecution().executedPlan().toString()

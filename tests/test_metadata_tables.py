@@ -48,7 +48,9 @@ def test_versions_table(spark, fx):
     types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     names = [f.name for f in df.schema.fields]
     for col, typ in VERSIONS_COLUMNS:
-        assert types.get(col) == typ, f"versions table column {col!r}: expected {typ}, got {types.get(col)}"
+        assert types.get(col) == typ, (
+            f"versions table column {col!r}: expected {typ}, got {types.get(col)}"
+        )
     assert [n for n in names if n in dict(VERSIONS_COLUMNS)] == [c for c, _ in VERSIONS_COLUMNS]
 
     latest = lance.dataset(str(fx.path))
@@ -83,7 +85,10 @@ def test_versions_table(spark, fx):
 @pytest.mark.parametrize("fx", DATASET_CASES)
 def test_tags_table(spark, fx):
     df = metadata(spark, fx.path, "tags")
-    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [("tag", "string"), ("version", "bigint")]
+    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [
+        ("tag", "string"),
+        ("version", "bigint"),
+    ]
     got = sorted((r["tag"], r["version"]) for r in df.collect())
     want = sorted((k, v["version"]) for k, v in lance.dataset(str(fx.path)).tags.list().items())
     assert got == want
@@ -102,11 +107,15 @@ def test_timestamp_at_a_commit_time_reads_that_version(spark, fx):
         iso = r["timestamp"].isoformat(timespec="microseconds") + "Z"
         df = spark.read.format("lance").option("timestamp", iso).load(path)
         want = lance.dataset(path, version=v)
-        assert (df.columns, df.count()) == (want.schema.names, want.count_rows()), f"timestamp {iso} (commit of v{v})"
+        assert (df.columns, df.count()) == (want.schema.names, want.count_rows()), (
+            f"timestamp {iso} (commit of v{v})"
+        )
     # One microsecond before the first commit there is nothing to read.
     first = rows[0]["timestamp"] - dt.timedelta(microseconds=1)
     with pytest.raises(Exception) as e:
-        spark.read.format("lance").option("timestamp", first.isoformat(timespec="microseconds") + "Z").load(path).count()
+        spark.read.format("lance").option(
+            "timestamp", first.isoformat(timespec="microseconds") + "Z"
+        ).load(path).count()
     assert path in str(e.value)
 
 
@@ -130,9 +139,12 @@ def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
     import pyarrow as pa
 
     path = tmp_path / "ix"
+
     def rows(ids):
-        return pa.table({"id": ids, "s": [f"r{i}" for i in ids],
-                         "st": [{"a": i % 4, "b": "x"} for i in ids]})
+        return pa.table(
+            {"id": ids, "s": [f"r{i}" for i in ids], "st": [{"a": i % 4, "b": "x"} for i in ids]}
+        )
+
     lance.write_dataset(rows(list(range(20))), str(path), max_rows_per_file=10)
     ds = lance.dataset(str(path))
     ds.create_scalar_index("id", "BTREE")
@@ -143,10 +155,14 @@ def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
     ds = lance.dataset(str(path))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        want = sorted((i["name"], i["type"], i["uuid"], i["fields"], i["version"],
-                       sorted(i["fragment_ids"])) for i in ds.list_indices())
-    got = sorted((r.name, r.type, r.uuid, r.columns, r.dataset_version, sorted(r.fragment_ids))
-                 for r in metadata(spark, path, "indices").collect())
+        want = sorted(
+            (i["name"], i["type"], i["uuid"], i["fields"], i["version"], sorted(i["fragment_ids"]))
+            for i in ds.list_indices()
+        )
+    got = sorted(
+        (r.name, r.type, r.uuid, r.columns, r.dataset_version, sorted(r.fragment_ids))
+        for r in metadata(spark, path, "indices").collect()
+    )
     assert got == want and len(got) == 3
 
     # The same tables in SQL, for a path table and a catalog table.
@@ -156,7 +172,8 @@ def test_indices_table_and_metadata_tables_in_sql(spark, tmp_path):
         assert sql == metadata(spark, path, kind).collect(), kind
     spark.sql(f"create table {c}.t using lance as select id from range(3)")
     spark.sql(f"insert into {c}.t values (7)")
-    assert [r.version for r in spark.sql(f"select version from {c}.t.versions").collect()] == \
-        [v["version"] for v in lance.dataset(str(tmp_path / "t.lance")).versions()]
+    assert [r.version for r in spark.sql(f"select version from {c}.t.versions").collect()] == [
+        v["version"] for v in lance.dataset(str(tmp_path / "t.lance")).versions()
+    ]
     with pytest.raises(Exception, match="TABLE_OR_VIEW_NOT_FOUND|cannot be found"):
         spark.sql(f"select * from {c}.nope.versions").collect()

@@ -9,11 +9,11 @@ from __future__ import annotations
 import lance
 import numpy as np
 import pytest
-from support import lance_catalog as catalog
-
-import spark_lance
 from test_vector_index_search import assert_same, pylance, table
 from test_vectors import vectors
+
+import spark_lance
+from support import lance_catalog as catalog
 
 
 @pytest.fixture(scope="module")
@@ -41,26 +41,33 @@ def got(spark, sql):
 def test_positional_call_equals_pylance_and_the_python_search(spark, indexed):
     for q in vectors(3, seed=63):
         want = pylance(indexed, q, k=7, nprobes=3)
-        sql = f"SELECT id, _distance FROM lance_nearest('{indexed}', 'emb', {literal(q)}, 7, " \
-              "'l2', 3)"
+        sql = (
+            f"SELECT id, _distance FROM lance_nearest('{indexed}', 'emb', {literal(q)}, 7, 'l2', 3)"
+        )
         ours = got(spark, sql)
         assert_same(ours, want)
         assert all(i >= 2000 or i % 9 != 4 for i in ours[0])
-        python = spark_lance.LanceTable(spark, indexed).nearest("emb", q.tolist(), k=7,
-                                                                nprobes=3, columns="id")
+        python = spark_lance.LanceTable(spark, indexed).nearest(
+            "emb", q.tolist(), k=7, nprobes=3, columns="id"
+        )
         assert ours[0] == [r["id"] for r in python.collect()]
 
 
 def test_named_arguments_refine_filter_and_exact_search(spark, indexed):
     q = vectors(1, seed=64)[0]
     call = f"lance_nearest(table => '{indexed}', column => 'emb', q => {literal(q)}"
-    assert_same(got(spark, f"SELECT * FROM {call}, k => 5, nprobes => 2, refine_factor => 4)"),
-                pylance(indexed, q, k=5, nprobes=2, refine_factor=4))
-    assert_same(got(spark, f"SELECT * FROM {call}, filter => 'g = 2 and id > 300', "
-                           "nprobes => 4)"),
-                pylance(indexed, q, filter="g = 2 and id > 300", nprobes=4))
-    assert_same(got(spark, f"SELECT * FROM {call}, use_index => false, metric => 'cosine')"),
-                pylance(indexed, q, use_index=False, metric="cosine"))
+    assert_same(
+        got(spark, f"SELECT * FROM {call}, k => 5, nprobes => 2, refine_factor => 4)"),
+        pylance(indexed, q, k=5, nprobes=2, refine_factor=4),
+    )
+    assert_same(
+        got(spark, f"SELECT * FROM {call}, filter => 'g = 2 and id > 300', nprobes => 4)"),
+        pylance(indexed, q, filter="g = 2 and id > 300", nprobes=4),
+    )
+    assert_same(
+        got(spark, f"SELECT * FROM {call}, use_index => false, metric => 'cosine')"),
+        pylance(indexed, q, use_index=False, metric="cosine"),
+    )
     # k defaults to 10, as pylance's.
     assert len(spark.sql(f"SELECT * FROM {call})").collect()) == 10
 
@@ -70,23 +77,27 @@ def test_columns_and_use_in_a_larger_query(spark, indexed):
     # budget of its own (6 of the 8 partitions for k up to 10, in pylance 14.0.2), so which
     # rows its default returns depends on the index each run's k-means trains.
     q = vectors(1, seed=65)[0]
-    df = spark.sql(f"SELECT * FROM lance_nearest('{indexed}', 'emb', {literal(q)}, 4, "
-                   "nprobes => 8)")
+    df = spark.sql(
+        f"SELECT * FROM lance_nearest('{indexed}', 'emb', {literal(q)}, 4, nprobes => 8)"
+    )
     assert df.columns == ["id", "emb", "g", "_distance"]
-    want = lance.dataset(indexed).to_table(nearest={"column": "emb", "q": q, "k": 4,
-                                                    "nprobes": 8})
+    want = lance.dataset(indexed).to_table(nearest={"column": "emb", "q": q, "k": 4, "nprobes": 8})
     rows = df.collect()
     assert [r["g"] for r in rows] == want["g"].to_pylist()
-    assert np.allclose(np.array([r["emb"] for r in rows], dtype="float32"),
-                       np.stack(want["emb"].to_numpy(zero_copy_only=False)))
+    assert np.allclose(
+        np.array([r["emb"] for r in rows], dtype="float32"),
+        np.stack(want["emb"].to_numpy(zero_copy_only=False)),
+    )
     # Joined and aggregated like any relation.
     counted = spark.sql(
         f"SELECT n.g, count(*) AS c FROM lance_nearest('{indexed}', 'emb', {literal(q)}, 20, "
         "nprobes => 8) n "
         f"JOIN (SELECT id FROM lance.`{indexed}` WHERE id % 2 = 0) e ON n.id = e.id "
-        "GROUP BY n.g").collect()
-    want = lance.dataset(indexed).to_table(nearest={"column": "emb", "q": q, "k": 20,
-                                                    "nprobes": 8}, columns=["id", "g"])
+        "GROUP BY n.g"
+    ).collect()
+    want = lance.dataset(indexed).to_table(
+        nearest={"column": "emb", "q": q, "k": 20, "nprobes": 8}, columns=["id", "g"]
+    )
     by_g = {}
     for i, g in zip(want["id"].to_pylist(), want["g"].to_pylist()):
         if i % 2 == 0:
@@ -97,15 +108,23 @@ def test_columns_and_use_in_a_larger_query(spark, indexed):
 def test_catalog_tables_by_name(spark, indexed, tmp_path):
     q = vectors(1, seed=66)[0]
     want = pylance(indexed, q, k=6, nprobes=2)
-    assert_same(got(spark, f"SELECT * FROM lance_nearest('lance.`{indexed}`', 'emb', "
-                           f"{literal(q)}, 6, nprobes => 2)"), want)
+    assert_same(
+        got(
+            spark,
+            f"SELECT * FROM lance_nearest('lance.`{indexed}`', 'emb', "
+            f"{literal(q)}, 6, nprobes => 2)",
+        ),
+        want,
+    )
     root = tmp_path / "warehouse"
     root.mkdir()
     c = catalog(spark, root)
     lance.write_dataset(table(vectors(300, seed=67)), str(root / "items.lance"))
     named = str(root / "items.lance")
-    assert_same(got(spark, f"SELECT * FROM lance_nearest('{c}.items', 'emb', {literal(q)}, 6)"),
-                pylance(named, q, k=6))
+    assert_same(
+        got(spark, f"SELECT * FROM lance_nearest('{c}.items', 'emb', {literal(q)}, 6)"),
+        pylance(named, q, k=6),
+    )
 
 
 def test_the_search_sees_the_version_analysed(spark, tmp_path):
@@ -117,26 +136,33 @@ def test_the_search_sees_the_version_analysed(spark, tmp_path):
     lance.write_dataset(table(np.tile(q, (5, 1)), start=1000), path, mode="append")
     # The DataFrame keeps the rows its analysis found; a new query sees the append.
     assert [r["id"] for r in df.collect()] == before
-    again = [r["id"] for r in spark.sql(
-        f"SELECT id FROM lance_nearest('{path}', 'emb', {literal(q)}, 3)").collect()]
+    again = [
+        r["id"]
+        for r in spark.sql(
+            f"SELECT id FROM lance_nearest('{path}', 'emb', {literal(q)}, 3)"
+        ).collect()
+    ]
     assert again == pylance(path, q, k=3)["id"].to_pylist()
     assert all(i >= 1000 for i in again)
 
 
-@pytest.mark.parametrize("args, message", [
-    ("'emb', array(1, 2), 5", "option 'q': column emb holds vectors of 16"),
-    ("'emb'", "'q'.*lance_nearest needs it"),
-    ("'emb', Q, k => 5, kk => 3", "'kk'.*no such parameter"),
-    ("'emb', Q, 0", "option 'k'.*must be positive"),
-    ("'emb', Q, 5, 'manhattan'", "option 'metric'.*must be one of"),
-    ("'emb', Q, 5, nprobes => 0", "option 'nprobes'.*must be positive"),
-    ("'emb', Q, 2.5", "option 'k'.*whole number"),
-    ("'emb', array(1, null)", "option 'q'.*NULL at position 1"),
-    ("'emb', array(rand())", "option 'q'.*must be a constant"),
-    ("'emb', Q, 'five'", "option 'k'.*is string"),
-    ("'nope', Q", "nope"),
-    ("'emb', Q, k => 2, k => 3", "given twice.*option 'k'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ("'emb', array(1, 2), 5", "option 'q': column emb holds vectors of 16"),
+        ("'emb'", "'q'.*lance_nearest needs it"),
+        ("'emb', Q, k => 5, kk => 3", "'kk'.*no such parameter"),
+        ("'emb', Q, 0", "option 'k'.*must be positive"),
+        ("'emb', Q, 5, 'manhattan'", "option 'metric'.*must be one of"),
+        ("'emb', Q, 5, nprobes => 0", "option 'nprobes'.*must be positive"),
+        ("'emb', Q, 2.5", "option 'k'.*whole number"),
+        ("'emb', array(1, null)", "option 'q'.*NULL at position 1"),
+        ("'emb', array(rand())", "option 'q'.*must be a constant"),
+        ("'emb', Q, 'five'", "option 'k'.*is string"),
+        ("'nope', Q", "nope"),
+        ("'emb', Q, k => 2, k => 3", "given twice.*option 'k'"),
+    ],
+)
 def test_wrong_arguments_are_refused_naming_them(spark, indexed, args, message):
     q = literal(vectors(1, seed=70)[0])
     with pytest.raises(Exception, match=message):

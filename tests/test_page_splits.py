@@ -13,10 +13,10 @@ import json
 
 import lance
 import pytest
+from property import check
 from pyspark.sql import functions as F
 
 import support
-from property import check
 
 DIR = support.SRC_TEST_DATA / "pages"
 FORMATS = ["legacy", "2.0", "2.1", "2.2"]
@@ -69,10 +69,14 @@ def test_partitions_start_on_page_boundaries(spark, fmt, names):
     df = read(spark, fmt, split_size=1).select(*names).withColumn("p", F.spark_partition_id())
     # count(name) for every projected column, or Spark prunes the unused ones from the scan.
     counts = [F.count(n).alias(f"n_{n}") for n in names]
-    first = df.where(F.col("id") < 4000).groupBy("p").agg(F.min("id").alias("start"), *counts).collect()
+    first = (
+        df.where(F.col("id") < 4000).groupBy("p").agg(F.min("id").alias("start"), *counts).collect()
+    )
     got = sorted(r["start"] for r in first)
     want = expected_starts(fmt, names)
-    assert got == want, f"{fmt} {names}: partitions start at {got}, the chosen column's pages at {want}"
+    assert got == want, (
+        f"{fmt} {names}: partitions start at {got}, the chosen column's pages at {want}"
+    )
     # Not the old 1024-row alignment by accident.
     assert got != list(range(0, 4000, 1024))
 
@@ -84,8 +88,16 @@ def test_split_scans_equal_pylance(spark, fmt):
     problems = []
     for opts in ({"split_size": 1}, {"split_size": 1, "batch_size": 37}, {"split_size": 5000}, {}):
         df = read(spark, fmt, **opts)
-        problems += [f"{opts}: {p}" for p in check.compare(expected, df.collect(), df.schema, list(df.columns))]
+        problems += [
+            f"{opts}: {p}"
+            for p in check.compare(expected, df.collect(), df.schema, list(df.columns))
+        ]
         for col in ("vec", "li", "st"):
             one = read(spark, fmt, **opts).select(col)
-            problems += [f"{opts} {col}: {p}" for p in check.compare(expected.select([col]), one.collect(), one.schema, [col])]
-    assert not problems, f"paged_{fmt}: Spark differs from pylance\n" + "\n".join("  - " + p for p in problems)
+            problems += [
+                f"{opts} {col}: {p}"
+                for p in check.compare(expected.select([col]), one.collect(), one.schema, [col])
+            ]
+    assert not problems, f"paged_{fmt}: Spark differs from pylance\n" + "\n".join(
+        "  - " + p for p in problems
+    )

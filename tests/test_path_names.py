@@ -32,8 +32,7 @@ def pylance_rows(path, **kw):
 @pytest.fixture()
 def dataset(tmp_path):
     p = str(tmp_path / "t.lance")
-    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3], pa.int64()),
-                                  "s": ["a", "b", None]}), p)
+    lance.write_dataset(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "s": ["a", "b", None]}), p)
     return p
 
 
@@ -52,8 +51,7 @@ def test_insert_then_pylance_reads_it_and_time_travel(bare, dataset):
 
 
 def test_describe_and_metadata_tables(bare, dataset):
-    described = {r.col_name: r.data_type
-                 for r in bare.sql(f"describe lance.`{dataset}`").collect()}
+    described = {r.col_name: r.data_type for r in bare.sql(f"describe lance.`{dataset}`").collect()}
     assert described == {"id": "bigint", "s": "string"}
     versions = bare.sql(f"select version from lance.`{dataset}`.versions").collect()
     expected = [v["version"] for v in lance.dataset(dataset).versions()]
@@ -62,6 +60,7 @@ def test_describe_and_metadata_tables(bare, dataset):
 
 def test_missing_path_and_not_a_dataset_name_the_path(bare, spark, tmp_path):
     from pyspark.errors import AnalysisException
+
     missing = str(tmp_path / "nope.lance")
     plain = tmp_path / "plain"
     (plain / "data").mkdir(parents=True)

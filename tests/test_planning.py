@@ -4,15 +4,17 @@ exchanges; splits follow Spark's file-source rule so small datasets use every co
 from __future__ import annotations
 
 import lance
-import pytest
 import pyarrow as pa
+import pytest
 
 import support
 
 
 def table(start, n):
     ids = list(range(start, start + n))
-    return pa.table({"id": pa.array(ids, pa.int64()), "k": pa.array([i % 7 for i in ids], pa.int64())})
+    return pa.table(
+        {"id": pa.array(ids, pa.int64()), "k": pa.array([i % 7 for i in ids], pa.int64())}
+    )
 
 
 def test_self_join_of_two_aggregations_reuses_the_exchange(spark, tmp_path):
@@ -53,11 +55,16 @@ def test_uneven_fragments_make_even_tasks_cut_mid_page_where_needed(spark, tmp_p
     # fragment (55% + 45%).
     import numpy as np
     from pyspark.sql import functions as F
+
     n = 900_000
     rng = np.random.default_rng(7)
-    t = pa.table({"id": pa.array(np.arange(n), pa.int64()),
-                  "x": pa.array(rng.integers(-(1 << 62), 1 << 62, n), pa.int64()),
-                  "y": pa.array(rng.integers(-(1 << 62), 1 << 62, n), pa.int64())})
+    t = pa.table(
+        {
+            "id": pa.array(np.arange(n), pa.int64()),
+            "x": pa.array(rng.integers(-(1 << 62), 1 << 62, n), pa.int64()),
+            "y": pa.array(rng.integers(-(1 << 62), 1 << 62, n), pa.int64()),
+        }
+    )
     path = str(tmp_path / "ds")
     lance.write_dataset(t, path, max_rows_per_file=550_000)
     assert [f.count_rows() for f in lance.dataset(path).get_fragments()] == [550_000, 350_000]
@@ -76,14 +83,19 @@ def test_a_pruned_scan_is_estimated_as_spark_estimates_a_parquet_table(spark, tm
     # so a join on the numeric keys of a table of long strings is broadcast, or not, as it
     # would be over Parquet.
     n = 2000
-    t = pa.table({"id": pa.array(range(n), pa.int64()),
-                  "day": pa.array(range(n), pa.int32()).cast(pa.date32()),
-                  "s1": pa.array([f"a long comment on row {i}" * 3 for i in range(n)]),
-                  "s2": pa.array([f"note {i}" for i in range(n)]),
-                  "x": pa.array([i / 3 for i in range(n)], pa.float64())})
+    t = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "day": pa.array(range(n), pa.int32()).cast(pa.date32()),
+            "s1": pa.array([f"a long comment on row {i}" * 3 for i in range(n)]),
+            "s2": pa.array([f"note {i}" for i in range(n)]),
+            "x": pa.array([i / 3 for i in range(n)], pa.float64()),
+        }
+    )
     lance_path, pq_path = str(tmp_path / "t.lance"), str(tmp_path / "t.parquet")
     lance.write_dataset(t, lance_path)
     import pyarrow.parquet as pq
+
     pq.write_table(t, pq_path)
 
     def size(df):
@@ -99,16 +111,22 @@ def test_a_pruned_scan_is_estimated_as_spark_estimates_a_parquet_table(spark, tm
 
 def orders_and_items(tmp_path):
     """Two pylance tables: orders (key, status) and items (key, supplier, late, note, qty)."""
-    orders = pa.table({"o_key": pa.array(range(40), pa.int64()),
-                       "o_status": pa.array(["F" if i % 3 else "O" for i in range(40)])})
+    orders = pa.table(
+        {
+            "o_key": pa.array(range(40), pa.int64()),
+            "o_status": pa.array(["F" if i % 3 else "O" for i in range(40)]),
+        }
+    )
     keys = [i % 30 for i in range(120)]
-    items = pa.table({
-        "i_key": pa.array(keys, pa.int64()),
-        "i_supp": pa.array([(i * 7) % 5 for i in range(120)], pa.int64()),
-        "i_late": pa.array([i % 4 == 0 for i in range(120)]),
-        "i_note": pa.array([f"note {i}" for i in range(120)]),
-        "i_qty": pa.array([float(i) for i in range(120)], pa.float64()),
-    })
+    items = pa.table(
+        {
+            "i_key": pa.array(keys, pa.int64()),
+            "i_supp": pa.array([(i * 7) % 5 for i in range(120)], pa.int64()),
+            "i_late": pa.array([i % 4 == 0 for i in range(120)]),
+            "i_note": pa.array([f"note {i}" for i in range(120)]),
+            "i_qty": pa.array([float(i) for i in range(120)], pa.float64()),
+        }
+    )
     paths = {}
     for name, t in (("orders", orders), ("items", items)):
         paths[name] = str(tmp_path / name)
@@ -130,21 +148,31 @@ def scan_columns(df, path):
 
 EXISTS_QUERIES = {
     # q4's shape: EXISTS with a correlated key and a filter of the subquery's own.
-    "exists": ("SELECT o_key, o_status FROM orders WHERE EXISTS (SELECT * FROM items "
-               "WHERE i_key = o_key AND i_late)", [["i_key"]]),
+    "exists": (
+        "SELECT o_key, o_status FROM orders WHERE EXISTS (SELECT * FROM items "
+        "WHERE i_key = o_key AND i_late)",
+        [["i_key"]],
+    ),
     # q22's shape: NOT EXISTS on the key alone.
-    "not_exists": ("SELECT o_key FROM orders WHERE NOT EXISTS (SELECT * FROM items "
-                   "WHERE i_key = o_key)", [["i_key"]]),
+    "not_exists": (
+        "SELECT o_key FROM orders WHERE NOT EXISTS (SELECT * FROM items WHERE i_key = o_key)",
+        [["i_key"]],
+    ),
     # q21's shape: a second correlated column compared by inequality, both subqueries on one
     # table, the outer query reading it too.
-    "two_subqueries": ("SELECT a.i_key, a.i_supp FROM items a WHERE a.i_qty > 10 AND EXISTS "
-                       "(SELECT * FROM items b WHERE b.i_key = a.i_key AND b.i_supp <> a.i_supp) "
-                       "AND NOT EXISTS (SELECT * FROM items c WHERE c.i_key = a.i_key AND "
-                       "c.i_supp <> a.i_supp AND c.i_late)",
-                       [["i_key", "i_supp"]] * 3),
+    "two_subqueries": (
+        "SELECT a.i_key, a.i_supp FROM items a WHERE a.i_qty > 10 AND EXISTS "
+        "(SELECT * FROM items b WHERE b.i_key = a.i_key AND b.i_supp <> a.i_supp) "
+        "AND NOT EXISTS (SELECT * FROM items c WHERE c.i_key = a.i_key AND "
+        "c.i_supp <> a.i_supp AND c.i_late)",
+        [["i_key", "i_supp"]] * 3,
+    ),
     # A projection inside the subquery keeps what the join needs.
-    "projected": ("SELECT o_key FROM orders WHERE EXISTS (SELECT i_key, i_note FROM items "
-                  "WHERE i_key = o_key AND i_qty < 50)", [["i_key"]]),
+    "projected": (
+        "SELECT o_key FROM orders WHERE EXISTS (SELECT i_key, i_note FROM items "
+        "WHERE i_key = o_key AND i_qty < 50)",
+        [["i_key"]],
+    ),
 }
 
 
@@ -159,11 +187,20 @@ def pylance_answer(paths, name):
         keys = {r["i_key"] for r in items}
         return sorted((r["o_key"],) for r in orders if r["o_key"] not in keys)
     if name == "two_subqueries":
+
         def other(a, late_only):
-            return any(b["i_key"] == a["i_key"] and b["i_supp"] != a["i_supp"]
-                       and (b["i_late"] or not late_only) for b in items)
-        return sorted((a["i_key"], a["i_supp"]) for a in items
-                      if a["i_qty"] > 10 and other(a, False) and not other(a, True))
+            return any(
+                b["i_key"] == a["i_key"]
+                and b["i_supp"] != a["i_supp"]
+                and (b["i_late"] or not late_only)
+                for b in items
+            )
+
+        return sorted(
+            (a["i_key"], a["i_supp"])
+            for a in items
+            if a["i_qty"] > 10 and other(a, False) and not other(a, True)
+        )
     cheap = {r["i_key"] for r in items if r["i_qty"] < 50}
     return sorted((r["o_key"],) for r in orders if r["o_key"] in cheap)
 
@@ -197,8 +234,9 @@ def write_copy(spark, rows, path, writer):
     if writer == "pylance":
         lance.write_dataset(rows, path, max_rows_per_file=300)
     else:
-        spark.createDataFrame([tuple(r.values()) for r in rows.to_pylist()],
-                              "k bigint, v bigint").write.format("lance").save(path)
+        spark.createDataFrame(
+            [tuple(r.values()) for r in rows.to_pylist()], "k bigint, v bigint"
+        ).write.format("lance").save(path)
 
 
 # TPC-H q15's shape: the same grouped sum twice, once under a join, which makes Spark infer
@@ -248,8 +286,7 @@ def test_is_not_null_on_a_column_with_nulls_still_filters(spark, tmp_path, write
     for r in rows:
         totals[r["k"]] = totals.get(r["k"], 0) + r["v"]
     best = max(totals.values())  # the NULL group's total counts for the maximum too
-    assert sorted(got) == sorted((k, t) for k, t in totals.items()
-                                 if t == best and k is not None)
+    assert sorted(got) == sorted((k, t) for k, t in totals.items() if t == best and k is not None)
     nonnull = spark.sql("select count(*) from t where k is not null").collect()[0][0]
     assert nonnull == sum(1 for r in rows if r["k"] is not None)
 
@@ -260,8 +297,13 @@ def test_is_not_null_on_a_column_some_fragments_lack_still_filters(spark, tmp_pa
     path = str(tmp_path / "t")
     lance.write_dataset(nullable_rows(600, with_nulls=False), path, max_rows_per_file=300)
     lance.dataset(path).add_columns([pa.field("z", pa.int64())])
-    extra = pa.table({"k": pa.array([1, 2], pa.int64()), "v": pa.array([3, 4], pa.int64()),
-                      "z": pa.array([5, 6], pa.int64())})
+    extra = pa.table(
+        {
+            "k": pa.array([1, 2], pa.int64()),
+            "v": pa.array([3, 4], pa.int64()),
+            "z": pa.array([5, 6], pa.int64()),
+        }
+    )
     lance.write_dataset(extra, path, mode="append")
     df = spark.read.format("lance").load(path).where("z is not null")
     assert "z IS NOT NULL" in df._jdf.queryExecution().executedPlan().toString()

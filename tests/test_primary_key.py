@@ -21,24 +21,41 @@ def arrow_schema(key):
     def field(name, t, nullable):
         md = None
         if name in key:
-            md = ({MARK: "true"} if len(key) == 1
-                  else {MARK: "true", POS: str(key.index(name) + 1)})
+            md = {MARK: "true"} if len(key) == 1 else {MARK: "true", POS: str(key.index(name) + 1)}
         return pa.field(name, t, nullable=nullable and name not in key, metadata=md)
-    return pa.schema([field("id", pa.int64(), True), field("k", pa.string(), True),
-                      field("n", pa.int64(), True)])
+
+    return pa.schema(
+        [field("id", pa.int64(), True), field("k", pa.string(), True), field("n", pa.int64(), True)]
+    )
 
 
 def rows(ids, key=(), n=0):
-    return pa.table({"id": pa.array(ids, pa.int64()), "k": [f"k{i}" for i in ids],
-                     "n": pa.array([n] * len(ids), pa.int64())}, schema=arrow_schema(key))
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "k": [f"k{i}" for i in ids],
+            "n": pa.array([n] * len(ids), pa.int64()),
+        },
+        schema=arrow_schema(key),
+    )
 
 
 def keys(path):
     """pylance's view of the key: (name, nullable, key metadata) of each field."""
     ds = lance.dataset(path)
     ds.validate()
-    return [(f.name, f.nullable, {k.decode(): v.decode() for k, v in (f.metadata or {}).items()
-                                  if k.decode().startswith(MARK)}) for f in ds.schema]
+    return [
+        (
+            f.name,
+            f.nullable,
+            {
+                k.decode(): v.decode()
+                for k, v in (f.metadata or {}).items()
+                if k.decode().startswith(MARK)
+            },
+        )
+        for f in ds.schema
+    ]
 
 
 @pytest.mark.parametrize("key", [["id"], ["id", "k"]])
@@ -53,26 +70,40 @@ def test_write_option_declares_the_key_as_pylance_stores_it(spark, tmp_path, key
 
 def test_create_table_properties_and_show_them(spark, tmp_path):
     c = catalog(spark, str(tmp_path))
-    spark.sql(f"CREATE TABLE {c}.t (id bigint, k string, n bigint) USING lance "
-              "TBLPROPERTIES ('lance.primary_key' = 'k')")
+    spark.sql(
+        f"CREATE TABLE {c}.t (id bigint, k string, n bigint) USING lance "
+        "TBLPROPERTIES ('lance.primary_key' = 'k')"
+    )
     path = str(tmp_path / "t.lance")
     assert keys(path) == [("id", True, {}), ("k", False, {MARK: "true"}), ("n", True, {})]
     props = dict(spark.sql(f"SHOW TBLPROPERTIES {c}.t").collect())
     assert props["lance.primary_key"] == "k"
-    spark.sql(f"CREATE TABLE {c}.u USING lance TBLPROPERTIES ('lance.primary_key' = 'id') "
-              "AS SELECT id, 'x' AS k FROM range(5)")
+    spark.sql(
+        f"CREATE TABLE {c}.u USING lance TBLPROPERTIES ('lance.primary_key' = 'id') "
+        "AS SELECT id, 'x' AS k FROM range(5)"
+    )
     assert keys(str(tmp_path / "u.lance"))[0] == ("id", False, {MARK: "true"})
     with pytest.raises(Exception, match="'zz' the primary key: no such column"):
-        spark.sql(f"CREATE TABLE {c}.v (id bigint) USING lance "
-                  "TBLPROPERTIES ('lance.primary_key' = 'zz')")
+        spark.sql(
+            f"CREATE TABLE {c}.v (id bigint) USING lance TBLPROPERTIES ('lance.primary_key' = 'zz')"
+        )
 
 
 def test_set_once_as_pylance_sets_it(spark, tmp_path):
     ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
     for p in (ours, theirs):
-        lance.write_dataset(rows(range(10)).cast(pa.schema([
-            pa.field("id", pa.int64(), False), pa.field("k", pa.string(), False),
-            pa.field("n", pa.int64())])), p)
+        lance.write_dataset(
+            rows(range(10)).cast(
+                pa.schema(
+                    [
+                        pa.field("id", pa.int64(), False),
+                        pa.field("k", pa.string(), False),
+                        pa.field("n", pa.int64()),
+                    ]
+                )
+            ),
+            p,
+        )
     t = LanceTable(spark, ours)
     assert t.primary_key == []
     t.set_unenforced_primary_key("id")
@@ -107,8 +138,11 @@ def stale_upsert(path, version, ids):
     conflict: what its resolver decided about the transactions committed since."""
     ds = lance.dataset(path, version=version)
     try:
-        ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-            .conflict_retries(0).execute(rows(ids, ["id"], 2))
+        ds.merge_insert(
+            "id"
+        ).when_matched_update_all().when_not_matched_insert_all().conflict_retries(0).execute(
+            rows(ids, ["id"], 2)
+        )
         return "ok"
     except OSError as e:
         return "conflict" if "concurrent writers" in str(e) else str(e)

@@ -36,12 +36,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import lance
 import pytest
+from property import check, gen
 
 from lance_types import spark_schema_for_arrow, type_shape
 from support import short_error
-from property import check, gen
 
 DEFAULT_SEED = 20_000
 DEFAULT_CASES = 32
@@ -73,7 +72,10 @@ def _params():
 
 
 def _base_dir() -> Path:
-    d = Path(os.environ.get("SPARK_LANCE_PROPERTY_DIR") or Path(tempfile.gettempdir()) / "spark-lance-property")
+    d = Path(
+        os.environ.get("SPARK_LANCE_PROPERTY_DIR")
+        or Path(tempfile.gettempdir()) / "spark-lance-property"
+    )
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -149,11 +151,16 @@ def test_scan_equals_pylance(spark, seed):
     run("schema", schema_check)
     run("count", count_check)
     run("full scan", lambda: scan(_read(spark, case, path), expected_full))
-    run(f"projection {case.projection}", lambda: scan(_read(spark, case, path).select(*case.projection), expected_proj))
+    run(
+        f"projection {case.projection}",
+        lambda: scan(_read(spark, case, path).select(*case.projection), expected_proj),
+    )
     for p in case.nested:
         run(
             f"select({p!r})",
-            lambda p=p: scan(_read(spark, case, path).select(F.col("id"), F.col(p)), expected_nested[p]),
+            lambda p=p: scan(
+                _read(spark, case, path).select(F.col("id"), F.col(p)), expected_nested[p]
+            ),
         )
 
     if problems:

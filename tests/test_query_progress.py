@@ -5,8 +5,9 @@ The 22 TPC-H queries over pylance's Lance copies of a small TPC-H database run i
 order with random pauses, under a watchdog (bench/tpch_stress.py): a query that takes longer
 than the watchdog allows fails the test with the JVM's thread stacks, as does a failed query
 or an answer that differs between runs. Two JVMs, one pass each: two cores with adaptive
-execution on (the hang's setting), four cores with it off. A bounded version of the long hunt (`bench/tpch_stress.py --sf 1
---loops 20`), so that the class of hang is watched on every CI run."""
+execution on (the hang's setting), four cores with it off. A bounded version of the long hunt
+(`bench/tpch_stress.py --sf 1 --loops 20`), so that the class of hang is watched on every CI
+run."""
 
 from __future__ import annotations
 
@@ -32,11 +33,32 @@ def tpch_data(tmp_path_factory):
 def test_tpch_queries_keep_making_progress(tpch_data, tmp_path, master, aqe, loops):
     dump = tmp_path / "threads.txt"
     run = subprocess.run(
-        [sys.executable, str(STRESS), "--data", str(tpch_data), "--sf", "0.01", "--loops", str(loops),
-         "--master", master, "--aqe", aqe, "--timeout", "240", "--jitter", "0.05",
-         "--dump", str(dump)],
-        capture_output=True, text=True, timeout=2400)
+        [
+            sys.executable,
+            str(STRESS),
+            "--data",
+            str(tpch_data),
+            "--sf",
+            "0.01",
+            "--loops",
+            str(loops),
+            "--master",
+            master,
+            "--aqe",
+            aqe,
+            "--timeout",
+            "240",
+            "--jitter",
+            "0.05",
+            "--dump",
+            str(dump),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=2400,
+    )
     threads = dump.read_text()[:30000] if dump.exists() else ""
     assert run.returncode == 0, (
-        f"{master}, AQE {aqe}:\n{run.stdout[-4000:]}\n{run.stderr[-4000:]}\n{threads}")
+        f"{master}, AQE {aqe}:\n{run.stdout[-4000:]}\n{run.stderr[-4000:]}\n{threads}"
+    )
     assert "no hang, answers equal" in run.stdout, run.stdout[-4000:]

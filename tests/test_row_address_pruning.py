@@ -19,12 +19,18 @@ def table(tmp_path_factory):
     """A fragment of 200,000 rows and two small ones, every 9th row deleted."""
     path = str(tmp_path_factory.mktemp("addr") / "t.lance")
     ids = pa.array(range(ROWS), pa.int64())
-    lance.write_dataset(pa.table({"id": ids, "s": pa.array([f"s{i}" for i in range(ROWS)])}),
-                        path)
+    lance.write_dataset(pa.table({"id": ids, "s": pa.array([f"s{i}" for i in range(ROWS)])}), path)
     for start in (ROWS, ROWS + 100):
-        lance.write_dataset(pa.table({"id": pa.array(range(start, start + 100), pa.int64()),
-                                      "s": [f"s{i}" for i in range(start, start + 100)]}),
-                            path, mode="append")
+        lance.write_dataset(
+            pa.table(
+                {
+                    "id": pa.array(range(start, start + 100), pa.int64()),
+                    "s": [f"s{i}" for i in range(start, start + 100)],
+                }
+            ),
+            path,
+            mode="append",
+        )
     lance.dataset(path).delete("id % 9 = 4")
     return path
 
@@ -38,25 +44,34 @@ WHERES = [
     (f"_rowaddr = {_addr(0, 123456)}", {123456}, {0}),
     (f"_rowaddr IN ({_addr(0, 5)}, {_addr(0, 199999)}, {_addr(2, 7)})", {5, 199999}, {0, 2}),
     # Deleted (offset 4: id 4), past the fragment's end, of no fragment at all.
-    (f"_rowaddr IN ({_addr(0, 4)}, {_addr(0, 250000)}, {_addr(9, 1)}, {_addr(1, 3)})", {4},
-     {0, 1}),
-    (f"(_rowaddr = {_addr(0, 70000)} OR _rowaddr IN ({_addr(0, 70001)}, {_addr(1, 50)})) "
-     "AND id > 70000", {70000, 70001}, {0, 1}),
-    (f"_rowaddr IN ({_addr(0, 10)}, {_addr(0, 20)}) AND _rowaddr IN ({_addr(0, 20)}, "
-     f"{_addr(0, 30)})", {20}, {0}),
+    (f"_rowaddr IN ({_addr(0, 4)}, {_addr(0, 250000)}, {_addr(9, 1)}, {_addr(1, 3)})", {4}, {0, 1}),
+    (
+        f"(_rowaddr = {_addr(0, 70000)} OR _rowaddr IN ({_addr(0, 70001)}, {_addr(1, 50)})) "
+        "AND id > 70000",
+        {70000, 70001},
+        {0, 1},
+    ),
+    (
+        f"_rowaddr IN ({_addr(0, 10)}, {_addr(0, 20)}) AND _rowaddr IN ({_addr(0, 20)}, "
+        f"{_addr(0, 30)})",
+        {20},
+        {0},
+    ),
     (f"_rowaddr = {_addr(0, 9)} AND s = 's9'", {9}, {0}),
 ]
 
 
 @pytest.mark.parametrize("where,offsets,fragments", WHERES)
 def test_rows_named_by_address_are_pylances_and_only_their_batches_are_read(
-        spark, table, where, offsets, fragments):
+    spark, table, where, offsets, fragments
+):
     df = spark.read.format("lance").load(table).where(where).select("id", "s", "_rowaddr")
     got = sorted(tuple(r) for r in df.collect())
     t = lance.dataset(table).to_table(columns=["id", "s"], with_row_address=True)
     every = spark.createDataFrame(
         list(zip(t["id"].to_pylist(), t["s"].to_pylist(), t["_rowaddr"].to_pylist())),
-        "id long, s string, _rowaddr long")
+        "id long, s string, _rowaddr long",
+    )
     want = sorted(tuple(r) for r in every.where(where).collect())
     assert got == want
     m = scan_metrics(spark, df)
@@ -72,8 +87,13 @@ def test_rows_named_by_address_are_pylances_and_only_their_batches_are_read(
 def test_a_search_fetches_its_rows_by_address(spark, table):
     """What `LanceTable.nearest` does with the addresses an index search found."""
     from pyspark.sql import functions as F
+
     addrs = [_addr(0, 100), _addr(0, 150000), _addr(2, 99)]
-    df = spark.read.format("lance").load(table).select("id", "_rowaddr") \
+    df = (
+        spark.read.format("lance")
+        .load(table)
+        .select("id", "_rowaddr")
         .where(F.col("_rowaddr").isin(addrs))
+    )
     assert sorted(r["id"] for r in df.collect()) == [100, 150000, ROWS + 199]
     assert scan_metrics(spark, df)["rowsSkippedByIndex"] >= ROWS - 8192 * 6

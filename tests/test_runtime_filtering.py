@@ -47,33 +47,46 @@ def parts_and_items(tmp_path_factory):
     rng = random.Random(17)
     brands = [f"Brand#{i}" for i in range(1, 6)]
     boxes = ["SM BOX", "MED BOX", "LG BOX", "JUMBO PACK"]
-    part = pa.table({
-        "p_key": pa.array(range(200), pa.int64()),
-        "p_name": pa.array([f"part {i:03d}" for i in range(200)]),
-        "p_brand": pa.array([rng.choice(brands) for _ in range(200)]),
-        "p_box": pa.array([rng.choice(boxes) for _ in range(200)]),
-        "p_size": pa.array([rng.randint(1, 50) for _ in range(200)], pa.int32()),
-    })
+    part = pa.table(
+        {
+            "p_key": pa.array(range(200), pa.int64()),
+            "p_name": pa.array([f"part {i:03d}" for i in range(200)]),
+            "p_brand": pa.array([rng.choice(brands) for _ in range(200)]),
+            "p_box": pa.array([rng.choice(boxes) for _ in range(200)]),
+            "p_size": pa.array([rng.randint(1, 50) for _ in range(200)], pa.int32()),
+        }
+    )
     n = 6000
-    item = pa.table({
-        "i_key": pa.array([None if i % 97 == 0 else rng.randrange(210) for i in range(n)],
-                          pa.int64()),
-        "i_name": pa.array([f"part {rng.randrange(210):03d}" for _ in range(n)]),
-        "i_qty": pa.array([float(rng.randint(1, 50)) for _ in range(n)], pa.float64()),
-        "i_price": pa.array([rng.randint(100, 10000) / 100 for _ in range(n)], pa.float64()),
-    })
-    supply = pa.table({
-        "s_part": pa.array([None if i % 89 == 0 else rng.randrange(210) for i in range(3000)],
-                           pa.int64()),
-        "s_cost": pa.array([rng.randint(100, 5000) / 100 for _ in range(3000)], pa.float64()),
-    })
-    brand = pa.table({  # Brand#9 has no parts
-        "b_name": pa.array([f"Brand#{i}" for i in (1, 2, 3, 4, 5, 9)]),
-        "b_group": pa.array(["east", "east", "west", "north", "north", "south"]),
-    })
-    paths = {"part": write(tmp, "part", part), "brand": write(tmp, "brand", brand),
-             "item": write(tmp, "item", item, max_rows_per_file=1000),
-             "supply": write(tmp, "supply", supply, max_rows_per_file=1000)}
+    item = pa.table(
+        {
+            "i_key": pa.array(
+                [None if i % 97 == 0 else rng.randrange(210) for i in range(n)], pa.int64()
+            ),
+            "i_name": pa.array([f"part {rng.randrange(210):03d}" for _ in range(n)]),
+            "i_qty": pa.array([float(rng.randint(1, 50)) for _ in range(n)], pa.float64()),
+            "i_price": pa.array([rng.randint(100, 10000) / 100 for _ in range(n)], pa.float64()),
+        }
+    )
+    supply = pa.table(
+        {
+            "s_part": pa.array(
+                [None if i % 89 == 0 else rng.randrange(210) for i in range(3000)], pa.int64()
+            ),
+            "s_cost": pa.array([rng.randint(100, 5000) / 100 for _ in range(3000)], pa.float64()),
+        }
+    )
+    brand = pa.table(
+        {  # Brand#9 has no parts
+            "b_name": pa.array([f"Brand#{i}" for i in (1, 2, 3, 4, 5, 9)]),
+            "b_group": pa.array(["east", "east", "west", "north", "north", "south"]),
+        }
+    )
+    paths = {
+        "part": write(tmp, "part", part),
+        "brand": write(tmp, "brand", brand),
+        "item": write(tmp, "item", item, max_rows_per_file=1000),
+        "supply": write(tmp, "supply", supply, max_rows_per_file=1000),
+    }
     ds = lance.dataset(paths["item"])
     ds.delete("i_qty > 45")
     for name, path in list(paths.items()):  # Parquet copies of what pylance reads
@@ -86,8 +99,11 @@ def views(spark, paths, fmt):
     for name in ("part", "item", "supply", "brand"):
         if name not in paths:
             continue
-        df = (spark.read.format("lance").load(paths[name]) if fmt == "lance"
-              else spark.read.parquet(paths[name + "_parquet"]))
+        df = (
+            spark.read.format("lance").load(paths[name])
+            if fmt == "lance"
+            else spark.read.parquet(paths[name + "_parquet"])
+        )
         df.createOrReplaceTempView(name)
 
 
@@ -106,10 +122,13 @@ def answer(spark, paths, sql, fmt="lance", dpp=True):
 def same(got, want):
     """Rows equal, doubles up to summation order."""
     return len(got) == len(want) and all(
-        len(g) == len(w) and all(
+        len(g) == len(w)
+        and all(
             a == pytest.approx(b) if isinstance(b, float) and a is not None else a == b
-            for a, b in zip(g, w))
-        for g, w in zip(got, want))
+            for a, b in zip(g, w)
+        )
+        for g, w in zip(got, want)
+    )
 
 
 def item_scans(plan, path):
@@ -127,8 +146,10 @@ def pruned_at_run_time(plan, path, column):
     """Whether a scan of the table at `path` in AQE's final plan has a runtime filter on
     `column` (Spark's pruning bound to a broadcast it cannot reuse shows as
     `dynamicpruningexpression(true)` there)."""
-    return any(f"RuntimeFilters: [dynamicpruningexpression({column}" in s
-               for s in item_scans(final_plan(plan), path))
+    return any(
+        f"RuntimeFilters: [dynamicpruningexpression({column}" in s
+        for s in item_scans(final_plan(plan), path)
+    )
 
 
 # q17's shape: the items of selective parts whose quantity is under a fifth of the part's
@@ -146,10 +167,12 @@ BY_NAME = """SELECT i_name, i_price FROM item JOIN part ON i_name = p_name
 WHERE p_box = '{box}' AND p_size > {size}"""
 
 
-@pytest.mark.parametrize("brand,box", [("Brand#1", "MED BOX"), ("Brand#3", "SM BOX"),
-                                        ("Brand#9", "LG BOX")])
-def test_a_correlated_aggregate_is_reduced_to_the_selective_keys(spark, parts_and_items,
-                                                                  brand, box):
+@pytest.mark.parametrize(
+    "brand,box", [("Brand#1", "MED BOX"), ("Brand#3", "SM BOX"), ("Brand#9", "LG BOX")]
+)
+def test_a_correlated_aggregate_is_reduced_to_the_selective_keys(
+    spark, parts_and_items, brand, box
+):
     sql = Q17.format(brand=brand, box=box)
     want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
     got, plan = answer(spark, parts_and_items, sql)
@@ -192,7 +215,8 @@ def test_string_join_keys_prune_the_scan_with_the_same_rows(spark, parts_and_ite
 
 
 def test_a_side_filtered_by_a_like_alone_still_prunes_the_scan_joined_with_it(
-        spark, parts_and_items):
+    spark, parts_and_items
+):
     """The part scan evaluates the LIKE (LikePushDown) and, the side being marked for Spark's
     pruning, Spark's filter keeps it too: the item scan is pruned by the keys of the parts
     kept."""
@@ -238,7 +262,8 @@ JOIN supply ON s_part = i_key"""
 
 @pytest.mark.parametrize("name", ["7", "00", "zz"])
 def test_keys_equal_to_a_selective_tables_prune_the_scan_joined_with_them(
-        spark, parts_and_items, name):
+    spark, parts_and_items, name
+):
     sql = Q9.format(name=name)
     want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
     got, plan = answer(spark, parts_and_items, sql)
@@ -253,8 +278,7 @@ def test_keys_equal_to_a_selective_tables_prune_the_scan_joined_with_them(
 
 
 @pytest.mark.parametrize("name", ["7", "zz"])
-def test_keys_an_outer_join_keeps_are_not_taken_for_its_other_sides(spark, parts_and_items,
-                                                                    name):
+def test_keys_an_outer_join_keeps_are_not_taken_for_its_other_sides(spark, parts_and_items, name):
     sql = Q9_OUTER.format(name=name)
     want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
     got, plan = answer(spark, parts_and_items, sql)
@@ -271,7 +295,8 @@ SELECT * FROM item WHERE i_key = p_key AND i_qty > 43 AND i_name <> p_name) GROU
 @pytest.mark.parametrize("exists", ["EXISTS", "NOT EXISTS"])
 @pytest.mark.parametrize("low,high", [(1, 5), (20, 22), (60, 70)])
 def test_an_exists_subquery_scans_only_the_keys_of_its_selective_outer_rows(
-        spark, parts_and_items, exists, low, high):
+    spark, parts_and_items, exists, low, high
+):
     sql = Q4.format(exists=exists, low=low, high=high)
     want, _ = answer(spark, parts_and_items, sql, fmt="parquet")
     got, plan = answer(spark, parts_and_items, sql)
@@ -325,9 +350,9 @@ def answers_at_threshold(spark, paths, sql, threshold):
 
 @pytest.mark.parametrize("group", ["east", "west", "south", "none"])
 def test_keys_of_a_table_reduced_by_a_join_above_prune_the_scan_joined_with_it(
-        spark, parts_and_items, group):
-    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items,
-                                                   Q7.format(group=group))
+    spark, parts_and_items, group
+):
+    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items, Q7.format(group=group))
     if not want:  # no brand or no part qualifies: Spark's adaptive plan drops the scans
         return
     assert pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
@@ -336,9 +361,11 @@ def test_keys_of_a_table_reduced_by_a_join_above_prune_the_scan_joined_with_it(
 @pytest.mark.parametrize("exists", ["EXISTS", "NOT EXISTS"])
 @pytest.mark.parametrize("group", ["east", "north", "south"])
 def test_an_exists_subquery_on_rows_so_pruned_scans_only_their_keys(
-        spark, parts_and_items, exists, group):
+    spark, parts_and_items, exists, group
+):
     want, plan = answers_with_part_broadcast_sized(
-        spark, parts_and_items, Q21.format(group=group, exists=exists))
+        spark, parts_and_items, Q21.format(group=group, exists=exists)
+    )
     if group == "south":  # Brand#9 has no parts
         assert not want
         return
@@ -354,10 +381,10 @@ GROUP BY b_group"""
 
 
 @pytest.mark.parametrize("group", ["west", "north", "south"])
-def test_a_table_joined_with_the_pruned_rows_is_pruned_by_their_keys(
-        spark, parts_and_items, group):
-    want, plan = answers_with_part_broadcast_sized(spark, parts_and_items,
-                                                   Q7_SUPPLY.format(group=group))
+def test_a_table_joined_with_the_pruned_rows_is_pruned_by_their_keys(spark, parts_and_items, group):
+    want, plan = answers_with_part_broadcast_sized(
+        spark, parts_and_items, Q7_SUPPLY.format(group=group)
+    )
     if not want:  # Brand#9 has no parts: Spark's adaptive plan drops the scans
         return
     assert pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
@@ -383,8 +410,11 @@ def test_a_count_with_a_filter_on_a_small_table_is_still_pushed(spark, parts_and
     """Outside a join, the pushed filter is not kept for Spark: COUNT(*) is still pushed."""
     views(spark, parts_and_items, "lance")
     df = spark.sql("SELECT count(*) FROM part WHERE p_brand = 'Brand#1'")
-    want = sum(1 for b in lance.dataset(parts_and_items["part"]).to_table()["p_brand"].to_pylist()
-               if b == "Brand#1")
+    want = sum(
+        1
+        for b in lance.dataset(parts_and_items["part"]).to_table()["p_brand"].to_pylist()
+        if b == "Brand#1"
+    )
     assert df.collect()[0][0] == want
     plan = df._jdf.queryExecution().executedPlan().toString()
     assert "count(*)" in plan.split("LanceScan", 1)[1], plan
@@ -394,13 +424,22 @@ def test_thousands_of_join_keys_reach_the_tasks_once(spark, tmp_path):
     """A runtime filter of more than a thousand keys travels to the executors as a broadcast,
     not inside every task: the same rows as Spark's own join on Parquet."""
     rng = random.Random(29)
-    keys = pa.table({"k": pa.array(range(20000), pa.int64()),
-                     "flag": pa.array([rng.randrange(3) for _ in range(20000)], pa.int32())})
-    facts = pa.table({"f_key": pa.array([rng.randrange(25000) for _ in range(40000)],
-                                        pa.int64()),
-                      "f_val": pa.array(range(40000), pa.int64())})
-    paths = {"part": write(tmp_path, "keys", keys),
-             "item": write(tmp_path, "facts", facts, max_rows_per_file=5000)}
+    keys = pa.table(
+        {
+            "k": pa.array(range(20000), pa.int64()),
+            "flag": pa.array([rng.randrange(3) for _ in range(20000)], pa.int32()),
+        }
+    )
+    facts = pa.table(
+        {
+            "f_key": pa.array([rng.randrange(25000) for _ in range(40000)], pa.int64()),
+            "f_val": pa.array(range(40000), pa.int64()),
+        }
+    )
+    paths = {
+        "part": write(tmp_path, "keys", keys),
+        "item": write(tmp_path, "facts", facts, max_rows_per_file=5000),
+    }
     for name in ("part", "item"):
         pq.write_table(lance.dataset(paths[name]).to_table(), str(tmp_path / f"{name}.pq"))
         paths[name + "_parquet"] = str(tmp_path / f"{name}.pq")
@@ -416,11 +455,18 @@ FILTERED = """SELECT i_key, i_price, s_cost FROM item JOIN supply ON i_key = s_p
 WHERE {where}"""
 
 
-@pytest.mark.parametrize("where,prunes", [
-    ("s_cost < 5", True), ("s_cost BETWEEN 10 AND 11", True), ("s_cost > 100", True),
-    ("s_part IS NOT NULL", False)])
+@pytest.mark.parametrize(
+    "where,prunes",
+    [
+        ("s_cost < 5", True),
+        ("s_cost BETWEEN 10 AND 11", True),
+        ("s_cost > 100", True),
+        ("s_part IS NOT NULL", False),
+    ],
+)
 def test_a_large_table_is_pruned_by_the_keys_of_a_filtered_table_too_large_to_broadcast(
-        spark, parts_and_items, where, prunes):
+    spark, parts_and_items, where, prunes
+):
     """With the broadcast threshold under both tables' sizes, `item` (more than twice
     `supply`'s bytes) is read with the keys of the `supply` rows that pass a selective filter
     (none pass `s_cost > 100`); a filter only of nulls is not selective, and leaves it."""
@@ -433,19 +479,21 @@ def test_a_large_table_is_pruned_by_the_keys_of_a_filtered_table_too_large_to_br
 
 
 def test_a_large_table_pruned_by_a_small_selective_table_is_not_pruned_again(
-        spark, parts_and_items):
+    spark, parts_and_items
+):
     """`item` joined with selective `part` (which Spark prunes it by, through part's
     broadcast) is not also pruned by `supply`'s keys: `supply` is read once."""
-    sql = ("SELECT i_key, s_cost FROM item JOIN part ON i_key = p_key JOIN supply "
-           "ON i_key = s_part WHERE p_brand = 'Brand#2' AND s_cost < 20")
+    sql = (
+        "SELECT i_key, s_cost FROM item JOIN part ON i_key = p_key JOIN supply "
+        "ON i_key = s_part WHERE p_brand = 'Brand#2' AND s_cost < 20"
+    )
     want, plan = answers_with_part_broadcast_sized(spark, parts_and_items, sql)
     assert want
     assert pruned_at_run_time(plan, parts_and_items["item"], "i_key"), plan
     assert len(item_scans(final_plan(plan), parts_and_items["supply"])) == 1, plan
 
 
-def test_a_dataset_under_the_minimum_size_is_not_offered_to_sparks_pruning(
-        spark, parts_and_items):
+def test_a_dataset_under_the_minimum_size_is_not_offered_to_sparks_pruning(spark, parts_and_items):
     """At the default `runtime_filter_min_bytes` (1 MiB), `item` (a few kilobytes) names no
     column for Spark's dynamic pruning: the join of the test above keeps the same rows, with
     no runtime filter on `item`; set to 0 (here as a session conf), the option offers it again."""
@@ -454,8 +502,9 @@ def test_a_dataset_under_the_minimum_size_is_not_offered_to_sparks_pruning(
     spark.conf.unset(MIN_BYTES)
     got, plan = answer(spark, parts_and_items, sql)
     assert got == want
-    assert not any("dynamicpruningexpression(i_key" in s
-                   for s in item_scans(plan, parts_and_items["item"])), plan
+    assert not any(
+        "dynamicpruningexpression(i_key" in s for s in item_scans(plan, parts_and_items["item"])
+    ), plan
     spark.conf.set(MIN_BYTES, "0")
     got, plan = answer(spark, parts_and_items, sql)
     assert got == want
@@ -466,7 +515,8 @@ def pruning_subqueries(spark, df):
     """(marked as subqueries, not marked) adaptive plans of the pruning subqueries in `df`'s
     executed plan (see PruningSubqueriesAsSubqueries)."""
     t = spark._jvm.io.sparklance.spark.PruningSubqueriesAsSubqueries.count(
-        df._jdf.queryExecution().executedPlan())
+        df._jdf.queryExecution().executedPlan()
+    )
     return t._1(), t._2()
 
 

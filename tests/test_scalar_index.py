@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import glob
 import os
-import shutil
 
 import lance
 import pyarrow as pa
@@ -23,15 +22,19 @@ from support import lance_catalog as catalog
 def data(n=5000):
     """Nulls, duplicates, strings, dates and timestamps, across two fragments with deletes."""
     base = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
-    return pa.table({
-        "id": pa.array([(i * 7919) % n if i % 500 else None for i in range(n)], pa.int32()),
-        "big": pa.array([i // 3 for i in range(n)], pa.int64()),
-        "s": [f"k{(i * 31) % 977}" if i % 3 else None for i in range(n)],
-        "d": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i % 400) for i in range(n)]),
-        "t": pa.array([base + dt.timedelta(seconds=i * 37 % 9000) for i in range(n)],
-                      pa.timestamp("us", tz="UTC")),
-        "f": pa.array([i / 7 for i in range(n)], pa.float64()),
-    })
+    return pa.table(
+        {
+            "id": pa.array([(i * 7919) % n if i % 500 else None for i in range(n)], pa.int32()),
+            "big": pa.array([i // 3 for i in range(n)], pa.int64()),
+            "s": [f"k{(i * 31) % 977}" if i % 3 else None for i in range(n)],
+            "d": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i % 400) for i in range(n)]),
+            "t": pa.array(
+                [base + dt.timedelta(seconds=i * 37 % 9000) for i in range(n)],
+                pa.timestamp("us", tz="UTC"),
+            ),
+            "f": pa.array([i / 7 for i in range(n)], pa.float64()),
+        }
+    )
 
 
 @pytest.fixture
@@ -61,9 +64,16 @@ def plan(path, flt):
     return lance.dataset(path).scanner(filter=flt).explain_plan()
 
 
-@pytest.mark.parametrize("column,flt", [("id", "id = 4104"), ("big", "big between 10 and 20"),
-                                        ("s", "s = 'k741'"), ("d", "d < date '2024-01-05'"),
-                                        ("t", "t > timestamp '2024-01-01 02:00:00'")])
+@pytest.mark.parametrize(
+    "column,flt",
+    [
+        ("id", "id = 4104"),
+        ("big", "big between 10 and 20"),
+        ("s", "s = 'k741'"),
+        ("d", "d < date '2024-01-05'"),
+        ("t", "t > timestamp '2024-01-01 02:00:00'"),
+    ],
+)
 def test_create_index_is_pylance_create_scalar_index(spark, twins, column, flt):
     ours, theirs = twins
     c = catalog(spark)
@@ -92,14 +102,21 @@ def test_pylance_keeps_our_index_up(spark, twins):
         lance.dataset(p).optimize.compact_files()
     for flt in ("id = 4104", "id < 100", "id is null"):
         assert "ScalarIndexQuery" in plan(ours, flt)
-        a = lance.dataset(ours).to_table(filter=flt).sort_by([("id", "ascending"),
-                                                              ("big", "ascending")])
-        b = lance.dataset(theirs).to_table(filter=flt).sort_by([("id", "ascending"),
-                                                                ("big", "ascending")])
+        a = (
+            lance.dataset(ours)
+            .to_table(filter=flt)
+            .sort_by([("id", "ascending"), ("big", "ascending")])
+        )
+        b = (
+            lance.dataset(theirs)
+            .to_table(filter=flt)
+            .sort_by([("id", "ascending"), ("big", "ascending")])
+        )
         assert a == b
     lance.dataset(ours).validate()
-    assert [i["fragment_ids"] for i in lance.dataset(ours).list_indices()] == \
-        [i["fragment_ids"] for i in lance.dataset(theirs).list_indices()]
+    assert [i["fragment_ids"] for i in lance.dataset(ours).list_indices()] == [
+        i["fragment_ids"] for i in lance.dataset(theirs).list_indices()
+    ]
 
 
 def test_drop_index_and_errors(spark, twins):
@@ -135,14 +152,16 @@ def test_helper_and_catalog_tables(spark, tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     c = catalog(spark, root)
-    spark.sql(f"create table {c}.t using lance as select id, cast(id % 5 as string) as s "
-              "from range(100)")
+    spark.sql(
+        f"create table {c}.t using lance as select id, cast(id % 5 as string) as s from range(100)"
+    )
     spark.sql(f"create index id_idx on {c}.t (id)")
     table = spark_lance.LanceTable.for_name(spark, f"{c}.t")
     table.create_scalar_index("s", "BTREE", name="s_btree")
     ds = lance.dataset(str(root / "t.lance"))
-    assert [(i["name"], i["type"], i["fields"]) for i in table.list_indices()] == \
-        [(i["name"], i["type"], i["fields"]) for i in ds.list_indices()]
+    assert [(i["name"], i["type"], i["fields"]) for i in table.list_indices()] == [
+        (i["name"], i["type"], i["fields"]) for i in ds.list_indices()
+    ]
     assert "ScalarIndexQuery" in ds.scanner(filter="s = '3'").explain_plan()
     table.drop_index("s_btree")
     assert [i["name"] for i in lance.dataset(str(root / "t.lance")).list_indices()] == ["id_idx"]
@@ -162,14 +181,17 @@ def test_compaction_remaps_the_index_as_pylance(spark, twins):
         lance.dataset(p).delete("big = 5")
     got = spark_lance.compact_files(spark, ours)
     want = lance.dataset(theirs).optimize.compact_files()
-    assert (got["fragments_removed"], got["fragments_added"]) == \
-        (want.fragments_removed, want.fragments_added)
+    assert (got["fragments_removed"], got["fragments_added"]) == (
+        want.fragments_removed,
+        want.fragments_added,
+    )
     assert got["indexed_fragments_skipped"] == 0
     assert index_files(ours, "id_idx") == index_files(theirs, "id_idx")
     o, t = lance.dataset(ours), lance.dataset(theirs)
     o.validate()
-    assert [f.metadata.physical_rows for f in o.get_fragments()] == \
-        [f.metadata.physical_rows for f in t.get_fragments()]
+    assert [f.metadata.physical_rows for f in o.get_fragments()] == [
+        f.metadata.physical_rows for f in t.get_fragments()
+    ]
     for flt in ("id = 4104", "id < 20", "id is null"):
         assert "ScalarIndexQuery" in plan(ours, flt)
         assert o.to_table(filter=flt).sort_by("big") == t.to_table(filter=flt).sort_by("big")

@@ -23,7 +23,9 @@ def collect_or_xfail(df):
     except Exception as e:  # noqa: BLE001
         text = str(e)
         if support.NOT_IMPLEMENTED_MARKER in text:
-            line = next((ln for ln in text.splitlines() if support.NOT_IMPLEMENTED_MARKER in ln), text)
+            line = next(
+                (ln for ln in text.splitlines() if support.NOT_IMPLEMENTED_MARKER in ln), text
+            )
             pytest.xfail(f"row data scan not implemented yet: {line.strip()[:300]}")
         raise
 
@@ -50,7 +52,12 @@ def test_full_scan_equals_pylance(spark, fx, version):
 
 
 @pytest.mark.parametrize(
-    "fx", [pytest.param(f, id=f.name) for f in FIXTURES if f.name.endswith("_2.2") or f.name.endswith("_legacy")]
+    "fx",
+    [
+        pytest.param(f, id=f.name)
+        for f in FIXTURES
+        if f.name.endswith("_2.2") or f.name.endswith("_legacy")
+    ],
 )
 def test_projection_equals_pylance(spark, fx):
     """A projection of the last and first columns (in that order) at the latest version."""

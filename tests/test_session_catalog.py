@@ -34,8 +34,9 @@ def rows(path):
 def test_managed_table_lives_and_dies_with_its_dataset(session):
     t = name()
     session.sql(f"create table {t} (id bigint, s string) using lance")
-    location = session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
-        .collect()[0][1]
+    location = (
+        session.sql(f"describe table extended {t}").where("col_name = 'Location'").collect()[0][1]
+    )
     path = location.replace("file:", "")
     assert lance.dataset(path).count_rows() == 0
     session.sql(f"insert into {t} values (1, 'a'), (2, 'b')")
@@ -68,8 +69,12 @@ def test_external_table_over_a_pylance_dataset_is_kept_on_drop(session, tmp_path
 def test_ctas_time_travel_and_path_identifiers(session, tmp_path):
     t = name()
     session.sql(f"create table {t} using lance as select id, id * 2 as d from range(4)")
-    location = session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
-        .collect()[0][1].replace("file:", "")
+    location = (
+        session.sql(f"describe table extended {t}")
+        .where("col_name = 'Location'")
+        .collect()[0][1]
+        .replace("file:", "")
+    )
     ctas = lance.dataset(location).version
     session.sql(f"insert into {t} values (10, 20)")
     assert session.sql(f"select count(*) from {t} version as of {ctas}").collect()[0][0] == 4
@@ -82,8 +87,9 @@ def test_other_providers_are_untouched(session):
     session.sql(f"create table {t} (id bigint) using parquet")
     session.sql(f"insert into {t} values (1)")
     assert session.sql(f"select * from {t}").collect()[0][0] == 1
-    provider = session.sql(f"describe table extended {t}").where("col_name = 'Provider'") \
-        .collect()[0][1]
+    provider = (
+        session.sql(f"describe table extended {t}").where("col_name = 'Provider'").collect()[0][1]
+    )
     assert provider == "parquet"
     session.sql(f"drop table {t}")
 
@@ -92,8 +98,9 @@ def test_save_as_table_in_the_session_catalog(session):
     t = name()
     df = session.range(3).selectExpr("id", "cast(id as string) as s")
     df.write.format("lance").saveAsTable(t)
-    location = session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
-        .collect()[0][1]
+    location = (
+        session.sql(f"describe table extended {t}").where("col_name = 'Location'").collect()[0][1]
+    )
     path = location.replace("file:", "")
     assert rows(path) == [(i, str(i)) for i in range(3)]
     session.sql(f"insert into {t} select * from values (7, 'x')")
@@ -102,11 +109,14 @@ def test_save_as_table_in_the_session_catalog(session):
     assert not os.path.exists(path)
 
 
-@pytest.mark.xfail(int(__import__("pyspark").__version__.split(".")[0]) >= 4, strict=False,
-                   reason="Spark 4 keeps its built-in V2SessionCatalog as the session catalog "
-                   "of saveAsTable when spark_catalog is set at runtime (this fixture), so "
-                   "the append meets a V1Table; set at build time (configure("
-                   "session_catalog=True)) it appends, as Spark 3.5 does either way")
+@pytest.mark.xfail(
+    int(__import__("pyspark").__version__.split(".")[0]) >= 4,
+    strict=False,
+    reason="Spark 4 keeps its built-in V2SessionCatalog as the session catalog "
+    "of saveAsTable when spark_catalog is set at runtime (this fixture), so "
+    "the append meets a V1Table; set at build time (configure("
+    "session_catalog=True)) it appends, as Spark 3.5 does either way",
+)
 def test_save_as_table_appends_in_a_runtime_configured_session_catalog(session):
     t = name()
     df = session.range(3).selectExpr("id", "cast(id as string) as s")
@@ -126,7 +136,8 @@ def test_save_as_table_appends_with_the_catalog_set_at_build_time(tmp_path):
     import textwrap
 
     script = tmp_path / "driver.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import spark_lance
         from pyspark.sql import SparkSession
         b = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
@@ -144,9 +155,15 @@ def test_save_as_table_appends_with_the_catalog_set_at_build_time(tmp_path):
         print("OPS", [type(ds.read_transaction(v["version"]).operation).__name__
                       for v in ds.versions()])
         spark.stop()
-    """))
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                       timeout=600, env={**os.environ, "PYSPARK_SUBMIT_ARGS": "pyspark-shell"})
+    """)
+    )
+    r = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYSPARK_SUBMIT_ARGS": "pyspark-shell"},
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert [ln for ln in r.stdout.splitlines() if ln.startswith("ROWS")] == ["ROWS 6", "ROWS 3"]
     # The overwrite keeps the history, as pylance's write, append, overwrite does.
@@ -165,14 +182,24 @@ def history(path):
     out = []
     for v in ds.versions():
         d = lance.dataset(str(path), version=v["version"])
-        out.append((v["version"], type(d.read_transaction(v["version"]).operation).__name__,
-                    d.count_rows(), d.schema.to_string()))
+        out.append(
+            (
+                v["version"],
+                type(d.read_transaction(v["version"]).operation).__name__,
+                d.count_rows(),
+                d.schema.to_string(),
+            )
+        )
     return out
 
 
 def location_of(session, t):
-    return session.sql(f"describe table extended {t}").where("col_name = 'Location'") \
-        .collect()[0][1].replace("file:", "")
+    return (
+        session.sql(f"describe table extended {t}")
+        .where("col_name = 'Location'")
+        .collect()[0][1]
+        .replace("file:", "")
+    )
 
 
 def test_create_or_replace_keeps_the_history_as_pylance_overwrites(session, tmp_path):
@@ -184,8 +211,7 @@ def test_create_or_replace_keeps_the_history_as_pylance_overwrites(session, tmp_
     path = location_of(session, t)
     session.sql(f"create or replace table {t} using lance as select id * 10 as id from range(2)")
     session.sql(f"replace table {t} (x bigint, y string) using lance")
-    session.range(4).selectExpr("id as x", "'q' as y").writeTo(t).using("lance") \
-        .createOrReplace()
+    session.range(4).selectExpr("id as x", "'q' as y").writeTo(t).using("lance").createOrReplace()
     assert location_of(session, t) == path
     kind = session.sql(f"describe table extended {t}").where("col_name = 'Type'").collect()[0][1]
     assert kind == "MANAGED"
@@ -195,15 +221,27 @@ def test_create_or_replace_keeps_the_history_as_pylance_overwrites(session, tmp_
         return pa.schema([pa.field(n, t, nullable=null) for n, t, null in fields])
 
     i64, st = pa.int64(), pa.string()
-    lance.write_dataset(pa.table({"id": [0, 1, 2], "s": ["0", "1", "2"]},
-                                 schema(("id", i64, False), ("s", st, False))), twin)
-    lance.write_dataset(pa.table({"id": [0, 10]}, schema(("id", i64, False))), twin,
-                        mode="overwrite")
-    lance.write_dataset(pa.table({"x": [], "y": []}, schema(("x", i64, True), ("y", st, True))),
-                        twin, mode="overwrite")
-    lance.write_dataset(pa.table({"x": list(range(4)), "y": ["q"] * 4},
-                                 schema(("x", i64, False), ("y", st, False))),
-                        twin, mode="overwrite")
+    lance.write_dataset(
+        pa.table(
+            {"id": [0, 1, 2], "s": ["0", "1", "2"]}, schema(("id", i64, False), ("s", st, False))
+        ),
+        twin,
+    )
+    lance.write_dataset(
+        pa.table({"id": [0, 10]}, schema(("id", i64, False))), twin, mode="overwrite"
+    )
+    lance.write_dataset(
+        pa.table({"x": [], "y": []}, schema(("x", i64, True), ("y", st, True))),
+        twin,
+        mode="overwrite",
+    )
+    lance.write_dataset(
+        pa.table(
+            {"x": list(range(4)), "y": ["q"] * 4}, schema(("x", i64, False), ("y", st, False))
+        ),
+        twin,
+        mode="overwrite",
+    )
     assert history(path) == history(twin)
     assert rows(path) == rows(twin)
     lance.dataset(path).validate()
@@ -214,8 +252,9 @@ def test_create_or_replace_keeps_the_history_as_pylance_overwrites(session, tmp_
 def test_a_failed_ctas_leaves_no_table(session):
     t = name()
     with pytest.raises(Exception):
-        session.sql(f"create table {t} using lance as "
-                    "select id, assert_true(id < 2) as ok from range(5)")
+        session.sql(
+            f"create table {t} using lance as select id, assert_true(id < 2) as ok from range(5)"
+        )
     assert not session.catalog.tableExists(t)
     session.sql(f"create table {t} using lance as select 1L as id")
     assert session.table(t).count() == 1
@@ -223,7 +262,8 @@ def test_a_failed_ctas_leaves_no_table(session):
 
 
 def test_ctas_refuses_a_location_holding_a_dataset_and_create_or_replace_overwrites_it(
-        session, tmp_path):
+    session, tmp_path
+):
     path, twin = str(tmp_path / "ext"), str(tmp_path / "twin")
     for p in (path, twin):
         lance.write_dataset(pa.table({"id": pa.array([5, 6], pa.int64())}), p)
@@ -232,10 +272,12 @@ def test_ctas_refuses_a_location_holding_a_dataset_and_create_or_replace_overwri
         session.sql(f"create table {t} using lance location '{path}' as select 1L as id")
     assert not session.catalog.tableExists(t)
     assert history(path) == history(twin)
-    session.sql(f"create or replace table {t} using lance location '{path}' "
-                "as select 7L as id")
-    lance.write_dataset(pa.table({"id": [7]}, pa.schema([pa.field("id", pa.int64(), False)])),
-                        twin, mode="overwrite")
+    session.sql(f"create or replace table {t} using lance location '{path}' as select 7L as id")
+    lance.write_dataset(
+        pa.table({"id": [7]}, pa.schema([pa.field("id", pa.int64(), False)])),
+        twin,
+        mode="overwrite",
+    )
     assert history(path) == history(twin)
     session.sql(f"drop table {t}")
     assert history(path) == history(twin)
@@ -246,8 +288,9 @@ def test_a_parquet_table_replaced_by_a_lance_table(session):
     session.sql(f"create table {t} (id bigint) using parquet")
     session.sql(f"insert into {t} values (1)")
     session.sql(f"create or replace table {t} using lance as select 2L as id")
-    provider = session.sql(f"describe table extended {t}").where("col_name = 'Provider'") \
-        .collect()[0][1]
+    provider = (
+        session.sql(f"describe table extended {t}").where("col_name = 'Provider'").collect()[0][1]
+    )
     assert provider == "lance"
     assert rows(location_of(session, t)) == [(2,)]
     session.sql(f"drop table {t}")

@@ -41,14 +41,23 @@ def multi_version_fixture() -> support.LanceFixture:
 def clean_env(extra: dict | None = None) -> dict:
     """This environment without anything that would steer spark_lance or pyspark."""
     env = dict(os.environ)
-    for var in (spark_lance.JAR_ENV_VAR, "SPARK_HOME", "SPARK_CONF_DIR", "MASTER", "PYSPARK_SUBMIT_ARGS",
-                _master.GATEWAY_ENV_VAR, "PYTHONPATH"):
+    for var in (
+        spark_lance.JAR_ENV_VAR,
+        "SPARK_HOME",
+        "SPARK_CONF_DIR",
+        "MASTER",
+        "PYSPARK_SUBMIT_ARGS",
+        _master.GATEWAY_ENV_VAR,
+        "PYTHONPATH",
+    ):
         env.pop(var, None)
     env.update(extra or {})
     return env
 
 
-def run_python(code: str, env_extra: dict | None = None, cwd: str | None = None, timeout: int = 300):
+def run_python(
+    code: str, env_extra: dict | None = None, cwd: str | None = None, timeout: int = 300
+):
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
@@ -62,8 +71,10 @@ def run_python(code: str, env_extra: dict | None = None, cwd: str | None = None,
 def result_of(r: subprocess.CompletedProcess) -> dict:
     """The JSON a helper process printed on its `RESULT ` line."""
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
-    assert r.returncode == 0 and line, f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr[-4000:]}"
-    return json.loads(line[len("RESULT "):])
+    assert r.returncode == 0 and line, (
+        f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr[-4000:]}"
+    )
+    return json.loads(line[len("RESULT ") :])
 
 
 def running_built_line() -> str:
@@ -71,7 +82,10 @@ def running_built_line() -> str:
     (Spark 3.5 -> 3.5 on its Scala, 4.x -> 4.0 on Scala 2.13)."""
     import pyspark
 
-    scala = {p.name.split("-")[2].rsplit(".", 2)[0] for p in (Path(pyspark.__file__).parent / "jars").glob("scala-library-*.jar")}
+    scala = {
+        p.name.split("-")[2].rsplit(".", 2)[0]
+        for p in (Path(pyspark.__file__).parent / "jars").glob("scala-library-*.jar")
+    }
     assert len(scala) == 1, scala
     spark_line = "3.5" if pyspark.__version__.startswith("3.5.") else "4.0"
     return f"{spark_line}_{scala.pop()}"
@@ -131,10 +145,16 @@ def test_bundled_jar_registers_the_data_source_and_names_its_line(line):
         # protobuf is relocated, never shipped under its own package name.
         assert not any(n.startswith("com/google/protobuf/") for n in names)
         props = dict(
-            ln.split("=", 1) for ln in jar.read(BUILD_PROPERTIES).decode().splitlines() if "=" in ln and not ln.startswith("#")
+            ln.split("=", 1)
+            for ln in jar.read(BUILD_PROPERTIES).decode().splitlines()
+            if "=" in ln and not ln.startswith("#")
         )
     spark_line, scala = line.split("_")
-    assert (props["version"], props["spark.line"], props["scala.binary"]) == (VERSION, spark_line, scala), props
+    assert (props["version"], props["spark.line"], props["scala.binary"]) == (
+        VERSION,
+        spark_line,
+        scala,
+    ), props
     served = [m for m, by in _lines.SERVED_BY.items() if by == spark_line]
     assert props["spark.lines.served"].split(",") == served, props
 
@@ -154,11 +174,15 @@ def test_bundled_jar_registers_the_data_source_and_names_its_line(line):
         ("4.3.1.dev0", "2.13.17", "4.0_2.13"),
     ],
 )
-def test_selection_follows_the_installed_pyspark(monkeypatch, tmp_path, pyspark_version, scala, line):
+def test_selection_follows_the_installed_pyspark(
+    monkeypatch, tmp_path, pyspark_version, scala, line
+):
     fake_pyspark(monkeypatch, tmp_path, pyspark_version, scala)
     assert spark_lance.jar_path() == str(JARS_DIR / _lines.jar_name(line, VERSION))
     # The same given as arguments (pyspark is then not consulted).
-    assert spark_lance.jar_path(pyspark_version, scala) == str(JARS_DIR / _lines.jar_name(line, VERSION))
+    assert spark_lance.jar_path(pyspark_version, scala) == str(
+        JARS_DIR / _lines.jar_name(line, VERSION)
+    )
 
 
 def test_scala_comes_from_spark_home_when_set(monkeypatch, tmp_path):
@@ -211,7 +235,10 @@ def test_missing_line_jar_is_named(monkeypatch, tmp_path):
     with pytest.raises(spark_lance.JarNotFoundError) as e:
         spark_lance.jar_path("3.5.9", "2.12.18")
     text = str(e.value)
-    assert str(only / _lines.jar_name("3.5_2.12", VERSION)) in text and _lines.jar_name("4.0_2.13", VERSION) in text
+    assert (
+        str(only / _lines.jar_name("3.5_2.12", VERSION)) in text
+        and _lines.jar_name("4.0_2.13", VERSION) in text
+    )
 
 
 def test_missing_jar_in_source_checkout_explains(tmp_path):
@@ -222,7 +249,9 @@ def test_missing_jar_in_source_checkout_explains(tmp_path):
     (checkout / "build.sbt").write_text("// stand-in\n")
     (checkout / "VERSION").write_text("9.9.9\n")
     shutil.copytree(
-        JARS_DIR.parent, checkout / "python" / "spark_lance", ignore=shutil.ignore_patterns("jars", "__pycache__", "VERSION")
+        JARS_DIR.parent,
+        checkout / "python" / "spark_lance",
+        ignore=shutil.ignore_patterns("jars", "__pycache__", "VERSION"),
     )
     r = run_python(
         """
@@ -232,7 +261,8 @@ def test_missing_jar_in_source_checkout_explains(tmp_path):
             spark_lance.jar_path()
         except spark_lance.JarNotFoundError as e:
             print("RESULT " + json.dumps({"version": spark_lance.__version__, "error": str(e)}))
-        """ % str(checkout),
+        """
+        % str(checkout),
         env_extra={"PYTHONPATH": str(checkout / "python")},
     )
     out = result_of(r)
@@ -244,7 +274,11 @@ def test_missing_jar_in_source_checkout_explains(tmp_path):
 
 
 def test_missing_jar_outside_checkout(tmp_path):
-    shutil.copytree(JARS_DIR.parent, tmp_path / "site" / "spark_lance", ignore=shutil.ignore_patterns("jars", "__pycache__"))
+    shutil.copytree(
+        JARS_DIR.parent,
+        tmp_path / "site" / "spark_lance",
+        ignore=shutil.ignore_patterns("jars", "__pycache__"),
+    )
     r = run_python(
         """
         import json, spark_lance
@@ -263,7 +297,9 @@ def test_missing_jar_outside_checkout(tmp_path):
 # ---- the build: setup.py ---------------------------------------------------------------------------
 
 
-def build_wheel(tmp_path: Path, version: str, jar_lines) -> tuple[subprocess.CompletedProcess, Path]:
+def build_wheel(
+    tmp_path: Path, version: str, jar_lines
+) -> tuple[subprocess.CompletedProcess, Path]:
     """`pip wheel` on a copy of python/ in a stand-in repository whose VERSION is `version`,
     with dummy jars for `jar_lines` in spark_lance/jars/ (no jars directory if None)."""
     repo = tmp_path / "repo"
@@ -276,10 +312,22 @@ def build_wheel(tmp_path: Path, version: str, jar_lines) -> tuple[subprocess.Com
     if jar_lines is not None:
         (repo / "python" / "spark_lance" / "jars").mkdir()
         for line in jar_lines:
-            (repo / "python" / "spark_lance" / "jars" / _lines.jar_name(line, version)).write_bytes(b"PK")
+            (repo / "python" / "spark_lance" / "jars" / _lines.jar_name(line, version)).write_bytes(
+                b"PK"
+            )
     dist = tmp_path / "dist"
     r = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(repo / "python")],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist),
+            str(repo / "python"),
+        ],
         capture_output=True,
         text=True,
         env=clean_env(),
@@ -346,9 +394,12 @@ def test_configure_appends_the_jar_to_given_settings(monkeypatch):
     conf = {"spark.jars": "/opt/other.jar", "spark.driver.extraClassPath": "/opt/cp.jar"}
     b = _Builder()
     assert spark_lance.configure(b, conf) is b  # returns the builder it was given
-    assert b.options == {"spark.jars": f"/opt/other.jar,{jar}",
-                         "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}",
-                         "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
+    assert b.options == {
+        "spark.jars": f"/opt/other.jar,{jar}",
+        "spark.driver.extraClassPath": f"/opt/cp.jar{os.pathsep}{jar}",
+        "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog",
+        **EXT,
+    }
     # The jar given again is not repeated.
     b = spark_lance.configure(_Builder(), {"spark.jars": f"/opt/other.jar,{jar}"})
     assert b.options["spark.jars"] == f"/opt/other.jar,{jar}"
@@ -358,9 +409,12 @@ def test_configure_on_a_fresh_builder(monkeypatch):
     monkeypatch.delenv(_master.GATEWAY_ENV_VAR, raising=False)
     monkeypatch.setattr(_session, "_jvm_defaults", lambda: {})  # as before the first session
     b = spark_lance.configure(_Builder())
-    assert b.options == {"spark.jars": spark_lance.jar_path(),
-                         "spark.driver.extraClassPath": spark_lance.jar_path(),
-                         "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog", **EXT}
+    assert b.options == {
+        "spark.jars": spark_lance.jar_path(),
+        "spark.driver.extraClassPath": spark_lance.jar_path(),
+        "spark.sql.catalog.lance": "io.sparklance.spark.LanceCatalog",
+        **EXT,
+    }
 
 
 def test_configure_does_not_repeat_the_jar_a_running_jvm_reports_as_a_uri(monkeypatch):
@@ -385,18 +439,20 @@ def test_configure_leaves_spark_submit_alone(monkeypatch):
 
 def test_configure_registers_the_lance_catalogs(monkeypatch, tmp_path):
     monkeypatch.setenv(_master.GATEWAY_ENV_VAR, "12345")  # catalogs only
-    b = spark_lance.configure(_Builder(), catalog="lc", root=str(tmp_path),
-                              session_catalog=True)
-    assert b.options == {"spark.sql.catalog.lc": "io.sparklance.spark.LanceCatalog",
-                         "spark.sql.catalog.lc.root": str(tmp_path),
-                         "spark.sql.catalog.spark_catalog":
-                             "io.sparklance.spark.LanceSessionCatalog", **EXT}
+    b = spark_lance.configure(_Builder(), catalog="lc", root=str(tmp_path), session_catalog=True)
+    assert b.options == {
+        "spark.sql.catalog.lc": "io.sparklance.spark.LanceCatalog",
+        "spark.sql.catalog.lc.root": str(tmp_path),
+        "spark.sql.catalog.spark_catalog": "io.sparklance.spark.LanceSessionCatalog",
+        **EXT,
+    }
     assert spark_lance.configure(_Builder(), catalog=None).options == EXT
     assert spark_lance.configure(_Builder(), catalog=None, extensions=False).options == {}
     # A catalog the caller configured is kept; extensions given are kept, the connector's added.
     given = {"spark.sql.catalog.lance": "my.Catalog", "spark.sql.extensions": "a.B"}
     assert spark_lance.configure(_Builder(), given).options == {
-        "spark.sql.extensions": f"a.B,{spark_lance.EXTENSIONS}"}
+        "spark.sql.extensions": f"a.B,{spark_lance.EXTENSIONS}"
+    }
     with pytest.raises(ValueError, match="root"):
         spark_lance.configure(_Builder(), catalog=None, root="/x")
 
@@ -405,9 +461,11 @@ def test_the_lance_catalog_is_registered(spark, tmp_path):
     """The session fixture was built with configure(): path identifiers work at once."""
     import lance
     import pyarrow as pa
+
     lance.write_dataset(pa.table({"id": [1, 2]}), str(tmp_path / "t"))
-    assert [r.id for r in spark.sql(f"select id from lance.`{tmp_path / 't'}` order by id")
-            .collect()] == [1, 2]
+    assert [
+        r.id for r in spark.sql(f"select id from lance.`{tmp_path / 't'}` order by id").collect()
+    ] == [1, 2]
 
 
 def test_configure_makes_lance_resolve(spark):
@@ -496,7 +554,8 @@ def test_session_in_a_fresh_process():
         out["same"] = again is spark
         print("RESULT " + json.dumps(out))
         spark.stop()
-        """ % str(fx.path)
+        """
+        % str(fx.path)
     )
     out = result_of(r)
     assert out["master"] == _master.DEFAULT_MASTER  # nothing else set one
@@ -539,12 +598,18 @@ def test_session_after_stop():
                                       "master": second.sparkContext.master,
                                       "shuffle": second.conf.get("spark.sql.shuffle.partitions")}))
         second.stop()
-        """ % (str(fx.path), fx.versions[0])
+        """
+        % (str(fx.path), fx.versions[0])
     )
     out = result_of(r)
     latest = lance.dataset(str(fx.path)).count_rows()
     first_version = lance.dataset(str(fx.path), version=fx.versions[0]).count_rows()
-    assert out == {"counts": [latest, latest, first_version], "new": True, "master": _master.DEFAULT_MASTER, "shuffle": "5"}
+    assert out == {
+        "counts": [latest, latest, first_version],
+        "new": True,
+        "master": _master.DEFAULT_MASTER,
+        "shuffle": "5",
+    }
 
 
 def test_session_refuses_a_jvm_started_without_the_jar():
@@ -571,7 +636,9 @@ def test_session_refuses_a_jvm_started_without_the_jar():
     errors = result_of(r)
     for text in errors:
         assert text is not None, "session() accepted a JVM without the connector"
-        assert 'format("lance") is not available' in text and "restart the Python process" in text, text
+        assert (
+            'format("lance") is not available' in text and "restart the Python process" in text
+        ), text
         assert "spark_lance.configure(builder)" in text, text
 
 
@@ -674,9 +741,15 @@ def test_read_lance_versions_tags_and_columns(spark):
     fx = multi_version_fixture()
     path = str(fx.path)
     for v in fx.versions:
-        assert spark_lance.read_lance(spark, path, version=v).count() == lance.dataset(path, version=v).count_rows()
+        assert (
+            spark_lance.read_lance(spark, path, version=v).count()
+            == lance.dataset(path, version=v).count_rows()
+        )
     for tag in fx.tags:
-        assert spark_lance.read_lance(spark, path, version=tag).count() == lance.dataset(path, version=tag).count_rows()
+        assert (
+            spark_lance.read_lance(spark, path, version=tag).count()
+            == lance.dataset(path, version=tag).count_rows()
+        )
     names = lance.dataset(path).schema.names
     cols = [names[-1], names[0]]
     df = spark_lance.read_lance(spark, path, columns=cols)

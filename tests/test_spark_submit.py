@@ -39,7 +39,9 @@ def sha256(p) -> str:
     return hashlib.sha256(Path(p).read_bytes()).hexdigest()
 
 
-def spark_submit(tmp_path: Path, script: str, options: list, script_args: list) -> subprocess.CompletedProcess:
+def spark_submit(
+    tmp_path: Path, script: str, options: list, script_args: list
+) -> subprocess.CompletedProcess:
     """Run `script` (source text) by spark-submit `options` (the one pyspark installed in this venv)."""
     assert SPARK_SUBMIT.exists(), f"{SPARK_SUBMIT} missing (pyspark installs it into the venv)"
     path = tmp_path / "job.py"
@@ -49,13 +51,17 @@ def spark_submit(tmp_path: Path, script: str, options: list, script_args: list) 
         env.pop(var, None)
     env["PYSPARK_PYTHON"] = sys.executable
     cmd = [str(SPARK_SUBMIT), *options, "--conf", "spark.ui.enabled=false", str(path), *script_args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=str(tmp_path))
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env=env, timeout=600, cwd=str(tmp_path)
+    )
 
 
 def result_of(r: subprocess.CompletedProcess) -> dict:
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
-    assert r.returncode == 0 and line, f"{r.args}\nexit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr[-6000:]}"
-    return json.loads(line[len("RESULT "):])
+    assert r.returncode == 0 and line, (
+        f"{r.args}\nexit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr[-6000:]}"
+    )
+    return json.loads(line[len("RESULT ") :])
 
 
 def a_fixture() -> support.LanceFixture:
@@ -82,10 +88,16 @@ def test_spark_submit_packages(tmp_path):
         print("RESULT " + json.dumps({"count": spark.read.format("lance").load(sys.argv[1]).count()}))
         spark.stop()
         """,
-        ["--master", "local[1]",
-         "--packages", f"{GROUP}:{artifact()}:{VERSION}",
-         "--repositories", M2.as_uri(),
-         "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}"],
+        [
+            "--master",
+            "local[1]",
+            "--packages",
+            f"{GROUP}:{artifact()}:{VERSION}",
+            "--repositories",
+            M2.as_uri(),
+            "--conf",
+            f"spark.jars.ivy={tmp_path / 'ivy'}",
+        ],
         [str(fx.path)],
     )
     assert result_of(r)["count"] == lance.dataset(str(fx.path)).count_rows()
@@ -111,9 +123,17 @@ SESSION_SCRIPT = """
 
 def test_session_keeps_spark_submit_master(tmp_path):
     fx = a_fixture()
-    r = spark_submit(tmp_path, SESSION_SCRIPT,
-                     ["--master", "local[1]", "--name", "submitted", "--jars", spark_lance.jar_path()], [str(fx.path)])
-    assert result_of(r) == {"master": "local[1]", "app": "submitted", "count": lance.dataset(str(fx.path)).count_rows()}
+    r = spark_submit(
+        tmp_path,
+        SESSION_SCRIPT,
+        ["--master", "local[1]", "--name", "submitted", "--jars", spark_lance.jar_path()],
+        [str(fx.path)],
+    )
+    assert result_of(r) == {
+        "master": "local[1]",
+        "app": "submitted",
+        "count": lance.dataset(str(fx.path)).count_rows(),
+    }
 
 
 def test_session_under_spark_submit_without_the_jar_explains(tmp_path):

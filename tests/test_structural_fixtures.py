@@ -18,10 +18,10 @@ import json
 import lance
 import pyarrow as pa
 import pytest
+from property import check
 
 import support
 from lance_types import spark_schema_for_arrow, type_shape
-from property import check
 
 DIR = support.SRC_TEST_DATA / "structural"
 NAMES = [d["name"] for d in json.loads((DIR / "_index.json").read_text())["datasets"]]
@@ -47,21 +47,35 @@ def test_structural_fixture_scans(spark, name):
 
     problems = []
     for opts in ({}, {"batch_size": 29}, {"split_size": 1}):
-        problems += [f"scan {opts}: {p}" for p in scan_problems(read(spark, path, **opts), expected)]
+        problems += [
+            f"scan {opts}: {p}" for p in scan_problems(read(spark, path, **opts), expected)
+        ]
     for col in ds.schema.names:
-        problems += [f"column {col}: {p}" for p in scan_problems(read(spark, path).select(col), expected.select([col]))]
+        problems += [
+            f"column {col}: {p}"
+            for p in scan_problems(read(spark, path).select(col), expected.select([col]))
+        ]
     for f in ds.schema:
         if pa.types.is_fixed_size_list(f.type) and pa.types.is_struct(f.type.value_type):
             st = f.type.value_type
             for i in range(st.num_fields):
                 p = f"{f.name}.{st.field(i).name}"
                 rows = expected.column(f.name).to_pylist()
-                vals = [None if r is None else [None if x is None else x[st.field(i).name] for x in r] for r in rows]
+                vals = [
+                    None if r is None else [None if x is None else x[st.field(i).name] for x in r]
+                    for r in rows
+                ]
                 want = pa.table({p: pa.array(vals, pa.list_(st.field(i)))})
-                problems += [f"select({p!r}): {x}" for x in scan_problems(read(spark, path).select(p), want)]
+                problems += [
+                    f"select({p!r}): {x}" for x in scan_problems(read(spark, path).select(p), want)
+                ]
         if pa.types.is_struct(f.type):
             for i in range(f.type.num_fields):
                 p = f"{f.name}.{f.type.field(i).name}"
                 want = pa.table({p: check.nested_child(expected, p)})
-                problems += [f"select({p!r}): {x}" for x in scan_problems(read(spark, path).select(p), want)]
-    assert not problems, f"{name}: Spark differs from pylance\n" + "\n".join("  - " + p for p in problems)
+                problems += [
+                    f"select({p!r}): {x}" for x in scan_problems(read(spark, path).select(p), want)
+                ]
+    assert not problems, f"{name}: Spark differs from pylance\n" + "\n".join(
+        "  - " + p for p in problems
+    )

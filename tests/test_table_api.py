@@ -21,8 +21,13 @@ _run = uuid.uuid4().hex[:8]
 
 def data(start, n):
     ids = list(range(start, start + n))
-    return pa.table({"id": pa.array(ids, pa.int64()), "n": pa.array(ids, pa.int64()),
-                     "v": [f"r{i}" for i in ids]})
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "n": pa.array(ids, pa.int64()),
+            "v": [f"r{i}" for i in ids],
+        }
+    )
 
 
 @pytest.fixture
@@ -37,11 +42,14 @@ def twins(tmp_path):
 def view(path):
     ds = lance.dataset(path)
     ds.validate()
-    return {"version": ds.version, "schema": str(ds.schema),
-            "rows": ds.to_table().sort_by("id").to_pylist(),
-            "config": dict(ds.config()),
-            "operation": type(ds.read_transaction(ds.version).operation).__name__,
-            "tags": {k: v["version"] for k, v in ds.tags.list().items()}}
+    return {
+        "version": ds.version,
+        "schema": str(ds.schema),
+        "rows": ds.to_table().sort_by("id").to_pylist(),
+        "config": dict(ds.config()),
+        "operation": type(ds.read_transaction(ds.version).operation).__name__,
+        "tags": {k: v["version"] for k, v in ds.tags.list().items()},
+    }
 
 
 def test_changes_as_pylance_methods(spark, twins):
@@ -52,20 +60,29 @@ def test_changes_as_pylance_methods(spark, twins):
         (lambda: t.delete("id % 3 = 0"), lambda: p.delete("id % 3 = 0")),
         # pylance's update moves the rows; mode="auto" may write the column instead, as
         # pylance's update_columns does (test_column_update.py).
-        (lambda: t.update({"n": "n + 100"}, where="id < 5", mode="rows"),
-         lambda: p.update({"n": "n + 100"}, where="id < 5")),
+        (
+            lambda: t.update({"n": "n + 100"}, where="id < 5", mode="rows"),
+            lambda: p.update({"n": "n + 100"}, where="id < 5"),
+        ),
         (lambda: t.update_config({"a": "1"}), lambda: p.update_config({"a": "1"})),
         (lambda: t.delete_config_keys(["a"]), lambda: p.delete_config_keys(["a"])),
         (lambda: t.add_columns({"z": "int"}), lambda: p.add_columns(pa.field("z", pa.int32()))),
-        (lambda: t.alter_columns({"path": "v", "name": "w"}),
-         lambda: p.alter_columns({"path": "v", "name": "w"})),
+        (
+            lambda: t.alter_columns({"path": "v", "name": "w"}),
+            lambda: p.alter_columns({"path": "v", "name": "w"}),
+        ),
         (lambda: t.drop_columns(["z"]), lambda: p.drop_columns(["z"])),
-        (lambda: t.alter_columns({"path": "n", "data_type": pa.int64()},
-                                 {"path": "z2", "data_type": "bigint"}),
-         lambda: None),  # both refused below
+        (
+            lambda: t.alter_columns(
+                {"path": "n", "data_type": pa.int64()}, {"path": "z2", "data_type": "bigint"}
+            ),
+            lambda: None,
+        ),  # both refused below
         (lambda: t.add_columns({"i": "int"}), lambda: p.add_columns(pa.field("i", pa.int32()))),
-        (lambda: t.alter_columns({"path": "i", "data_type": pa.int64()}),
-         lambda: p.alter_columns({"path": "i", "data_type": pa.int64()})),
+        (
+            lambda: t.alter_columns({"path": "i", "data_type": pa.int64()}),
+            lambda: p.alter_columns({"path": "i", "data_type": pa.int64()}),
+        ),
         (lambda: t.tags.create("two", 2), lambda: p.tags.create("two", 2)),
         (lambda: t.restore(2), lambda: lance.dataset(theirs, version=2).restore()),
     ]
@@ -89,12 +106,16 @@ def test_changes_as_pylance_methods(spark, twins):
 def test_merge_insert_as_pylance(spark, twins):
     ours, theirs = twins
     src = data(15, 10)
-    spark_lance.LanceTable(spark, ours).merge_insert("id").when_matched_update_all() \
-        .when_not_matched_insert_all().execute(
-            spark.createDataFrame([tuple(r.values()) for r in src.to_pylist()],
-                                  "id long, n long, v string"))
-    lance.dataset(theirs).merge_insert("id").when_matched_update_all() \
-        .when_not_matched_insert_all().execute(src)
+    spark_lance.LanceTable(spark, ours).merge_insert(
+        "id"
+    ).when_matched_update_all().when_not_matched_insert_all().execute(
+        spark.createDataFrame(
+            [tuple(r.values()) for r in src.to_pylist()], "id long, n long, v string"
+        )
+    )
+    lance.dataset(theirs).merge_insert(
+        "id"
+    ).when_matched_update_all().when_not_matched_insert_all().execute(src)
     assert view(ours)["rows"] == view(theirs)["rows"]
     assert view(ours)["operation"] == view(theirs)["operation"] == "Update"
 
@@ -114,9 +135,10 @@ def test_config_and_errors(spark, twins):
 
 # ---- LanceTable.for_name: a catalog's table by name, as the LanceTable of its location -------
 
+
 def local(location):
     """pylance's path of a location Spark shows (the session catalog's are file: URIs)."""
-    return location[len("file:"):] if location.startswith("file:") else location
+    return location[len("file:") :] if location.startswith("file:") else location
 
 
 def rows(df_or_table):
@@ -131,8 +153,9 @@ def same_as_pylance(spark, t):
     assert t.version == ds.version
     history = spark.read.format("lance").option("metadata_table", "versions").load(t.path)
     assert sorted(r.version for r in history.collect()) == [v["version"] for v in ds.versions()]
-    assert [(f.name, f.nullable) for f in t.to_df().schema.fields] == \
-        [(f.name, f.nullable) for f in ds.schema]
+    assert [(f.name, f.nullable) for f in t.to_df().schema.fields] == [
+        (f.name, f.nullable) for f in ds.schema
+    ]
     assert rows(t.to_df()) == rows(ds.to_table())
     for v in ds.versions():
         old = lance.dataset(local(t.path), version=v["version"]).to_table()
@@ -172,8 +195,9 @@ def test_for_name_of_a_session_catalog_table(spark, tmp_path):
     s = spark.newSession()
     s.conf.set("spark.sql.catalog.spark_catalog", "io.sparklance.spark.LanceSessionCatalog")
     t_name, p_name = f"tblapi_{_run}_{next(_names)}", f"tblapi_{_run}_{next(_names)}"
-    s.sql(f"create table {t_name} (id bigint, v string) using lance "
-          f"location '{tmp_path / 'lance'}'")
+    s.sql(
+        f"create table {t_name} (id bigint, v string) using lance location '{tmp_path / 'lance'}'"
+    )
     s.sql(f"create table {p_name} (id bigint) using parquet location '{tmp_path / 'pq'}'")
     try:
         s.sql(f"insert into {t_name} values (1, 'a'), (2, 'b')")

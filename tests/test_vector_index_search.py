@@ -12,9 +12,9 @@ import lance
 import numpy as np
 import pyarrow as pa
 import pytest
+from test_vectors import DIM, vectors
 
 import spark_lance
-from test_vectors import DIM, vectors
 
 KINDS = ["IVF_FLAT", "IVF_SQ", "IVF_PQ"]
 METRICS = ["l2", "cosine", "dot"]
@@ -53,16 +53,27 @@ def build(base, tmp_path_factory, kind, metric, changed):
 @pytest.fixture(scope="module")
 def indexed(base, tmp_path_factory):
     """Every kind and metric, as built and after deletions and an append."""
-    return {(kind, metric, changed): build(base, tmp_path_factory, kind, metric, changed)
-            for kind in KINDS for metric in METRICS for changed in (False, True)}
+    return {
+        (kind, metric, changed): build(base, tmp_path_factory, kind, metric, changed)
+        for kind in KINDS
+        for metric in METRICS
+        for changed in (False, True)
+    }
 
 
 def queries(n=3, seed=31):
     return vectors(n, seed=seed)
 
 
-def search(path, q, k=10, filter=None, columns=("id",), version=None,  # noqa: A002
-           **nearest):
+def search(
+    path,
+    q,
+    k=10,
+    filter=None,
+    columns=("id",),
+    version=None,  # noqa: A002
+    **nearest,
+):
     args = {"column": "emb", "q": q, "k": k}
     args.update({key: val for key, val in nearest.items() if val is not None})
     extra = {"filter": filter, "prefilter": True} if filter else {}
@@ -102,32 +113,52 @@ class Answer:
             if index["fields"] == ["emb"]:
                 covered |= set(index["fragment_ids"])
         # Exact distances of every live row probed and every unindexed row.
-        exact = search(self.path, self.q, n, self.filter, columns=("id", "_rowaddr"),
-                       **dict(unrefined, refine_factor=1))
+        exact = search(
+            self.path,
+            self.q,
+            n,
+            self.filter,
+            columns=("id", "_rowaddr"),
+            **dict(unrefined, refine_factor=1),
+        )
         dist = dict(zip(exact["id"].to_pylist(), exact["_distance"].to_pylist()))
-        unindexed = [i for i, a in zip(exact["id"].to_pylist(), exact["_rowaddr"].to_pylist())
-                     if a >> 32 not in covered]
+        unindexed = [
+            i
+            for i, a in zip(exact["id"].to_pylist(), exact["_rowaddr"].to_pylist())
+            if a >> 32 not in covered
+        ]
         # The index's own distances: searched at the newest version the index covers whole
         # (where unindexed rows merge in, pylance makes the index's distances exact too); rows
         # deleted since are left out.
-        version = next(v["version"] for v in sorted(ds.versions(), key=lambda v: -v["version"])
-                       if {f.fragment_id for f in
-                           lance.dataset(self.path, version=v["version"]).get_fragments()}
-                       <= covered)
+        version = next(
+            v["version"]
+            for v in sorted(ds.versions(), key=lambda v: -v["version"])
+            if {
+                f.fragment_id
+                for f in lance.dataset(self.path, version=v["version"]).get_fragments()
+            }
+            <= covered
+        )
         approx = search(self.path, self.q, n, self.filter, version=version, **unrefined)
         skip = set(unindexed)
-        indexed = sorted((d, i) for i, d in zip(approx["id"].to_pylist(),
-                                                approx["_distance"].to_pylist())
-                         if i in dist and i not in skip)
+        indexed = sorted(
+            (d, i)
+            for i, d in zip(approx["id"].to_pylist(), approx["_distance"].to_pylist())
+            if i in dist and i not in skip
+        )
         kr = self.k * refine
         bound = indexed[kr - 1][0] if len(indexed) > kr else float("inf")
         sure = [i for d, i in indexed if d < bound]
         tied = [i for d, i in indexed if d == bound]
         take = min(kr - len(sure), len(tied))  # 0 when every probed row is a candidate
         for pick in itertools.islice(itertools.combinations(tied, take), 1000):
-            rows = sorted((dist[i], i) for i in sure + list(pick) + unindexed)[:self.k]
-            yield pa.table({"id": pa.array([i for _, i in rows], pa.int64()),
-                            "_distance": pa.array([d for d, _ in rows], pa.float32())})
+            rows = sorted((dist[i], i) for i in sure + list(pick) + unindexed)[: self.k]
+            yield pa.table(
+                {
+                    "id": pa.array([i for _, i in rows], pa.int64()),
+                    "_distance": pa.array([d for d, _ in rows], pa.float32()),
+                }
+            )
 
 
 def pylance(path, q, k=10, filter=None, **nearest):  # noqa: A002 - pylance's name
@@ -135,8 +166,11 @@ def pylance(path, q, k=10, filter=None, **nearest):  # noqa: A002 - pylance's na
 
 
 def ours(spark, path, q, k=10, **kwargs):
-    rows = spark_lance.LanceTable(spark, path).nearest(
-        "emb", q.tolist(), k=k, columns=["id"], **kwargs).collect()
+    rows = (
+        spark_lance.LanceTable(spark, path)
+        .nearest("emb", q.tolist(), k=k, columns=["id"], **kwargs)
+        .collect()
+    )
     return [r["id"] for r in rows], np.array([r["_distance"] for r in rows], dtype="float32")
 
 
@@ -171,7 +205,7 @@ def assert_same_as(got, want):
         j = i
         while j + 1 < len(ids) and close(want_dist[j + 1], want_dist[i]):
             j += 1
-        group, want_group = set(ids[i:j + 1]), set(want_ids[i:j + 1])
+        group, want_group = set(ids[i : j + 1]), set(want_ids[i : j + 1])
         if close(want_dist[i], last):
             assert len(group) == len(want_group), (ids, want_ids)
         else:
@@ -206,8 +240,9 @@ def test_answers_rebuilt_from_candidates_hold_pylances_own(indexed, kind):
                 ids = want["id"].to_pylist()
                 same = [t for t in want.alternatives() if t["id"].to_pylist() == ids]
                 assert same, (kind, changed, nprobes, refine)
-                assert np.allclose(same[0]["_distance"].to_numpy(),
-                                   want["_distance"].to_numpy(), rtol=1e-6)
+                assert np.allclose(
+                    same[0]["_distance"].to_numpy(), want["_distance"].to_numpy(), rtol=1e-6
+                )
 
 
 def test_index_distances_are_approximate_until_refined(spark, indexed):
@@ -242,13 +277,14 @@ def test_recall_equals_pylance(spark, indexed, kind):
 def test_use_index_false_and_other_metric_search_exactly(spark, indexed):
     path = indexed[("IVF_PQ", "l2", True)]
     q = queries(1)[0]
-    assert_same(ours(spark, path, q, use_index=False),
-                pylance(path, q, use_index=False))
+    assert_same(ours(spark, path, q, use_index=False), pylance(path, q, use_index=False))
     # pylance 14 searches exactly when the metric asked for is not the index's.
-    assert_same(ours(spark, path, q, metric="dot", nprobes=1),
-                pylance(path, q, metric="dot", nprobes=1))
-    assert_same(ours(spark, path, q, metric="l2", nprobes=1),
-                pylance(path, q, metric="l2", nprobes=1))
+    assert_same(
+        ours(spark, path, q, metric="dot", nprobes=1), pylance(path, q, metric="dot", nprobes=1)
+    )
+    assert_same(
+        ours(spark, path, q, metric="l2", nprobes=1), pylance(path, q, metric="l2", nprobes=1)
+    )
 
 
 def test_all_columns_version_and_module_function(spark, indexed):
@@ -261,12 +297,15 @@ def test_all_columns_version_and_module_function(spark, indexed):
     want = lance.dataset(path).to_table(nearest={"column": "emb", "q": q, "k": 5, "nprobes": 3})
     assert [r["id"] for r in rows] == want["id"].to_pylist()
     assert [r["g"] for r in rows] == want["g"].to_pylist()
-    assert np.allclose(np.array([r["emb"] for r in rows], dtype="float32"),
-                       np.stack(want["emb"].to_numpy(zero_copy_only=False)))
+    assert np.allclose(
+        np.array([r["emb"] for r in rows], dtype="float32"),
+        np.stack(want["emb"].to_numpy(zero_copy_only=False)),
+    )
     # An older version: the index as built, before the deletions and the append.
     first = lance.dataset(path).versions()[1]["version"]
     want = lance.dataset(path, version=first).to_table(
-        nearest={"column": "emb", "q": q, "k": 5, "nprobes": 3}, columns=["id"])
+        nearest={"column": "emb", "q": q, "k": 5, "nprobes": 3}, columns=["id"]
+    )
     got = t.nearest("emb", q.tolist(), k=5, nprobes=3, version=first, columns="id").collect()
     assert [r["id"] for r in got] == want["id"].to_pylist()
 
@@ -274,8 +313,10 @@ def test_all_columns_version_and_module_function(spark, indexed):
 def test_more_candidates_than_rows_and_wrong_arguments(spark, indexed):
     path = indexed[("IVF_FLAT", "dot", True)]
     q = queries(1)[0]
-    assert_same(ours(spark, path, q, k=40, nprobes=1, refine_factor=200),
-                pylance(path, q, k=40, nprobes=1, refine_factor=200))
+    assert_same(
+        ours(spark, path, q, k=40, nprobes=1, refine_factor=200),
+        pylance(path, q, k=40, nprobes=1, refine_factor=200),
+    )
     assert_same(ours(spark, path, q, nprobes=100), pylance(path, q, nprobes=100))
     t = spark_lance.LanceTable(spark, path)
     with pytest.raises(ValueError, match="nprobes"):
@@ -300,17 +341,23 @@ def test_filter_is_a_prefilter_as_pylance(spark, indexed, kind):
                 assert_same(got, want)
 
 
-@pytest.mark.parametrize("kind,metric,params", [
-    ("IVF_PQ", "cosine", {"num_sub_vectors": 8}),
-    ("IVF_SQ", "l2", {}),
-    ("IVF_FLAT", "dot", {}),
-])
+@pytest.mark.parametrize(
+    "kind,metric,params",
+    [
+        ("IVF_PQ", "cosine", {"num_sub_vectors": 8}),
+        ("IVF_SQ", "l2", {}),
+        ("IVF_FLAT", "dot", {}),
+    ],
+)
 def test_dimension_32_and_more_partitions(spark, tmp_path, kind, metric, params):
     path = str(tmp_path / "d32.lance")
     v = vectors(2500, seed=61, dim=32)
     emb = pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), 32)
-    lance.write_dataset(pa.table({"id": pa.array(range(len(v)), pa.int64()), "emb": emb}),
-                        path, max_rows_per_file=700)
+    lance.write_dataset(
+        pa.table({"id": pa.array(range(len(v)), pa.int64()), "emb": emb}),
+        path,
+        max_rows_per_file=700,
+    )
     lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=12, **params)
     lance.dataset(path).delete("id % 11 = 0")
     for q in vectors(3, seed=62, dim=32):
@@ -331,8 +378,7 @@ def hnsw(base, tmp_path_factory):
             path = str(tmp_path_factory.mktemp("hnsw") / f"{kind}_{metric}.lance")
             shutil.copytree(base, path)
             params = {"num_sub_vectors": 4} if kind == "IVF_HNSW_PQ" else {}
-            lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=6,
-                                             **params)
+            lance.dataset(path).create_index("emb", kind, metric=metric, num_partitions=6, **params)
             lance.dataset(path).delete("id % 7 = 3")
             lance.write_dataset(table(vectors(300, seed=23), start=3000), path, mode="append")
             out[(kind, metric)] = path

@@ -19,8 +19,10 @@ def vectors(n, seed=0, dim=DIM):
 
 
 def frame(spark, v, start=0):
-    return spark.createDataFrame([(start + i, [float(x) for x in row]) for i, row in enumerate(v)],
-                                 "id bigint, emb array<double>")
+    return spark.createDataFrame(
+        [(start + i, [float(x) for x in row]) for i, row in enumerate(v)],
+        "id bigint, emb array<double>",
+    )
 
 
 def vector_field(path, column="emb"):
@@ -30,16 +32,18 @@ def vector_field(path, column="emb"):
 def test_as_vector_writes_what_pylance_indexes_and_searches(spark, tmp_path):
     path = str(tmp_path / "v.lance")
     v = vectors(600)
-    spark_lance.as_vector(frame(spark, v), "emb", DIM).repartition(3) \
-        .write.format("lance").save(path)
+    spark_lance.as_vector(frame(spark, v), "emb", DIM).repartition(3).write.format("lance").save(
+        path
+    )
     assert vector_field(path) == pa.list_(pa.float32(), DIM)
     ds = lance.dataset(path)
     ds.validate()
     got = ds.to_table().sort_by("id")
     assert np.array_equal(np.stack(got["emb"].to_numpy(zero_copy_only=False)), v)
     ds.create_index("emb", "IVF_PQ", num_partitions=4, num_sub_vectors=4)
-    hits = lance.dataset(path).to_table(nearest={"column": "emb", "q": v[7], "k": 5,
-                                                 "nprobes": 4, "refine_factor": 10})
+    hits = lance.dataset(path).to_table(
+        nearest={"column": "emb", "q": v[7], "k": 5, "nprobes": 4, "refine_factor": 10}
+    )
     assert hits["id"].to_pylist()[0] == 7
     # Spark reads the indexed table back as the same numbers.
     back = sorted(spark.read.format("lance").load(path).collect(), key=lambda r: r["id"])
@@ -49,9 +53,14 @@ def test_as_vector_writes_what_pylance_indexes_and_searches(spark, tmp_path):
 def test_lancedb_opens_and_searches_spark_vectors(spark, tmp_path):
     lancedb = pytest.importorskip("lancedb")
     v = vectors(300, seed=1)
-    schema = StructType([StructField("id", LongType()),
-                         StructField("emb", ArrayType(FloatType()),
-                                     metadata={"arrow.fixed-size-list.size": DIM})])
+    schema = StructType(
+        [
+            StructField("id", LongType()),
+            StructField(
+                "emb", ArrayType(FloatType()), metadata={"arrow.fixed-size-list.size": DIM}
+            ),
+        ]
+    )
     df = spark.createDataFrame([(i, [float(x) for x in row]) for i, row in enumerate(v)], schema)
     df.write.format("lance").save(str(tmp_path / "items.lance"))
     table = lancedb.connect(str(tmp_path)).open_table("items")
@@ -66,8 +75,9 @@ def test_vector_columns_option_and_pyspark_ml_vectors(spark, tmp_path):
     path = str(tmp_path / "o.lance")
     frame(spark, v).write.format("lance").option("vector_columns", "emb:4").save(path)
     assert vector_field(path) == pa.list_(pa.float64(), 4)
-    ml = spark.createDataFrame([(i, Vectors.dense([float(x) for x in row]))
-                                for i, row in enumerate(v)], ["id", "features"])
+    ml = spark.createDataFrame(
+        [(i, Vectors.dense([float(x) for x in row])) for i, row in enumerate(v)], ["id", "features"]
+    )
     path2 = str(tmp_path / "ml.lance")
     spark_lance.as_vector(ml, "features", 4).write.format("lance").save(path2)
     assert vector_field(path2, "features") == pa.list_(pa.float32(), 4)
@@ -80,8 +90,12 @@ def test_ml_vectors_written_directly_and_read_back_as_vectors(spark, tmp_path):
     expanded, null vectors null); to_ml_vector reads it back as the same vectors."""
     from pyspark.ml.linalg import DenseVector, Vectors
 
-    rows = [(0, Vectors.dense([1.5, -2.0, 3.25])), (1, Vectors.sparse(3, [1], [5.0])), (2, None),
-            (3, Vectors.sparse(3, [], []))]
+    rows = [
+        (0, Vectors.dense([1.5, -2.0, 3.25])),
+        (1, Vectors.sparse(3, [1], [5.0])),
+        (2, None),
+        (3, Vectors.sparse(3, [], [])),
+    ]
     df = spark.createDataFrame(rows, ["id", "features"])
     path = str(tmp_path / "ml.lance")
     with pytest.raises(Exception) as e:
@@ -99,14 +113,14 @@ def test_ml_vectors_written_directly_and_read_back_as_vectors(spark, tmp_path):
         if v is not None:
             assert isinstance(got[i], DenseVector) and got[i] == DenseVector(v.toArray())
     with pytest.raises(Exception) as e:
-        df.write.format("lance").option("vector_columns", "features:4").mode("overwrite") \
-            .save(path)
+        df.write.format("lance").option("vector_columns", "features:4").mode("overwrite").save(path)
     assert "features" in str(e.value) and "vector of 3 values" in str(e.value)
 
 
 def test_vector_mistakes_are_refused_naming_the_column(spark, tmp_path):
-    bad = spark.createDataFrame([(0, [1.0, 2.0]), (1, [1.0, 2.0, 3.0])],
-                                "id bigint, emb array<double>")
+    bad = spark.createDataFrame(
+        [(0, [1.0, 2.0]), (1, [1.0, 2.0, 3.0])], "id bigint, emb array<double>"
+    )
     with pytest.raises(Exception) as e:
         spark_lance.as_vector(bad, "emb", 2).write.format("lance").save(str(tmp_path / "a"))
     assert "emb" in str(e.value) and "3 items" in str(e.value)
@@ -131,8 +145,11 @@ def searched(tmp_path_factory):
     v = vectors(3000, seed=3)
     ids = pa.array(range(len(v)), pa.int64())
     emb = pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), DIM)
-    lance.write_dataset(pa.table({"id": ids, "emb": emb, "g": pa.array([i % 5 for i in range(len(v))])}),
-                        path, max_rows_per_file=1000)
+    lance.write_dataset(
+        pa.table({"id": ids, "emb": emb, "g": pa.array([i % 5 for i in range(len(v))])}),
+        path,
+        max_rows_per_file=1000,
+    )
     lance.dataset(path).delete("id % 17 = 0")
     return path, v
 
@@ -144,13 +161,17 @@ def test_exact_search_equals_pylance(spark, searched, metric, where):
     q = vectors(1, seed=11)[0]
     want = lance.dataset(path).to_table(
         nearest={"column": "emb", "q": q, "k": 10, "metric": metric, "use_index": False},
-        filter=where, prefilter=True)
+        filter=where,
+        prefilter=True,
+    )
     table = spark_lance.LanceTable(spark, path)
-    got = table.nearest("emb", q.tolist(), k=10, metric=metric, filter=where,
-                        columns=["id", "g"]).collect()
+    got = table.nearest(
+        "emb", q.tolist(), k=10, metric=metric, filter=where, columns=["id", "g"]
+    ).collect()
     assert [r["id"] for r in got] == want["id"].to_pylist()
-    assert np.allclose([r["_distance"] for r in got], want["_distance"].to_pylist(),
-                       rtol=1e-5, atol=1e-6)
+    assert np.allclose(
+        [r["_distance"] for r in got], want["_distance"].to_pylist(), rtol=1e-5, atol=1e-6
+    )
     assert all(r["id"] % 17 != 0 for r in got)
 
 

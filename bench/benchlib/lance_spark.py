@@ -8,6 +8,7 @@ the 4.0 bundle is missing, the bench runs the 3.5 one on pyspark 3.5 in a separa
 are connector-plus-Spark-version ratios, and the report says so. Both Lance versions run in
 one worker, 2.0 first, because a Rust panic inside the bundle (0.0.14 on Lance 2.2) aborts
 the whole JVM: the worker reports it once and the 2.0 figures are kept."""
+
 from __future__ import annotations
 
 import glob
@@ -58,8 +59,18 @@ def spark35_python(log) -> str:
     if not py.exists():
         log(f"creating {venv} (pyspark 3.5 for the lance-spark 3.5 bundle)")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(HERE / "requirements-lance-spark.txt")],
-                       check=True)
+        subprocess.run(
+            [
+                str(py),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "-r",
+                str(HERE / "requirements-lance-spark.txt"),
+            ],
+            check=True,
+        )
     return str(py)
 
 
@@ -75,17 +86,36 @@ def ivy_retrieve(python: str, ivy_dir: Path, coords: str, *extra: str) -> None:
     from Maven Central only; `extra` are more Ivy arguments."""
     group, artifact, version = coords.split(":")
     where = "import pyspark, os; print(os.path.dirname(pyspark.__file__))"
-    pyspark_dir = subprocess.run([python, "-c", where], capture_output=True, text=True,
-                                 check=True).stdout.strip()
+    pyspark_dir = subprocess.run(
+        [python, "-c", where], capture_output=True, text=True, check=True
+    ).stdout.strip()
     ivy_jar = sorted(glob.glob(f"{pyspark_dir}/jars/ivy-*.jar"))[-1]
     ivy_dir.mkdir(parents=True, exist_ok=True)
     settings = ivy_dir / "ivysettings.xml"
     settings.write_text(IVY_SETTINGS)
     into = ivy_dir / "jars" / "[artifact]-[revision](-[classifier]).[ext]"
-    subprocess.run(["java", "-jar", ivy_jar, "-settings", str(settings), "-cache",
-                    str(ivy_dir / "cache"), "-dependency", group, artifact, version, *extra,
-                    "-types", "jar", "-retrieve", str(into)],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            "java",
+            "-jar",
+            ivy_jar,
+            "-settings",
+            str(settings),
+            "-cache",
+            str(ivy_dir / "cache"),
+            "-dependency",
+            group,
+            artifact,
+            version,
+            *extra,
+            "-types",
+            "jar",
+            "-retrieve",
+            str(into),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def fetch_bundle(coords: str, python: str, ivy_dir: Path, log) -> Path:
@@ -140,11 +170,27 @@ def run_vectors(args, base_spec: dict, log) -> list[dict]:
         coords, jars, note = None, [], f"could not fetch: {e}"
     if not jars:
         log(f"lance-spark vectors: skipped ({note})")
-        return [dict(section="vectors", engine="lance-spark", master=args.vector_master,
-                     error=f"lance-spark not available: {note}")]
-    res = run_worker(args, dict(base_spec, engine="lance-spark", section="vectors",
-                                master=args.vector_master, jar=",".join(map(str, jars)),
-                                vector_rows=args.vector_rows), log, python=python)
+        return [
+            dict(
+                section="vectors",
+                engine="lance-spark",
+                master=args.vector_master,
+                error=f"lance-spark not available: {note}",
+            )
+        ]
+    res = run_worker(
+        args,
+        dict(
+            base_spec,
+            engine="lance-spark",
+            section="vectors",
+            master=args.vector_master,
+            jar=",".join(map(str, jars)),
+            vector_rows=args.vector_rows,
+        ),
+        log,
+        python=python,
+    )
     for r in res:
         r.update(coordinates=coords, spark_version="3.5")
     return res
@@ -152,24 +198,52 @@ def run_vectors(args, base_spec: dict, log) -> list[dict]:
 
 def run(args, base_spec: dict, log, formats=("lance2.0", "lance2.2")) -> list[dict]:
     if args.lance_spark != "auto":
-        coords, spark, note = args.lance_spark, ("3.5" if "3.5_" in args.lance_spark else "4.0"), "command line"
+        coords, spark, note = (
+            args.lance_spark,
+            ("3.5" if "3.5_" in args.lance_spark else "4.0"),
+            "command line",
+        )
     else:
         coords, spark, note = find(log)
     if coords is None:
         log(f"lance-spark: not found on Maven Central ({note}); skipped")
-        return [dict(section="lance-spark", engine="lance-spark", master=args.master,
-                     error=f"no lance-spark bundle found on Maven Central: {note}")]
+        return [
+            dict(
+                section="lance-spark",
+                engine="lance-spark",
+                master=args.master,
+                error=f"no lance-spark bundle found on Maven Central: {note}",
+            )
+        ]
     python = spark35_python(log) if spark == "3.5" else None
     try:
         jar = fetch_bundle(coords, python or sys.executable, Path(args.data) / "ivy", log)
     except Exception as e:  # noqa: BLE001
         log(f"lance-spark: could not fetch {coords}: {e}")
-        return [dict(section="lance-spark", engine="lance-spark", master=args.master, coordinates=coords,
-                     error=f"could not fetch {coords}: {e}")]
+        return [
+            dict(
+                section="lance-spark",
+                engine="lance-spark",
+                master=args.master,
+                coordinates=coords,
+                error=f"could not fetch {coords}: {e}",
+            )
+        ]
     # One worker for both versions, Lance 2.0 first: a Rust panic on Lance 2.2 data (as with
     # 0.0.14) aborts the JVM after the 2.0 figures are saved, and costs one JVM start less.
-    res = run_worker(args, dict(base_spec, engine="lance-spark", section="lance-spark", master=args.master,
-                                jar=str(jar), format_groups=[[f] for f in formats]), log, python=python)
+    res = run_worker(
+        args,
+        dict(
+            base_spec,
+            engine="lance-spark",
+            section="lance-spark",
+            master=args.master,
+            jar=str(jar),
+            format_groups=[[f] for f in formats],
+        ),
+        log,
+        python=python,
+    )
     for r in res:
         r.update(coordinates=coords, spark_version=spark)
     return res

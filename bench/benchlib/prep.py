@@ -8,6 +8,7 @@ Spark's writer needs ~60 s per million rows of the mixed table on this box (it w
 vector element with its repetition level) and the scan figures do not depend on who wrote
 the files, only on what is in them. Spark's Parquet *writer* is still timed, in the `write`
 section."""
+
 from __future__ import annotations
 
 import shutil
@@ -22,10 +23,18 @@ from .data import Paths, gen_sources, head_reader, source_reader
 # Spark's reader uses to skip pages), snappy, INT96 timestamps
 # (spark.sql.parquet.outputTimestampType), v1 data pages.
 SPARK_ROW_GROUP_BYTES = 128 * 2**20
-SPARK_PARQUET_OPTIONS = dict(compression="snappy", use_dictionary=True, write_statistics=True,
-                             data_page_size=2**20, dictionary_pagesize_limit=2**20, max_rows_per_page=20_000,
-                             write_page_index=True, use_deprecated_int96_timestamps=True,
-                             data_page_version="1.0", store_schema=False)
+SPARK_PARQUET_OPTIONS = dict(
+    compression="snappy",
+    use_dictionary=True,
+    write_statistics=True,
+    data_page_size=2**20,
+    dictionary_pagesize_limit=2**20,
+    max_rows_per_page=20_000,
+    write_page_index=True,
+    use_deprecated_int96_timestamps=True,
+    data_page_version="1.0",
+    store_schema=False,
+)
 # One file per 1,048,576 rows, like the fragments pylance writes (max_rows_per_file default),
 # which are the partitions Spark reads and so the files its writer would make from them.
 ROWS_PER_FILE = 1_048_576
@@ -40,12 +49,17 @@ def missing(paths: Paths, write_rows: int) -> dict:
     for t, p in paths.parquet.items():
         if not (p / "_SUCCESS").exists():
             need[t].append(p)
-    if not (paths.write_source(write_rows) / "_versions").exists() or not paths.write_head(write_rows).exists():
+    if (
+        not (paths.write_source(write_rows) / "_versions").exists()
+        or not paths.write_head(write_rows).exists()
+    ):
         need["mixed"].append(paths.write_source(write_rows))
     return {t: v for t, v in need.items() if v}
 
 
-def prepare(paths: Paths, rows: int, write_rows: int, log, keep_sources: bool = False) -> list[dict]:
+def prepare(
+    paths: Paths, rows: int, write_rows: int, log, keep_sources: bool = False
+) -> list[dict]:
     """Makes whatever is missing; returns timing rows (section "prep") for the report."""
     need = missing(paths, write_rows)
     if not need:
@@ -53,17 +67,31 @@ def prepare(paths: Paths, rows: int, write_rows: int, log, keep_sources: bool = 
     out = []
     for t, v in gen_sources(paths, rows, log, tables=list(need)).items():
         log(f"generated {t}: {v['seconds']:.1f}s, {v['bytes'] / 1e6:,.0f} MB Arrow IPC")
-        out.append(dict(section="prep", engine="numpy", format="arrow", query=f"gen_{t}", rows=rows, **v))
+        out.append(
+            dict(section="prep", engine="numpy", format="arrow", query=f"gen_{t}", rows=rows, **v)
+        )
     for t in need:
         for v in ("2.2", "2.0"):
             p = paths.lance[(t, v)]
             if p in need[t]:
-                out.append(_timed(f"pylance write {t} lance {v}", log, lambda: _write_lance(paths, t, v, p),
-                                  dict(engine="pylance", format=f"lance{v}", query=f"prep_{t}", rows=rows)))
+                out.append(
+                    _timed(
+                        f"pylance write {t} lance {v}",
+                        log,
+                        lambda: _write_lance(paths, t, v, p),
+                        dict(engine="pylance", format=f"lance{v}", query=f"prep_{t}", rows=rows),
+                    )
+                )
         p = paths.parquet[t]
         if p in need[t]:
-            out.append(_timed(f"pyarrow parquet write {t}", log, lambda: write_parquet_like_spark(paths, t, p),
-                              dict(engine="pyarrow", format="parquet", query=f"prep_{t}", rows=rows)))
+            out.append(
+                _timed(
+                    f"pyarrow parquet write {t}",
+                    log,
+                    lambda: write_parquet_like_spark(paths, t, p),
+                    dict(engine="pyarrow", format="parquet", query=f"prep_{t}", rows=rows),
+                )
+            )
     if "mixed" in need:
         _write_heads(paths, write_rows)
     if not keep_sources:
@@ -83,6 +111,7 @@ def _timed(what: str, log, fn, row: dict) -> dict:
 
 def _write_lance(paths: Paths, t: str, v: str, p: Path) -> None:
     import lance
+
     shutil.rmtree(p, ignore_errors=True)
     lance.write_dataset(source_reader(paths, t), str(p), data_storage_version=v, mode="create")
 
@@ -93,7 +122,9 @@ def write_parquet_like_spark(paths: Paths, t: str, dst: Path) -> None:
     settings, and a _SUCCESS marker."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     from .data import open_source
+
     shutil.rmtree(dst, ignore_errors=True)
     tmp = dst.with_name(dst.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -107,8 +138,12 @@ def write_parquet_like_spark(paths: Paths, t: str, dst: Path) -> None:
             return
         tbl = pa.Table.from_batches(batches)
         rg_rows = max(1, SPARK_ROW_GROUP_BYTES * tbl.num_rows // max(1, tbl.nbytes))
-        with pq.ParquetWriter(str(tmp / f"part-{part:05d}.snappy.parquet"), tbl.schema, flavor="spark",
-                              **SPARK_PARQUET_OPTIONS) as w:
+        with pq.ParquetWriter(
+            str(tmp / f"part-{part:05d}.snappy.parquet"),
+            tbl.schema,
+            flavor="spark",
+            **SPARK_PARQUET_OPTIONS,
+        ) as w:
             w.write_table(tbl, row_group_size=rg_rows)
         batches, n, part = [], 0, part + 1
 
@@ -131,6 +166,7 @@ def _write_heads(paths: Paths, write_rows: int) -> None:
     read, memory-mapped) and as Lance 2.2 (what the timed Spark writes read)."""
     import lance
     import pyarrow as pa
+
     head = paths.write_head(write_rows)
     if not head.exists():
         r = head_reader(paths, "mixed", write_rows)
@@ -143,5 +179,7 @@ def _write_heads(paths: Paths, write_rows: int) -> None:
     if not (ws / "_versions").exists():
         shutil.rmtree(ws, ignore_errors=True)
         f = pa.ipc.open_file(pa.memory_map(str(head), "r"))
-        reader = pa.RecordBatchReader.from_batches(f.schema, (f.get_batch(i) for i in range(f.num_record_batches)))
+        reader = pa.RecordBatchReader.from_batches(
+            f.schema, (f.get_batch(i) for i in range(f.num_record_batches))
+        )
         lance.write_dataset(reader, str(ws), data_storage_version="2.2", mode="create")

@@ -5,6 +5,7 @@ from tpchgen-cli (PyPI); Spark's writes of each table as Parquet and as Lance ar
 
 Layout under <data>/tpch-sf<sf>/: source/ (tpchgen's Parquet), parquet/, lance-pylance/,
 lance-spark/ — one directory or dataset per table."""
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,9 @@ def prepare(data: Path, sf: float, log) -> list[dict]:
     if not (src / "lineitem.parquet").exists():
         src.mkdir(parents=True, exist_ok=True)
         log(f"tpch: generating scale factor {sf:g} with tpchgen-cli")
-        subprocess.run([tpchgen(), "parquet", "-s", f"{sf:g}", "-o", str(src), "--overwrite"],
-                       check=True)
+        subprocess.run(
+            [tpchgen(), "parquet", "-s", f"{sf:g}", "-o", str(src), "--overwrite"], check=True
+        )
     out = []
     for t in TABLES:
         dst = r / "lance-pylance" / f"{t}.lance"
@@ -50,13 +52,28 @@ def prepare(data: Path, sf: float, log) -> list[dict]:
             continue
         table = pq.read_table(src / f"{t}.parquet")
         # tpchgen writes string_view; Lance (and Spark) take plain strings.
-        table = table.cast(pa.schema([pa.field(f.name, pa.string(), f.nullable)
-                                      if pa.types.is_string_view(f.type) else
-                                      f.remove_metadata() for f in table.schema]))
+        table = table.cast(
+            pa.schema(
+                [
+                    pa.field(f.name, pa.string(), f.nullable)
+                    if pa.types.is_string_view(f.type)
+                    else f.remove_metadata()
+                    for f in table.schema
+                ]
+            )
+        )
         t0 = time.time()
         lance.write_dataset(table, str(dst))
-        out.append(dict(section="tpch", engine="pylance", format="lance", table=t,
-                        write_s=time.time() - t0, rows=table.num_rows))
+        out.append(
+            dict(
+                section="tpch",
+                engine="pylance",
+                format="lance",
+                table=t,
+                write_s=time.time() - t0,
+                rows=table.num_rows,
+            )
+        )
         log(f"tpch: pylance wrote {t} ({table.num_rows:,} rows)")
     return out
 
@@ -89,7 +106,7 @@ def _executor_cpu_s(sc, group: str) -> float:
     ns = 0
     for j in st.getJobIdsForGroup(group):
         info = st.getJobInfo(j)
-        for s in (info.stageIds if info else []):
+        for s in info.stageIds if info else []:
             try:
                 ns += store.lastStageAttempt(s).executorCpuTime()
             except Exception:  # noqa: BLE001 - a stage the store no longer keeps counts 0
@@ -113,7 +130,7 @@ def spark_tpch(spark, data: Path, sf: float, runs: int, master: str, log) -> lis
         for t in TABLES:
             src = spark.read.parquet(str(r / "source" / f"{t}.parquet"))
             targets = [("parquet", r / "parquet" / t), ("lance", r / "lance-spark" / f"{t}.lance")]
-            for fmt, dst in (targets if rep % 2 == 0 else targets[::-1]):
+            for fmt, dst in targets if rep % 2 == 0 else targets[::-1]:
                 shutil.rmtree(dst, ignore_errors=True)
                 group = f"tpch-write-{t}-{fmt}-{rep}"
                 sc.setJobGroup(group, group)
@@ -125,15 +142,27 @@ def spark_tpch(spark, data: Path, sf: float, runs: int, master: str, log) -> lis
         log(f"tpch: Spark wrote the tables as Parquet and Lance (pass {rep} of {runs})")
     sc.setJobGroup("tpch-queries", "tpch-queries")
     for (fmt, t), times in timed.items():
-        results.append(dict(section="tpch", engine="ours", format=fmt, table=t, master=master,
-                            write_s=statistics.median(times), min_write_s=min(times),
-                            cpu_s=statistics.median(cpu[(fmt, t)])))
+        results.append(
+            dict(
+                section="tpch",
+                engine="ours",
+                format=fmt,
+                table=t,
+                master=master,
+                write_s=statistics.median(times),
+                min_write_s=min(times),
+                cpu_s=statistics.median(cpu[(fmt, t)]),
+            )
+        )
 
     def views(copy: str):
         for t in TABLES:
             path = r / copy / (t if copy == "parquet" else f"{t}.lance")
-            df = (spark.read.parquet(str(path)) if copy == "parquet"
-                  else spark.read.format("lance").load(str(path)))
+            df = (
+                spark.read.parquet(str(path))
+                if copy == "parquet"
+                else spark.read.format("lance").load(str(path))
+            )
             df.createOrReplaceTempView(t)
 
     # Query by query: each copy's warm-up (which also gives its answer), then the timed runs
@@ -162,83 +191,133 @@ def spark_tpch(spark, data: Path, sf: float, runs: int, master: str, log) -> lis
                     errors[copy] = str(e)[:2000]
         for copy in COPIES:
             if copy in errors:
-                results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
-                                    master=master, error=errors[copy]))
+                results.append(
+                    dict(
+                        section="tpch",
+                        engine="ours",
+                        format=copy,
+                        query=f"q{n}",
+                        master=master,
+                        error=errors[copy],
+                    )
+                )
             else:
                 ts = times.get(copy, [])
-                results.append(dict(section="tpch", engine="ours", format=copy, query=f"q{n}",
-                                    master=master,
-                                    median_s=statistics.median(ts) if ts else None,
-                                    min_s=min(ts) if ts else None, runs=len(ts),
-                                    rows=len(answers[copy]), answer=answers[copy]))
+                results.append(
+                    dict(
+                        section="tpch",
+                        engine="ours",
+                        format=copy,
+                        query=f"q{n}",
+                        master=master,
+                        median_s=statistics.median(ts) if ts else None,
+                        min_s=min(ts) if ts else None,
+                        runs=len(ts),
+                        rows=len(answers[copy]),
+                        answer=answers[copy],
+                    )
+                )
         mine = [x for x in results if x.get("query") == f"q{n}"]
         want = next((x.get("answer") for x in mine if x["format"] == "parquet"), None)
         for x in mine:
             rows = x.pop("answer", None)
             if rows is not None and want is not None:
                 x["same_answer"] = _same(rows, want)
-        log(f"tpch q{n}: " + ", ".join(
-            f"{x['format']} {x['median_s']:.2f}s" + ("" if x.get("same_answer", True)
-                                                     else " ANSWER DIFFERS FROM PARQUET")
-            if x.get("median_s") is not None else f"{x['format']} error" for x in mine))
+        log(
+            f"tpch q{n}: "
+            + ", ".join(
+                f"{x['format']} {x['median_s']:.2f}s"
+                + ("" if x.get("same_answer", True) else " ANSWER DIFFERS FROM PARQUET")
+                if x.get("median_s") is not None
+                else f"{x['format']} error"
+                for x in mine
+            )
+        )
     return results
 
 
 def write_lines(res: list[dict]) -> list[str]:
     """Spark's timed writes of each table as Parquet and as Lance, and their total."""
-    w = {(x.get("format"), x.get("table")): x for x in res if x.get("section") == "tpch"
-         and x.get("engine") == "ours" and x.get("write_s") is not None}
+    w = {
+        (x.get("format"), x.get("table")): x
+        for x in res
+        if x.get("section") == "tpch" and x.get("engine") == "ours" and x.get("write_s") is not None
+    }
     both = [t for t in TABLES if ("parquet", t) in w and ("lance", t) in w]
     if not both:
         return []
     pw = sum(w[("parquet", t)]["write_s"] for t in both)
     lw = sum(w[("lance", t)]["write_s"] for t in both)
-    lines = ["", f"Spark's writes of the {len(both)} tables (each the median of the timed runs "
-                 f"after an untimed pass): Parquet {pw:.1f}s, Lance {lw:.1f}s "
-                 f"(Lance ÷ Parquet throughput {pw / lw:.2f}). Per table (seconds; the "
-                 "smallest are a few dozen rows, where Spark's fixed cost of a write job "
-                 "dominates both):", "",
-             "| table | Parquet | Lance | Parquet ÷ Lance | fastest runs "
-             "| executor CPU s, Parquet | Lance | Parquet ÷ Lance |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        f"Spark's writes of the {len(both)} tables (each the median of the timed runs "
+        f"after an untimed pass): Parquet {pw:.1f}s, Lance {lw:.1f}s "
+        f"(Lance ÷ Parquet throughput {pw / lw:.2f}). Per table (seconds; the "
+        "smallest are a few dozen rows, where Spark's fixed cost of a write job "
+        "dominates both):",
+        "",
+        "| table | Parquet | Lance | Parquet ÷ Lance | fastest runs "
+        "| executor CPU s, Parquet | Lance | Parquet ÷ Lance |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for t in both:
         p, x = w[("parquet", t)], w[("lance", t)]
-        fast = (f"{p['min_write_s'] / x['min_write_s']:.2f}"
-                if p.get("min_write_s") and x.get("min_write_s") else "—")
-        cpu = (f"{p['cpu_s']:.3f} | {x['cpu_s']:.3f} | {p['cpu_s'] / x['cpu_s']:.2f}"
-               if p.get("cpu_s") and x.get("cpu_s") else "— | — | —")
-        lines.append(f"| {t} | {p['write_s']:.3f} | {x['write_s']:.3f} | "
-                     f"{p['write_s'] / x['write_s']:.2f} | {fast} | {cpu} |")
+        fast = (
+            f"{p['min_write_s'] / x['min_write_s']:.2f}"
+            if p.get("min_write_s") and x.get("min_write_s")
+            else "—"
+        )
+        cpu = (
+            f"{p['cpu_s']:.3f} | {x['cpu_s']:.3f} | {p['cpu_s'] / x['cpu_s']:.2f}"
+            if p.get("cpu_s") and x.get("cpu_s")
+            else "— | — | —"
+        )
+        lines.append(
+            f"| {t} | {p['write_s']:.3f} | {x['write_s']:.3f} | "
+            f"{p['write_s'] / x['write_s']:.2f} | {fast} | {cpu} |"
+        )
     if all(w[(f, t)].get("cpu_s") for f in ("parquet", "lance") for t in both):
         pc = sum(w[("parquet", t)]["cpu_s"] for t in both)
         lc = sum(w[("lance", t)]["cpu_s"] for t in both)
-        lines += ["", f"Executor CPU time of the writes' tasks (median per table; the driver's "
-                      f"commit not included): Parquet {pc:.1f}s, Lance {lc:.1f}s "
-                      f"(Parquet ÷ Lance {pc / lc:.2f})."]
+        lines += [
+            "",
+            f"Executor CPU time of the writes' tasks (median per table; the driver's "
+            f"commit not included): Parquet {pc:.1f}s, Lance {lc:.1f}s "
+            f"(Parquet ÷ Lance {pc / lc:.2f}).",
+        ]
     return lines
 
 
 def sizes(data: Path, sf: float) -> dict:
     """Bytes on disk of each copy."""
+
     def du(p: Path) -> int:
         return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.exists() else 0
+
     r = root(data, sf)
     return {c: du(r / c) for c in COPIES}
 
 
 def table(res: list[dict], sf, sizes_by_copy: dict | None) -> list[str]:
-    got = {(x.get("format"), x.get("query")): x for x in res
-           if x.get("section") == "tpch" and x.get("query")}
+    got = {
+        (x.get("format"), x.get("query")): x
+        for x in res
+        if x.get("section") == "tpch" and x.get("query")
+    }
     if not got:
         return []
     runs = {x["runs"] for x in got.values() if x.get("runs")}  # not recorded by older runs
     of = f"median of {runs.pop()} runs" if len(runs) == 1 else "median of runs"
-    lines = ["", f"## TPC-H scale factor {sf} (seconds, {of} after a warm-up, the copies "
-             f"interleaved run by run; "
-             "ratios Parquet ÷ Lance, above 1 means Lance is faster)", "",
-             "| query | Parquet | Lance (pylance-written) | Lance (Spark-written) | "
-             "Parquet ÷ pylance-written | Parquet ÷ Spark-written | answers |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        f"## TPC-H scale factor {sf} (seconds, {of} after a warm-up, the copies "
+        f"interleaved run by run; "
+        "ratios Parquet ÷ Lance, above 1 means Lance is faster)",
+        "",
+        "| query | Parquet | Lance (pylance-written) | Lance (Spark-written) | "
+        "Parquet ÷ pylance-written | Parquet ÷ Spark-written | answers |",
+        "|---|---|---|---|---|---|---|",
+    ]
     ratios = {"lance-pylance": [], "lance-spark": []}
     # The fastest runs' ratios too: less moved by load from outside the run.
     fastest = {"lance-pylance": [], "lance-spark": []}
@@ -257,20 +336,35 @@ def table(res: list[dict], sf, sizes_by_copy: dict | None) -> list[str]:
                     fastest[key].append(p["min_s"] / x["min_s"])
                 return f"{v:.2f}"
             return "—"
+
         same = all(x.get("same_answer", True) for x in (lp, ls) if x)
-        lines.append(f"| {q} | {cell(p)} | {cell(lp)} | {cell(ls)} | {rat(lp, 'lance-pylance')} | "
-                     f"{rat(ls, 'lance-spark')} | {'equal' if same else '**DIFFER**'} |")
+        lines.append(
+            f"| {q} | {cell(p)} | {cell(lp)} | {cell(ls)} | {rat(lp, 'lance-pylance')} | "
+            f"{rat(ls, 'lance-spark')} | {'equal' if same else '**DIFFER**'} |"
+        )
 
     def geo(v):
         return f"{math.exp(sum(map(math.log, v)) / len(v)):.2f}" if v else "—"
-    lines.append(f"| geometric mean | | | | {geo(ratios['lance-pylance'])} | "
-                 f"{geo(ratios['lance-spark'])} | |")
-    lines.append(f"| geometric mean of the fastest runs | | | | {geo(fastest['lance-pylance'])} | "
-                 f"{geo(fastest['lance-spark'])} | |")
+
+    lines.append(
+        f"| geometric mean | | | | {geo(ratios['lance-pylance'])} | "
+        f"{geo(ratios['lance-spark'])} | |"
+    )
+    lines.append(
+        f"| geometric mean of the fastest runs | | | | {geo(fastest['lance-pylance'])} | "
+        f"{geo(fastest['lance-spark'])} | |"
+    )
     lines += write_lines(res)
     if sizes_by_copy:
         pq_bytes = sizes_by_copy.get("parquet") or 0
-        lines += ["", "Bytes on disk: " + ", ".join(
-            f"{c} {b / 2**20:.0f} MiB" + (f" ({b / pq_bytes:.2f}× Parquet)" if pq_bytes and c != "parquet" else "")
-            for c, b in sizes_by_copy.items()) + "."]
+        lines += [
+            "",
+            "Bytes on disk: "
+            + ", ".join(
+                f"{c} {b / 2**20:.0f} MiB"
+                + (f" ({b / pq_bytes:.2f}× Parquet)" if pq_bytes and c != "parquet" else "")
+                for c, b in sizes_by_copy.items()
+            )
+            + ".",
+        ]
     return lines

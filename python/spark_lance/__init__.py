@@ -14,17 +14,30 @@ matches the installed pyspark, so a session built through :func:`configure` or
 Everything here is a thin wrapper: the reading and the errors are the connector's.
 """
 
+from ._conflicts import (
+    LanceConcurrentModificationException,
+    LanceRetryableConflictException,
+)
+from ._conflicts import (
+    install as _install_conflict_classes,
+)
 from ._io import read_lance, write_lance
-from ._maintenance import (cleanup_old_versions, compact_files, create_tag, delete_tag,
-                           list_tags, register_catalog, restore, update_tag)
 from ._jars import JAR_ENV_VAR, JarNotFoundError, jar_path
 from ._lines import UnsupportedSparkError
+from ._maintenance import (
+    cleanup_old_versions,
+    compact_files,
+    create_tag,
+    delete_tag,
+    list_tags,
+    register_catalog,
+    restore,
+    update_tag,
+)
 from ._session import EXTENSIONS, FORMAT, configure, session
 from ._table import LanceTable
 from ._vectors import as_vector, distance, nearest, to_ml_vector
 from ._version import __version__
-from ._conflicts import (LanceConcurrentModificationException, LanceRetryableConflictException,
-                         install as _install_conflict_classes)
 
 __all__ = [
     "EXTENSIONS",

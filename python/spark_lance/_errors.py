@@ -18,7 +18,8 @@ def raise_as_pyspark(spark: "SparkSession", error: Exception) -> None:
     if java is None:
         raise error
     converted = convert_exception(
-        spark.sparkContext._jvm.io.sparklance.spark.errors.SparkErrors.toSpark(java))
+        spark.sparkContext._jvm.io.sparklance.spark.errors.SparkErrors.toSpark(java)
+    )
     if isinstance(converted, UnknownException):
         raise error
     raise converted from None

@@ -15,7 +15,9 @@ if TYPE_CHECKING:  # pyspark is imported lazily
 
 def _version_option(version: Any) -> str:
     if isinstance(version, bool) or not isinstance(version, (numbers.Integral, str)):
-        raise TypeError(f"version must be an int (version number) or a str (tag name), not {type(version).__name__}")
+        raise TypeError(
+            f"version must be an int (version number) or a str (tag name), not {type(version).__name__}"
+        )
     if isinstance(version, str):
         if not version:
             raise ValueError("version must not be an empty string")
@@ -36,7 +38,9 @@ def _timestamp_option(timestamp: Any) -> str:
             return timestamp.isoformat()
         utc = timestamp.astimezone(_dt.timezone.utc).replace(tzinfo=None)
         return utc.isoformat(timespec="microseconds") + "Z"
-    raise TypeError(f"timestamp must be an ISO-8601 str or a datetime.datetime, not {type(timestamp).__name__}")
+    raise TypeError(
+        f"timestamp must be an ISO-8601 str or a datetime.datetime, not {type(timestamp).__name__}"
+    )
 
 
 def read_lance(

@@ -53,8 +53,13 @@ def scala_binary_of(jars_dirs: List[Path]) -> str:
     """The Scala version (``2.12.18``) of the ``scala-library-*.jar`` in the first directory
     that has one; raises :class:`UnsupportedSparkError` naming the directories otherwise."""
     for d in jars_dirs:
-        found = sorted({m.group(1) for p in d.glob("scala-library-*.jar")
-                        if (m := re.fullmatch(r"scala-library-(\d+\.\d+(?:\.\d+)?).*\.jar", p.name))})
+        found = sorted(
+            {
+                m.group(1)
+                for p in d.glob("scala-library-*.jar")
+                if (m := re.fullmatch(r"scala-library-(\d+\.\d+(?:\.\d+)?).*\.jar", p.name))
+            }
+        )
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
@@ -115,7 +120,9 @@ def jar_path(pyspark_version: Optional[str] = None, scala_version: Optional[str]
     if override:
         path = Path(override).expanduser().resolve()
         if not path.is_file():
-            raise JarNotFoundError(f"${JAR_ENV_VAR} is set to {override!r}, but there is no file at {path}")
+            raise JarNotFoundError(
+                f"${JAR_ENV_VAR} is set to {override!r}, but there is no file at {path}"
+            )
         return str(path)
 
     module = None

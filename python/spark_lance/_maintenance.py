@@ -47,8 +47,15 @@ def cleanup_old_versions(
         raise ValueError(f"retain_versions must be a positive int, not {retain_versions!r}")
     seconds = None if older_than is None else float(older_than.total_seconds())
     stats = _jvm(spark).cleanupOldVersions(
-        spark._jsparkSession, path, seconds, retain_versions, bool(delete_unverified),
-        bool(error_if_tagged_old_versions), bool(dry_run), _options(spark, options))
+        spark._jsparkSession,
+        path,
+        seconds,
+        retain_versions,
+        bool(delete_unverified),
+        bool(error_if_tagged_old_versions),
+        bool(dry_run),
+        _options(spark, options),
+    )
     out = {k: stats.get(k) for k in stats.keySet()}
     out["files"] = list(out["files"])
     return out
@@ -58,8 +65,14 @@ def _typed(value, kind, name):
     """``value`` as ``kind`` (None stays None); an int is a float too, a bool is no number."""
     if value is None:
         return None
-    ok = isinstance(value, bool) if kind is bool else (
-        not isinstance(value, bool) and isinstance(value, (int, float) if kind is float else kind))
+    ok = (
+        isinstance(value, bool)
+        if kind is bool
+        else (
+            not isinstance(value, bool)
+            and isinstance(value, (int, float) if kind is float else kind)
+        )
+    )
     if not ok:
         raise TypeError(f"{name} must be {kind.__name__}, not {type(value).__name__}")
     return kind(value)
@@ -88,55 +101,74 @@ def compact_files(
     index covers on a table without stable row ids are left alone. Returns pylance's
     CompactionMetrics fields plus ``indexed_fragments_skipped`` (the fragments left alone)."""
     m = _jvm(spark).compactFiles(
-        spark._jsparkSession, path,
+        spark._jsparkSession,
+        path,
         _typed(target_rows_per_fragment, int, "target_rows_per_fragment"),
         _typed(max_rows_per_group, int, "max_rows_per_group"),
         _typed(max_bytes_per_file, int, "max_bytes_per_file"),
         _typed(materialize_deletions, bool, "materialize_deletions"),
         _typed(materialize_deletions_threshold, float, "materialize_deletions_threshold"),
         _typed(defer_index_remap, bool, "defer_index_remap"),
-        _options(spark, options))
+        _options(spark, options),
+    )
     return {k: int(m.get(k)) for k in m.keySet()}
 
 
-def restore(spark: "SparkSession", path: str, version, *,
-            options: Optional[Dict[str, str]] = None) -> int:
+def restore(
+    spark: "SparkSession", path: str, version, *, options: Optional[Dict[str, str]] = None
+) -> int:
     """pylance's ``lance.dataset(path, version=version).restore()``: commits a new version
     holding that version's data, schema, config and indices (``version``: a number or a tag
     name). Returns the new version."""
     if isinstance(version, bool) or not isinstance(version, (int, str)):
         raise TypeError(f"version must be an int or a tag name, not {type(version).__name__}")
-    return int(_jvm(spark).restore(spark._jsparkSession, path, str(version),
-                                   _options(spark, options)))
+    return int(
+        _jvm(spark).restore(spark._jsparkSession, path, str(version), _options(spark, options))
+    )
 
 
-def create_tag(spark: "SparkSession", path: str, tag: str, version: int, *,
-               options: Optional[Dict[str, str]] = None) -> None:
+def create_tag(
+    spark: "SparkSession",
+    path: str,
+    tag: str,
+    version: int,
+    *,
+    options: Optional[Dict[str, str]] = None,
+) -> None:
     """pylance's ``tags.create(tag, version)``."""
     _jvm(spark).createTag(spark._jsparkSession, path, tag, int(version), _options(spark, options))
 
 
-def update_tag(spark: "SparkSession", path: str, tag: str, version: int, *,
-               options: Optional[Dict[str, str]] = None) -> None:
+def update_tag(
+    spark: "SparkSession",
+    path: str,
+    tag: str,
+    version: int,
+    *,
+    options: Optional[Dict[str, str]] = None,
+) -> None:
     """pylance's ``tags.update(tag, version)``."""
     _jvm(spark).updateTag(spark._jsparkSession, path, tag, int(version), _options(spark, options))
 
 
-def delete_tag(spark: "SparkSession", path: str, tag: str, *,
-               options: Optional[Dict[str, str]] = None) -> None:
+def delete_tag(
+    spark: "SparkSession", path: str, tag: str, *, options: Optional[Dict[str, str]] = None
+) -> None:
     """pylance's ``tags.delete(tag)``."""
     _jvm(spark).deleteTag(spark._jsparkSession, path, tag, _options(spark, options))
 
 
-def list_tags(spark: "SparkSession", path: str, *,
-              options: Optional[Dict[str, str]] = None) -> Dict[str, int]:
+def list_tags(
+    spark: "SparkSession", path: str, *, options: Optional[Dict[str, str]] = None
+) -> Dict[str, int]:
     """tag name -> version, as pylance's ``tags.list()`` names them."""
     m = _jvm(spark).listTags(spark._jsparkSession, path, _options(spark, options))
     return {k: int(m.get(k)) for k in m.keySet()}
 
 
-def register_catalog(spark: "SparkSession", name: str = "lance", root: Optional[str] = None,
-                     **options: str) -> str:
+def register_catalog(
+    spark: "SparkSession", name: str = "lance", root: Optional[str] = None, **options: str
+) -> str:
     """Registers the Lance SQL catalog as ``name`` in ``spark`` (at runtime, for this session):
     ``SELECT * FROM lance.`/path/to/ds` ``, and with ``root`` pylance's directory namespace at
     that root (``lance.db.table``). Other keyword arguments are catalog options (e.g.

@@ -35,7 +35,11 @@ def _submit_args_master(args: str) -> bool:
     for i, w in enumerate(words):
         if w == "--master" or w.startswith("--master="):
             return True
-        if w == "--conf" and i + 1 < len(words) and words[i + 1].split("=", 1)[0].strip() == "spark.master":
+        if (
+            w == "--conf"
+            and i + 1 < len(words)
+            and words[i + 1].split("=", 1)[0].strip() == "spark.master"
+        ):
             return True
         if w.startswith("--conf=spark.master="):
             return True

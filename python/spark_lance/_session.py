@@ -59,9 +59,15 @@ def _jvm_defaults() -> Dict[str, str]:
     return {key: defaults.get(key) for key, _ in JAR_SETTINGS if defaults.get(key)}
 
 
-def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]] = None, *,
-              catalog: Optional[str] = "lance", root: Optional[str] = None,
-              session_catalog: bool = False, extensions: bool = True) -> "SparkSession.Builder":
+def configure(
+    builder: "SparkSession.Builder",
+    conf: Optional[Mapping[str, Any]] = None,
+    *,
+    catalog: Optional[str] = "lance",
+    root: Optional[str] = None,
+    session_catalog: bool = False,
+    extensions: bool = True,
+) -> "SparkSession.Builder":
     """Add the connector jar to a ``SparkSession.Builder`` and return the builder.
 
     Also registers the Lance catalog (``io.sparklance.spark.LanceCatalog``) as ``catalog``
@@ -87,8 +93,9 @@ def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]]
     given = dict(conf or {})
     builder = _catalogs(builder, given, catalog, root, session_catalog)
     if extensions:
-        builder = builder.config("spark.sql.extensions",
-                                 _append(given.get("spark.sql.extensions"), EXTENSIONS, sep=","))
+        builder = builder.config(
+            "spark.sql.extensions", _append(given.get("spark.sql.extensions"), EXTENSIONS, sep=",")
+        )
     if launched_by_spark_submit():
         return builder
     jar = jar_path()
@@ -98,8 +105,13 @@ def configure(builder: "SparkSession.Builder", conf: Optional[Mapping[str, Any]]
     return builder
 
 
-def _catalogs(builder: "SparkSession.Builder", given: Mapping[str, Any], catalog: Optional[str],
-              root: Optional[str], session_catalog: bool) -> "SparkSession.Builder":
+def _catalogs(
+    builder: "SparkSession.Builder",
+    given: Mapping[str, Any],
+    catalog: Optional[str],
+    root: Optional[str],
+    session_catalog: bool,
+) -> "SparkSession.Builder":
     """The Lance catalogs ``configure`` registers, unless ``given`` sets them already."""
     if catalog is not None:
         key = f"spark.sql.catalog.{catalog}"
@@ -110,8 +122,9 @@ def _catalogs(builder: "SparkSession.Builder", given: Mapping[str, Any], catalog
     elif root is not None:
         raise ValueError("root is the Lance catalog's; give a catalog name with it")
     if session_catalog and "spark.sql.catalog.spark_catalog" not in given:
-        builder = builder.config("spark.sql.catalog.spark_catalog",
-                                 "io.sparklance.spark.LanceSessionCatalog")
+        builder = builder.config(
+            "spark.sql.catalog.spark_catalog", "io.sparklance.spark.LanceSessionCatalog"
+        )
     return builder
 
 
@@ -157,8 +170,14 @@ def session(
         builder = builder.appName(app_name)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    spark = configure(builder, conf, catalog=catalog, root=root,
-                      session_catalog=session_catalog, extensions=extensions).getOrCreate()
+    spark = configure(
+        builder,
+        conf,
+        catalog=catalog,
+        root=root,
+        session_catalog=session_catalog,
+        extensions=extensions,
+    ).getOrCreate()
     problem = connector_problem(spark)
     if problem is not None:
         raise RuntimeError(problem)
@@ -167,7 +186,10 @@ def session(
 
 def _is_not_found(text: str) -> bool:
     """Spark's error for a format no jar on the classpath registers."""
-    return "DATA_SOURCE_NOT_FOUND" in text or re.search(r"Failed to find (the )?data source: lance\b", text) is not None
+    return (
+        "DATA_SOURCE_NOT_FOUND" in text
+        or re.search(r"Failed to find (the )?data source: lance\b", text) is not None
+    )
 
 
 def connector_problem(spark: "SparkSession") -> Optional[str]:
@@ -183,11 +205,13 @@ def connector_problem(spark: "SparkSession") -> Optional[str]:
         return None
     for line in text.splitlines():
         if "This spark-lance jar (" in line:
-            return "spark_lance: " + line[line.index("This spark-lance jar ("):].strip()
+            return "spark_lance: " + line[line.index("This spark-lance jar (") :].strip()
     if not _is_not_found(text):
         return None  # the connector answered (it wants a path)
     if launched_by_spark_submit():
-        return _not_loaded_under_spark_submit(spark.sparkContext.getConf().get("spark.jars", "") or "")
+        return _not_loaded_under_spark_submit(
+            spark.sparkContext.getConf().get("spark.jars", "") or ""
+        )
     return (
         'spark_lance: format("lance") is not available in this SparkSession: the Spark JVM of this process'
         " was started without the spark-lance jar on its classpath, and a running JVM cannot add it."
@@ -205,7 +229,9 @@ def _not_loaded_under_spark_submit(jars: str) -> str:
         hint = f"--jars <the spark-lance jar> (spark_lance.jar_path() fails here: {e})"
     else:
         hint = f"--jars {jar}"
-        m = re.fullmatch(r"spark-lance-(.+)-" + re.escape(__version__) + r"\.jar", os.path.basename(jar))
+        m = re.fullmatch(
+            r"spark-lance-(.+)-" + re.escape(__version__) + r"\.jar", os.path.basename(jar)
+        )
         if m:
             hint += f" or --packages io.sparklance:{artifact(m.group(1))}:{__version__}"
     return (

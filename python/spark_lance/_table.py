@@ -14,6 +14,7 @@ from ._io import read_lance
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 _CATALOG = "spark_lance_paths"
 
@@ -89,11 +90,11 @@ class LanceTable:
         return self._spark.sql(statement)
 
     # ---- reading ----------------------------------------------------------------------------
-    def to_df(self, version: Union[int, str, None] = None,
-              columns: Union[str, Sequence[str], None] = None) -> "DataFrame":
+    def to_df(
+        self, version: Union[int, str, None] = None, columns: Union[str, Sequence[str], None] = None
+    ) -> "DataFrame":
         """The rows of the latest version (or ``version``: a number or a tag)."""
-        return read_lance(self._spark, self.path, version=version, columns=columns,
-                          **self._options)
+        return read_lance(self._spark, self.path, version=version, columns=columns, **self._options)
 
     def count_rows(self, filter: Optional[str] = None) -> int:  # noqa: A002 - pylance's name
         df = self.to_df()
@@ -102,9 +103,13 @@ class LanceTable:
     @property
     def version(self) -> int:
         """The latest version number."""
-        return int(_maintenance._jvm(self._spark).latestVersion(
-            self._spark._jsparkSession, self.path, _maintenance._options(self._spark,
-                                                                         self._options)))
+        return int(
+            _maintenance._jvm(self._spark).latestVersion(
+                self._spark._jsparkSession,
+                self.path,
+                _maintenance._options(self._spark, self._options),
+            )
+        )
 
     @property
     def schema(self) -> "StructType":
@@ -118,14 +123,22 @@ class LanceTable:
         import json
 
         raw = _maintenance._jvm(self._spark).versions(
-            self._spark._jsparkSession, self.path,
-            _maintenance._options(self._spark, self._options))
+            self._spark._jsparkSession, self.path, _maintenance._options(self._spark, self._options)
+        )
+
         def when(ns: int) -> "_dt.datetime":  # exactly as pylance converts it (float steps)
             return _dt.datetime.fromtimestamp(ns // 1e9) + _dt.timedelta(
-                microseconds=(ns % 1e9) // 1e3)
+                microseconds=(ns % 1e9) // 1e3
+            )
 
-        return [{"version": v["version"], "timestamp": when(v["timestamp_nanos"]),
-                 "metadata": v["metadata"]} for v in json.loads(raw)]
+        return [
+            {
+                "version": v["version"],
+                "timestamp": when(v["timestamp_nanos"]),
+                "metadata": v["metadata"],
+            }
+            for v in json.loads(raw)
+        ]
 
     def config(self) -> Dict[str, str]:
         """The table config (pylance's ``ds.config()``)."""
@@ -135,13 +148,20 @@ class LanceTable:
         props = {k: v for k, v in props.items() if not k.startswith("lance.encoding.")}
         return props
 
-    def nearest(self, column: str, q: Sequence[float], k: int = 10,
-                metric: Optional[str] = None,
-                filter: Optional[str] = None,  # noqa: A002 - pylance's name
-                columns: Union[str, Sequence[str], None] = None,
-                version: Union[int, str, None] = None, *,
-                nprobes: Optional[int] = None, refine_factor: Optional[int] = None,
-                use_index: bool = True) -> "DataFrame":
+    def nearest(
+        self,
+        column: str,
+        q: Sequence[float],
+        k: int = 10,
+        metric: Optional[str] = None,
+        filter: Optional[str] = None,  # noqa: A002 - pylance's name
+        columns: Union[str, Sequence[str], None] = None,
+        version: Union[int, str, None] = None,
+        *,
+        nprobes: Optional[int] = None,
+        refine_factor: Optional[int] = None,
+        use_index: bool = True,
+    ) -> "DataFrame":
         """The ``k`` rows nearest ``q`` in the vector column ``column``, with ``_distance``,
         nearest first: pylance's ``to_table(nearest={"column": column, "q": q, "k": k,
         "metric": metric, "nprobes": nprobes, "refine_factor": refine_factor, "use_index":
@@ -165,16 +185,36 @@ class LanceTable:
         ``filter`` (Spark SQL) selects the rows searched before the search, as pylance's
         ``prefilter=True`` (its default, ``prefilter=False``, filters the ``k`` found and may
         return fewer)."""
-        return _vectors.table_nearest(self._spark, self.path, self._options, column, q, k,
-                                      metric, nprobes, refine_factor, use_index, columns,
-                                      version, filter)
+        return _vectors.table_nearest(
+            self._spark,
+            self.path,
+            self._options,
+            column,
+            q,
+            k,
+            metric,
+            nprobes,
+            refine_factor,
+            use_index,
+            columns,
+            version,
+            filter,
+        )
 
-    def knn_join(self, queries_df: "DataFrame", column: str, k: int = 10, *,
-                 query_column: Optional[str] = None, metric: Optional[str] = None,
-                 nprobes: Optional[int] = None, refine_factor: Optional[int] = None,
-                 use_index: bool = True,
-                 filter: Optional[str] = None,  # noqa: A002 - pylance's name
-                 columns: Union[str, Sequence[str], None] = None) -> "DataFrame":
+    def knn_join(
+        self,
+        queries_df: "DataFrame",
+        column: str,
+        k: int = 10,
+        *,
+        query_column: Optional[str] = None,
+        metric: Optional[str] = None,
+        nprobes: Optional[int] = None,
+        refine_factor: Optional[int] = None,
+        use_index: bool = True,
+        filter: Optional[str] = None,  # noqa: A002 - pylance's name
+        columns: Union[str, Sequence[str], None] = None,
+    ) -> "DataFrame":
         """For every row of ``queries_df``, the ``k`` rows :meth:`nearest` returns for its
         vector in ``query_column`` (default ``column``), found in one Spark job that reads
         each IVF partition (or each fragment, searching exactly) once for all queries: every
@@ -184,17 +224,30 @@ class LanceTable:
         null vector gets no matches."""
         from . import _knn
 
-        return _knn.knn_join(self._spark, self.path, self._options, queries_df, column, k,
-                             query_column, metric, nprobes, refine_factor, use_index, filter,
-                             columns)
+        return _knn.knn_join(
+            self._spark,
+            self.path,
+            self._options,
+            queries_df,
+            column,
+            k,
+            query_column,
+            metric,
+            nprobes,
+            refine_factor,
+            use_index,
+            filter,
+            columns,
+        )
 
     # ---- row changes --------------------------------------------------------------------------
     def delete(self, predicate: str) -> None:
         """pylance's ``delete(predicate)``: deletion files, no data rewritten."""
         self._sql(f"DELETE FROM {self._name} WHERE {predicate}")
 
-    def update(self, updates: Dict[str, str], where: Optional[str] = None, *,
-               mode: str = "auto") -> None:
+    def update(
+        self, updates: Dict[str, str], where: Optional[str] = None, *, mode: str = "auto"
+    ) -> None:
         """pylance's ``update({"col": "sql expression"}, where=...)``.
 
         ``mode`` picks how the new values are written: ``"rows"`` moves the matched rows to
@@ -212,8 +265,14 @@ class LanceTable:
             jvm = self._spark.sparkContext._jvm
             names, exprs = list(updates.keys()), list(updates.values())
             version = jvm.io.sparklance.spark.write.ColumnRewrite.update(
-                self._spark._jsparkSession, self.path, names, exprs, where, mode,
-                _maintenance._options(self._spark, self._options))
+                self._spark._jsparkSession,
+                self.path,
+                names,
+                exprs,
+                where,
+                mode,
+                _maintenance._options(self._spark, self._options),
+            )
             if version >= 0 or mode == "columns":
                 return
         sets = ", ".join(f"{_quote(c)} = {e}" for c, e in updates.items())
@@ -225,8 +284,10 @@ class LanceTable:
         if on is None:
             on = self.primary_key
             if not on:
-                raise ValueError(f"merge_insert needs on=: the table at {self.path} has no "
-                                 "primary key to match on")
+                raise ValueError(
+                    f"merge_insert needs on=: the table at {self.path} has no "
+                    "primary key to match on"
+                )
         return MergeInsertBuilder(self, [on] if isinstance(on, str) else list(on))
 
     @property
@@ -242,12 +303,12 @@ class LanceTable:
         As ``ALTER TABLE t SET TBLPROPERTIES ('lance.primary_key' = 'a,b')``."""
         cols = [columns] if isinstance(columns, str) else list(columns)
         value = ",".join(cols).replace("'", "\\'")
-        self._sql(f"ALTER TABLE {self._name} SET TBLPROPERTIES "
-                  f"('lance.primary_key' = '{value}')")
+        self._sql(f"ALTER TABLE {self._name} SET TBLPROPERTIES ('lance.primary_key' = '{value}')")
 
     # ---- schema -------------------------------------------------------------------------------
-    def add_columns(self, columns: Union[Dict[str, str], "DataFrame"],
-                    on: Optional[str] = None, **options: str) -> None:
+    def add_columns(
+        self, columns: Union[Dict[str, str], "DataFrame"], on: Optional[str] = None, **options: str
+    ) -> None:
         """New columns: ``{"name": "spark type"}`` adds nullable columns, all null (pylance's
         ``add_columns(pa.field(...))``); a DataFrame with ``on`` adds its other columns with
         their values, matched to the table's rows on ``on`` — :meth:`merge` (``options``
@@ -256,20 +317,24 @@ class LanceTable:
 
         if isinstance(columns, DataFrame):
             if not on:
-                raise ValueError("adding a DataFrame's columns needs on=: the column (or "
-                                 "_rowaddr / _rowid) matching its rows to the table's")
+                raise ValueError(
+                    "adding a DataFrame's columns needs on=: the column (or "
+                    "_rowaddr / _rowid) matching its rows to the table's"
+                )
             self.merge(columns, on, **options)
             return
         if on is not None or options:
-            raise ValueError("on= and write options apply to a DataFrame of values, not to "
-                             "column types")
+            raise ValueError(
+                "on= and write options apply to a DataFrame of values, not to column types"
+            )
         if not columns:
             raise ValueError("columns must name at least one column")
         cols = ", ".join(f"{_quote(n)} {t}" for n, t in columns.items())
         self._sql(f"ALTER TABLE {self._name} ADD COLUMNS ({cols})")
 
-    def merge(self, data: "DataFrame", left_on: str, right_on: Optional[str] = None,
-              **options: str) -> None:
+    def merge(
+        self, data: "DataFrame", left_on: str, right_on: Optional[str] = None, **options: str
+    ) -> None:
         """pylance's ``merge(data, left_on, right_on)``: every column of ``data`` but
         ``right_on`` (default ``left_on``) added to the table, matched to its rows on the
         column ``left_on`` (or ``_rowaddr`` / ``_rowid``) — a left join: rows ``data`` does
@@ -282,8 +347,13 @@ class LanceTable:
             raise ValueError(f"left_on must name a column, not {left_on!r}")
         jvm = self._spark.sparkContext._jvm
         jvm.io.sparklance.spark.write.ColumnBackfill.addColumns(
-            self._spark._jsparkSession, self.path, data._jdf, left_on, right_on,
-            _maintenance._options(self._spark, {**self._options, **options}))
+            self._spark._jsparkSession,
+            self.path,
+            data._jdf,
+            left_on,
+            right_on,
+            _maintenance._options(self._spark, {**self._options, **options}),
+        )
 
     def drop_columns(self, columns: Iterable[str]) -> None:
         """pylance's ``drop_columns``; nested fields as ``"s.a"``."""
@@ -298,12 +368,15 @@ class LanceTable:
         for a in alterations:
             unknown = set(a) - {"path", "name", "nullable", "data_type"}
             if unknown or "path" not in a:
-                raise ValueError(f"an alteration has a path and a new name, nullable (True) "
-                                 f"and/or data_type; not {a!r}")
+                raise ValueError(
+                    f"an alteration has a path and a new name, nullable (True) "
+                    f"and/or data_type; not {a!r}"
+                )
             col = ".".join(_quote(p) for p in a["path"].split("."))
             if a.get("data_type") is not None:
-                self._sql(f"ALTER TABLE {self._name} ALTER COLUMN {col} TYPE "
-                          f"{_sql_type(a['data_type'])}")
+                self._sql(
+                    f"ALTER TABLE {self._name} ALTER COLUMN {col} TYPE {_sql_type(a['data_type'])}"
+                )
             if a.get("nullable") is not None:
                 if a["nullable"] is not True:
                     raise ValueError(f"column {a['path']!r} cannot be made non-nullable")
@@ -322,8 +395,14 @@ class LanceTable:
         self._sql(f"ALTER TABLE {self._name} UNSET TBLPROPERTIES IF EXISTS ({props})")
 
     # ---- indices ------------------------------------------------------------------------------
-    def create_scalar_index(self, column: str, index_type: str = "BTREE",
-                            name: Optional[str] = None, *, replace: bool = True) -> None:
+    def create_scalar_index(
+        self,
+        column: str,
+        index_type: str = "BTREE",
+        name: Optional[str] = None,
+        *,
+        replace: bool = True,
+    ) -> None:
         """pylance's ``create_scalar_index``: a BTREE index of ``column`` (named
         ``{column}_idx`` unless ``name`` is given); ``replace`` replaces an index of that name
         in the same commit."""
@@ -341,20 +420,28 @@ class LanceTable:
     def list_indices(self) -> List[Dict[str, Any]]:
         """pylance's ``list_indices()``: name, type, uuid, fields, version (the dataset version
         it was built on) and fragment_ids (a set)."""
-        return [{"name": r.name, "type": r.type, "uuid": r.uuid, "fields": list(r.columns),
-                 "version": r.dataset_version, "fragment_ids": set(r.fragment_ids)}
-                for r in self._sql(f"SELECT * FROM {self._name}.indices").collect()]
+        return [
+            {
+                "name": r.name,
+                "type": r.type,
+                "uuid": r.uuid,
+                "fields": list(r.columns),
+                "version": r.dataset_version,
+                "fragment_ids": set(r.fragment_ids),
+            }
+            for r in self._sql(f"SELECT * FROM {self._name}.indices").collect()
+        ]
 
     # ---- maintenance --------------------------------------------------------------------------
     def compact_files(self, **options: Any) -> Dict[str, int]:
         """pylance's ``optimize.compact_files`` (see :func:`spark_lance.compact_files`)."""
-        return _maintenance.compact_files(self._spark, self.path, options=self._options,
-                                          **options)
+        return _maintenance.compact_files(self._spark, self.path, options=self._options, **options)
 
     def cleanup_old_versions(self, *args: Any, **kwargs: Any) -> Dict[str, Any]:
         """pylance's ``cleanup_old_versions`` (see :func:`spark_lance.cleanup_old_versions`)."""
-        return _maintenance.cleanup_old_versions(self._spark, self.path, *args,
-                                                 options=self._options, **kwargs)
+        return _maintenance.cleanup_old_versions(
+            self._spark, self.path, *args, options=self._options, **kwargs
+        )
 
     def restore(self, version: Union[int, str]) -> int:
         """pylance's ``restore`` of ``version``; returns the new version."""
@@ -370,8 +457,9 @@ class LanceTable:
         """pylance's ``branches``: ``list``, ``delete``."""
         return Branches(self)
 
-    def create_branch(self, branch: str,
-                      version: Union[int, str, Tuple[str, int], None] = None) -> "LanceTable":
+    def create_branch(
+        self, branch: str, version: Union[int, str, Tuple[str, int], None] = None
+    ) -> "LanceTable":
         """pylance's ``create_branch(branch, version)``: a branch made from ``version`` (a
         number or a tag of the main branch, default its latest; or ``(parent_branch,
         number)`` for a branch of a branch), as pylance makes it — its own dataset under
@@ -391,8 +479,13 @@ class LanceTable:
                 raise ValueError(f"no tag {version!r} in {self.path} (tags: {sorted(tags)})")
             version = tags[version]
         _maintenance._jvm(self._spark).createBranch(
-            self._spark._jsparkSession, self.path, branch, parent, int(version),
-            _maintenance._options(self._spark, self._options))
+            self._spark._jsparkSession,
+            self.path,
+            branch,
+            parent,
+            int(version),
+            _maintenance._options(self._spark, self._options),
+        )
         return LanceTable(self._spark, f"{self.path}/tree/{branch}", **self._options)
 
 
@@ -405,9 +498,13 @@ class Branches:
         ``branch_identifier`` (pylance's ``branches.list()`` fields but ``metadata``)."""
         import json
 
-        raw = json.loads(_maintenance._jvm(self._t._spark).listBranches(
-            self._t._spark._jsparkSession, self._t.path,
-            _maintenance._options(self._t._spark, self._t._options)))
+        raw = json.loads(
+            _maintenance._jvm(self._t._spark).listBranches(
+                self._t._spark._jsparkSession,
+                self._t.path,
+                _maintenance._options(self._t._spark, self._t._options),
+            )
+        )
         for b in raw.values():
             b["branch_identifier"] = [tuple(p) for p in b["branch_identifier"]]
         return raw
@@ -415,8 +512,11 @@ class Branches:
     def delete(self, branch: str) -> None:
         """Deletes the branch: its record and its own files (those it shares stay)."""
         _maintenance._jvm(self._t._spark).deleteBranch(
-            self._t._spark._jsparkSession, self._t.path, branch,
-            _maintenance._options(self._t._spark, self._t._options))
+            self._t._spark._jsparkSession,
+            self._t.path,
+            branch,
+            _maintenance._options(self._t._spark, self._t._options),
+        )
 
 
 class Tags:
@@ -424,12 +524,14 @@ class Tags:
         self._t = table
 
     def create(self, tag: str, version: int) -> None:
-        _maintenance.create_tag(self._t._spark, self._t.path, tag, version,
-                                options=self._t._options)
+        _maintenance.create_tag(
+            self._t._spark, self._t.path, tag, version, options=self._t._options
+        )
 
     def update(self, tag: str, version: int) -> None:
-        _maintenance.update_tag(self._t._spark, self._t.path, tag, version,
-                                options=self._t._options)
+        _maintenance.update_tag(
+            self._t._spark, self._t.path, tag, version, options=self._t._options
+        )
 
     def delete(self, tag: str) -> None:
         _maintenance.delete_tag(self._t._spark, self._t.path, tag, options=self._t._options)
@@ -458,8 +560,7 @@ class MergeInsertBuilder:
         self._not_matched = True
         return self
 
-    def when_not_matched_by_source_delete(self, expr: Optional[str] = None) \
-            -> "MergeInsertBuilder":
+    def when_not_matched_by_source_delete(self, expr: Optional[str] = None) -> "MergeInsertBuilder":
         cond = f" AND ({expr})" if expr else ""
         self._by_source = f"WHEN NOT MATCHED BY SOURCE{cond} THEN DELETE"
         return self
@@ -471,11 +572,18 @@ class MergeInsertBuilder:
         source.createOrReplaceTempView(view)
         try:
             on = " AND ".join(f"t.{_quote(c)} = s.{_quote(c)}" for c in self._on)
-            clauses = [c for c in (self._matched,
-                                   "WHEN NOT MATCHED THEN INSERT *" if self._not_matched
-                                   else None, self._by_source) if c]
-            self._t._sql(f"MERGE INTO {self._t._name} t USING {view} s ON {on} "
-                         + " ".join(clauses))
+            clauses = [
+                c
+                for c in (
+                    self._matched,
+                    "WHEN NOT MATCHED THEN INSERT *" if self._not_matched else None,
+                    self._by_source,
+                )
+                if c
+            ]
+            self._t._sql(
+                f"MERGE INTO {self._t._name} t USING {view} s ON {on} " + " ".join(clauses)
+            )
         finally:
             self._t._spark.catalog.dropTempView(view)
 
@@ -486,16 +594,23 @@ def _catalog_options(spark: "SparkSession", name: str) -> Dict[str, str]:
     jss = spark._jsparkSession
     parts = jss.sessionState().sqlParser().parseMultipartIdentifier(name)
     first = parts.apply(0) if parts.length() > 1 else None
-    catalog = first if first is not None and (
-        first == "spark_catalog" or spark.conf.get(f"spark.sql.catalog.{first}", None)) \
+    catalog = (
+        first
+        if first is not None
+        and (first == "spark_catalog" or spark.conf.get(f"spark.sql.catalog.{first}", None))
         else spark.catalog.currentCatalog()
+    )
     if spark.conf.get(f"spark.sql.catalog.{catalog}", None) != "io.sparklance.spark.LanceCatalog":
         return {}
     confs = spark.sparkContext._jvm.scala.collection.JavaConverters.mapAsJavaMapConverter(
-        jss.sessionState().conf().getAllConfs()).asJava()
+        jss.sessionState().conf().getAllConfs()
+    ).asJava()
     prefix = f"spark.sql.catalog.{catalog}."
-    return {k[len(prefix):]: v for k, v in confs.items()
-            if k.startswith(prefix) and k[len(prefix):].lower() != "root"}
+    return {
+        k[len(prefix) :]: v
+        for k, v in confs.items()
+        if k.startswith(prefix) and k[len(prefix) :].lower() != "root"
+    }
 
 
 def _sql_str(s: Any) -> str:
@@ -508,12 +623,21 @@ def _sql_type(t: Any) -> str:
         return t
     import pyarrow as pa
 
-    names = {pa.int8(): "tinyint", pa.int16(): "smallint", pa.int32(): "int",
-             pa.int64(): "bigint", pa.float32(): "float", pa.float64(): "double",
-             pa.string(): "string", pa.bool_(): "boolean", pa.date32(): "date"}
+    names = {
+        pa.int8(): "tinyint",
+        pa.int16(): "smallint",
+        pa.int32(): "int",
+        pa.int64(): "bigint",
+        pa.float32(): "float",
+        pa.float64(): "double",
+        pa.string(): "string",
+        pa.bool_(): "boolean",
+        pa.date32(): "date",
+    }
     if t in names:
         return names[t]
     if pa.types.is_decimal(t):
         return f"decimal({t.precision},{t.scale})"
-    raise ValueError(f"data_type {t} has no Spark SQL type this table can take; give a Spark "
-                     "SQL type name")
+    raise ValueError(
+        f"data_type {t} has no Spark SQL type this table can take; give a Spark SQL type name"
+    )

@@ -55,8 +55,9 @@ def to_ml_vector(df: "DataFrame", column: str) -> "DataFrame":
         raise ValueError(f"no column {column!r} in {df.columns}")
     values = F.col(column).cast("array<double>")
     # array_to_vector fails on a null array: a null vector stays null.
-    return df.withColumn(column, F.when(values.isNull(), F.lit(None))
-                         .otherwise(array_to_vector(values)))
+    return df.withColumn(
+        column, F.when(values.isNull(), F.lit(None)).otherwise(array_to_vector(values))
+    )
 
 
 def _literal_vector(q: Sequence[float], item: str) -> str:
@@ -92,11 +93,19 @@ def distance(column: str, q: Sequence[float], metric: str = "l2") -> "Column":
     return F.expr(f"cast({sql} as float)")
 
 
-def nearest(df: Any, column: str, q: Sequence[float], k: int = 10,
-            metric: Optional[str] = None, filter: Optional[str] = None,  # noqa: A002
-            columns: Union[str, Sequence[str], None] = None, *,
-            nprobes: Optional[int] = None, refine_factor: Optional[int] = None,
-            use_index: bool = True) -> "DataFrame":
+def nearest(
+    df: Any,
+    column: str,
+    q: Sequence[float],
+    k: int = 10,
+    metric: Optional[str] = None,
+    filter: Optional[str] = None,  # noqa: A002
+    columns: Union[str, Sequence[str], None] = None,
+    *,
+    nprobes: Optional[int] = None,
+    refine_factor: Optional[int] = None,
+    use_index: bool = True,
+) -> "DataFrame":
     """The ``k`` rows of ``df`` whose ``column`` vectors are nearest ``q``, nearest first,
     with their ``_distance``.
 
@@ -113,18 +122,34 @@ def nearest(df: Any, column: str, q: Sequence[float], k: int = 10,
     from ._table import LanceTable
 
     if isinstance(df, LanceTable):
-        return df.nearest(column, q, k=k, metric=metric, filter=filter, columns=columns,
-                          nprobes=nprobes, refine_factor=refine_factor, use_index=use_index)
+        return df.nearest(
+            column,
+            q,
+            k=k,
+            metric=metric,
+            filter=filter,
+            columns=columns,
+            nprobes=nprobes,
+            refine_factor=refine_factor,
+            use_index=use_index,
+        )
     metric = metric or "l2"
     dim = len(q)
     rows = df.where(filter) if filter else df
     rows = rows.where(F.col(column).isNotNull())
     size = F.size(F.col(column))
-    rows = rows.withColumn("_distance", F.when(size == dim, distance(column, q, metric))
-                           .otherwise(F.raise_error(F.concat(
-                               F.lit(f"column {column!r} holds a vector of "),
-                               size.cast("string"),
-                               F.lit(f" values; the query has {dim}")))))
+    rows = rows.withColumn(
+        "_distance",
+        F.when(size == dim, distance(column, q, metric)).otherwise(
+            F.raise_error(
+                F.concat(
+                    F.lit(f"column {column!r} holds a vector of "),
+                    size.cast("string"),
+                    F.lit(f" values; the query has {dim}"),
+                )
+            )
+        ),
+    )
     if columns is not None:
         keep = [columns] if isinstance(columns, str) else list(columns)
         rows = rows.select(*keep, "_distance")
@@ -139,12 +164,21 @@ def _positive(name: str, value: Optional[int]) -> Optional[int]:
     return value
 
 
-def table_nearest(spark: "SparkSession", path: str, options: Dict[str, str], column: str,
-                  q: Sequence[float], k: int, metric: Optional[str], nprobes: Optional[int],
-                  refine_factor: Optional[int], use_index: bool,
-                  columns: Union[str, Sequence[str], None],
-                  version: Union[int, str, None],
-                  filter: Optional[str] = None) -> "DataFrame":  # noqa: A002
+def table_nearest(
+    spark: "SparkSession",
+    path: str,
+    options: Dict[str, str],
+    column: str,
+    q: Sequence[float],
+    k: int,
+    metric: Optional[str],
+    nprobes: Optional[int],
+    refine_factor: Optional[int],
+    use_index: bool,
+    columns: Union[str, Sequence[str], None],
+    version: Union[int, str, None],
+    filter: Optional[str] = None,
+) -> "DataFrame":  # noqa: A002
     """The search of :meth:`LanceTable.nearest`, run now by the connector (``NearestRows``,
     also SQL's ``lance_nearest``); the DataFrame reads only the batches holding the rows
     found."""
@@ -166,13 +200,29 @@ def table_nearest(spark: "SparkSession", path: str, options: Dict[str, str], col
     # float32 as numpy (and pylance) round the query's values.
     floats = rows.floats(bytearray(struct.pack(f"<{len(values)}f", *values)))
     jdf = rows.nearest(
-        spark._jsparkSession, path, _maintenance._options(spark, opts), column, floats, k,
-        metric, nprobes, refine_factor, bool(use_index), filter, names)
+        spark._jsparkSession,
+        path,
+        _maintenance._options(spark, opts),
+        column,
+        floats,
+        k,
+        metric,
+        nprobes,
+        refine_factor,
+        bool(use_index),
+        filter,
+        names,
+    )
     return DataFrame(jdf, spark)
 
 
-def _checked(q: Sequence[float], k: int, metric: Optional[str], options: Dict[str, str],
-             version: Union[int, str, None]):
+def _checked(
+    q: Sequence[float],
+    k: int,
+    metric: Optional[str],
+    options: Dict[str, str],
+    version: Union[int, str, None],
+):
     """A search's query values and read options (with ``version``), its arguments checked."""
     if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
         raise ValueError(f"k must be a positive int, not {k!r}")

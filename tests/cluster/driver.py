@@ -23,8 +23,9 @@ time.tzset()
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: support.py
 
-import support  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
+
+import support  # noqa: E402
 
 
 def seq(s):
@@ -81,12 +82,15 @@ def wait_for_executors(sc, n: int = 2, timeout: float = 60) -> list:
     """(id, host:port) of the application's executors, after waiting (bounded) for ``n``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        execs = [e for e in seq(sc._jsc.sc().statusStore().executorList(True)) if str(e.id()) != "driver"]
+        execs = [
+            e for e in seq(sc._jsc.sc().statusStore().executorList(True)) if str(e.id()) != "driver"
+        ]
         if len(execs) >= n:
             break
         time.sleep(1)
     return sorted(
-        (str(e.id()), str(e.hostPort())) for e in seq(sc._jsc.sc().statusStore().executorList(True))
+        (str(e.id()), str(e.hostPort()))
+        for e in seq(sc._jsc.sc().statusStore().executorList(True))
         if str(e.id()) != "driver"
     )
 

@@ -59,8 +59,15 @@ def base_env(tmp: Path, host: str = LOCALHOST) -> dict:
 
 
 class StandaloneCluster:
-    def __init__(self, tmp: Path, workers: int = 2, worker_cores: int = 1, worker_memory: str = "1g",
-                 start_timeout: float = 90.0, distinct_hosts: bool = False):
+    def __init__(
+        self,
+        tmp: Path,
+        workers: int = 2,
+        worker_cores: int = 1,
+        worker_memory: str = "1g",
+        start_timeout: float = 90.0,
+        distinct_hosts: bool = False,
+    ):
         """``distinct_hosts``: worker i binds to 127.0.0.(1 + i) instead of 127.0.0.1, so Spark
         sees one host per worker (it never runs a speculative copy of a task on a host where
         an attempt of that task already runs; Linux routes all of 127/8 to loopback)."""
@@ -106,8 +113,15 @@ class StandaloneCluster:
     def start(self) -> "StandaloneCluster":
         self._spawn(
             "master",
-            ["org.apache.spark.deploy.master.Master", "--host", LOCALHOST, "--port", str(self.port),
-             "--webui-port", str(self.webui_port)],
+            [
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                LOCALHOST,
+                "--port",
+                str(self.port),
+                "--webui-port",
+                str(self.webui_port),
+            ],
         )
         self._wait(lambda st: st is not None, "the master's web UI")
         for i in range(self.n_workers):
@@ -115,13 +129,28 @@ class StandaloneCluster:
             work.mkdir(parents=True, exist_ok=True)
             self._spawn(
                 f"worker{i}",
-                ["org.apache.spark.deploy.worker.Worker", self.master_url, "--cores", str(self.worker_cores),
-                 "--memory", self.worker_memory, "--host", self.worker_host(i), "--port", str(free_port()),
-                 "--webui-port", str(free_port()), "--work-dir", str(work)],
+                [
+                    "org.apache.spark.deploy.worker.Worker",
+                    self.master_url,
+                    "--cores",
+                    str(self.worker_cores),
+                    "--memory",
+                    self.worker_memory,
+                    "--host",
+                    self.worker_host(i),
+                    "--port",
+                    str(free_port()),
+                    "--webui-port",
+                    str(free_port()),
+                    "--work-dir",
+                    str(work),
+                ],
                 host=self.worker_host(i),
             )
-        self._wait(lambda st: st is not None and len(self.alive_workers(st)) == self.n_workers,
-                   f"{self.n_workers} workers to register")
+        self._wait(
+            lambda st: st is not None and len(self.alive_workers(st)) == self.n_workers,
+            f"{self.n_workers} workers to register",
+        )
         return self
 
     def stop(self) -> None:
@@ -142,7 +171,6 @@ class StandaloneCluster:
                 except ProcessLookupError:
                     pass
                 p.wait(timeout=10)
-
 
     def __enter__(self) -> "StandaloneCluster":
         try:
@@ -172,7 +200,9 @@ class StandaloneCluster:
         while time.monotonic() < deadline:
             for name, p, log in self.procs:
                 if p.poll() is not None:
-                    raise RuntimeError(f"{name} exited with {p.returncode} while waiting for {what}:\n{self.tail(log)}")
+                    raise RuntimeError(
+                        f"{name} exited with {p.returncode} while waiting for {what}:\n{self.tail(log)}"
+                    )
             if ok(self.state()):
                 return
             time.sleep(1)
@@ -190,7 +220,9 @@ class StandaloneCluster:
         return "\n".join(f"--- {n} ({log})\n{self.tail(log, 3000)}" for n, _, log in self.procs)
 
 
-def run_driver(cluster: StandaloneCluster, script: Path, spec: dict, tmp: Path, timeout: float) -> dict:
+def run_driver(
+    cluster: StandaloneCluster, script: Path, spec: dict, tmp: Path, timeout: float
+) -> dict:
     """Runs a driver script (``script <spec.json> <out.pickle>``) in its own interpreter against
     ``cluster`` and returns what it pickled; fails the test with the driver's stderr and the
     daemons' logs when it times out or exits non-zero."""
@@ -202,16 +234,27 @@ def run_driver(cluster: StandaloneCluster, script: Path, spec: dict, tmp: Path, 
     import spark_lance
 
     spec_file, out = tmp / "spec.json", tmp / "out.pickle"
-    spec_file.write_text(json.dumps(dict(spec, master=cluster.master_url, jar=str(spark_lance.jar_path()),
-                                         tmp=str(tmp))))
+    spec_file.write_text(
+        json.dumps(
+            dict(spec, master=cluster.master_url, jar=str(spark_lance.jar_path()), tmp=str(tmp))
+        )
+    )
     env = dict(os.environ, TZ="UTC", SPARK_LOCAL_IP=LOCALHOST, PYSPARK_PYTHON=sys.executable)
     env.pop("SPARK_HOME", None)
     env.pop(spark_lance.JAR_ENV_VAR, None)
     try:
-        r = subprocess.run([sys.executable, str(script), str(spec_file), str(out)], capture_output=True, text=True,
-                           env=env, timeout=timeout, cwd=str(tmp))
+        r = subprocess.run(
+            [sys.executable, str(script), str(spec_file), str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            cwd=str(tmp),
+        )
     except subprocess.TimeoutExpired as e:
-        pytest.fail(f"the driver did not finish in {timeout}s\n{(e.stderr or b'')[-4000:]!r}\n{cluster.logs()}")
+        pytest.fail(
+            f"the driver did not finish in {timeout}s\n{(e.stderr or b'')[-4000:]!r}\n{cluster.logs()}"
+        )
     if r.returncode != 0 or not out.exists():
         pytest.fail(f"driver exited {r.returncode}\nstderr:\n{r.stderr[-6000:]}\n{cluster.logs()}")
     return pickle.loads(out.read_bytes())

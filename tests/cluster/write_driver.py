@@ -22,8 +22,9 @@ time.tzset()
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/
 
-import support  # noqa: E402
 from cluster.driver import seq, session, wait_for_executors  # noqa: E402
+
+import support  # noqa: E402
 
 SLOW_SECONDS = 25
 
@@ -35,8 +36,15 @@ def tasks(sc, group: str) -> list[tuple]:
         info = sc.statusTracker().getJobInfo(job)
         for stage in info.stageIds if info else []:
             for t in seq(store.taskList(stage, 0, 100000)):
-                out.append((int(t.index()), int(t.attempt()), bool(t.speculative()), str(t.status()),
-                            str(t.executorId())))
+                out.append(
+                    (
+                        int(t.index()),
+                        int(t.attempt()),
+                        bool(t.speculative()),
+                        str(t.status()),
+                        str(t.executorId()),
+                    )
+                )
     return out
 
 

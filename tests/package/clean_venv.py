@@ -32,8 +32,18 @@ PYSPARK_35 = "3.5.9"
 #: What a clean venv may hold (pip list names).
 ALLOWED = {"pip", "setuptools", "wheel", "pyspark", "py4j", "spark-lance", "spark_lance"}
 #: Environment variables that would steer pyspark or spark_lance in the child processes.
-STEERING = ("SPARK_LANCE_JAR", "SPARK_HOME", "SPARK_CONF_DIR", "MASTER", "PYSPARK_SUBMIT_ARGS",
-            "PYSPARK_GATEWAY_PORT", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "PYTHONHOME")
+STEERING = (
+    "SPARK_LANCE_JAR",
+    "SPARK_HOME",
+    "SPARK_CONF_DIR",
+    "MASTER",
+    "PYSPARK_SUBMIT_ARGS",
+    "PYSPARK_GATEWAY_PORT",
+    "PYSPARK_PYTHON",
+    "PYSPARK_DRIVER_PYTHON",
+    "PYTHONPATH",
+    "PYTHONHOME",
+)
 
 
 def running_pyspark() -> str:
@@ -61,14 +71,21 @@ def wheel() -> Path:
 
 
 def _run(cmd, **kw) -> subprocess.CompletedProcess:
-    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=child_env(), timeout=1800, **kw)
+    r = subprocess.run(
+        [str(c) for c in cmd], capture_output=True, text=True, env=child_env(), timeout=1800, **kw
+    )
     if r.returncode != 0:
-        pytest.fail(f"{' '.join(map(str, cmd))}\nexit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}", pytrace=False)
+        pytest.fail(
+            f"{' '.join(map(str, cmd))}\nexit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}",
+            pytrace=False,
+        )
     return r
 
 
 def child_env(extra: dict | None = None) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in STEERING and not k.startswith("VIRTUAL_ENV")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in STEERING and not k.startswith("VIRTUAL_ENV")
+    }
     env.update(extra or {})
     return env
 
@@ -87,8 +104,30 @@ def venv_python(pyspark_version: str) -> Path:
     if not (python.exists() and installed(python).get("pyspark") == pyspark_version):
         shutil.rmtree(home, ignore_errors=True)
         _run([sys.executable, "-m", "venv", home])
-        _run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"pyspark=={pyspark_version}"])
-    _run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--force-reinstall", wheel()])
+        _run(
+            [
+                python,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                f"pyspark=={pyspark_version}",
+            ]
+        )
+    _run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--force-reinstall",
+            wheel(),
+        ]
+    )
     have = installed(python)
     extra = sorted(set(have) - ALLOWED)
     assert not extra, f"{home} is not clean: it also holds {extra}"
@@ -105,10 +144,12 @@ def scala_of(python: Path) -> str:
     """The full Scala version of the Spark that `python`'s pyspark runs (its scala-library jar)."""
     jars = sorted((site_packages(python) / "pyspark" / "jars").glob("scala-library-*.jar"))
     assert len(jars) == 1, jars
-    return jars[0].name[len("scala-library-"):-len(".jar")]
+    return jars[0].name[len("scala-library-") : -len(".jar")]
 
 
-def run_script(python: Path, script: str, args: dict, tmp_path: Path, env: dict | None = None) -> dict:
+def run_script(
+    python: Path, script: str, args: dict, tmp_path: Path, env: dict | None = None
+) -> dict:
     """Run tests/package/<script> isolated (-I: no script dir, no user site, no PYTHON* vars)
     with `args` as a JSON file; return the JSON it wrote."""
     args = dict(args, out=str(tmp_path / "out.json"))
@@ -116,8 +157,11 @@ def run_script(python: Path, script: str, args: dict, tmp_path: Path, env: dict 
     args_file.write_text(json.dumps(args))
     r = subprocess.run(
         [str(python), "-I", str(Path(__file__).parent / script), str(args_file)],
-        capture_output=True, text=True, env=child_env(dict(env or {}, PYSPARK_PYTHON=str(python))),
-        cwd=str(tmp_path), timeout=600,
+        capture_output=True,
+        text=True,
+        env=child_env(dict(env or {}, PYSPARK_PYTHON=str(python))),
+        cwd=str(tmp_path),
+        timeout=600,
     )
     out = Path(args["out"])
     assert r.returncode == 0 and out.is_file(), (

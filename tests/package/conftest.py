@@ -5,7 +5,6 @@ from __future__ import annotations
 import lance
 import pyarrow as pa
 import pytest
-
 from sample import SCHEMA, sample_rows
 
 

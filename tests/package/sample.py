@@ -9,7 +9,9 @@ import pyarrow as pa
 PUSHED_FILTER = "id >= 40 AND (s LIKE 'k1%' OR s IS NULL)"
 
 COLUMNS = ("id", "s", "x", "flag")
-SCHEMA = pa.schema([("id", pa.int64()), ("s", pa.string()), ("x", pa.float64()), ("flag", pa.bool_())])
+SCHEMA = pa.schema(
+    [("id", pa.int64()), ("s", pa.string()), ("x", pa.float64()), ("flag", pa.bool_())]
+)
 #: The same schema as a Spark DDL string (for createDataFrame in the venvs).
 SPARK_SCHEMA = "id long, s string, x double, flag boolean"
 
@@ -19,12 +21,14 @@ def sample_rows(n: int, seed: int) -> list:
     rows = []
     for i in range(n):
         k = (i * 7919 + seed) % 101
-        rows.append({
-            "id": i,
-            "s": None if k % 9 == 0 else f"k{k}",
-            "x": None if k % 11 == 0 else k / 8 - 3.0,
-            "flag": k % 2 == 0,
-        })
+        rows.append(
+            {
+                "id": i,
+                "s": None if k % 9 == 0 else f"k{k}",
+                "x": None if k % 11 == 0 else k / 8 - 3.0,
+                "flag": k % 2 == 0,
+            }
+        )
     return rows
 
 

@@ -9,10 +9,9 @@ import re
 import time
 from pathlib import Path
 
+import clean_venv
 import lance
 import pytest
-
-import clean_venv
 from sample import PUSHED_FILTER, SPARK_SCHEMA, as_lists, sample_rows
 
 # The clean venvs are shared by these modules and rebuilt in place: one pytest-xdist worker
@@ -50,10 +49,16 @@ def test_wheel_in_a_clean_venv(pyspark_version, pylance_dataset, tmp_path):
         },
         tmp_path,
     )
-    print(f"pyspark {pyspark_version}: venv {ready - started:.1f}s, script {time.monotonic() - ready:.1f}s")
+    print(
+        f"pyspark {pyspark_version}: venv {ready - started:.1f}s, script {time.monotonic() - ready:.1f}s"
+    )
 
     # The package and jar of this line, from the venv.
-    assert (out["pyspark"], out["spark"], out["version"]) == (pyspark_version, pyspark_version, clean_venv.VERSION)
+    assert (out["pyspark"], out["spark"], out["version"]) == (
+        pyspark_version,
+        pyspark_version,
+        clean_venv.VERSION,
+    )
     jar = Path(out["jar"])
     assert jar.name == expected_jar(python, pyspark_version), jar
     assert jar.is_relative_to(clean_venv.VENVS / pyspark_version), jar
@@ -74,7 +79,9 @@ def test_wheel_in_a_clean_venv(pyspark_version, pylance_dataset, tmp_path):
     plan = out["plan"]
     pushed = re.search(r"PushedFilters: \[([^\]]*)\]", plan)
     assert pushed and "id" in pushed.group(1) and "s" in pushed.group(1), plan
-    assert not re.search(r"^[\s+\-*()0-9]*Filter\b", plan, re.M), plan  # e.g. "+- Filter", "*(1) Filter"
+    assert not re.search(r"^[\s+\-*()0-9]*Filter\b", plan, re.M), (
+        plan
+    )  # e.g. "+- Filter", "*(1) Filter"
 
     # A new session after stop() in the same process.
     assert out["new_session_after_stop"] is True

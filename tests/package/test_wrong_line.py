@@ -10,9 +10,8 @@ import time
 import zipfile
 from pathlib import Path
 
-import pytest
-
 import clean_venv
+import pytest
 from sample import SPARK_SCHEMA, as_lists, sample_rows
 
 # The clean venvs are shared by these modules and rebuilt in place: one pytest-xdist worker
@@ -23,11 +22,18 @@ pytestmark = pytest.mark.xdist_group("clean-venvs")
 def build_properties(jar: Path) -> dict:
     with zipfile.ZipFile(jar) as z:
         text = z.read("io/sparklance/build.properties").decode()
-    return dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln and not ln.startswith("#"))
+    return dict(
+        ln.split("=", 1) for ln in text.splitlines() if "=" in ln and not ln.startswith("#")
+    )
 
 
 def jar_in(python: Path, line: str) -> Path:
-    jar = clean_venv.site_packages(python) / "spark_lance" / "jars" / f"spark-lance-{line}-{clean_venv.VERSION}.jar"
+    jar = (
+        clean_venv.site_packages(python)
+        / "spark_lance"
+        / "jars"
+        / f"spark-lance-{line}-{clean_venv.VERSION}.jar"
+    )
     assert jar.is_file(), jar
     return jar
 
@@ -38,15 +44,25 @@ def other_line(pyspark_version: str) -> str:
 
 
 CASES = [
-    pytest.param(clean_venv.PYSPARK_35, "clean-venv", id=f"pyspark-{clean_venv.PYSPARK_35}-clean-venv"),
-    pytest.param(clean_venv.running_pyspark(), "running", id=f"pyspark-{clean_venv.running_pyspark()}-running"),
+    pytest.param(
+        clean_venv.PYSPARK_35, "clean-venv", id=f"pyspark-{clean_venv.PYSPARK_35}-clean-venv"
+    ),
+    pytest.param(
+        clean_venv.running_pyspark(),
+        "running",
+        id=f"pyspark-{clean_venv.running_pyspark()}-running",
+    ),
 ]
 
 
 @pytest.mark.parametrize("pyspark_version, where", CASES)
-def test_wrong_line_jar_explains_and_spares_other_sources(pyspark_version, where, pylance_dataset, tmp_path):
+def test_wrong_line_jar_explains_and_spares_other_sources(
+    pyspark_version, where, pylance_dataset, tmp_path
+):
     started = time.monotonic()
-    python = clean_venv.venv_python(pyspark_version) if where == "clean-venv" else Path(sys.executable)
+    python = (
+        clean_venv.venv_python(pyspark_version) if where == "clean-venv" else Path(sys.executable)
+    )
     jar = jar_in(python, other_line(pyspark_version))
     rows = sample_rows(25, seed=3)
     out = clean_venv.run_script(
@@ -75,4 +91,7 @@ def test_wrong_line_jar_explains_and_spares_other_sources(pyspark_version, where
     )
     for key in ("lance_error", "session_error"):
         assert out[key] and expected in out[key], f"{key}: {out[key]!r:.3000}\nexpected: {expected}"
-    assert "NoSuchMethodError" not in out["lance_error"] and "AbstractMethodError" not in out["lance_error"]
+    assert (
+        "NoSuchMethodError" not in out["lance_error"]
+        and "AbstractMethodError" not in out["lance_error"]
+    )

@@ -9,6 +9,7 @@ import json
 import sys
 
 import pyspark
+
 import spark_lance
 
 
@@ -17,10 +18,17 @@ def rows(df):
 
 
 def main(a):
-    spark = spark_lance.session(conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"})
+    spark = spark_lance.session(
+        conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"}
+    )
     spark.sparkContext.setLogLevel("ERROR")
-    out = {"pyspark": pyspark.__version__, "spark": spark.version, "jar": spark_lance.jar_path(),
-           "master": spark.sparkContext.master, "version": spark_lance.__version__}
+    out = {
+        "pyspark": pyspark.__version__,
+        "spark": spark.version,
+        "jar": spark_lance.jar_path(),
+        "master": spark.sparkContext.master,
+        "version": spark_lance.__version__,
+    }
 
     spark_lance.write_lance(spark.createDataFrame(a["rows"], a["schema"]), a["written"])
     out["written_read_back"] = rows(spark_lance.read_lance(spark, a["written"]))

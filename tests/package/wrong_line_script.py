@@ -29,7 +29,9 @@ def main(a):
     out["lance_error"] = error_of(lambda: spark.read.format("lance").load(a["lance"]).count())
     out["session_error"] = error_of(spark_lance.session)
     # Parquet keeps working after the connector refused.
-    out["parquet_rows"] = [r.asDict() for r in spark.read.parquet(a["parquet"]).orderBy("id").collect()]
+    out["parquet_rows"] = [
+        r.asDict() for r in spark.read.parquet(a["parquet"]).orderBy("id").collect()
+    ]
     out["json_count"] = (df.write.json(a["json"]), spark.read.json(a["json"]).count())[1]
     spark.stop()
 

@@ -55,7 +55,10 @@ def blob_bytes(ds, columns: list[str], n: int) -> dict[str, list]:
     order of ``to_table()``); None for null blobs."""
     if n == 0:
         return {c: [] for c in columns}
-    return {c: [None if f is None else f.read() for f in ds.take_blobs(c, indices=list(range(n)))] for c in columns}
+    return {
+        c: [None if f is None else f.read() for f in ds.take_blobs(c, indices=list(range(n)))]
+        for c in columns
+    }
 
 
 def with_blob_bytes(table: pa.Table, blobs: dict[str, list]) -> pa.Table:
@@ -64,11 +67,15 @@ def with_blob_bytes(table: pa.Table, blobs: dict[str, list]) -> pa.Table:
     for name, values in blobs.items():
         if name in table.column_names:
             i = table.column_names.index(name)
-            table = table.set_column(i, pa.field(name, pa.large_binary()), pa.array(values, pa.large_binary()))
+            table = table.set_column(
+                i, pa.field(name, pa.large_binary()), pa.array(values, pa.large_binary())
+            )
     return table
 
 
-def compare(expected: pa.Table, rows, schema, names: list[str], id_index: Optional[int] = None) -> list[str]:
+def compare(
+    expected: pa.Table, rows, schema, names: list[str], id_index: Optional[int] = None
+) -> list[str]:
     """Every difference between pylance's ``expected`` and Spark's collected ``rows`` (with the
     DataFrame's ``schema``): the row count, then for each column its first differing row. If
     the values are right but the order is not, says so."""
@@ -80,7 +87,8 @@ def compare(expected: pa.Table, rows, schema, names: list[str], id_index: Option
             exp_ids = {e[id_index] for e in exp}
             act_ids = {a[id_index] for a in act}
             out.append(
-                f"ids only in pylance: {sorted(exp_ids - act_ids)[:20]}; only in Spark: {sorted(act_ids - exp_ids)[:20]}"
+                f"ids only in pylance: {sorted(exp_ids - act_ids)[:20]}; "
+                f"only in Spark: {sorted(act_ids - exp_ids)[:20]}"
             )
         return out
     problems = []

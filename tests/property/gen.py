@@ -78,7 +78,6 @@ from property.schema import (
 )
 from property.values import column_values
 
-
 # ---------------------------------------------------------------------------------------------
 # Cases
 # ---------------------------------------------------------------------------------------------
@@ -102,7 +101,9 @@ class Case:
     rng_state: int = 0
 
     def schema(self) -> pa.Schema:
-        return pa.schema([pa.field("id", pa.int64(), nullable=False)] + [s.arrow_field(n) for n, s in self.specs])
+        return pa.schema(
+            [pa.field("id", pa.int64(), nullable=False)] + [s.arrow_field(n) for n, s in self.specs]
+        )
 
     def describe(self) -> str:
         lines = [
@@ -156,7 +157,9 @@ def make_case(seed: int) -> Case:
         add_encoding_metadata(r, s, fmt)
         specs.append((f"c{i}", s))
     weight = sum(_weight(s) for _, s in specs) + 8
-    size_class = r.choices(["zero", "one", "small", "medium", "large"], weights=[4, 4, 30, 37, 25])[0]
+    size_class = r.choices(["zero", "one", "small", "medium", "large"], weights=[4, 4, 30, 37, 25])[
+        0
+    ]
     max_rows = max(50, min(50_000, 1_500_000 // weight))
     n = {
         "zero": 0,
@@ -168,14 +171,20 @@ def make_case(seed: int) -> Case:
     n = min(n, max_rows) if size_class not in ("zero", "one") else n
     rows = [n]
     for _ in range(r.choice([0, 0, 0, 1, 2])):
-        rows.append(r.choice([0, 1, r.randint(2, 100), r.randint(100, max(101, min(4000, max_rows // 2)))]))
+        rows.append(
+            r.choice([0, 1, r.randint(2, 100), r.randint(100, max(101, min(4000, max_rows // 2)))])
+        )
     total = sum(rows)
     deletes = []
     if total and r.random() < 0.4:
-        deletes.append(r.choice(["id % 7 = 0", "id % 2 = 1", "id % 1000 = 3", f"id < {r.randint(0, total)}"]))
+        deletes.append(
+            r.choice(["id % 7 = 0", "id % 2 = 1", "id % 1000 = 3", f"id < {r.randint(0, total)}"])
+        )
         if total > 6000 and r.random() < 0.5:
             start = r.randint(0, total - 5500)
-            deletes.append(f"id >= {start} AND id < {start + r.randint(5000, 5500)}")  # bitmap deletion file
+            deletes.append(
+                f"id >= {start} AND id < {start + r.randint(5000, 5500)}"
+            )  # bitmap deletion file
     all_cols = [name for name, _ in specs]
     projection = ["id"] + all_cols
     r.shuffle(projection)
@@ -191,12 +200,29 @@ def make_case(seed: int) -> Case:
         for i in range(rb.choice([1, 1, 2])):
             name = f"blob{i}"
             if fmt == "2.2" and rb.random() < 0.6:
-                thresholds = rb.choice([{}, {"inline_size_threshold": 64, "dedicated_size_threshold": 4096},
-                                        {"inline_size_threshold": 0}, {"dedicated_size_threshold": 200_000}])
-                specs.append((name, Spec("blob_v2", nullable=rb.random() < 0.8, thresholds=thresholds)))
+                thresholds = rb.choice(
+                    [
+                        {},
+                        {"inline_size_threshold": 64, "dedicated_size_threshold": 4096},
+                        {"inline_size_threshold": 0},
+                        {"dedicated_size_threshold": 200_000},
+                    ]
+                )
+                specs.append(
+                    (name, Spec("blob_v2", nullable=rb.random() < 0.8, thresholds=thresholds))
+                )
             else:
-                specs.append((name, Spec("blob", nullable=rb.random() < 0.8, arrow=pa.large_binary(),
-                                         metadata={BLOB: "true"})))
+                specs.append(
+                    (
+                        name,
+                        Spec(
+                            "blob",
+                            nullable=rb.random() < 0.8,
+                            arrow=pa.large_binary(),
+                            metadata={BLOB: "true"},
+                        ),
+                    )
+                )
             if rb.random() < 0.6:
                 projection.insert(rb.randint(0, len(projection)), name)
     return Case(
@@ -204,14 +230,23 @@ def make_case(seed: int) -> Case:
         fmt=fmt,
         specs=specs,
         rows=rows,
-        max_rows_per_file=r.choice([None, None, max(1, n // 3 + 1), r.randint(1000, 20_000)]) if n else None,
-        max_rows_per_group=(r.choice([None, 1, 7, 100, 1000, 4096] if n <= 2000 else [None, 100, 1000, 4096])
-                            if fmt == "legacy" else None),
-        max_page_bytes=r.choice([None, None, 4096, 64 * 1024, 1024 * 1024]) if fmt != "legacy" else None,
+        max_rows_per_file=r.choice([None, None, max(1, n // 3 + 1), r.randint(1000, 20_000)])
+        if n
+        else None,
+        max_rows_per_group=(
+            r.choice([None, 1, 7, 100, 1000, 4096] if n <= 2000 else [None, 100, 1000, 4096])
+            if fmt == "legacy"
+            else None
+        ),
+        max_page_bytes=r.choice([None, None, 4096, 64 * 1024, 1024 * 1024])
+        if fmt != "legacy"
+        else None,
         stable_row_ids=r.random() < 0.25,
         deletes=deletes,
         split_size=r.choice([None, None, 1, 64 * 1024, 1024 * 1024]),
-        batch_size=r.choice([None, None, 1000, 100, 13]) if total <= 20_000 else r.choice([None, 1000]),
+        batch_size=r.choice([None, None, 1000, 100, 13])
+        if total <= 20_000
+        else r.choice([None, 1000]),
         projection=projection,
         nested=nested,
         rng_state=r.getrandbits(63),

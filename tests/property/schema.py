@@ -9,8 +9,6 @@ from typing import Any, Optional
 
 import pyarrow as pa
 
-
-
 FORMATS = ("legacy", "2.0", "2.1", "2.2")
 
 # Field metadata keys (shared/docs/lance-format-notes.md §7).
@@ -34,7 +32,9 @@ class Spec:
     kind: str  # leaf kind, or "list", "large_list", "fsl", "struct", "map"
     nullable: bool = True
     arrow: Optional[pa.DataType] = None  # for leaves
-    children: list = field(default_factory=list)  # [(name, Spec)] for struct; [Spec] for list/fsl; [key, value] for map
+    children: list = field(
+        default_factory=list
+    )  # [(name, Spec)] for struct; [Spec] for list/fsl; [key, value] for map
     size: int = 0  # fsl size
     metadata: dict = field(default_factory=dict)
     thresholds: dict = field(default_factory=dict)  # blob_v2: blob_field size thresholds
@@ -51,7 +51,9 @@ class Spec:
         if k == "struct":
             return pa.struct([s.arrow_field(n) for n, s in self.children])
         if k == "map":
-            return pa.map_(self.children[0].arrow_field("key"), self.children[1].arrow_field("value"))
+            return pa.map_(
+                self.children[0].arrow_field("key"), self.children[1].arrow_field("value")
+            )
         return self.arrow
 
     def arrow_field(self, name: str) -> pa.Field:
@@ -59,23 +61,39 @@ class Spec:
             from lance.blob import blob_field
 
             return blob_field(name, nullable=self.nullable, **self.thresholds)
-        return pa.field(name, self.arrow_type(), nullable=self.nullable, metadata=self.metadata or None)
+        return pa.field(
+            name, self.arrow_type(), nullable=self.nullable, metadata=self.metadata or None
+        )
 
     def describe(self) -> str:
         if self.kind == "blob_v2":
             return f"lance.blob.v2{'' if self.nullable else ' not null'} {self.thresholds}"
         t = str(self.arrow_type())
-        return t + ("" if self.nullable else " not null") + (f" {self.metadata}" if self.metadata else "")
+        return (
+            t
+            + ("" if self.nullable else " not null")
+            + (f" {self.metadata}" if self.metadata else "")
+        )
 
 
 LEAF_TYPES: list[tuple[str, Any]] = [
     ("bool", pa.bool_()),
-    ("int", pa.int8()), ("int", pa.int16()), ("int", pa.int32()), ("int", pa.int64()),
-    ("int", pa.uint8()), ("int", pa.uint16()), ("int", pa.uint32()), ("int", pa.uint64()),
-    ("float", pa.float16()), ("float", pa.float32()), ("float", pa.float64()),
+    ("int", pa.int8()),
+    ("int", pa.int16()),
+    ("int", pa.int32()),
+    ("int", pa.int64()),
+    ("int", pa.uint8()),
+    ("int", pa.uint16()),
+    ("int", pa.uint32()),
+    ("int", pa.uint64()),
+    ("float", pa.float16()),
+    ("float", pa.float32()),
+    ("float", pa.float64()),
     ("decimal", None),
-    ("string", pa.string()), ("string", pa.large_string()),
-    ("binary", pa.binary()), ("binary", pa.large_binary()),
+    ("string", pa.string()),
+    ("string", pa.large_string()),
+    ("binary", pa.binary()),
+    ("binary", pa.large_binary()),
     ("date", pa.date32()),
     ("timestamp", None),
 ]
@@ -97,7 +115,15 @@ def random_spec(r: random.Random, fmt: str, depth: int = 0, top: bool = True) ->
     roll = r.random()
     if depth >= 3 or roll < 0.55:
         return random_leaf(r)
-    shapes = ["list", "large_list", "fsl_small", "fsl_large", "struct", "list_struct_list", "struct_struct"]
+    shapes = [
+        "list",
+        "large_list",
+        "fsl_small",
+        "fsl_large",
+        "struct",
+        "list_struct_list",
+        "struct_struct",
+    ]
     if fmt in ("2.1", "2.2"):
         shapes.append("packed_struct")
     if fmt == "2.2":
@@ -117,9 +143,12 @@ def random_spec(r: random.Random, fmt: str, depth: int = 0, top: bool = True) ->
     if shape in ("fsl_struct", "struct_fsl_struct"):
         # the first child is a leaf: pylance reads the list's validity from its first leaf and
         # panics when that one has repetition levels (see the module notes)
-        kids = [("f0", random_leaf(r))] + [(f"f{i}", random_spec(r, fmt, depth + 1, top=False))
-                                           for i in range(1, r.randint(1, 3))]
-        fsl = Spec("fsl", nullable, children=[Spec("struct", True, children=kids)], size=r.randint(1, 5))
+        kids = [("f0", random_leaf(r))] + [
+            (f"f{i}", random_spec(r, fmt, depth + 1, top=False)) for i in range(1, r.randint(1, 3))
+        ]
+        fsl = Spec(
+            "fsl", nullable, children=[Spec("struct", True, children=kids)], size=r.randint(1, 5)
+        )
         nullable_children(fsl)  # and so no packed structs inside (their fields cannot be null)
         unpack(fsl)
         if shape == "fsl_struct":
@@ -139,10 +168,16 @@ def random_spec(r: random.Random, fmt: str, depth: int = 0, top: bool = True) ->
         kids = [(f"f{i}", random_spec(r, fmt, depth + 1, top=top)) for i in range(r.randint(1, 4))]
         return Spec("struct", nullable, children=kids)
     if shape == "struct_struct":
-        inner = Spec("struct", r.random() < 0.7, children=[(f"g{i}", random_leaf(r)) for i in range(r.randint(1, 3))])
+        inner = Spec(
+            "struct",
+            r.random() < 0.7,
+            children=[(f"g{i}", random_leaf(r)) for i in range(r.randint(1, 3))],
+        )
         return Spec("struct", nullable, children=[("a", random_leaf(r)), ("inner", inner)])
     if shape == "list_struct_list":
-        inner_list = Spec(r.choice(["list", "large_list"]), r.random() < 0.7, children=[random_leaf(r)])
+        inner_list = Spec(
+            r.choice(["list", "large_list"]), r.random() < 0.7, children=[random_leaf(r)]
+        )
         st = Spec("struct", r.random() < 0.7, children=[("x", random_leaf(r)), ("ys", inner_list)])
         return Spec(r.choice(["list", "large_list"]), nullable, children=[st])
     if shape == "map":
@@ -172,7 +207,7 @@ def strip_struct_nulls(spec: Spec) -> None:
 def unpack(spec: Spec) -> None:
     """Removes the packed-struct metadata from every struct in the tree."""
     spec.metadata.pop(PACKED, None)
-    for c in ([c for _, c in spec.children] if spec.kind == "struct" else spec.children):
+    for c in [c for _, c in spec.children] if spec.kind == "struct" else spec.children:
         unpack(c)
 
 
@@ -209,7 +244,11 @@ def add_encoding_metadata(r: random.Random, spec: Spec, fmt: str, pack_ok: bool 
         # writer); variable-width leaves only in 2.2 (VariablePackedStruct)
         fixed = PACKABLE[fmt]
         leaves = [c for _, c in spec.children]
-        if pack_ok and r.random() < 0.3 and all(c.kind in fixed and not pa.types.is_float16(c.arrow) for c in leaves):
+        if (
+            pack_ok
+            and r.random() < 0.3
+            and all(c.kind in fixed and not pa.types.is_float16(c.arrow) for c in leaves)
+        ):
             # nullable children or halffloat make pylance 14.0.2 refuse to write packed structs
             # ("Variable packed struct encoding is not enabled" in 2.1, "Per-value compression
             # not yet supported for block type Nullable" in 2.2)

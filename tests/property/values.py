@@ -13,7 +13,6 @@ import pyarrow as pa
 
 from property.schema import Spec
 
-
 # ---------------------------------------------------------------------------------------------
 # Values
 # ---------------------------------------------------------------------------------------------
@@ -35,7 +34,18 @@ class Shape:
 def draw_shape(r: random.Random) -> Shape:
     return Shape(
         nulls=r.choice(NULL_PATTERNS),
-        values=r.choice(["random", "random", "small_range", "runs", "low_card", "constant", "extremes", "sequential"]),
+        values=r.choice(
+            [
+                "random",
+                "random",
+                "small_range",
+                "runs",
+                "low_card",
+                "constant",
+                "extremes",
+                "sequential",
+            ]
+        ),
         str_len=r.choice(["short", "short", "empty_mix", "medium", "long", "huge"]),
     )
 
@@ -57,7 +67,7 @@ def null_mask(rng: np.random.Generator, pattern: str, n: int) -> Optional[np.nda
     i, state = 0, bool(rng.integers(0, 2))
     while i < n:
         ln = int(rng.integers(1, 2000))
-        out[i:i + ln] = state
+        out[i : i + ln] = state
         state = not state
         i += ln
     return out
@@ -67,23 +77,26 @@ def int_bounds(t: pa.DataType) -> tuple[int, int]:
     bits = t.bit_width
     if pa.types.is_signed_integer(t):
         return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-    return 0, 2 ** bits - 1
+    return 0, 2**bits - 1
 
 
-def _ints(rng: np.random.Generator, r: random.Random, lo: int, hi: int, n: int, shape: str) -> np.ndarray:
+def _ints(
+    rng: np.random.Generator, r: random.Random, lo: int, hi: int, n: int, shape: str
+) -> np.ndarray:
     """n Python-int-valued object array (safe for uint64 and int64 extremes) in [lo, hi]."""
+
     def uniform(a: int, b: int, k: int) -> np.ndarray:
         # numpy cannot draw across the full uint64/int64 range in one go; shift into int64/uint64.
-        if b - a < 2 ** 63:
-            return (rng.integers(0, b - a + 1, size=k, dtype=np.uint64).astype(object) + a)
-        return rng.integers(0, 2 ** 64, size=k, dtype=np.uint64).astype(object) % (b - a + 1) + a
+        if b - a < 2**63:
+            return rng.integers(0, b - a + 1, size=k, dtype=np.uint64).astype(object) + a
+        return rng.integers(0, 2**64, size=k, dtype=np.uint64).astype(object) % (b - a + 1) + a
 
     if n == 0:
         return np.zeros(0, dtype=object)
     if shape == "small_range":
         width = r.choice([1, 2, 3, 5, 7, 12])
-        base = r.choice([lo, 0 if lo <= 0 <= hi else lo, max(lo, hi - 2 ** width)])
-        return uniform(base, min(hi, base + 2 ** width - 1), n)
+        base = r.choice([lo, 0 if lo <= 0 <= hi else lo, max(lo, hi - 2**width)])
+        return uniform(base, min(hi, base + 2**width - 1), n)
     if shape == "runs":
         vals = uniform(lo, hi, max(1, n // 50 + 1))
         lens = rng.integers(1, 300, size=len(vals))
@@ -94,7 +107,18 @@ def _ints(rng: np.random.Generator, r: random.Random, lo: int, hi: int, n: int, 
     if shape == "constant":
         return np.full(n, uniform(lo, hi, 1)[0], dtype=object)
     if shape == "extremes":
-        pool = np.array([lo, hi, lo + 1, hi - 1, 0 if lo <= 0 else lo, 1 if hi >= 1 else hi, -1 if lo < 0 else hi], dtype=object)
+        pool = np.array(
+            [
+                lo,
+                hi,
+                lo + 1,
+                hi - 1,
+                0 if lo <= 0 else lo,
+                1 if hi >= 1 else hi,
+                -1 if lo < 0 else hi,
+            ],
+            dtype=object,
+        )
         return pool[rng.integers(0, len(pool), size=n)]
     if shape == "sequential":
         start = int(uniform(lo, hi, 1)[0])
@@ -113,7 +137,10 @@ def _floats(rng: np.random.Generator, r: random.Random, dtype, n: int, shape: st
         return pool[rng.integers(0, len(pool), size=n)].astype(dtype)
     if shape == "extremes":
         fi = np.finfo(dtype)
-        pool = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, fi.max, fi.min, fi.tiny, -fi.tiny, fi.eps, 1.0], dtype=dtype)
+        pool = np.array(
+            [np.nan, np.inf, -np.inf, 0.0, -0.0, fi.max, fi.min, fi.tiny, -fi.tiny, fi.eps, 1.0],
+            dtype=dtype,
+        )
         return pool[rng.integers(0, len(pool), size=n)]
     if shape == "sequential":
         return (np.arange(n) * 0.5).astype(dtype)
@@ -165,7 +192,9 @@ def _texts(rng: np.random.Generator, r: random.Random, n: int, shape: Shape, bin
     return [_random_text(rng, int(x), binary) for x in _str_lengths(rng, shape, n)]
 
 
-def leaf_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int, shape: Shape) -> pa.Array:
+def leaf_values(
+    rng: np.random.Generator, r: random.Random, spec: Spec, n: int, shape: Shape
+) -> pa.Array:
     t = spec.arrow
     mask = null_mask(rng, shape.nulls, n) if spec.nullable else None
     if spec.nullable and spec.all_null_share and n and r.random() < spec.all_null_share:
@@ -183,19 +212,21 @@ def leaf_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int, 
         dtype = {16: np.float16, 32: np.float32, 64: np.float64}[t.bit_width]
         return pa.array(_floats(rng, r, dtype, n, shape.values), type=t, mask=mask)
     if spec.kind == "decimal":
-        lim = 10 ** t.precision - 1
+        lim = 10**t.precision - 1
         ints = _ints(rng, r, -lim, lim, n, shape.values)
         ctx = decimal.Context(prec=80)
-        return pa.array([decimal.Decimal(int(i)).scaleb(-t.scale, ctx) for i in ints], type=t, mask=mask)
+        return pa.array(
+            [decimal.Decimal(int(i)).scaleb(-t.scale, ctx) for i in ints], type=t, mask=mask
+        )
     if spec.kind in ("string", "binary"):
         return pa.array(_texts(rng, r, n, shape, spec.kind == "binary"), type=t, mask=mask)
     if spec.kind == "date":  # 0001-01-01 .. 9999-12-31 (what Python's date holds)
         days = _ints(rng, r, -719162, 2932896, n, shape.values)
         return pa.array(days.tolist(), type=pa.int32(), mask=mask).cast(t)
     if spec.kind == "timestamp":
-        per_s = {"s": 1, "ms": 10 ** 3, "us": 10 ** 6, "ns": 10 ** 9}[t.unit]
+        per_s = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[t.unit]
         if t.unit == "ns":
-            lo, hi = -(2 ** 63) + 1, 2 ** 63 - 1  # read by Spark as raw longs: any int64
+            lo, hi = -(2**63) + 1, 2**63 - 1  # read by Spark as raw longs: any int64
         else:  # years 2..9998: pyspark's collect() cannot turn year-1 instants into datetimes
             lo, hi = -62104060800 * per_s, 253370764799 * per_s
         raw = _ints(rng, r, lo, hi, n, shape.values)
@@ -235,9 +266,15 @@ def blob_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int) 
     if n and r.random() < 0.3:  # a few big values
         k = min(n, r.randint(1, 3))
         lens[rng.choice(n, size=k, replace=False)] = rng.integers(64 * 1024, 300 * 1024, size=k)
-    vals = [None if mask is not None and mask[i] else
-            (rng.integers(0, 256, size=min(int(lens[i]), 512), dtype=np.uint8).tobytes() * (int(lens[i]) // 512 + 1))[:int(lens[i])]
-            for i in range(n)]
+    vals = [
+        None
+        if mask is not None and mask[i]
+        else (
+            rng.integers(0, 256, size=min(int(lens[i]), 512), dtype=np.uint8).tobytes()
+            * (int(lens[i]) // 512 + 1)
+        )[: int(lens[i])]
+        for i in range(n)
+    ]
     if spec.kind == "blob_v2":
         from lance.blob import blob_array
 
@@ -245,7 +282,9 @@ def blob_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int) 
     return pa.array(vals, pa.large_binary())
 
 
-def column_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int, budget: int) -> pa.Array:
+def column_values(
+    rng: np.random.Generator, r: random.Random, spec: Spec, n: int, budget: int
+) -> pa.Array:
     """An Arrow array of n values of ``spec``. ``budget`` caps the number of leaf values."""
     if spec.kind in ("blob", "blob_v2"):
         return blob_values(rng, r, spec, n)
@@ -262,7 +301,9 @@ def column_values(rng: np.random.Generator, r: random.Random, spec: Spec, n: int
         items = column_values(rng, r, spec.children[0], n * spec.size, budget * 400)
         arr = pa.FixedSizeListArray.from_arrays(items, type=spec.arrow_type())
         if mask is not None:
-            arr = pa.FixedSizeListArray.from_arrays(items, type=spec.arrow_type(), mask=pa.array(mask, pa.bool_()))
+            arr = pa.FixedSizeListArray.from_arrays(
+                items, type=spec.arrow_type(), mask=pa.array(mask, pa.bool_())
+            )
         return arr
     lens = _lengths(rng, r, n, budget)
     if mask is not None:

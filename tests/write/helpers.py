@@ -1,6 +1,6 @@
 """Shared helpers: normalizing rows from Spark and pylance so they compare exactly."""
+
 import datetime
-import decimal
 import math
 import os
 

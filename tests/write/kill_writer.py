@@ -5,12 +5,20 @@
 It appends ids [first, first + rows) to <dataset> (creating it with <format version> if it does
 not exist) in a local Spark whose driver JVM holds the commit at <pause point> (see the Scala
 object CommitPauses) for ten minutes, long enough to be killed there."""
+
 import sys
 
-import spark_lance
 from pyspark.sql import SparkSession
 
-path, point, first, rows, fmt = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+import spark_lance
+
+path, point, first, rows, fmt = (
+    sys.argv[1],
+    sys.argv[2],
+    int(sys.argv[3]),
+    int(sys.argv[4]),
+    sys.argv[5],
+)
 builder = (
     SparkSession.builder.master("local[2]")
     .appName("spark-lance-kill-test")

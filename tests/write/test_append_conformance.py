@@ -4,6 +4,7 @@ own rows read back through Spark, and new rows built in Spark), and then pylance
 table exactly as base + appended rows, validates it and appends to it, and Spark reads it all
 as pylance does. Dictionary columns have their own, wider, test (test_write_dictionary.py).
 """
+
 import datetime as dt
 from decimal import Decimal
 
@@ -16,7 +17,6 @@ from support import rows_from_arrow, rows_from_spark, spark_saves_intervals
 
 VERSIONS = ["2.0", "2.1", "2.2"]
 UTC = dt.timezone.utc
-
 
 
 # name -> (Arrow type, field metadata, versions pylance writes it in). A packed struct's rows
@@ -46,14 +46,23 @@ TYPES = {
     "large_binary": (pa.large_binary(), None, VERSIONS),
     "fixed_size_list": (pa.list_(pa.float32(), 4), None, VERSIONS),
     "large_list": (pa.large_list(pa.int32()), None, VERSIONS),
-    "list_of_struct": (pa.list_(pa.struct([("a", pa.int32()), ("b", pa.string())])), None,
-                       VERSIONS),
+    "list_of_struct": (
+        pa.list_(pa.struct([("a", pa.int32()), ("b", pa.string())])),
+        None,
+        VERSIONS,
+    ),
     "struct_with_null": (pa.struct([("x", pa.null()), ("y", pa.int32())]), None, VERSIONS),
     "map": (pa.map_(pa.string(), pa.int64()), None, ["2.2"]),
-    "packed_struct": (pa.struct([("x", pa.int32()), ("y", pa.float64())]),
-                      {"lance-encoding:packed": "true"}, VERSIONS),
-    "variable_packed_struct": (pa.struct([("x", pa.int32()), ("s", pa.string())]),
-                               {"lance-encoding:packed": "true"}, ["2.2"]),
+    "packed_struct": (
+        pa.struct([("x", pa.int32()), ("y", pa.float64())]),
+        {"lance-encoding:packed": "true"},
+        VERSIONS,
+    ),
+    "variable_packed_struct": (
+        pa.struct([("x", pa.int32()), ("s", pa.string())]),
+        {"lance-encoding:packed": "true"},
+        ["2.2"],
+    ),
     "blob": (pa.large_binary(), {"lance-encoding:blob": "true"}, VERSIONS),
     "zstd_string": (pa.string(), {"lance-encoding:compression": "zstd"}, VERSIONS),
 }
@@ -96,8 +105,10 @@ def arrow_value(t, i, version, nulls=True):
     if pa.types.is_map(t):
         return [(f"k{k}", arrow_value(t.item_type, i + k, version)) for k in range(v % 3)]
     if pa.types.is_struct(t):
-        return {t.field(k).name: arrow_value(t.field(k).type, i + k, version, nulls)
-                for k in range(t.num_fields)}
+        return {
+            t.field(k).name: arrow_value(t.field(k).type, i + k, version, nulls)
+            for k in range(t.num_fields)
+        }
     raise AssertionError(f"no value for {t}")
 
 
@@ -106,8 +117,10 @@ def pylance_table(name, version, start, n):
     nulls = not name.endswith("packed_struct")
     values = [arrow_value(t, i, version, nulls) for i in range(start, start + n)]
     if pa.types.is_float16(t):
-        col = pa.array(np.array([np.nan if v is None else v for v in values], np.float16),
-                       mask=np.array([v is None for v in values]))
+        col = pa.array(
+            np.array([np.nan if v is None else v for v in values], np.float16),
+            mask=np.array([v is None for v in values]),
+        )
     else:
         col = pa.array(values, t)
     schema = pa.schema([pa.field("id", pa.int64()), pa.field("c", t, metadata=md)])
@@ -126,7 +139,9 @@ def spark_form(value):
 
 
 def is_blob(field):
-    return (field.metadata or {}).get(b"lance-encoding:blob") == b"true" or "blob" in str(field.type)
+    return (field.metadata or {}).get(b"lance-encoding:blob") == b"true" or "blob" in str(
+        field.type
+    )
 
 
 def pylance_rows(path):
@@ -161,9 +176,15 @@ def test_spark_appends_then_pylance_reads_validates_and_appends(spark, tmp_path,
     next_id = 1000
     for n in (1, 2, 100, 5000):
         # The dataset's own rows read back through Spark, repeated to n rows.
-        own = (spark.read.format("lance").load(path).where("id < 300")
-               .crossJoin(spark.range((n + 299) // 300).withColumnRenamed("id", "r"))
-               .selectExpr(f"id + {next_id} + r * 1000 as id", "c").orderBy("id").limit(n))
+        own = (
+            spark.read.format("lance")
+            .load(path)
+            .where("id < 300")
+            .crossJoin(spark.range((n + 299) // 300).withColumnRenamed("id", "r"))
+            .selectExpr(f"id + {next_id} + r * 1000 as id", "c")
+            .orderBy("id")
+            .limit(n)
+        )
         # New rows built in Spark from Python values.
         rows = [(next_id + 500_000 + k,) + base_values[k % 300][1:] for k in range(n)]
         new = spark.createDataFrame(rows, schema)

@@ -20,16 +20,21 @@ DICT = pa.dictionary(pa.int8(), pa.string())
 
 def table(start, n, k=0):
     ids = list(range(start, start + n))
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "n": pa.array([k + i for i in ids], pa.int64()),
-        "d": pa.array([None if i % 7 == 3 else f"c{i % 4}" for i in ids]).dictionary_encode()
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "n": pa.array([k + i for i in ids], pa.int64()),
+            "d": pa.array([None if i % 7 == 3 else f"c{i % 4}" for i in ids])
+            .dictionary_encode()
             .cast(DICT),
-        "z": pa.nulls(n),
-        "u": pa.array([i % 250 for i in ids], pa.uint8()),
-        "t": pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(microseconds=i) for i in ids],
-                      pa.timestamp("ns")),
-    })
+            "z": pa.nulls(n),
+            "u": pa.array([i % 250 for i in ids], pa.uint8()),
+            "t": pa.array(
+                [dt.datetime(2024, 1, 1) + dt.timedelta(microseconds=i) for i in ids],
+                pa.timestamp("ns"),
+            ),
+        }
+    )
 
 
 @pytest.fixture(params=VERSIONS)
@@ -76,8 +81,13 @@ def test_merge_rewrites_rows_in_their_own_types(spark, twins):
     spark.sql(f"""merge into {catalog(spark)}.`{ours}` t using src on t.id = src.id
                   when matched then update set *
                   when not matched then insert *""")
-    (lance.dataset(theirs).merge_insert("id").when_matched_update_all()
-     .when_not_matched_insert_all().execute(src))
+    (
+        lance.dataset(theirs)
+        .merge_insert("id")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute(src)
+    )
     check(ours, theirs)
 
 

@@ -12,6 +12,7 @@ pylance (the reference) and by Spark, then:
   * ``validate()`` passes, Spark reads the bytes back, and deletions, appends (Spark and
     pylance), compaction and ``cleanup_old_versions`` keep every blob readable.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -43,18 +44,31 @@ def mixed_values(n: int, big: bool = True) -> list:
     if big:
         sizes[3] = 1_200_000
         sizes[8] = 4_500_000
-    return [None if sizes[i % len(sizes)] is None else payload(i, sizes[i % len(sizes)]) for i in range(n)]
+    return [
+        None if sizes[i % len(sizes)] is None else payload(i, sizes[i % len(sizes)])
+        for i in range(n)
+    ]
 
 
 def spark_schema(meta: dict | None = None) -> T.StructType:
-    return T.StructType([T.StructField("id", T.LongType(), False),
-                         T.StructField("b", T.BinaryType(), True, metadata=dict(V1, **(meta or {})))])
+    return T.StructType(
+        [
+            T.StructField("id", T.LongType(), False),
+            T.StructField("b", T.BinaryType(), True, metadata=dict(V1, **(meta or {}))),
+        ]
+    )
 
 
 def arrow_table(ids, vals, meta: dict | None = None) -> pa.Table:
-    return pa.table({"id": pa.array(ids, pa.int64()), "b": pa.array(vals, pa.large_binary())},
-                    schema=pa.schema([pa.field("id", pa.int64(), nullable=False),
-                                      pa.field("b", pa.large_binary(), metadata=dict(V1, **(meta or {})))]))
+    return pa.table(
+        {"id": pa.array(ids, pa.int64()), "b": pa.array(vals, pa.large_binary())},
+        schema=pa.schema(
+            [
+                pa.field("id", pa.int64(), nullable=False),
+                pa.field("b", pa.large_binary(), metadata=dict(V1, **(meta or {}))),
+            ]
+        ),
+    )
 
 
 def spark_write(spark, path, ids, vals, fmt=None, mode="errorifexists", meta=None, **opts):
@@ -69,7 +83,11 @@ def spark_write(spark, path, ids, vals, fmt=None, mode="errorifexists", meta=Non
 
 def take_blobs(ds, col="b") -> list:
     n = ds.count_rows()
-    return [None if f is None else f.read() for f in ds.take_blobs(col, indices=list(range(n)))] if n else []
+    return (
+        [None if f is None else f.read() for f in ds.take_blobs(col, indices=list(range(n)))]
+        if n
+        else []
+    )
 
 
 def ids_of(ds) -> list:
@@ -102,13 +120,21 @@ def sidecars(path) -> list:
     for fr in ds.get_fragments():
         for df in fr.data_files():
             d = os.path.join(str(path), "data", df.path[: -len(".lance")])
-            out.append(sorted((f, os.path.getsize(os.path.join(d, f))) for f in os.listdir(d)) if os.path.isdir(d) else [])
+            out.append(
+                sorted((f, os.path.getsize(os.path.join(d, f))) for f in os.listdir(d))
+                if os.path.isdir(d)
+                else []
+            )
     return out
 
 
 def all_blob_files(path) -> set:
-    return {os.path.relpath(os.path.join(r, f), str(path)) for r, _, fs in os.walk(str(path)) for f in fs
-            if f.endswith(".blob")}
+    return {
+        os.path.relpath(os.path.join(r, f), str(path))
+        for r, _, fs in os.walk(str(path))
+        for f in fs
+        if f.endswith(".blob")
+    }
 
 
 def assert_same_blobs(spark, path, want_ids, want_vals):
@@ -118,8 +144,10 @@ def assert_same_blobs(spark, path, want_ids, want_vals):
     got = dict(zip(ids_of(ds), take_blobs(ds)))
     assert sorted(got) == sorted(want_ids)
     for i, v in zip(want_ids, want_vals):
-        assert got[i] == v, f"take_blobs row id {i}: {None if got[i] is None else len(got[i])} bytes, want " \
-                            f"{None if v is None else len(v)}"
+        assert got[i] == v, (
+            f"take_blobs row id {i}: {None if got[i] is None else len(got[i])} bytes, want "
+            f"{None if v is None else len(v)}"
+        )
     rows = spark.read.format("lance").load(str(path)).collect()
     sgot = {r["id"]: None if r["b"] is None else bytes(r["b"]) for r in rows}
     assert sgot == dict(zip(want_ids, want_vals))
@@ -131,11 +159,15 @@ def test_create_matches_pylance(spark, tmp_path, fmt):
     ids, vals = list(range(n)), mixed_values(n)
     ours, ref = tmp_path / "ours.lance", tmp_path / "ref.lance"
     spark_write(spark, ours, ids, vals, fmt, max_rows_per_file=10)
-    lance.write_dataset(arrow_table(ids, vals), str(ref), data_storage_version=fmt, max_rows_per_file=10)
+    lance.write_dataset(
+        arrow_table(ids, vals), str(ref), data_storage_version=fmt, max_rows_per_file=10
+    )
     a, b = lance.dataset(str(ours)), lance.dataset(str(ref))
     assert a.schema.equals(b.schema, check_metadata=True), (a.schema, b.schema)
     assert a.data_storage_version == b.data_storage_version
-    assert [f.count_rows() for f in a.get_fragments()] == [f.count_rows() for f in b.get_fragments()]
+    assert [f.count_rows() for f in a.get_fragments()] == [
+        f.count_rows() for f in b.get_fragments()
+    ]
     assert descriptors(a) == descriptors(b)
     assert sidecars(ours) == sidecars(ref)
     if fmt == "2.2":
@@ -155,27 +187,47 @@ def test_blob_in_nullable_struct(spark, tmp_path, fmt):
     t = pa.table({"id": pa.array(range(n), pa.int64()), "s": pa.array(rows, st)})
     ref = tmp_path / "ref.lance"
     lance.write_dataset(t, str(ref), data_storage_version=fmt)
-    schema = T.StructType([T.StructField("id", T.LongType()), T.StructField("s", T.StructType([
-        T.StructField("x", T.IntegerType()), T.StructField("b", T.BinaryType(), True, metadata=V1)]))])
+    schema = T.StructType(
+        [
+            T.StructField("id", T.LongType()),
+            T.StructField(
+                "s",
+                T.StructType(
+                    [
+                        T.StructField("x", T.IntegerType()),
+                        T.StructField("b", T.BinaryType(), True, metadata=V1),
+                    ]
+                ),
+            ),
+        ]
+    )
     ours = tmp_path / "ours.lance"
-    spark.createDataFrame([(i, None if r is None else (r["x"], r["b"])) for i, r in enumerate(rows)], schema) \
-        .coalesce(1).write.format("lance").option("data_storage_version", fmt).save(str(ours))
+    spark.createDataFrame(
+        [(i, None if r is None else (r["x"], r["b"])) for i, r in enumerate(rows)], schema
+    ).coalesce(1).write.format("lance").option("data_storage_version", fmt).save(str(ours))
     a, b = lance.dataset(str(ours)), lance.dataset(str(ref))
     assert a.schema.equals(b.schema, check_metadata=True), (a.schema, b.schema)
     a.validate()
     assert take_blobs(a, "s.b") == take_blobs(b, "s.b")
     got = spark.read.format("lance").load(str(ours)).orderBy("id").collect()
-    assert [None if r["s"] is None or r["s"]["b"] is None else bytes(r["s"]["b"]) for r in got] == \
-        [None if r is None else r["b"] for r in rows]
+    assert [None if r["s"] is None or r["s"]["b"] is None else bytes(r["s"]["b"]) for r in got] == [
+        None if r is None else r["b"] for r in rows
+    ]
 
 
 def test_thresholds_from_field_metadata(spark, tmp_path):
     """Blob v2 thresholds in the field metadata place values as pylance places them (and stay in
     the schema)."""
-    meta = {"lance-encoding:blob-inline-size-threshold": "16", "lance-encoding:blob-dedicated-size-threshold": "1000",
-            "lance-encoding:blob-pack-file-size-threshold": "700"}
+    meta = {
+        "lance-encoding:blob-inline-size-threshold": "16",
+        "lance-encoding:blob-dedicated-size-threshold": "1000",
+        "lance-encoding:blob-pack-file-size-threshold": "700",
+    }
     n = 20
-    ids, vals = list(range(n)), [payload(i, [3, 16, 17, 300, 999, 1000, 1001, 0][i % 8]) for i in range(n)]
+    ids, vals = (
+        list(range(n)),
+        [payload(i, [3, 16, 17, 300, 999, 1000, 1001, 0][i % 8]) for i in range(n)],
+    )
     ours, ref = tmp_path / "ours.lance", tmp_path / "ref.lance"
     spark_write(spark, ours, ids, vals, "2.2", meta=meta)
     lance.write_dataset(arrow_table(ids, vals, meta), str(ref), data_storage_version="2.2")
@@ -213,10 +265,15 @@ def test_deletes_compaction_and_cleanup(spark, tmp_path, fmt):
     assert_same_blobs(spark, path, keep, [vals[i] for i in keep])
     # Overwrite, then clean up every older version: the old data files and their sidecars go.
     spark_write(spark, path, ids[:5], vals[:5], mode="overwrite")
-    lance.dataset(str(path)).cleanup_old_versions(older_than=datetime.timedelta(0), delete_unverified=True)
+    lance.dataset(str(path)).cleanup_old_versions(
+        older_than=datetime.timedelta(0), delete_unverified=True
+    )
     assert_same_blobs(spark, path, ids[:5], vals[:5])
-    live = {os.path.join("data", df.path[: -len(".lance")])
-            for fr in lance.dataset(str(path)).get_fragments() for df in fr.data_files()}
+    live = {
+        os.path.join("data", df.path[: -len(".lance")])
+        for fr in lance.dataset(str(path)).get_fragments()
+        for df in fr.data_files()
+    }
     assert {os.path.dirname(f) for f in all_blob_files(path)} <= live, all_blob_files(path)
 
 
@@ -264,7 +321,10 @@ def test_read_then_overwrite_keeps_blob_columns(spark, tmp_path, name):
     assert df.schema["b"].metadata.get("lance-encoding:blob") == "true"
     df.write.format("lance").option("data_storage_version", src.data_storage_version).save(str(out))
     got = lance.dataset(str(out))
-    assert got.schema.field("b").equals(src.schema.field("b"), check_metadata=True), (got.schema, src.schema)
+    assert got.schema.field("b").equals(src.schema.field("b"), check_metadata=True), (
+        got.schema,
+        src.schema,
+    )
     assert take_blobs(got) == take_blobs(src)
     got.validate()
 
@@ -273,22 +333,33 @@ def test_encoding_metadata_round_trips(spark, tmp_path):
     """lance-encoding:* field metadata read through Spark is written back."""
     src = tmp_path / "src.lance"
     f = pa.field("s", pa.string(), metadata={"lance-encoding:compression": "zstd"})
-    lance.write_dataset(pa.table({"id": pa.array(range(50), pa.int64()), "s": pa.array([f"v{i}" for i in range(50)])},
-                                 schema=pa.schema([pa.field("id", pa.int64()), f])), str(src))
+    lance.write_dataset(
+        pa.table(
+            {"id": pa.array(range(50), pa.int64()), "s": pa.array([f"v{i}" for i in range(50)])},
+            schema=pa.schema([pa.field("id", pa.int64()), f]),
+        ),
+        str(src),
+    )
     df = spark.read.format("lance").load(str(src))
     assert df.schema["s"].metadata.get("lance-encoding:compression") == "zstd"
     out = tmp_path / "out.lance"
     df.write.format("lance").save(str(out))
-    assert lance.dataset(str(out)).schema.field("s").metadata == {b"lance-encoding:compression": b"zstd"}
+    assert lance.dataset(str(out)).schema.field("s").metadata == {
+        b"lance-encoding:compression": b"zstd"
+    }
 
 
 def test_blob_metadata_on_a_non_binary_column_is_refused(spark, tmp_path):
     schema = T.StructType([T.StructField("b", T.StringType(), True, metadata=V1)])
     with pytest.raises(Exception) as e:
-        spark.createDataFrame([("x",)], schema).write.format("lance").save(str(tmp_path / "bad.lance"))
+        spark.createDataFrame([("x",)], schema).write.format("lance").save(
+            str(tmp_path / "bad.lance")
+        )
     msg = short_error(e.value, 3000)
     assert "lance-encoding:blob" in msg and "'b'" in msg, msg
-    assert not (tmp_path / "bad.lance").exists() or not list((tmp_path / "bad.lance").rglob("*.manifest"))
+    assert not (tmp_path / "bad.lance").exists() or not list(
+        (tmp_path / "bad.lance").rglob("*.manifest")
+    )
 
 
 def explode_at(n):
@@ -307,30 +378,51 @@ def test_failing_write_leaves_no_sidecars(spark, tmp_path):
     """Tasks that wrote data files and packed/dedicated sidecars before the job failed: the abort
     deletes the sidecars with their data files, and nothing is committed."""
     from pyspark.sql import functions as F
+
     path = tmp_path / "f.lance"
     spark_write(spark, path, [0, 1], [b"x", payload(1, 70_000)], "2.2")
     before = all_blob_files(path)
     assert len(before) == 1
-    df = spark.range(600).repartition(3).select(
-        explode_at(590)("id").alias("id"),
-        F.expr("unhex(repeat(lpad(hex(id % 251), 2, '0'), 70000 + cast(id as int) * 100))").alias("b", metadata=V1))
+    df = (
+        spark.range(600)
+        .repartition(3)
+        .select(
+            explode_at(590)("id").alias("id"),
+            F.expr(
+                "unhex(repeat(lpad(hex(id % 251), 2, '0'), 70000 + cast(id as int) * 100))"
+            ).alias("b", metadata=V1),
+        )
+    )
     with pytest.raises(Exception, match="boom at 590"):
         df.write.format("lance").mode("append").option("max_rows_per_file", 20).save(str(path))
     ds = lance.dataset(str(path))
     assert ds.version == 1 and ds.count_rows() == 2
     assert all_blob_files(path) == before
     assert sorted(os.listdir(path / "data")) == sorted(
-        [df_.path for fr in ds.get_fragments() for df_ in fr.data_files()] + [os.path.dirname(f)[len("data/"):] for f in before])
+        [df_.path for fr in ds.get_fragments() for df_ in fr.data_files()]
+        + [os.path.dirname(f)[len("data/") :] for f in before]
+    )
 
 
 def test_blob_inside_a_list_before_2_2_is_refused_on_the_driver(spark, tmp_path):
     """pylance writes blob v1 in lists of 2.0/2.1 files but cannot read them back: refused (2.2
     lists of blobs are tests/write/test_write_blob_lists.py)."""
-    schema = T.StructType([T.StructField("l", T.ArrayType(T.StructType([
-        T.StructField("b", T.BinaryType(), True, metadata=V1)])))])
+    schema = T.StructType(
+        [
+            T.StructField(
+                "l",
+                T.ArrayType(T.StructType([T.StructField("b", T.BinaryType(), True, metadata=V1)])),
+            )
+        ]
+    )
     with pytest.raises(Exception) as e:
-        spark.createDataFrame([([(b"x",)],)], schema).write.format("lance") \
-            .option("data_storage_version", "2.1").save(str(tmp_path / "l.lance"))
+        spark.createDataFrame([([(b"x",)],)], schema).write.format("lance").option(
+            "data_storage_version", "2.1"
+        ).save(str(tmp_path / "l.lance"))
     msg = short_error(e.value, 3000)
     assert "inside lists need data_storage_version 2.2" in msg and "'b'" in msg, msg
-    assert not list((tmp_path / "l.lance").rglob("*.lance")) if (tmp_path / "l.lance").exists() else True
+    assert (
+        not list((tmp_path / "l.lance").rglob("*.lance"))
+        if (tmp_path / "l.lance").exists()
+        else True
+    )

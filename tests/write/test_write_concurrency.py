@@ -1,4 +1,5 @@
 """Several Spark writers and a pylance writer append at once: every row lands once, history is linear."""
+
 import threading
 
 import lance
@@ -18,8 +19,9 @@ def test_concurrent_spark_and_pylance_appends(spark, tmp_path):
         try:
             for k in range(per_spark):
                 start = 1000 * (w + 1) + 100 * k
-                spark.sql(f"select id + {start} as id, 'spark{w}' as src from range(50)") \
-                    .repartition(2).write.format("lance").mode("append").save(path)
+                spark.sql(
+                    f"select id + {start} as id, 'spark{w}' as src from range(50)"
+                ).repartition(2).write.format("lance").mode("append").save(path)
         except Exception as e:  # noqa: BLE001
             errors.append(e)
 
@@ -27,8 +29,13 @@ def test_concurrent_spark_and_pylance_appends(spark, tmp_path):
         try:
             for k in range(n_py):
                 start = 100000 + 100 * k
-                lance.write_dataset(pa.table({"id": pa.array(range(start, start + 20), pa.int64()),
-                                              "src": ["py"] * 20}), path, mode="append")
+                lance.write_dataset(
+                    pa.table(
+                        {"id": pa.array(range(start, start + 20), pa.int64()), "src": ["py"] * 20}
+                    ),
+                    path,
+                    mode="append",
+                )
         except Exception as e:  # noqa: BLE001
             errors.append(e)
 
@@ -60,7 +67,7 @@ def test_concurrent_spark_and_pylance_appends(spark, tmp_path):
 
 def test_overwrite_racing_an_append_fails_the_append_cleanly(spark, tmp_path):
     """An append that loses to a concurrent overwrite must not resurrect the old data."""
-    import os
+
     path = str(tmp_path / "ds")
     spark.range(10).write.format("lance").save(path)
     # Simulate the race deterministically: commit an overwrite with pylance between our read and commit
@@ -72,6 +79,7 @@ def test_overwrite_racing_an_append_fails_the_append_cleanly(spark, tmp_path):
     @udf("long")
     def slow(x):
         import time
+
         time.sleep(0.002)
         return x
 
@@ -79,7 +87,9 @@ def test_overwrite_racing_an_append_fails_the_append_cleanly(spark, tmp_path):
 
     def append():
         try:
-            spark.range(2000).repartition(2).select(slow("id").alias("id")).write.format("lance").mode("append").save(path)
+            spark.range(2000).repartition(2).select(slow("id").alias("id")).write.format(
+                "lance"
+            ).mode("append").save(path)
         except Exception as e:  # noqa: BLE001
             err.append(e)
         finally:
@@ -88,6 +98,7 @@ def test_overwrite_racing_an_append_fails_the_append_cleanly(spark, tmp_path):
     t = threading.Thread(target=append)
     t.start()
     import time
+
     time.sleep(2)
     lance.write_dataset(pa.table({"id": pa.array([7], pa.int64())}), path, mode="overwrite")
     t.join()

@@ -1,4 +1,5 @@
 """A write that fails midway commits nothing and leaves no data files behind."""
+
 import lance
 import pytest
 from pyspark.sql.functions import udf
@@ -36,7 +37,10 @@ def test_failing_create_leaves_no_dataset(spark, tmp_path):
     with pytest.raises(Exception, match="boom at 1500"):
         df.write.format("lance").save(path)
     import os
-    assert not os.path.exists(os.path.join(path, "_versions")) or not os.listdir(os.path.join(path, "_versions"))
+
+    assert not os.path.exists(os.path.join(path, "_versions")) or not os.listdir(
+        os.path.join(path, "_versions")
+    )
     assert data_files(path) == []
     # The path is still free for a later create.
     spark.range(5).write.format("lance").save(path)

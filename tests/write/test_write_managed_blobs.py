@@ -8,6 +8,7 @@ then compares what pylance sees: the bytes ``take_blobs`` returns, and per row t
 kind, size and blob id (the object names are random UUIDs in both). Both twins validate, and
 pylance keeps appending, deleting and cleaning up old versions without losing a blob.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -19,9 +20,10 @@ import pyarrow as pa
 import pytest
 from lance.blob import blob_array, blob_field
 from pyspark.sql import types as T
-
-from support import SRC_TEST_DATA, lance_catalog as catalog
 from test_write_blobs import V1, explode_at, mixed_values, payload, take_blobs
+
+from support import SRC_TEST_DATA
+from support import lance_catalog as catalog
 
 MANAGED = {"lance.blob.managed": "true"}
 
@@ -29,13 +31,16 @@ MANAGED = {"lance.blob.managed": "true"}
 def managed_table(ids, vals, **thresholds) -> pa.Table:
     return pa.Table.from_arrays(
         [pa.array(ids, pa.int64()), blob_array(vals)],
-        schema=pa.schema([pa.field("id", pa.int64()), blob_field("b", **thresholds)],
-                         metadata=MANAGED))
+        schema=pa.schema(
+            [pa.field("id", pa.int64()), blob_field("b", **thresholds)], metadata=MANAGED
+        ),
+    )
 
 
 def spark_rows(spark, ids, vals):
-    schema = T.StructType([T.StructField("id", T.LongType()),
-                           T.StructField("b", T.BinaryType(), True, metadata=V1)])
+    schema = T.StructType(
+        [T.StructField("id", T.LongType()), T.StructField("b", T.BinaryType(), True, metadata=V1)]
+    )
     return spark.createDataFrame(list(zip(ids, vals)), schema).coalesce(1)
 
 
@@ -68,8 +73,9 @@ def twins(tmp_path):
     ours, theirs = tmp_path / "ours.lance", tmp_path / "theirs.lance"
     vals = mixed_values(12)
     for p in (ours, theirs):
-        lance.write_dataset(managed_table(list(range(12)), vals), str(p),
-                            data_storage_version="2.2")
+        lance.write_dataset(
+            managed_table(list(range(12)), vals), str(p), data_storage_version="2.2"
+        )
     return ours, theirs
 
 
@@ -78,11 +84,13 @@ def check_twins(ours, theirs):
     assert got == want
     assert any(d[1] is not None and d[1][0] == 4 for d in got.values())  # managed values occur
     for p in (ours, theirs):  # pylance keeps writing both the same way
-        lance.write_dataset(managed_table([500, 501], [payload(5, 90_000), b"s"]), str(p),
-                            mode="append")
+        lance.write_dataset(
+            managed_table([500, 501], [payload(5, 90_000), b"s"]), str(p), mode="append"
+        )
         lance.dataset(str(p)).delete("id = 1")
-        lance.dataset(str(p)).cleanup_old_versions(older_than=datetime.timedelta(0),
-                                                   delete_unverified=True)
+        lance.dataset(str(p)).cleanup_old_versions(
+            older_than=datetime.timedelta(0), delete_unverified=True
+        )
         assert referenced(p) <= blob_objects(p)
     assert by_id(ours) == by_id(theirs)
 
@@ -101,12 +109,21 @@ def test_append_with_small_thresholds(spark, tmp_path):
     th = dict(inline_size_threshold=16, dedicated_size_threshold=1000)
     for p in (ours, theirs):
         lance.write_dataset(managed_table([0], [b"seed"], **th), str(p), data_storage_version="2.2")
-    vals = [b"tiny", payload(1, 100), None, payload(2, 2_000), b"", payload(3, 999), payload(4, 1001)]
+    vals = [
+        b"tiny",
+        payload(1, 100),
+        None,
+        payload(2, 2_000),
+        b"",
+        payload(3, 999),
+        payload(4, 1001),
+    ]
     ids = list(range(1, 1 + len(vals)))
     # What Spark reads of the dataset carries the thresholds in its field metadata.
     schema = spark.read.format("lance").load(str(ours)).schema
-    spark.createDataFrame(list(zip(ids, vals)), schema).coalesce(1) \
-        .write.format("lance").mode("append").save(str(ours))
+    spark.createDataFrame(list(zip(ids, vals)), schema).coalesce(1).write.format("lance").mode(
+        "append"
+    ).save(str(ours))
     lance.write_dataset(managed_table(ids, vals, **th), str(theirs), mode="append")
     objects = blob_objects(ours)
     assert len(objects) == len(blob_objects(theirs)) == 3  # one pack, two dedicated
@@ -133,18 +150,29 @@ def test_update_and_merge_as_pylance(spark, twins):
     spark_rows(spark, ids, vals).createOrReplaceTempView("src")
     spark.sql(f"""merge into {catalog(spark)}.`{ours}` t using src on t.id = src.id
                   when matched then update set * when not matched then insert *""")
-    (lance.dataset(str(theirs)).merge_insert("id").when_matched_update_all()
-     .when_not_matched_insert_all().execute(managed_table(ids, vals)))
+    (
+        lance.dataset(str(theirs))
+        .merge_insert("id")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute(managed_table(ids, vals))
+    )
     check_twins(ours, theirs)
 
 
 def test_failed_write_leaves_no_managed_objects(spark, twins):
     from pyspark.sql import functions as F
+
     ours, _ = twins
     before = blob_objects(ours)
-    df = spark.range(300).repartition(3).select(
-        explode_at(290)("id").alias("id"),
-        F.expr("unhex(repeat(lpad(hex(id % 251), 2, '0'), 70000))").alias("b", metadata=V1))
+    df = (
+        spark.range(300)
+        .repartition(3)
+        .select(
+            explode_at(290)("id").alias("id"),
+            F.expr("unhex(repeat(lpad(hex(id % 251), 2, '0'), 70000))").alias("b", metadata=V1),
+        )
+    )
     with pytest.raises(Exception, match="boom at 290"):
         df.write.format("lance").mode("append").option("max_rows_per_file", 20).save(str(ours))
     assert lance.dataset(str(ours)).version == 1

@@ -1,10 +1,9 @@
 """The four save modes behave like Parquet's; overwrite is a Lance Overwrite (new version, only new data)."""
+
 import os
 
 import lance
 import pytest
-
-from helpers import data_files, spark_rows
 
 
 def rows(spark, n, start=0):
@@ -56,6 +55,7 @@ def test_overwrite_is_a_new_version_with_only_new_data(spark, tmp_path):
     assert ds.schema.names == ["k", "x"] and ds.version == 3
     # pylance appends to our overwritten dataset.
     import pyarrow as pa
+
     lance.write_dataset(pa.table({"k": ["b"], "x": [2.5]}), path, mode="append")
     assert lance.dataset(path).count_rows() == 2
 
@@ -65,7 +65,9 @@ def test_overwrite_keeps_version_unless_asked(spark, tmp_path):
     rows(spark, 5).write.format("lance").option("data_storage_version", "2.1").save(path)
     rows(spark, 5).write.format("lance").mode("overwrite").save(path)
     assert lance.dataset(path).data_storage_version == "2.1"
-    rows(spark, 5).write.format("lance").mode("overwrite").option("data_storage_version", "2.2").save(path)
+    rows(spark, 5).write.format("lance").mode("overwrite").option(
+        "data_storage_version", "2.2"
+    ).save(path)
     ds = lance.dataset(path)
     assert ds.data_storage_version == "2.2"
     ds.validate()
@@ -82,7 +84,9 @@ def test_options_are_checked(spark, tmp_path):
     assert not os.path.exists(os.path.join(path, "_versions"))
     rows(spark, 5).write.format("lance").save(path)
     with pytest.raises(Exception, match="appends keep"):
-        rows(spark, 5).write.format("lance").mode("append").option("data_storage_version", "2.0").save(path)
+        rows(spark, 5).write.format("lance").mode("append").option(
+            "data_storage_version", "2.0"
+        ).save(path)
 
 
 def test_stable_row_ids_on_create(spark, tmp_path):
@@ -119,11 +123,15 @@ def test_commit_message_is_recorded_as_pylance_records_it(spark, tmp_path, mode)
     message = f"nightly {mode} of the ids"
     rows(spark, 5, 3).write.format("lance").mode(mode).option("commit_message", message).save(ours)
     pylance_mode = "create" if mode == "errorifexists" else mode
-    lance.write_dataset(lance.dataset(ours).to_table(), theirs, mode=pylance_mode,
-                        commit_message=message)
+    lance.write_dataset(
+        lance.dataset(ours).to_table(), theirs, mode=pylance_mode, commit_message=message
+    )
     mine, ref = lance.dataset(ours), lance.dataset(theirs)
     assert mine.version == ref.version
-    assert (mine.read_transaction(mine.version).transaction_properties
-            == ref.read_transaction(ref.version).transaction_properties)
+    assert (
+        mine.read_transaction(mine.version).transaction_properties
+        == ref.read_transaction(ref.version).transaction_properties
+    )
     assert type(mine.read_transaction(mine.version).operation) is type(
-        ref.read_transaction(ref.version).operation)
+        ref.read_transaction(ref.version).operation
+    )

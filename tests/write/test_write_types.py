@@ -1,4 +1,5 @@
 """Spark writes every Spark type, nulls everywhere, in 2.0/2.1/2.2; pylance reads exactly what Spark had."""
+
 import lance
 import pytest
 
@@ -47,7 +48,8 @@ def frame(spark, version):
     if version == "2.0":
         # 2.0 cannot store null structs (pylance refuses them too): keep the struct always present.
         df = df.drop("st", "lst").selectExpr(
-            "*", "named_struct('x', if(id % 2 = 0, null, id), 'y', concat('y', id)) as st")
+            "*", "named_struct('x', if(id % 2 = 0, null, id), 'y', concat('y', id)) as st"
+        )
     return df
 
 
@@ -55,7 +57,9 @@ def frame(spark, version):
 def test_pylance_reads_what_spark_wrote(spark, tmp_path, version):
     df = frame(spark, version).repartition(3)
     path = str(tmp_path / "ds")
-    df.write.format("lance").option("data_storage_version", version).option("max_rows_per_file", 700).save(path)
+    df.write.format("lance").option("data_storage_version", version).option(
+        "max_rows_per_file", 700
+    ).save(path)
 
     ds = lance.dataset(path)
     ds.validate()
@@ -103,17 +107,23 @@ def test_lance_types_survive_read_then_write(spark, tmp_path):
     import pyarrow as pa
 
     src = str(tmp_path / "src")
-    t = pa.table({
-        "id": pa.array(range(100), pa.int64()),
-        "u8": pa.array([i % 256 for i in range(100)], pa.uint8()),
-        "u32": pa.array([i * 40000000 for i in range(100)], pa.uint32()),
-        "u64": pa.array([2**63 + i for i in range(100)], pa.uint64()),
-        "h": pa.array(np.arange(100, dtype=np.float16)),
-        "tsns": pa.array([1_600_000_000_000_000_001 + i for i in range(100)], pa.timestamp("ns")),
-        "vec": pa.FixedSizeListArray.from_arrays(pa.array(np.arange(400, dtype=np.float32)), 4),
-        "big": pa.FixedSizeListArray.from_arrays(pa.array(np.arange(100 * 128, dtype=np.float32)), 128),
-        "ls": pa.array([f"s{i}" for i in range(100)], pa.large_string()),
-    })
+    t = pa.table(
+        {
+            "id": pa.array(range(100), pa.int64()),
+            "u8": pa.array([i % 256 for i in range(100)], pa.uint8()),
+            "u32": pa.array([i * 40000000 for i in range(100)], pa.uint32()),
+            "u64": pa.array([2**63 + i for i in range(100)], pa.uint64()),
+            "h": pa.array(np.arange(100, dtype=np.float16)),
+            "tsns": pa.array(
+                [1_600_000_000_000_000_001 + i for i in range(100)], pa.timestamp("ns")
+            ),
+            "vec": pa.FixedSizeListArray.from_arrays(pa.array(np.arange(400, dtype=np.float32)), 4),
+            "big": pa.FixedSizeListArray.from_arrays(
+                pa.array(np.arange(100 * 128, dtype=np.float32)), 128
+            ),
+            "ls": pa.array([f"s{i}" for i in range(100)], pa.large_string()),
+        }
+    )
     lance.write_dataset(t, src)
     dst = str(tmp_path / "dst")
     spark.read.format("lance").load(src).write.format("lance").save(dst)
