@@ -65,7 +65,7 @@ help:
 	@echo "make demo         build + install, then run demo/demo.py"
 	@echo "make test         Scala tests and pytest on the default line (builds, installs, publishes)"
 	@echo "make test-matrix  Scala tests of every built line, pytest line smoke on pyspark $(PYSPARK_LINES)"
-	@echo "make lint         ruff: Python formatting and lint (ruff.toml); CI fails on either"
+	@echo "make lint         scalafmt and ruff: formatting and lint (.scalafmt.conf, ruff.toml)"
 	@echo "make venv         .venv with the pinned Python deps (python/requirements-dev.txt)"
 	@echo "make jars         the connector jar of every line: $(BUILT_LINES)"
 	@echo "make wheel        $(WHEEL) (every line's jar inside)"
@@ -173,10 +173,14 @@ test-matrix: python publish-m2
 test-matrix-ci: python publish-m2
 	$(call run_matrix,$(CI_SCALA_LINES),$(CI_PYSPARK_LINES))
 
-# ---- Style: `ruff format .` and `ruff check --fix .` mend what these report ------------------
+# ---- Style: `build/sbt scalafmtAll scalafmtSbt`, `ruff format .` and `ruff check --fix .` mend
+# what these report (.scalafmt.conf, ruff.toml). Every check runs; the target fails if any did.
 lint: $(DEPS_STAMP)
-	$(PY) -m ruff format --check --diff .
-	$(PY) -m ruff check .
+	@failed=""; \
+	$(SBT) scalafmtCheckAll scalafmtSbtCheck < /dev/null || failed="$$failed scalafmt"; \
+	$(PY) -m ruff format --check --diff . || failed="$$failed ruff-format"; \
+	$(PY) -m ruff check . || failed="$$failed ruff-check"; \
+	if [ -n "$$failed" ]; then echo "lint FAILED:$$failed" >&2; exit 1; fi
 
 # ---- Demo and benchmarks -----------------------------------------------------------------------
 demo: python

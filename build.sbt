@@ -82,8 +82,10 @@ val TestForks = math.max(1, math.min(4, Cores))
 // the long suites does not leave the others idle at the end.
 val TestGroups = 2 * TestForks
 Global / concurrentRestrictions := Seq(
-  Tags.limitAll(math.max(2, Cores)), Tags.limit(Tags.ForkedTestGroup, TestForks),
-  Tags.exclusiveGroup(Tags.Clean))
+  Tags.limitAll(math.max(2, Cores)),
+  Tags.limit(Tags.ForkedTestGroup, TestForks),
+  Tags.exclusiveGroup(Tags.Clean)
+)
 
 val coreDir = file("connector/core")
 val sparkDir = file("connector/spark")
@@ -97,24 +99,35 @@ def moduleSettings(id: String, srcDir: File, scala: String) = Seq(
   // A match in the transaction layer that misses a case is an error, not a warning: the
   // conflict table (table/txn/ConflictTable.scala) relies on it to refuse a new operation
   // whose row or column is not filled.
-  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked",
-    "-Wconf:cat=other-match-analysis&src=.*/main/scala/io/sparklance/table/txn/.*:e") ++ (
-    if (scala.startsWith("2.12")) Seq("-release", "17", "-Xlint:-unused,_", "-Ywarn-unused:-imports")
-    else Seq("-release", "17", "-Xlint:-unused,_")),
+  scalacOptions ++= Seq(
+    "-deprecation",
+    "-feature",
+    "-unchecked",
+    "-Wconf:cat=other-match-analysis&src=.*/main/scala/io/sparklance/table/txn/.*:e"
+  ) ++ (
+    if (scala.startsWith("2.12"))
+      Seq("-release", "17", "-Xlint:-unused,_", "-Ywarn-unused:-imports")
+    else Seq("-release", "17", "-Xlint:-unused,_")
+  ),
   // Per-Scala-version sources (src/main/scala-2.12, src/main/scala-2.13) for the few
   // collection differences.
   Compile / unmanagedSourceDirectories += sourceDirectory.value / "main" / s"scala-${binary(scala)}",
   Test / fork := true,
   Test / javaOptions ++= sparkJavaOpts ++ Seq(
-    "-Xmx3g", s"-Dsparklance.repo.root=${(ThisBuild / baseDirectory).value}"),
+    "-Xmx3g",
+    s"-Dsparklance.repo.root=${(ThisBuild / baseDirectory).value}"
+  ),
   // Suites run in TestGroups JVMs, TestForks at once (the machine's cores), each suite alone
   // in its JVM's turn; a suite that needs pylance starts its own co-process in its JVM.
   Test / testGrouping := {
     val opts = (Test / javaOptions).value.toVector
     (Test / definedTests).value.sortBy(_.name).zipWithIndex
       .groupBy { case (_, i) => i % TestGroups }.toSeq.sortBy(_._1).map { case (g, suites) =>
-        Tests.Group(s"forked-$g", suites.map(_._1),
-          Tests.SubProcess(ForkOptions().withRunJVMOptions(opts)))
+        Tests.Group(
+          s"forked-$g",
+          suites.map(_._1),
+          Tests.SubProcess(ForkOptions().withRunJVMOptions(opts))
+        )
       }
   },
   // Groups run at once (Tags.ForkedTestGroup limits how many); suites within one JVM do not.
@@ -135,12 +148,14 @@ def coreProject(scala: String): Project = {
         "com.google.protobuf" % "protobuf-java" % protobufVersion,
         "com.google.protobuf" % "protobuf-java" % protobufVersion % "protobuf"
       ) ++ (if (scala.startsWith("2.12"))
-        // Spark 3.5 ships it for Scala 2.12 (scala.jdk.CollectionConverters et al.).
-        Seq("org.scala-lang.modules" %% "scala-collection-compat" % "2.7.0" % Provided) else Nil),
+              // Spark 3.5 ships it for Scala 2.12 (scala.jdk.CollectionConverters et al.).
+              Seq("org.scala-lang.modules" %% "scala-collection-compat" % "2.7.0" % Provided)
+            else Nil),
       // Java classes generated from ../protos at build time.
       Compile / PB.protoSources := Seq((ThisBuild / baseDirectory).value / "protos"),
       Compile / PB.targets := Seq(
-        PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value / "protobuf"),
+        PB.gens.java(protobufVersion) -> (Compile / sourceManaged).value / "protobuf"
+      ),
       PB.protocVersion := protobufVersion,
       Compile / resourceGenerators += Def.task {
         val f = (Compile / resourceManaged).value / "io" / "sparklance" / "version.properties"
@@ -171,25 +186,30 @@ def sparkProject(l: SparkLine, scala: String): Project = {
       libraryDependencies ++= Seq(
         "org.apache.spark" %% "spark-sql" % l.sparkVersion % Provided
       ) ++ (if (scala.startsWith("2.12"))
-        Seq("org.scala-lang.modules" %% "scala-collection-compat" % "2.7.0" % Provided) else Nil),
+              Seq("org.scala-lang.modules" %% "scala-collection-compat" % "2.7.0" % Provided)
+            else Nil),
       // What the jar was built for: read at run time to refuse a Spark of another line
       // with a message instead of a linkage error.
       Compile / resourceGenerators += Def.task {
         val f = (Compile / resourceManaged).value / "io" / "sparklance" / "build.properties"
-        IO.write(f,
+        IO.write(
+          f,
           s"""version=${version.value}
              |spark.line=${l.line}
              |spark.version=${l.sparkVersion}
              |spark.lines.served=${l.served.mkString(",")}
              |scala.binary=${binary(scala)}
              |artifact=${moduleName.value}_${binary(scala)}
-             |""".stripMargin)
+             |""".stripMargin
+        )
         Seq(f)
       }.taskValue,
       // `provided` dependencies are on the classpath of run/console too.
-      Compile / run := Defaults.runTask(Compile / fullClasspath, Compile / run / mainClass,
-        Compile / run / runner).evaluated,
-
+      Compile / run := Defaults.runTask(
+        Compile / fullClasspath,
+        Compile / run / mainClass,
+        Compile / run / runner
+      ).evaluated,
       assembly / assemblyJarName := s"${moduleName.value}_${binary(scala)}-${version.value}.jar",
       assemblyPackageScala / assembleArtifact := false,
       assembly / assemblyShadeRules := Seq(

@@ -11,7 +11,9 @@ object ConnectorVersion {
   val value: String = {
     val p = new Properties()
     val in = getClass.getResourceAsStream("/io/sparklance/version.properties")
-    if (in != null) try p.load(in) finally in.close()
+    if (in != null)
+      try p.load(in)
+      finally in.close()
     Option(p.getProperty("version")).filter(_.nonEmpty).getOrElse("unknown")
   }
 }

@@ -5,14 +5,15 @@ package io.sparklance
  * each names the path, version, column or option it is about, and says what to do.
  * No Spark types here: the format and table layers raise these too.
  */
-class LanceException(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
+class LanceException(message: String, cause: Throwable = null)
+    extends RuntimeException(message, cause)
 
 /** The path, version or tag asked for does not exist. */
 final class LanceNotFoundException(message: String) extends LanceException(message)
 
 /** A file is not what the format says it must be (truncated, bad magic, undecodable). */
 final class LanceCorruptFileException(message: String, cause: Throwable = null)
-  extends LanceException(message, cause)
+    extends LanceException(message, cause)
 
 /** Valid data this version of the connector cannot handle yet (feature flag, encoding, type). */
 final class LanceUnsupportedException(message: String) extends LanceException(message)
@@ -24,7 +25,7 @@ final class LanceUnsupportedException(message: String) extends LanceException(me
  * incompatible one (an overwrite or restore replaced the data read) does not.
  */
 class LanceConcurrentModificationException(message: String, val retryable: Boolean = false)
-  extends LanceException(message)
+    extends LanceException(message)
 
 /**
  * A retryable conflict that outlasted the commit's retries (`commit_retries`,
@@ -32,14 +33,18 @@ class LanceConcurrentModificationException(message: String, val retryable: Boole
  * Its class name says so in PySpark, where it arrives under its JVM name.
  */
 final class LanceRetryableConflictException(message: String)
-  extends LanceConcurrentModificationException(message, retryable = true)
+    extends LanceConcurrentModificationException(message, retryable = true)
 
 /**
  * A DataFrame does not fit the dataset it is written to; `column` and `why` say how, so that
  * an error raised where the dataset's path is not known can be raised again naming it.
  */
-final class LanceSchemaMismatchException(message: String, val column: String = null,
-    val why: String = null) extends LanceException(message) {
+final class LanceSchemaMismatchException(
+    message: String,
+    val column: String = null,
+    val why: String = null
+) extends LanceException(message) {
+
   /** This error naming the dataset at `path` (when it was raised without one). */
   def at(path: String): LanceSchemaMismatchException =
     if (column == null) this else LanceErrors.schemaMismatch(path, column, why)
@@ -60,16 +65,19 @@ object LanceErrors {
 
   def versionNotFound(path: String, version: Long, available: Seq[Long]): LanceNotFoundException =
     new LanceNotFoundException(
-      s"Version $version of Lance dataset $path does not exist; available versions: ${summarize(available)}")
+      s"Version $version of Lance dataset $path does not exist; available versions: ${summarize(available)}"
+    )
 
   def tagNotFound(path: String, tag: String, available: Seq[String]): LanceNotFoundException =
     new LanceNotFoundException(
       s"Tag '$tag' of Lance dataset $path does not exist; available tags: " +
-        (if (available.isEmpty) "(none)" else available.sorted.mkString(", ")))
+        (if (available.isEmpty) "(none)" else available.sorted.mkString(", "))
+    )
 
   def noVersionAsOf(path: String, asOf: String, earliest: String): LanceNotFoundException =
     new LanceNotFoundException(
-      s"Lance dataset $path has no version as of $asOf; its earliest version was committed at $earliest")
+      s"Lance dataset $path has no version as of $asOf; its earliest version was committed at $earliest"
+    )
 
   def corruptFile(file: String, why: String, cause: Throwable = null): LanceCorruptFileException =
     new LanceCorruptFileException(s"Corrupt or truncated Lance file $file: $why", cause)
@@ -78,24 +86,48 @@ object LanceErrors {
    * A page a writer produced that pylance would not decode as its column's type: the file is
    * not committed (a writer bug, caught before it reaches a table).
    */
-  def unreadablePage(file: String, column: String, fieldId: Int, logicalType: String,
-      page: Int, why: String): LanceCorruptFileException =
+  def unreadablePage(
+      file: String,
+      column: String,
+      fieldId: Int,
+      logicalType: String,
+      page: Int,
+      why: String
+  ): LanceCorruptFileException =
     new LanceCorruptFileException(s"Refusing to write Lance file $file: column '$column' " +
       s"(field $fieldId) has type $logicalType, but page $page written for it is $why; pylance " +
       "could not read the column as that type, so the write fails instead of committing it")
 
-  def unsupportedFeatureFlags(path: String, version: Long, kind: String, flags: Seq[String]): LanceUnsupportedException =
+  def unsupportedFeatureFlags(
+      path: String,
+      version: Long,
+      kind: String,
+      flags: Seq[String]
+  ): LanceUnsupportedException =
     new LanceUnsupportedException(
       s"Lance dataset $path version $version uses unsupported $kind feature(s): ${flags.mkString(", ")}. " +
-        "It was written by a newer Lance; this connector cannot read it safely.")
+        "It was written by a newer Lance; this connector cannot read it safely."
+    )
 
   def unsupportedType(column: String, logicalType: String, why: String): LanceUnsupportedException =
-    new LanceUnsupportedException(s"Column '$column' has Lance type '$logicalType' which is not supported: $why")
+    new LanceUnsupportedException(
+      s"Column '$column' has Lance type '$logicalType' which is not supported: $why"
+    )
 
   /** A page of a column does not decode: names the file, the field (name and id), the column and the page. */
-  def corruptPage(file: String, field: String, fieldId: Int, column: Int, page: Int, why: String, cause: Throwable = null): LanceCorruptFileException =
+  def corruptPage(
+      file: String,
+      field: String,
+      fieldId: Int,
+      column: Int,
+      page: Int,
+      why: String,
+      cause: Throwable = null
+  ): LanceCorruptFileException =
     new LanceCorruptFileException(
-      s"Corrupt or truncated Lance file $file: field '$field' (id $fieldId), column $column, page $page: $why", cause)
+      s"Corrupt or truncated Lance file $file: field '$field' (id $fieldId), column $column, page $page: $why",
+      cause
+    )
 
   def badLogicalType(logicalType: String, why: String): LanceCorruptFileException =
     new LanceCorruptFileException(s"Cannot parse Lance logical type '$logicalType': $why")
@@ -106,8 +138,11 @@ object LanceErrors {
     new LanceInvalidOptionException(s"Invalid value '$value' for option '$name': $why")
 
   /** An option no reader or writer of the connector knows, with the nearest known name. */
-  def unknownOption(name: String, nearest: Option[String], relaxKey: String)
-      : LanceUnknownOptionException =
+  def unknownOption(
+      name: String,
+      nearest: Option[String],
+      relaxKey: String
+  ): LanceUnknownOptionException =
     new LanceUnknownOptionException(s"Unknown option '$name' for format lance" +
       nearest.fold("")(n => s"; did you mean '$n'?") + s" (a job that shares one options map " +
       s"across formats may set $relaxKey=true to let unknown names through)")
@@ -116,8 +151,12 @@ object LanceErrors {
   def foreignOption(name: String, why: String): LanceUnknownOptionException =
     new LanceUnknownOptionException(s"Option '$name' is not supported by format lance: $why")
 
-  def concurrentModification(path: String, readVersion: Long, why: String,
-      retryable: Boolean = false): LanceConcurrentModificationException = {
+  def concurrentModification(
+      path: String,
+      readVersion: Long,
+      why: String,
+      retryable: Boolean = false
+  ): LanceConcurrentModificationException = {
     val message = s"Concurrent modification of Lance dataset $path: this write started from " +
       s"version $readVersion, but $why. Nothing was committed; re-run the write against the " +
       "new version."
@@ -126,8 +165,11 @@ object LanceErrors {
   }
 
   def schemaMismatch(path: String, column: String, why: String): LanceSchemaMismatchException =
-    new LanceSchemaMismatchException(s"Cannot write to Lance dataset $path: column '$column' $why",
-      column, why)
+    new LanceSchemaMismatchException(
+      s"Cannot write to Lance dataset $path: column '$column' $why",
+      column,
+      why
+    )
 
   /** A schema change (ALTER TABLE, add/drop/rename columns) that cannot be made as asked. */
   def invalidSchemaChange(path: String, why: String): LanceSchemaMismatchException =
@@ -149,7 +191,9 @@ object LanceErrors {
       "first or replace it")
 
   def datasetExists(path: String): LanceException =
-    new LanceException(s"""Lance dataset $path already exists; use mode("append") or mode("overwrite")""")
+    new LanceException(
+      s"""Lance dataset $path already exists; use mode("append") or mode("overwrite")"""
+    )
 
   private def summarize(vs: Seq[Long]): String =
     if (vs.isEmpty) "(none)"

@@ -8,7 +8,8 @@ import io.sparklance.testutil.Fixtures
 
 class ConnectorVersionSuite extends AnyFunSuite {
   test("the version is the repository's VERSION file, as the build wrote it") {
-    val expected = new String(Files.readAllBytes(Fixtures.repoRoot.resolve("VERSION")), "UTF-8").trim
+    val expected =
+      new String(Files.readAllBytes(Fixtures.repoRoot.resolve("VERSION")), "UTF-8").trim
     assert(ConnectorVersion.value == expected)
     assert(table.txn.CommitOptions().writerVersion == expected)
   }

@@ -21,13 +21,17 @@ class LayeringSuite extends AnyFunSuite {
   private def offending(pkg: String, banned: Seq[String]): Seq[String] =
     sources(pkg).flatMap { p =>
       Files.readAllLines(p).asScala.zipWithIndex.collect {
-        case (line, i) if line.trim.startsWith("import") && banned.exists(line.contains) => s"$p:${i + 1}: $line"
+        case (line, i) if line.trim.startsWith("import") && banned.exists(line.contains) =>
+          s"$p:${i + 1}: $line"
       }
     }
 
   test("format imports neither the table layer nor Spark") {
     assert(sources("format").nonEmpty)
-    assert(offending("format", Seq("org.apache.spark", "io.sparklance.table", "io.sparklance.spark")).isEmpty)
+    assert(offending(
+      "format",
+      Seq("org.apache.spark", "io.sparklance.table", "io.sparklance.spark")
+    ).isEmpty)
   }
 
   test("table does not import Spark") {

@@ -20,12 +20,20 @@ sealed abstract class ColumnArray {
  * decimals their 16/32-byte two's complement; fixed-size binary its N bytes.
  * Null rows hold unspecified bytes.
  */
-final class FixedWidthArray(val length: Int, val nulls: Array[Boolean], val byteWidth: Int, val data: Array[Byte])
-  extends ColumnArray
+final class FixedWidthArray(
+    val length: Int,
+    val nulls: Array[Boolean],
+    val byteWidth: Int,
+    val data: Array[Byte]
+) extends ColumnArray
 
 /** Strings and binary: value i is `data[offsets(i), offsets(i+1))`. */
-final class VarBinaryArray(val length: Int, val nulls: Array[Boolean], val offsets: Array[Int], val data: Array[Byte])
-  extends ColumnArray
+final class VarBinaryArray(
+    val length: Int,
+    val nulls: Array[Boolean],
+    val offsets: Array[Int],
+    val data: Array[Byte]
+) extends ColumnArray
 
 /**
  * Strings or binary kept as dictionary ids, as pylance stores low-cardinality columns: value i
@@ -35,20 +43,35 @@ final class VarBinaryArray(val length: Int, val nulls: Array[Boolean], val offse
  * too, lies in `[0, dictionary.size)`, so a consumer never needs a range check per row.
  * Consumers that want plain bytes call [[ColumnArrays.materialize]].
  */
-final class DictionaryArray(val length: Int, val nulls: Array[Boolean], val indices: Array[Int], val dictionary: StringDictionary)
-  extends ColumnArray
+final class DictionaryArray(
+    val length: Int,
+    val nulls: Array[Boolean],
+    val indices: Array[Int],
+    val dictionary: StringDictionary
+) extends ColumnArray
 
 /** Lists, large lists and maps (a map is a list of `entries` structs): items of row i are child `[offsets(i), offsets(i+1))`. */
-final class ListArray(val length: Int, val nulls: Array[Boolean], val offsets: Array[Int], val child: ColumnArray)
-  extends ColumnArray
+final class ListArray(
+    val length: Int,
+    val nulls: Array[Boolean],
+    val offsets: Array[Int],
+    val child: ColumnArray
+) extends ColumnArray
 
 /** Fixed-size lists: items of row i are child `[i * dimension, (i+1) * dimension)`. */
-final class FixedSizeListArray(val length: Int, val nulls: Array[Boolean], val dimension: Int, val child: ColumnArray)
-  extends ColumnArray
+final class FixedSizeListArray(
+    val length: Int,
+    val nulls: Array[Boolean],
+    val dimension: Int,
+    val child: ColumnArray
+) extends ColumnArray
 
 /** Structs: one child per requested child field, in the order requested. */
-final class StructArray(val length: Int, val nulls: Array[Boolean], val children: Array[ColumnArray])
-  extends ColumnArray
+final class StructArray(
+    val length: Int,
+    val nulls: Array[Boolean],
+    val children: Array[ColumnArray]
+) extends ColumnArray
 
 /** Every row null, whatever the type: a column the file does not hold, an all-null page. */
 final class NullArray(val length: Int) extends ColumnArray {

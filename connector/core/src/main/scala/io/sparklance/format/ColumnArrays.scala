@@ -63,7 +63,10 @@ object ColumnArrays {
         val offsets = new Array[Int](n + 1)
         var i = 0
         var total = 0L
-        while (i < n) { val r = rowIndices(i); total += a.offsets(r + 1) - a.offsets(r); offsets(i + 1) = checkedSize(total); i += 1 }
+        while (i < n) {
+          val r = rowIndices(i); total += a.offsets(r + 1) - a.offsets(r);
+          offsets(i + 1) = checkedSize(total); i += 1
+        }
         val childIdx = new Array[Int](offsets(n))
         i = 0
         var pos = 0
@@ -84,21 +87,42 @@ object ColumnArrays {
   /** Rows `[from, from + len)` of `array`, copied. */
   def slice(array: ColumnArray, from: Int, len: Int): ColumnArray = {
     if (from == 0 && len == array.length) return array
-    val nulls = if (array.nulls == null) null else java.util.Arrays.copyOfRange(array.nulls, from, from + len)
+    val nulls =
+      if (array.nulls == null) null else java.util.Arrays.copyOfRange(array.nulls, from, from + len)
     array match {
       case a: FixedWidthArray =>
         val w = a.byteWidth
-        new FixedWidthArray(len, nulls, w, java.util.Arrays.copyOfRange(a.data, from * w, (from + len) * w))
+        new FixedWidthArray(
+          len,
+          nulls,
+          w,
+          java.util.Arrays.copyOfRange(a.data, from * w, (from + len) * w)
+        )
       case a: VarBinaryArray =>
         val base = a.offsets(from)
         val offsets = new Array[Int](len + 1)
         var i = 0
         while (i <= len) { offsets(i) = a.offsets(from + i) - base; i += 1 }
-        new VarBinaryArray(len, nulls, offsets, java.util.Arrays.copyOfRange(a.data, base, a.offsets(from + len)))
+        new VarBinaryArray(
+          len,
+          nulls,
+          offsets,
+          java.util.Arrays.copyOfRange(a.data, base, a.offsets(from + len))
+        )
       case a: DictionaryArray =>
-        new DictionaryArray(len, nulls, java.util.Arrays.copyOfRange(a.indices, from, from + len), a.dictionary)
+        new DictionaryArray(
+          len,
+          nulls,
+          java.util.Arrays.copyOfRange(a.indices, from, from + len),
+          a.dictionary
+        )
       case a: FixedSizeListArray =>
-        new FixedSizeListArray(len, nulls, a.dimension, slice(a.child, from * a.dimension, len * a.dimension))
+        new FixedSizeListArray(
+          len,
+          nulls,
+          a.dimension,
+          slice(a.child, from * a.dimension, len * a.dimension)
+        )
       case a: ListArray =>
         val base = a.offsets(from)
         val offsets = new Array[Int](len + 1)
@@ -129,7 +153,9 @@ object ColumnArrays {
       else {
         val out = new Array[Boolean](n)
         var pos = 0
-        parts.foreach { p => if (p.nulls != null) System.arraycopy(p.nulls, 0, out, pos, p.length); pos += p.length }
+        parts.foreach { p =>
+          if (p.nulls != null) System.arraycopy(p.nulls, 0, out, pos, p.length); pos += p.length
+        }
         out
       }
     parts.head match {
@@ -146,7 +172,9 @@ object ColumnArrays {
         }
         new FixedWidthArray(n, nulls, w, data)
       case _: VarBinaryArray =>
-        val total = checkedSize(parts.iterator.map { p => val a = p.asInstanceOf[VarBinaryArray]; (a.offsets(a.length) - a.offsets(0)).toLong }.sum)
+        val total = checkedSize(parts.iterator.map { p =>
+          val a = p.asInstanceOf[VarBinaryArray]; (a.offsets(a.length) - a.offsets(0)).toLong
+        }.sum)
         val data = new Array[Byte](total)
         val offsets = new Array[Int](n + 1)
         var row = 0
@@ -162,7 +190,12 @@ object ColumnArrays {
         }
         new VarBinaryArray(n, nulls, offsets, data)
       case f: FixedSizeListArray =>
-        new FixedSizeListArray(n, nulls, f.dimension, concat(parts.map(_.asInstanceOf[FixedSizeListArray].child)))
+        new FixedSizeListArray(
+          n,
+          nulls,
+          f.dimension,
+          concat(parts.map(_.asInstanceOf[FixedSizeListArray].child))
+        )
       case _: ListArray =>
         val offsets = new Array[Int](n + 1)
         var row = 0
@@ -179,7 +212,9 @@ object ColumnArrays {
         }
         new ListArray(n, nulls, offsets, concat(children))
       case s: StructArray =>
-        val children = s.children.indices.map(c => concat(parts.map(_.asInstanceOf[StructArray].children(c)))).toArray
+        val children = s.children.indices.map(c =>
+          concat(parts.map(_.asInstanceOf[StructArray].children(c)))
+        ).toArray
         new StructArray(n, nulls, children)
     }
   }
@@ -225,7 +260,9 @@ object ColumnArrays {
     val nl = a.nulls
     var total = 0L
     var i = 0
-    while (i < n) { if (nl == null || !nl(i)) { val k = ids(i); total += doff(k + 1) - doff(k) }; i += 1 }
+    while (i < n) {
+      if (nl == null || !nl(i)) { val k = ids(i); total += doff(k + 1) - doff(k) }; i += 1
+    }
     val data = new Array[Byte](checkedSize(total))
     val offsets = new Array[Int](n + 1)
     var pos = 0
@@ -259,11 +296,16 @@ object ColumnArrays {
     java.util.Arrays.fill(nulls, true)
     shape match {
       case ValueShape.Nulls => new NullArray(n)
-      case ValueShape.Fixed(w, _) => new FixedWidthArray(n, nulls, w, new Array[Byte](checkedSize(n.toLong * w)))
-      case ValueShape.Var => new VarBinaryArray(n, nulls, new Array[Int](n + 1), Array.emptyByteArray)
-      case ValueShape.FixedList(d, item) => new FixedSizeListArray(n, nulls, d, allNull(item, checkedSize(n.toLong * d)))
-      case ValueShape.VarList(_, item) => new ListArray(n, nulls, new Array[Int](n + 1), empty(item))
-      case ValueShape.Struct(children) => new StructArray(n, nulls, children.map { case (_, s) => allNull(s, n) }.toArray)
+      case ValueShape.Fixed(w, _) =>
+        new FixedWidthArray(n, nulls, w, new Array[Byte](checkedSize(n.toLong * w)))
+      case ValueShape.Var =>
+        new VarBinaryArray(n, nulls, new Array[Int](n + 1), Array.emptyByteArray)
+      case ValueShape.FixedList(d, item) =>
+        new FixedSizeListArray(n, nulls, d, allNull(item, checkedSize(n.toLong * d)))
+      case ValueShape.VarList(_, item) =>
+        new ListArray(n, nulls, new Array[Int](n + 1), empty(item))
+      case ValueShape.Struct(children) =>
+        new StructArray(n, nulls, children.map { case (_, s) => allNull(s, n) }.toArray)
     }
   }
 
@@ -273,7 +315,8 @@ object ColumnArrays {
     case ValueShape.Var => new VarBinaryArray(0, null, new Array[Int](1), Array.emptyByteArray)
     case ValueShape.FixedList(d, item) => new FixedSizeListArray(0, null, d, empty(item))
     case ValueShape.VarList(_, item) => new ListArray(0, null, new Array[Int](1), empty(item))
-    case ValueShape.Struct(children) => new StructArray(0, null, children.map { case (_, s) => empty(s) }.toArray)
+    case ValueShape.Struct(children) =>
+      new StructArray(0, null, children.map { case (_, s) => empty(s) }.toArray)
   }
 
   /** The end (exclusive) of the run of consecutive row indices starting at `i`. */
@@ -293,7 +336,9 @@ object ColumnArrays {
   }
 
   private def checkedSize(n: Long): Int = {
-    if (n > Int.MaxValue - 16) throw new IllegalArgumentException(s"decoded batch too large: $n bytes or values; read fewer rows at a time")
+    if (n > Int.MaxValue - 16) throw new IllegalArgumentException(
+      s"decoded batch too large: $n bytes or values; read fewer rows at a time"
+    )
     n.toInt
   }
 }

@@ -18,22 +18,30 @@ final class ContainerMeta private[format] (
     columnMetadataBytes: Array[Array[Byte]],
     val globalBuffers: Array[(Long, Long)],
     val tailStart: Long,
-    val tail: Array[Byte]) extends FileMetadataCache.Entry {
+    val tail: Array[Byte]
+) extends FileMetadataCache.Entry {
 
   private val columns = new AtomicReferenceArray[File2Protos.ColumnMetadata](footer.numColumns)
   @volatile private var descriptorValue: FileProtos.FileDescriptor = _
 
   def column(index: Int): File2Protos.ColumnMetadata = {
     if (index < 0 || index >= footer.numColumns)
-      throw LanceErrors.corruptFile(path,
-        s"column $index requested but the file has ${footer.numColumns} columns")
+      throw LanceErrors.corruptFile(
+        path,
+        s"column $index requested but the file has ${footer.numColumns} columns"
+      )
     var c = columns.get(index)
     if (c == null) {
-      c = try File2Protos.ColumnMetadata.parseFrom(columnMetadataBytes(index)) catch {
-        case e: com.google.protobuf.InvalidProtocolBufferException =>
-          throw LanceErrors.corruptFile(path,
-            s"metadata of column $index does not decode: ${e.getMessage}", e)
-      }
+      c =
+        try File2Protos.ColumnMetadata.parseFrom(columnMetadataBytes(index))
+        catch {
+          case e: com.google.protobuf.InvalidProtocolBufferException =>
+            throw LanceErrors.corruptFile(
+              path,
+              s"metadata of column $index does not decode: ${e.getMessage}",
+              e
+            )
+        }
       columns.set(index, c)
     }
     c
@@ -43,11 +51,16 @@ final class ContainerMeta private[format] (
   private[format] def descriptor(bytes: => Array[Byte]): FileProtos.FileDescriptor = {
     var d = descriptorValue
     if (d == null) {
-      d = try FileProtos.FileDescriptor.parseFrom(bytes) catch {
-        case e: com.google.protobuf.InvalidProtocolBufferException =>
-          throw LanceErrors.corruptFile(path,
-            s"file descriptor does not decode: ${e.getMessage}", e)
-      }
+      d =
+        try FileProtos.FileDescriptor.parseFrom(bytes)
+        catch {
+          case e: com.google.protobuf.InvalidProtocolBufferException =>
+            throw LanceErrors.corruptFile(
+              path,
+              s"file descriptor does not decode: ${e.getMessage}",
+              e
+            )
+        }
       descriptorValue = d
     }
     d
@@ -65,8 +78,15 @@ final class ContainerMeta private[format] (
     if (keepFrom <= tailStart) this
     else {
       val kept = java.util.Arrays.copyOfRange(tail, (keepFrom - tailStart).toInt, tail.length)
-      val out = new ContainerMeta(path, fileSize, footer, columnMetadataBytes, globalBuffers,
-        keepFrom, kept)
+      val out = new ContainerMeta(
+        path,
+        fileSize,
+        footer,
+        columnMetadataBytes,
+        globalBuffers,
+        keepFrom,
+        kept
+      )
       var i = 0
       while (i < footer.numColumns) { out.columns.set(i, columns.get(i)); i += 1 }
       out.descriptorValue = descriptorValue

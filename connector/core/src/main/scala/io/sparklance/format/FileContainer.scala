@@ -84,8 +84,10 @@ final class FileContainer private (val meta: ContainerMeta, val input: RandomAcc
 
   def globalBuffer(index: Int): Array[Byte] = {
     if (index >= meta.globalBuffers.length)
-      throw LanceErrors.corruptFile(path,
-        s"global buffer $index requested but the file has ${meta.globalBuffers.length}")
+      throw LanceErrors.corruptFile(
+        path,
+        s"global buffer $index requested but the file has ${meta.globalBuffers.length}"
+      )
     val (pos, len) = meta.globalBuffers(index)
     input.read(pos, len.toInt)
   }
@@ -118,8 +120,11 @@ object FileContainer {
       math.min(footer.columnMetaStart, math.min(footer.cmoTableStart, footer.gboTableStart))
     if (metaStart < tailStart) {
       if (size - metaStart > Int.MaxValue - 16)
-        throw LanceErrors.corruptFile(path, s"column metadata starts at $metaStart, " +
-          s"${size - metaStart} bytes before the end of the file")
+        throw LanceErrors.corruptFile(
+          path,
+          s"column metadata starts at $metaStart, " +
+            s"${size - metaStart} bytes before the end of the file"
+        )
       tail = input.read(metaStart, (size - metaStart).toInt)
       tailStart = metaStart
     }
@@ -129,8 +134,10 @@ object FileContainer {
       Array.fill(n) {
         val pos = b.getLong(); val len = b.getLong()
         if (pos < 0 || len < 0 || pos + len > size)
-          throw LanceErrors.corruptFile(path,
-            s"$what entry ($pos, $len) points outside the file (size $size)")
+          throw LanceErrors.corruptFile(
+            path,
+            s"$what entry ($pos, $len) points outside the file (size $size)"
+          )
         (pos, len)
       }
     }

@@ -20,7 +20,8 @@ final case class FileFooter(
     numGlobalBuffers: Int,
     numColumns: Int,
     major: Int,
-    minor: Int)
+    minor: Int
+)
 
 object FileFooter {
   val Length = 40
@@ -38,16 +39,37 @@ object FileFooter {
   /** Parses the v2 footer from the file's tail (at least the last 40 bytes). */
   def parse(tail: Array[Byte], fileSize: Long, path: String): FileFooter = {
     val n = tail.length
-    if (n < Length) throw LanceErrors.corruptFile(path, s"file is only $n bytes, shorter than the $Length-byte footer")
+    if (n < Length) throw LanceErrors.corruptFile(
+      path,
+      s"file is only $n bytes, shorter than the $Length-byte footer"
+    )
     checkMagic(tail, path)
     val b = ByteBuffer.wrap(tail, n - Length, Length).order(ByteOrder.LITTLE_ENDIAN)
-    val f = FileFooter(b.getLong(), b.getLong(), b.getLong(), b.getInt(), b.getInt(), b.getShort() & 0xffff, b.getShort() & 0xffff)
+    val f = FileFooter(
+      b.getLong(),
+      b.getLong(),
+      b.getLong(),
+      b.getInt(),
+      b.getInt(),
+      b.getShort() & 0xffff,
+      b.getShort() & 0xffff
+    )
     val end = fileSize - Length
-    def check(ok: Boolean, what: String): Unit = if (!ok) throw LanceErrors.corruptFile(path, s"footer: $what")
+    def check(ok: Boolean, what: String): Unit =
+      if (!ok) throw LanceErrors.corruptFile(path, s"footer: $what")
     check(f.numColumns >= 0 && f.numGlobalBuffers >= 0, "negative column or buffer count")
-    check(f.columnMetaStart >= 0 && f.columnMetaStart <= end, s"column metadata start ${f.columnMetaStart} outside the file")
-    check(f.cmoTableStart >= 0 && f.cmoTableStart + 16L * f.numColumns <= end, s"column offset table at ${f.cmoTableStart} outside the file")
-    check(f.gboTableStart >= 0 && f.gboTableStart + 16L * f.numGlobalBuffers <= end, s"global buffer table at ${f.gboTableStart} outside the file")
+    check(
+      f.columnMetaStart >= 0 && f.columnMetaStart <= end,
+      s"column metadata start ${f.columnMetaStart} outside the file"
+    )
+    check(
+      f.cmoTableStart >= 0 && f.cmoTableStart + 16L * f.numColumns <= end,
+      s"column offset table at ${f.cmoTableStart} outside the file"
+    )
+    check(
+      f.gboTableStart >= 0 && f.gboTableStart + 16L * f.numGlobalBuffers <= end,
+      s"global buffer table at ${f.gboTableStart} outside the file"
+    )
     f
   }
 

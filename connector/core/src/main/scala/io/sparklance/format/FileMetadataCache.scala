@@ -18,8 +18,11 @@ import org.slf4j.LoggerFactory
  */
 final class FileMetadataCache(initialCapacity: Long, maxEntryShare: Int = 8) {
   private val lock = new Object
-  private val entries = new java.util.LinkedHashMap[String, FileMetadataCache.Entry](64, 0.75f,
-    /* accessOrder = */ true)
+  private val entries = new java.util.LinkedHashMap[String, FileMetadataCache.Entry](
+    64,
+    0.75f,
+    /* accessOrder = */ true
+  )
   private var used = 0L
   @volatile private var limit = initialCapacity
   private val hitCount = new AtomicLong

@@ -13,6 +13,7 @@ final case class FileFields(fieldIds: Array[Int], columnIndices: Array[Int])
 
 /** Sequential decoding of some fields over a row range of one file. */
 trait FileScan extends AutoCloseable {
+
   /**
    * Decodes the next `n` rows of every requested field, in request order. Callers never ask
    * past the end of the range they opened.
@@ -38,6 +39,7 @@ trait FileScan extends AutoCloseable {
 final case class ColumnPageSpans(column: Int, rowStarts: Array[Long], bytes: Array[Long]) {
   def numPages: Int = bytes.length
   def totalBytes: Long = bytes.sum
+
   /** Mean bytes of a page; what decoding one page twice costs. */
   def meanPageBytes: Double = if (numPages == 0) 0.0 else totalBytes.toDouble / numPages
 }
@@ -49,6 +51,7 @@ final case class ColumnPageSpans(column: Int, rowStarts: Array[Long], bytes: Arr
 trait LanceFileReader extends AutoCloseable {
   def path: String
   def numRows: Long
+
   /**
    * Rows `[startRow, endRow)` of `fields`. Each field is a dataset field, possibly pruned to
    * a subset of its children. A field (or child) whose id this file does not hold decodes
@@ -80,6 +83,7 @@ trait LanceFileReader extends AutoCloseable {
 }
 
 object LanceFileReader {
+
   /**
    * Opens `path`, written as file version `major.minor` according to the manifest
    * (`DataFile.file_major_version/file_minor_version`; (0,0) when an old manifest recorded
@@ -93,8 +97,14 @@ object LanceFileReader {
    * once per JVM: later opens take its metadata from [[FileMetadataCache]] and read nothing
    * until a page is read (a legacy file is never kept).
    */
-  def open(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields,
-      sizeBytes: Long = 0L): LanceFileReader =
+  def open(
+      io: FileIO,
+      path: String,
+      major: Int,
+      minor: Int,
+      fields: FileFields,
+      sizeBytes: Long = 0L
+  ): LanceFileReader =
     FileContainer.held(io, path, sizeBytes) match {
       case Some(container) =>
         try {
@@ -104,13 +114,25 @@ object LanceFileReader {
       case None => openRead(io, path, major, minor, fields, sizeBytes)
     }
 
-  private def openRead(io: FileIO, path: String, major: Int, minor: Int, fields: FileFields,
-      sizeBytes: Long): LanceFileReader = {
+  private def openRead(
+      io: FileIO,
+      path: String,
+      major: Int,
+      minor: Int,
+      fields: FileFields,
+      sizeBytes: Long
+  ): LanceFileReader = {
     val input = io.open(path)
     try {
       val size = input.length
-      if (size < 8) throw LanceErrors.corruptFile(path, s"file is only $size bytes, too short for a Lance footer")
-      val tail = input.read(size - math.min(size, FileContainer.TailBytes.toLong), math.min(size, FileContainer.TailBytes.toLong).toInt)
+      if (size < 8) throw LanceErrors.corruptFile(
+        path,
+        s"file is only $size bytes, too short for a Lance footer"
+      )
+      val tail = input.read(
+        size - math.min(size, FileContainer.TailBytes.toLong),
+        math.min(size, FileContainer.TailBytes.toLong).toInt
+      )
       val (fMajor, fMinor) = FileFooter.version(tail, path)
       val manifestLegacy = major == 0 && minor < 3
       (fMajor, fMinor) match {
@@ -141,14 +163,17 @@ object LanceFileReader {
   }
 
   private def mismatch(path: String, major: Int, minor: Int, fMajor: Int, fMinor: Int) =
-    LanceErrors.corruptFile(path,
-      s"the manifest records file version $major.$minor but the file's footer says $fMajor.$fMinor")
+    LanceErrors.corruptFile(
+      path,
+      s"the manifest records file version $major.$minor but the file's footer says $fMajor.$fMinor"
+    )
 
   private def unknownVersion(path: String, major: Int, minor: Int) =
     LanceErrors.unsupported(
       s"Lance file $path has an unstable or unknown Lance file version $major.$minor " +
         "(supported: 0.1 legacy, 2.0, 2.1, 2.2); rewrite the dataset with a stable " +
-        "data_storage_version")
+        "data_storage_version"
+    )
 
   /**
    * A reader over the container of a v2 file no manifest describes (an index file), already
@@ -164,18 +189,23 @@ object LanceFileReader {
   /** Opens a file no manifest describes (an index file): its own footer names its version. */
   def openStandalone(io: FileIO, path: String, fields: FileFields): LanceFileReader = {
     val input = io.open(path)
-    val (major, minor) = try {
-      val size = input.length
-      val n = math.min(size, FileContainer.TailBytes.toLong)
-      if (size < 8) throw LanceErrors.corruptFile(path, s"file is only $size bytes, too short " +
-        "for a Lance footer")
-      FileFooter.version(input.read(size - n, n.toInt), path)
-    } finally input.close()
+    val (major, minor) =
+      try {
+        val size = input.length
+        val n = math.min(size, FileContainer.TailBytes.toLong)
+        if (size < 8) throw LanceErrors.corruptFile(
+          path,
+          s"file is only $size bytes, too short " +
+            "for a Lance footer"
+        )
+        FileFooter.version(input.read(size - n, n.toInt), path)
+      } finally input.close()
     open(io, path, major, minor, fields)
   }
 
   /** 2.1 / 2.2 files: the container is read here, the pages by the structural reader. */
-  private final class StructuralFile(container: FileContainer, fileFields: FileFields, minor: Int) extends LanceFileReader {
+  private final class StructuralFile(container: FileContainer, fileFields: FileFields, minor: Int)
+      extends LanceFileReader {
     def path: String = container.path
     lazy val numRows: Long = container.numRows
     def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan =

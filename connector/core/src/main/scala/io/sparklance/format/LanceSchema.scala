@@ -17,7 +17,8 @@ final case class LanceField(
     logicalType: LogicalType,
     nullable: Boolean,
     metadata: Map[String, Array[Byte]],
-    children: Seq[LanceField]) {
+    children: Seq[LanceField]
+) {
 
   def metadataString(key: String): Option[String] = metadata.get(key).map(new String(_, "UTF-8"))
 
@@ -40,6 +41,7 @@ final case class LanceSchema(fields: Seq[LanceField], metadata: Map[String, Arra
 }
 
 object LanceSchema {
+
   /**
    * Builds the tree from the manifest's flat, pre-order field list. Parents must come
    * before their children; a child whose parent is unknown means a corrupt manifest.
@@ -47,21 +49,34 @@ object LanceSchema {
   def fromProto(
       protoFields: Seq[FileProtos.Field],
       metadata: Map[String, Array[Byte]],
-      source: String): LanceSchema = {
-    val childrenOf = scala.collection.mutable.LinkedHashMap[Int, scala.collection.mutable.ArrayBuffer[FileProtos.Field]]()
+      source: String
+  ): LanceSchema = {
+    val childrenOf = scala.collection.mutable.LinkedHashMap[
+      Int,
+      scala.collection.mutable.ArrayBuffer[FileProtos.Field]
+    ]()
     val ids = scala.collection.mutable.HashSet[Int]()
     protoFields.foreach { f =>
-      if (!ids.add(f.getId)) throw LanceErrors.corruptFile(source, s"field id ${f.getId} ('${f.getName}') appears twice")
+      if (!ids.add(f.getId))
+        throw LanceErrors.corruptFile(source, s"field id ${f.getId} ('${f.getName}') appears twice")
       if (f.getParentId != -1 && !ids.contains(f.getParentId))
-        throw LanceErrors.corruptFile(source,
-          s"field '${f.getName}' (id ${f.getId}) names parent ${f.getParentId}, which does not precede it")
+        throw LanceErrors.corruptFile(
+          source,
+          s"field '${f.getName}' (id ${f.getId}) names parent ${f.getParentId}, which does not precede it"
+        )
       childrenOf.getOrElseUpdate(f.getParentId, scala.collection.mutable.ArrayBuffer.empty) += f
     }
     def build(f: FileProtos.Field): LanceField = {
-      val lt = try LogicalType.parse(f.getLogicalType) catch {
-        case e: LanceException =>
-          throw LanceErrors.corruptFile(source, s"field '${f.getName}' (id ${f.getId}): ${e.getMessage}", e)
-      }
+      val lt =
+        try LogicalType.parse(f.getLogicalType)
+        catch {
+          case e: LanceException =>
+            throw LanceErrors.corruptFile(
+              source,
+              s"field '${f.getName}' (id ${f.getId}): ${e.getMessage}",
+              e
+            )
+        }
       LanceField(
         id = f.getId,
         parentId = f.getParentId,
@@ -69,7 +84,8 @@ object LanceSchema {
         logicalType = lt,
         nullable = f.getNullable,
         metadata = f.getMetadataMap.asScala.map { case (k, v) => k -> v.toByteArray }.toMap,
-        children = childrenOf.getOrElse(f.getId, Nil).map(build).toSeq)
+        children = childrenOf.getOrElse(f.getId, Nil).map(build).toSeq
+      )
     }
     LanceSchema(childrenOf.getOrElse(-1, Nil).map(build).toSeq, metadata)
   }

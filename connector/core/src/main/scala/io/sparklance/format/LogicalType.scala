@@ -8,6 +8,7 @@ import io.sparklance.LanceErrors
  * (struct, list, map) carry no child types here: their children are separate fields.
  */
 sealed trait LogicalType extends Serializable {
+
   /** The Lance string this type was parsed from; `LogicalType.parse(t.text) == t`. */
   def text: String
 }
@@ -27,12 +28,14 @@ object LogicalType {
   case object Float16 extends Simple("halffloat")
   case object Float32 extends Simple("float")
   case object Float64 extends Simple("double")
+
   /** bfloat16, only ever as the item of a fixed-size list (`fixed_size_list:lance.bfloat16:N`). */
   case object BFloat16 extends Simple("lance.bfloat16")
   case object Utf8 extends Simple("string")
   case object LargeUtf8 extends Simple("large_string")
   case object Binary extends Simple("binary")
   case object LargeBinary extends Simple("large_binary")
+
   /** Physically large_binary holding JSONB bytes. */
   case object Json extends Simple("json")
   case object Date32 extends Simple("date32:day")
@@ -50,7 +53,10 @@ object LogicalType {
     case object Nano extends TimeUnit("ns", 1000000000L)
     val all: Seq[TimeUnit] = Seq(Second, Milli, Micro, Nano)
     def parse(s: String, whole: String): TimeUnit =
-      all.find(_.symbol == s).getOrElse(throw LanceErrors.badLogicalType(whole, s"unknown time unit '$s'"))
+      all.find(_.symbol == s).getOrElse(throw LanceErrors.badLogicalType(
+        whole,
+        s"unknown time unit '$s'"
+      ))
   }
 
   /** time32 (s, ms) or time64 (us, ns): time of day. */
@@ -61,6 +67,7 @@ object LogicalType {
   final case class Duration(unit: TimeUnit) extends LogicalType {
     override def text: String = s"duration:${unit.symbol}"
   }
+
   /** `timeZone` None means a zone-less (local) timestamp, written as "-". */
   final case class Timestamp(unit: TimeUnit, timeZone: Option[String]) extends LogicalType {
     override def text: String = s"timestamp:${unit.symbol}:${timeZone.getOrElse("-")}"
@@ -71,24 +78,56 @@ object LogicalType {
   final case class FixedSizeBinary(byteWidth: Int) extends LogicalType {
     override def text: String = s"fixed_size_binary:$byteWidth"
   }
+
   /** A fixed-size list of a leaf type; Lance stores it as one field with no child. */
   final case class FixedSizeList(item: LogicalType, dimension: Int) extends LogicalType {
     override def text: String = s"fixed_size_list:${item.text}:$dimension"
   }
+
   /** Dictionary-encoded values (legacy files); reads as its value type. */
-  final case class Dictionary(value: LogicalType, index: LogicalType, ordered: Boolean) extends LogicalType {
+  final case class Dictionary(value: LogicalType, index: LogicalType, ordered: Boolean)
+      extends LogicalType {
     override def text: String = s"dict:${value.text}:${index.text}:$ordered"
   }
+
   /** "list.struct" / "large_list.struct": a list whose item is a struct. */
   final case class ListOfStruct(large: Boolean) extends LogicalType {
     override def text: String = if (large) "large_list.struct" else "list.struct"
   }
 
   private val simple: scala.collection.immutable.Map[String, LogicalType] =
-    Seq[Simple](Null, Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32,
-      Float64, BFloat16, Utf8, LargeUtf8, Binary, LargeBinary, Json, Date32, Date64, Struct, List, LargeList, Map)
+    Seq[Simple](
+      Null,
+      Bool,
+      Int8,
+      Int16,
+      Int32,
+      Int64,
+      UInt8,
+      UInt16,
+      UInt32,
+      UInt64,
+      Float16,
+      Float32,
+      Float64,
+      BFloat16,
+      Utf8,
+      LargeUtf8,
+      Binary,
+      LargeBinary,
+      Json,
+      Date32,
+      Date64,
+      Struct,
+      List,
+      LargeList,
+      Map
+    )
       .map(t => t.text -> t).toMap ++
-      scala.collection.immutable.Map("list.struct" -> ListOfStruct(false), "large_list.struct" -> ListOfStruct(true))
+      scala.collection.immutable.Map(
+        "list.struct" -> ListOfStruct(false),
+        "large_list.struct" -> ListOfStruct(true)
+      )
 
   def parse(text: String): LogicalType = simple.get(text) match {
     case Some(t) => t
@@ -98,7 +137,8 @@ object LogicalType {
   private def parseCompound(text: String): LogicalType = {
     def bad(why: String) = LanceErrors.badLogicalType(text, why)
     def int(s: String, what: String): Int =
-      try s.toInt catch { case _: NumberFormatException => throw bad(s"$what '$s' is not an integer") }
+      try s.toInt
+      catch { case _: NumberFormatException => throw bad(s"$what '$s' is not an integer") }
     val parts = text.split(":", -1)
     parts(0) match {
       case "time32" | "time64" if parts.length == 2 =>

@@ -27,6 +27,7 @@ final class StringDictionary(val values: VarBinaryArray) {
 }
 
 object StringDictionary {
+
   /**
    * The concatenation of `dicts` (distinct objects) and, for each, the id its entry 0 gets in
    * the result: ids of a batch that crosses pages are remapped by adding that base.

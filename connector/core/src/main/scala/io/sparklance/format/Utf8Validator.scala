@@ -15,8 +15,13 @@ object Utf8Validator {
    * The first value among `[from, until)` (value i is `data[offsets(offOff + i),
    * offsets(offOff + i + 1))`) that is not valid UTF-8, or -1 when all are.
    */
-  def firstInvalid(offsets: Array[Int], offOff: Int, data: Array[Byte], from: Int,
-      until: Int): Int = {
+  def firstInvalid(
+      offsets: Array[Int],
+      offOff: Int,
+      data: Array[Byte],
+      from: Int,
+      until: Int
+  ): Int = {
     if (from >= until) return -1
     val start = offsets(offOff + from)
     val end = offsets(offOff + until)
@@ -35,7 +40,9 @@ object Utf8Validator {
   def firstInvalid(a: VarBinaryArray): Int = firstInvalid(a.offsets, 0, a.data, 0, a.length)
 
   private val Longs = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-    classOf[Array[Long]], java.nio.ByteOrder.LITTLE_ENDIAN)
+    classOf[Array[Long]],
+    java.nio.ByteOrder.LITTLE_ENDIAN
+  )
   private val HighBits = 0x8080808080808080L
 
   /** Whether bytes `[start, end)` are all below 0x80: eight at a time. */
@@ -84,14 +91,18 @@ object Utf8Validator {
         } else if (c < 0xf0) {
           if (i + 2 >= end) return false
           val c1 = d(i + 1) & 0xff
-          if (!cont(d(i + 1)) || !cont(d(i + 2)) ||
-            (c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0)) return false
+          if (
+            !cont(d(i + 1)) || !cont(d(i + 2)) ||
+            (c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0)
+          ) return false
           i += 3
         } else if (c < 0xf5) {
           if (i + 3 >= end) return false
           val c1 = d(i + 1) & 0xff
-          if (!cont(d(i + 1)) || !cont(d(i + 2)) || !cont(d(i + 3)) ||
-            (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90)) return false
+          if (
+            !cont(d(i + 1)) || !cont(d(i + 2)) || !cont(d(i + 3)) ||
+            (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90)
+          ) return false
           i += 4
         } else return false
       }

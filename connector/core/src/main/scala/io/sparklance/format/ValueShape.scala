@@ -9,10 +9,13 @@ import io.sparklance.LanceErrors
 sealed trait ValueShape
 
 object ValueShape {
+
   /** Every value null (Lance `null` type). */
   case object Nulls extends ValueShape
+
   /** Fixed-width little-endian values; `bool` ones are stored as bits on disk, one byte each in memory. */
   final case class Fixed(byteWidth: Int, bool: Boolean) extends ValueShape
+
   /** Strings and binaries. */
   case object Var extends ValueShape
   final case class FixedList(dimension: Int, item: ValueShape) extends ValueShape
@@ -24,7 +27,11 @@ object ValueShape {
     case LogicalType.Struct => Struct(field.children.map(c => c -> of(c)))
     case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct =>
       if (field.children.size != 1)
-        throw LanceErrors.unsupportedType(field.name, field.logicalType.text, s"a list needs exactly one child, found ${field.children.size}")
+        throw LanceErrors.unsupportedType(
+          field.name,
+          field.logicalType.text,
+          s"a list needs exactly one child, found ${field.children.size}"
+        )
       VarList(field.children.head, of(field.children.head))
     case t => ofType(t, field)
   }

@@ -14,9 +14,12 @@ import java.util.Arrays
  * than `maxResident` bytes of blocks are held (the least recently used first). Reads outside
  * every block, and ranges larger than a block, go to `input` as they are.
  */
-final class CoalescingInput(input: RandomAccessInput, maxGap: Int = CoalescingInput.MaxGap,
-    maxBlock: Int = CoalescingInput.MaxBlock, maxResident: Long = CoalescingInput.MaxResident)
-    extends RandomAccessInput {
+final class CoalescingInput(
+    input: RandomAccessInput,
+    maxGap: Int = CoalescingInput.MaxGap,
+    maxBlock: Int = CoalescingInput.MaxBlock,
+    maxResident: Long = CoalescingInput.MaxResident
+) extends RandomAccessInput {
   import CoalescingInput.Block
 
   private var blocks: Array[Block] = Array.empty
@@ -121,16 +124,20 @@ final class CoalescingInput(input: RandomAccessInput, maxGap: Int = CoalescingIn
 }
 
 object CoalescingInput {
+
   /** Ranges this close are read together (the bytes between them are read and dropped). */
   val MaxGap: Int = 1 << 20
+
   /** The largest request a plan makes. */
   val MaxBlock: Int = 16 << 20
+
   /** Fetched blocks held at once by one open file. */
   val MaxResident: Long = 64L << 20
 
   private final class Block(val start: Long, val end: Long, var planned: Long) {
     var bytes: Array[Byte] = _
     var lastUse = 0L
+
     /** Every planned byte was read: later reads inside go to the file as they are. */
     var done = false
   }

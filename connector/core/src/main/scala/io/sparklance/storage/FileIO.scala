@@ -1,7 +1,13 @@
 package io.sparklance.storage
 
 /** One entry of a directory listing. `name` is the last path component. */
-final case class FileEntry(path: String, name: String, size: Long, isDirectory: Boolean, modificationTime: Long)
+final case class FileEntry(
+    path: String,
+    name: String,
+    size: Long,
+    isDirectory: Boolean,
+    modificationTime: Long
+)
 
 /**
  * The storage the format and table layers see: whole-file and ranged reads, listings,
@@ -13,27 +19,35 @@ final case class FileEntry(path: String, name: String, size: Long, isDirectory: 
 trait FileIO extends Serializable {
   def exists(path: String): Boolean
   def isDirectory(path: String): Boolean
+
   /** Entries directly under `dir`; empty when `dir` does not exist. */
   def list(dir: String): Seq[FileEntry]
   def size(path: String): Long
   def readFully(path: String): Array[Byte]
+
   /** Exactly `length` bytes at `offset`, or an error naming the file when it is shorter. */
   def readRange(path: String, offset: Long, length: Int): Array[Byte]
+
   /** A handle for many ranged reads of one file. */
   def open(path: String): RandomAccessInput
+
   /**
    * A handle for ranged reads of a file known to be `size` bytes (a data file whose size the
    * manifest records and whose metadata is already known): stores that would ask for the size
    * or read ahead on opening need not, and nothing is read until a read.
    */
   def openSized(path: String, size: Long): RandomAccessInput = open(path)
+
   /** Writes `bytes` to `path` only if nothing is there; false when it already exists. */
   def createIfAbsent(path: String, bytes: Array[Byte]): Boolean
+
   /** Writes `bytes`, replacing whatever is at `path` (for files nobody else names, e.g. fresh data files). */
   def write(path: String, bytes: Array[Byte]): Unit
+
   /** A new file at `path` (failing if one exists), written as a stream: data files. */
   def create(path: String): java.io.OutputStream
   def delete(path: String): Boolean
+
   /**
    * Moves directory `from` to `to` (which must not exist) in one step: false when the store
    * cannot (object stores have no directory rename), or `to` exists, or the move failed.
@@ -46,8 +60,10 @@ trait RandomAccessInput extends AutoCloseable {
   def path: String
   def length: Long
   def read(offset: Long, length: Int): Array[Byte]
+
   /** Reads `length` bytes at `offset` into `dst` starting at `dstOffset`. */
   def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, length: Int): Unit
+
   /**
    * The byte ranges ((offset, length) pairs) the next reads will ask for, so that a remote
    * store can read nearby ones with one request ([[CoalescingInput]]); ignored by default.
@@ -56,6 +72,7 @@ trait RandomAccessInput extends AutoCloseable {
 }
 
 object Paths {
+
   /** Joins a dataset root and a relative child without doubling slashes. */
   def join(parent: String, child: String): String =
     if (parent.endsWith("/")) parent + child else parent + "/" + child

@@ -4,6 +4,7 @@ import org.slf4j.Logger
 
 /** Whole directory trees: what a dropped table or a failed index leaves to delete. */
 object FileTrees {
+
   /** Deletes `path` and, when it is a directory, everything below it. */
   def delete(io: FileIO, path: String): Unit = {
     if (io.isDirectory(path)) io.list(path).foreach(e => delete(io, e.path))

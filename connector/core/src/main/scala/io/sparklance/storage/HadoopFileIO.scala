@@ -24,10 +24,12 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
    * unknown scheme, so it is reported as Hadoop reports that: UnsupportedFileSystemException.
    */
   private def fs(p: Path): FileSystem =
-    try p.getFileSystem(conf) catch {
+    try p.getFileSystem(conf)
+    catch {
       case e: RuntimeException if e.getCause.isInstanceOf[ClassNotFoundException] =>
         val u = new org.apache.hadoop.fs.UnsupportedFileSystemException(
-          s"No FileSystem for scheme '${p.toUri.getScheme}': ${e.getCause.getMessage}")
+          s"No FileSystem for scheme '${p.toUri.getScheme}': ${e.getCause.getMessage}"
+        )
         u.initCause(e)
         throw u
     }
@@ -45,15 +47,24 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
   override def isDirectory(path: String): Boolean = {
     val p = new Path(path)
     IoStats.request(0)
-    try fs(p).getFileStatus(p).isDirectory catch { case _: FileNotFoundException => false }
+    try fs(p).getFileStatus(p).isDirectory
+    catch { case _: FileNotFoundException => false }
   }
 
   override def list(dir: String): Seq[FileEntry] = {
     val p = new Path(dir)
     IoStats.request(0)
-    val statuses = try fs(p).listStatus(p) catch { case _: FileNotFoundException => Array.empty[org.apache.hadoop.fs.FileStatus] }
+    val statuses =
+      try fs(p).listStatus(p)
+      catch { case _: FileNotFoundException => Array.empty[org.apache.hadoop.fs.FileStatus] }
     statuses.toSeq.map { s =>
-      FileEntry(s.getPath.toString, s.getPath.getName, s.getLen, s.isDirectory, s.getModificationTime)
+      FileEntry(
+        s.getPath.toString,
+        s.getPath.getName,
+        s.getLen,
+        s.isDirectory,
+        s.getModificationTime
+      )
     }
   }
 
@@ -66,14 +77,16 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
   override def readFully(path: String): Array[Byte] = {
     val in = open(path)
     try {
-      if (in.length > Int.MaxValue - 16) throw new IOException(s"File too large to read whole: $path")
+      if (in.length > Int.MaxValue - 16)
+        throw new IOException(s"File too large to read whole: $path")
       in.read(0, in.length.toInt)
     } finally in.close()
   }
 
   override def readRange(path: String, offset: Long, length: Int): Array[Byte] = {
     val in = open(path)
-    try in.read(offset, length) finally in.close()
+    try in.read(offset, length)
+    finally in.close()
   }
 
   override def open(path: String): RandomAccessInput = {
@@ -100,11 +113,14 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
         // which fails on HDFS when the target exists, so exactly one of several racing
         // writers wins (on local disks LocalWrites links instead: a local rename replaces).
         if (f.exists(target)) return false
-        val tmp = new Path(target.getParent, s".tmp-${target.getName}-${java.util.UUID.randomUUID()}")
+        val tmp =
+          new Path(target.getParent, s".tmp-${target.getName}-${java.util.UUID.randomUUID()}")
         val out = f.create(tmp, false)
-        try out.write(bytes) finally out.close()
+        try out.write(bytes)
+        finally out.close()
         try {
-          try f.rename(tmp, target) catch { case _: FileAlreadyExistsException => false }
+          try f.rename(tmp, target)
+          catch { case _: FileAlreadyExistsException => false }
         } finally {
           if (f.exists(tmp)) f.delete(tmp, false)
         }
@@ -131,7 +147,8 @@ final class HadoopFileIO(conf0: Configuration) extends FileIO {
       case Some(file) => local(f).write(file, bytes)
       case None =>
         val out = f.create(p, true)
-        try out.write(bytes) finally out.close()
+        try out.write(bytes)
+        finally out.close()
     }
   }
 
@@ -161,7 +178,8 @@ object HadoopFileIO {
   /** Object-store file systems whose rename copies every file, then deletes. */
   private def copiesOnRename(scheme: String): Boolean =
     Set("s3a", "s3n", "s3", "gs", "wasb", "wasbs", "abfs", "abfss", "oss", "cos", "cosn")(
-      Option(scheme).getOrElse("").toLowerCase)
+      Option(scheme).getOrElse("").toLowerCase
+    )
 
   /** The raw file system under Hadoop's checksumming local one; any other file system as is. */
   def withoutChecksums(f: FileSystem): FileSystem = f match {
@@ -174,9 +192,12 @@ object HadoopFileIO {
  * Positioned reads of one Hadoop file through stream `in`, or, when that is null, the stream
  * `openStream` gives on the first read.
  */
-private final class HadoopInput(val path: String, val length: Long,
-    private var in: FSDataInputStream, openStream: () => FSDataInputStream)
-    extends RandomAccessInput {
+private final class HadoopInput(
+    val path: String,
+    val length: Long,
+    private var in: FSDataInputStream,
+    openStream: () => FSDataInputStream
+) extends RandomAccessInput {
 
   override def read(offset: Long, len: Int): Array[Byte] = {
     val buf = new Array[Byte](len)
@@ -186,12 +207,20 @@ private final class HadoopInput(val path: String, val length: Long,
 
   override def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, len: Int): Unit = {
     if (offset < 0 || len < 0 || offset + len > length)
-      throw LanceErrors.corruptFile(path,
-        s"read of $len bytes at offset $offset is outside the file (size $length bytes)")
+      throw LanceErrors.corruptFile(
+        path,
+        s"read of $len bytes at offset $offset is outside the file (size $length bytes)"
+      )
     IoStats.request(len)
     if (in == null) in = openStream()
     try in.readFully(offset, dst, dstOffset, len)
-    catch { case e: EOFException => throw LanceErrors.corruptFile(path, s"unexpected end of file reading $len bytes at $offset", e) }
+    catch {
+      case e: EOFException => throw LanceErrors.corruptFile(
+          path,
+          s"unexpected end of file reading $len bytes at $offset",
+          e
+        )
+    }
   }
 
   override def close(): Unit = if (in != null) in.close()

@@ -28,7 +28,8 @@ final class LocalWrites(umask: Int) {
   def create(file: Path): OutputStream = {
     parents(file)
     val out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
-    try chmod(file, FileMode) catch { case e: Throwable => out.close(); throw e }
+    try chmod(file, FileMode)
+    catch { case e: Throwable => out.close(); throw e }
     new BufferedOutputStream(out, BufferSize)
   }
 
@@ -61,12 +62,14 @@ final class LocalWrites(umask: Int) {
     var up = dir.getParent
     while (up != null && !Files.isDirectory(up)) { missing ::= up; up = up.getParent }
     missing.foreach { d =>
-      val made = try { Files.createDirectory(d); true }
+      val made =
+        try { Files.createDirectory(d); true }
         catch {
           case _: FileAlreadyExistsException if Files.isDirectory(d) => false
           case _: FileAlreadyExistsException =>
             throw new ParentNotDirectoryException(
-              s"Cannot create $file: $d is a file, not a directory")
+              s"Cannot create $file: $d is a file, not a directory"
+            )
         }
       if (made) chmod(d, DirMode)
     }
@@ -77,6 +80,7 @@ final class LocalWrites(umask: Int) {
 }
 
 object LocalWrites {
+
   /** Output buffer of [[LocalWrites.create]]'s stream; large writes (pages) pass through. */
   private val BufferSize = 64 * 1024
   private val FileMode = Integer.parseInt("666", 8)

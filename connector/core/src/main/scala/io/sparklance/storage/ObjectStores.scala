@@ -7,12 +7,13 @@ import io.sparklance.storage.s3.S3FileIO
  * exclusive rename, and pylance writes no `latest_version_hint.json` on them.
  */
 object ObjectStores {
+
   /**
    * Object stores reached through Hadoop file systems, whose rename is a copy (or not an
    * exclusive create): a commit by rename is not safe there.
    */
-  val RenameIsCopySchemes: Set[String] = Set("gs", "gcs", "abfs", "abfss", "wasb", "wasbs",
-    "adl", "oss", "cosn", "obs", "s3n")
+  val RenameIsCopySchemes: Set[String] =
+    Set("gs", "gcs", "abfs", "abfss", "wasb", "wasbs", "adl", "oss", "cosn", "obs", "s3n")
 
   /** The lower-case scheme of `path`; "file" for a plain local path. */
   def scheme(path: String): String = {

@@ -30,6 +30,7 @@ final class SerializableConf(@transient private var conf: Configuration) extends
 }
 
 object SerializableConf {
+
   /** The properties as they are set (variables not expanded), as `Configuration.write`. */
   private[storage] def write(conf: Configuration, out: DataOutput): Unit = {
     val props = new java.util.ArrayList[java.util.Map.Entry[String, String]]()

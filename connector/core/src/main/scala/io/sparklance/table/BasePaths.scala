@@ -25,5 +25,9 @@ object BasePaths {
 
   private def find(snapshot: Snapshot, id: Int, what: String): TableProtos.BasePath =
     snapshot.manifest.getBasePathsList.asScala.find(_.getId == id).getOrElse(
-      throw LanceErrors.corruptFile(snapshot.manifestPath, s"$what names base path $id, which the manifest does not define"))
+      throw LanceErrors.corruptFile(
+        snapshot.manifestPath,
+        s"$what names base path $id, which the manifest does not define"
+      )
+    )
 }

@@ -18,7 +18,10 @@ object BlobRoots {
   val None: BlobRoots = BlobRoots("", Map.empty)
 
   def apply(snapshot: Snapshot): BlobRoots =
-    BlobRoots(snapshot.root, snapshot.manifest.getBasePathsList.asScala.map(b => b.getId -> b.getPath).toMap)
+    BlobRoots(
+      snapshot.root,
+      snapshot.manifest.getBasePathsList.asScala.map(b => b.getId -> b.getPath).toMap
+    )
 }
 
 /**
@@ -41,35 +44,51 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
    */
   def materialize(f: LanceField, array: ColumnArray): ColumnArray = BlobColumn.version(f) match {
     case Some(v) => array match {
-      case _: NullArray => array
-      // Legacy (0.1) files store blob fields as plain binary: the bytes themselves.
-      case _: VarBinaryArray if legacyFile(f) => array
-      case _ => resolve(f, v, BlobDescriptors.of(array, v, s"${fileOf(f).path} (blob column '${f.name}', id ${f.id})"))
-    }
+        case _: NullArray => array
+        // Legacy (0.1) files store blob fields as plain binary: the bytes themselves.
+        case _: VarBinaryArray if legacyFile(f) => array
+        case _ => resolve(
+            f,
+            v,
+            BlobDescriptors.of(array, v, s"${fileOf(f).path} (blob column '${f.name}', id ${f.id})")
+          )
+      }
     case None => array match {
-      case s: StructArray if f.logicalType == LogicalType.Struct && f.children.exists(BlobColumn.containsBlob) =>
-        val kids = s.children.clone()
-        f.children.zipWithIndex.foreach { case (c, i) => if (i < kids.length) kids(i) = materialize(c, kids(i)) }
-        new StructArray(s.length, s.nulls, kids)
-      // Blobs in lists (2.2): the items (blobs, or structs holding blobs) resolved as a column.
-      case l: ListArray if isList(f.logicalType) =>
-        f.children.headOption.filter(BlobColumn.containsBlob)
-          .map(item => new ListArray(l.length, l.nulls, l.offsets, materialize(item, l.child)))
-          .getOrElse(array)
-      case _ => array
-    }
+        case s: StructArray
+            if f.logicalType == LogicalType.Struct && f.children.exists(BlobColumn.containsBlob) =>
+          val kids = s.children.clone()
+          f.children.zipWithIndex.foreach { case (c, i) =>
+            if (i < kids.length) kids(i) = materialize(c, kids(i))
+          }
+          new StructArray(s.length, s.nulls, kids)
+        // Blobs in lists (2.2): the items (blobs, or structs holding blobs) resolved as a column.
+        case l: ListArray if isList(f.logicalType) =>
+          f.children.headOption.filter(BlobColumn.containsBlob)
+            .map(item => new ListArray(l.length, l.nulls, l.offsets, materialize(item, l.child)))
+            .getOrElse(array)
+        case _ => array
+      }
   }
 
   private def isList(t: LogicalType): Boolean =
     t == LogicalType.List || t == LogicalType.LargeList || t.isInstanceOf[LogicalType.ListOfStruct]
 
-  private def legacyFile(f: LanceField): Boolean = { val df = fileOf(f); df.major == 0 && df.minor < 3 }
+  private def legacyFile(f: LanceField): Boolean = {
+    val df = fileOf(f); df.major == 0 && df.minor < 3
+  }
 
   private def fileOf(f: LanceField): DataFileRef =
     fragment.files.find(_.holds(f.id)).getOrElse(
-      throw new IllegalStateException(s"blob column '${f.name}' (id ${f.id}) decoded from no data file of fragment ${fragment.id}"))
+      throw new IllegalStateException(
+        s"blob column '${f.name}' (id ${f.id}) decoded from no data file of fragment ${fragment.id}"
+      )
+    )
 
-  private def resolve(f: LanceField, version: BlobColumn.Version, d: BlobDescriptors): VarBinaryArray = {
+  private def resolve(
+      f: LanceField,
+      version: BlobColumn.Version,
+      d: BlobDescriptors
+  ): VarBinaryArray = {
     val n = d.length
     val dataFile = fileOf(f)
     def column = s"blob column '${f.name}' (id ${f.id}) of fragment ${fragment.id}"
@@ -82,20 +101,29 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
       if (!d.isNull(i)) {
         val pos = d.positions(i); val size = d.sizes(i)
         if (pos < 0 || size < 0)
-          throw LanceErrors.corruptFile(dataFile.path, s"$column row $i has blob position $pos and size $size beyond 2^63")
+          throw LanceErrors.corruptFile(
+            dataFile.path,
+            s"$column row $i has blob position $pos and size $size beyond 2^63"
+          )
         val kind = if (version == BlobColumn.V1) BlobKind.Inline else d.kinds(i)
         kind match {
           case BlobKind.Inline => sources(i) = dataFile.path
-          case BlobKind.Packed | BlobKind.Dedicated => sources(i) = BlobPaths.sidecar(dataFile.path, d.blobIds(i))
+          case BlobKind.Packed | BlobKind.Dedicated =>
+            sources(i) = BlobPaths.sidecar(dataFile.path, d.blobIds(i))
           case BlobKind.External => sources(i) = externalPath(d.uri(i), d.blobIds(i), column)
           case BlobKind.Managed =>
-            sources(i) = join(dataFile.baseId.map(id => base(id, column)).getOrElse(fragment.blobRoots.datasetRoot),
-              managedPath(d.uri(i), column, dataFile.path))
+            sources(i) = join(
+              dataFile.baseId.map(id => base(id, column)).getOrElse(fragment.blobRoots.datasetRoot),
+              managedPath(d.uri(i), column, dataFile.path)
+            )
           case BlobKind.ManagedWithBase =>
-            sources(i) = join(base(d.blobIds(i), column), managedPath(d.uri(i), column, dataFile.path))
+            sources(i) =
+              join(base(d.blobIds(i), column), managedPath(d.uri(i), column, dataFile.path))
           case other =>
-            throw LanceErrors.unsupported(s"Lance $column row $i has blob kind $other, which this connector does not know " +
-              s"(known: 0-5, ${(0 to 5).map(BlobKind.name).mkString(", ")}); it was written by a newer Lance")
+            throw LanceErrors.unsupported(
+              s"Lance $column row $i has blob kind $other, which this connector does not know " +
+                s"(known: 0-5, ${(0 to 5).map(BlobKind.name).mkString(", ")}); it was written by a newer Lance"
+            )
         }
         offsets(i) = pos
         // External blobs of size 0 stand for the whole object from `position` on.
@@ -114,12 +142,21 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
   private val dataFilePaths: Set[String] = fragment.files.map(_.path).toSet
 
   def close(): Unit = {
-    dataFileInputs.values.foreach(in => try in.close() catch { case _: Exception => })
+    dataFileInputs.values.foreach(in =>
+      try in.close()
+      catch { case _: Exception => }
+    )
     dataFileInputs.clear()
   }
 
   /** Reads every row's range, grouped by source file, into one output array. */
-  private def read(d: BlobDescriptors, sources: Array[String], offsets: Array[Long], lengths: Array[Long], column: => String): VarBinaryArray = {
+  private def read(
+      d: BlobDescriptors,
+      sources: Array[String],
+      offsets: Array[Long],
+      lengths: Array[Long],
+      column: => String
+  ): VarBinaryArray = {
     val n = d.length
     // Rows with bytes to read, grouped by source: `order` holds them source by source,
     // group g being order[groupStart(g), groupStart(g + 1)).
@@ -133,7 +170,11 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
       val src = sources(i)
       if (src != null && lengths(i) != 0) {
         var g = groupOf.get(src)
-        if (g == null) { g = paths.size; groupOf.put(src, g); paths += src; if (paths.size > counts.length) counts = java.util.Arrays.copyOf(counts, counts.length * 2) }
+        if (g == null) {
+          g = paths.size; groupOf.put(src, g); paths += src;
+          if (paths.size > counts.length)
+            counts = java.util.Arrays.copyOf(counts, counts.length * 2)
+        }
         group(i) = g
         counts(g) += 1
       }
@@ -163,8 +204,11 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
           val r = order(k)
           if (lengths(r) < 0) lengths(r) = math.max(0L, len - offsets(r))
           if (offsets(r) > len || lengths(r) > len - offsets(r))
-            throw LanceErrors.corruptFile(paths(g), s"$column row $r: blob bytes [${offsets(r)}, +${lengths(r)}) lie outside " +
-              s"the file of $len bytes")
+            throw LanceErrors.corruptFile(
+              paths(g),
+              s"$column row $r: blob bytes [${offsets(r)}, +${lengths(r)}) lie outside " +
+                s"the file of $len bytes"
+            )
           k += 1
         }
         g += 1
@@ -175,53 +219,88 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
       while (i < n) {
         if (sources(i) != null) total += lengths(i)
         if (total > MaxBatchBytes)
-          throw LanceErrors.unsupported(s"Lance $column: the blobs of one batch exceed 2 GiB (row $i reaches $total bytes), " +
-            "more than a Spark binary column vector holds; read with a smaller batch_size option")
+          throw LanceErrors.unsupported(
+            s"Lance $column: the blobs of one batch exceed 2 GiB (row $i reaches $total bytes), " +
+              "more than a Spark binary column vector holds; read with a smaller batch_size option"
+          )
         outOffsets(i + 1) = total.toInt
         i += 1
       }
       val data = new Array[Byte](total.toInt)
       g = 0
       while (g < groups) {
-        readRanges(inputs(g), order, groupStart(g), groupStart(g + 1), offsets, lengths, outOffsets, data)
+        readRanges(
+          inputs(g),
+          order,
+          groupStart(g),
+          groupStart(g + 1),
+          offsets,
+          lengths,
+          outOffsets,
+          data
+        )
         g += 1
       }
       new VarBinaryArray(n, d.nulls, outOffsets, data)
-    } finally opened.foreach(in => try in.close() catch { case _: Exception => })
+    } finally opened.foreach(in =>
+        try in.close()
+        catch { case _: Exception => }
+      )
   }
 
   private def open(path: String, column: => String): RandomAccessInput =
-    try io.open(path) catch {
+    try io.open(path)
+    catch {
       case e: LanceException => throw e
       case e: java.io.FileNotFoundException =>
-        throw LanceErrors.corruptFile(path, s"$column: the file holding blob bytes does not exist (${e.getMessage})", e)
+        throw LanceErrors.corruptFile(
+          path,
+          s"$column: the file holding blob bytes does not exist (${e.getMessage})",
+          e
+        )
       case e: java.io.IOException =>
-        throw LanceErrors.unsupported(s"Lance $column: cannot open blob bytes at $path: ${e.getClass.getSimpleName}: ${e.getMessage}")
+        throw LanceErrors.unsupported(
+          s"Lance $column: cannot open blob bytes at $path: ${e.getClass.getSimpleName}: ${e.getMessage}"
+        )
     }
 
   /** The absolute path of an external blob: `uri` itself (base 0), or `uri` under base path `baseId`. */
   private def externalPath(uri: String, baseId: Int, column: => String): String = {
-    if (uri.isEmpty) throw LanceErrors.corruptFile(fragment.blobRoots.datasetRoot, s"$column: an external blob has an empty URI")
+    if (uri.isEmpty) throw LanceErrors.corruptFile(
+      fragment.blobRoots.datasetRoot,
+      s"$column: an external blob has an empty URI"
+    )
     if (baseId != 0) join(base(baseId, column), uri)
     else {
       val scheme = schemeOf(uri)
       if (scheme.isEmpty && !uri.startsWith("/"))
-        throw LanceErrors.unsupported(s"Lance $column: external blob URI '$uri' is neither absolute nor relative to a base path")
+        throw LanceErrors.unsupported(
+          s"Lance $column: external blob URI '$uri' is neither absolute nor relative to a base path"
+        )
       if (scheme.contains("memory"))
-        throw LanceErrors.unsupported(s"Lance $column: external blob URI '$uri' names in-process memory storage, which only " +
-          "the writing process can read")
+        throw LanceErrors.unsupported(
+          s"Lance $column: external blob URI '$uri' names in-process memory storage, which only " +
+            "the writing process can read"
+        )
       uri
     }
   }
 
   private def base(id: Int, column: => String): String =
-    fragment.blobRoots.bases.getOrElse(id, throw LanceErrors.corruptFile(fragment.blobRoots.datasetRoot,
-      s"$column names base path $id, which the manifest does not define"))
+    fragment.blobRoots.bases.getOrElse(
+      id,
+      throw LanceErrors.corruptFile(
+        fragment.blobRoots.datasetRoot,
+        s"$column names base path $id, which the manifest does not define"
+      )
+    )
 }
 
 object BlobBytes {
+
   /** Ranges closer than this are read together (one request beats two on object stores). */
   val CoalesceGap: Long = 64L * 1024
+
   /** Upper bound of one coalesced read; larger single blobs are read alone, straight into the output. */
   val MaxCoalesced: Long = 8L * 1024 * 1024
   private val MaxBatchBytes: Long = Int.MaxValue - 16L
@@ -230,12 +309,17 @@ object BlobBytes {
   private[table] def schemeOf(s: String): Option[String] = {
     val colon = s.indexOf(':')
     val slash = s.indexOf('/')
-    if (colon > 1 && (slash < 0 || colon < slash) && s.substring(0, colon).forall(c => c.isLetterOrDigit || c == '+' || c == '-' || c == '.'))
+    if (
+      colon > 1 && (slash < 0 || colon < slash) && s.substring(0, colon).forall(c =>
+        c.isLetterOrDigit || c == '+' || c == '-' || c == '.'
+      )
+    )
       Some(s.substring(0, colon).toLowerCase(java.util.Locale.ROOT))
     else scala.None
   }
 
-  private def join(root: String, rel: String): String = Paths.join(Paths.stripTrailingSlash(root), rel)
+  private def join(root: String, rel: String): String =
+    Paths.join(Paths.stripTrailingSlash(root), rel)
 
   /**
    * A managed blob's `blob_uri`: a canonical relative object path (pylance's
@@ -243,9 +327,14 @@ object BlobBytes {
    * scheme, no backslash. Anything else is a corrupt descriptor.
    */
   private def managedPath(uri: String, column: => String, file: String): String = {
-    val ok = uri.nonEmpty && !uri.startsWith("/") && !uri.endsWith("/") && !uri.contains("://") && !uri.contains("\\") &&
+    val ok = uri.nonEmpty && !uri.startsWith("/") && !uri.endsWith("/") && !uri.contains(
+      "://"
+    ) && !uri.contains("\\") &&
       uri.split("/", -1).forall(p => p.nonEmpty && p != "." && p != "..")
-    if (!ok) throw LanceErrors.corruptFile(file, s"$column: managed blob URI '$uri' is not a canonical relative path")
+    if (!ok) throw LanceErrors.corruptFile(
+      file,
+      s"$column: managed blob URI '$uri' is not a canonical relative path"
+    )
     uri
   }
 
@@ -255,16 +344,26 @@ object BlobBytes {
    * at most [[CoalesceGap]] and the read stays within [[MaxCoalesced]]; a lone range is read
    * straight into `data`.
    */
-  private def readRanges(in: RandomAccessInput, order: Array[Int], from: Int, until: Int, offsets: Array[Long],
-      lengths: Array[Long], outOffsets: Array[Int], data: Array[Byte]): Unit = {
+  private def readRanges(
+      in: RandomAccessInput,
+      order: Array[Int],
+      from: Int,
+      until: Int,
+      offsets: Array[Long],
+      lengths: Array[Long],
+      outOffsets: Array[Int],
+      data: Array[Byte]
+  ): Unit = {
     sortByOffset(order, from, until, offsets)
     var a = from
     while (a < until) {
       val start = offsets(order(a))
       var end = start + lengths(order(a))
       var b = a + 1
-      while (b < until && offsets(order(b)) <= end + CoalesceGap &&
-        math.max(end, offsets(order(b)) + lengths(order(b))) - start <= MaxCoalesced) {
+      while (
+        b < until && offsets(order(b)) <= end + CoalesceGap &&
+        math.max(end, offsets(order(b)) + lengths(order(b))) - start <= MaxCoalesced
+      ) {
         end = math.max(end, offsets(order(b)) + lengths(order(b)))
         b += 1
       }

@@ -17,8 +17,14 @@ import io.sparklance.table.txn.{ManifestBuilder, TransactionLog}
  * A branch as pylance 14 records it in `_refs/branches/{name}.json`: made from version
  * `parentVersion` of `parentBranch` (None: main); `versionMapping` pairs versions with ids.
  */
-final case class Branch(name: String, parentBranch: Option[String], parentVersion: Long,
-    versionMapping: Seq[(Long, String)], createAt: Long, manifestSize: Long)
+final case class Branch(
+    name: String,
+    parentBranch: Option[String],
+    parentVersion: Long,
+    versionMapping: Seq[(Long, String)],
+    createAt: Long,
+    manifestSize: Long
+)
 
 /**
  * Branches as pylance 14 makes them (`create_branch`): a dataset of its own under
@@ -58,19 +64,26 @@ object Branches {
       .flatMap(b => b.parentVersion +: b.versionMapping.map(_._1)).toSet
 
   private def parse(name: String, bytes: Array[Byte], file: String): Branch = {
-    val n = try mapper.readTree(bytes) catch {
-      case e: Exception =>
-        throw LanceErrors.corruptFile(file, s"branch file is not JSON: ${e.getMessage}", e)
-    }
+    val n =
+      try mapper.readTree(bytes)
+      catch {
+        case e: Exception =>
+          throw LanceErrors.corruptFile(file, s"branch file is not JSON: ${e.getMessage}", e)
+      }
     val v = n.get("parentVersion")
     if (v == null || !v.canConvertToLong)
       throw LanceErrors.corruptFile(file, "branch file has no integer 'parentVersion'")
     val mapping = Option(n.get("identifier")).flatMap(i => Option(i.get("version_mapping")))
       .map(_.elements().asScala.toSeq.map(p => p.get(0).asLong -> p.get(1).asText))
       .getOrElse(Nil)
-    Branch(name, Option(n.get("parentBranch")).filterNot(_.isNull).map(_.asText), v.asLong,
-      mapping, Option(n.get("createAt")).map(_.asLong).getOrElse(0L),
-      Option(n.get("manifestSize")).map(_.asLong).getOrElse(0L))
+    Branch(
+      name,
+      Option(n.get("parentBranch")).filterNot(_.isNull).map(_.asText),
+      v.asLong,
+      mapping,
+      Option(n.get("createAt")).map(_.asLong).getOrElse(0L),
+      Option(n.get("manifestSize")).map(_.asLong).getOrElse(0L)
+    )
   }
 
   /**
@@ -81,8 +94,13 @@ object Branches {
    * for the parent, and its ref extends the parent's version mapping. Fails if the branch
    * exists.
    */
-  def create(io: FileIO, root0: String, name: String, version: Long,
-      parent: Option[String] = None): Branch = {
+  def create(
+      io: FileIO,
+      root0: String,
+      name: String,
+      version: Long,
+      parent: Option[String] = None
+  ): Branch = {
     val root = Paths.stripTrailingSlash(root0)
     Tags.invalidName(name).foreach { why =>
       throw LanceErrors.invalidOption("branch", name, s"not a valid branch name for $root: $why")
@@ -96,8 +114,11 @@ object Branches {
     val source = LanceDataset.open(io, sourceRoot).open(VersionSpec.Number(version))
     val sourceBranch = if (source.manifest.hasBranch) source.manifest.getBranch else ""
     if (sourceBranch != parent.getOrElse(""))
-      throw LanceErrors.corruptFile(source.manifestPath, s"version $version of $sourceRoot " +
-        s"records branch '$sourceBranch', not '${parent.getOrElse("")}'")
+      throw LanceErrors.corruptFile(
+        source.manifestPath,
+        s"version $version of $sourceRoot " +
+          s"records branch '$sourceBranch', not '${parent.getOrElse("")}'"
+      )
 
     val m = ManifestBuilder.nextOf(source.manifest)
     val baseId = (m.getBasePathsList.asScala.map(_.getId) :+ -1).max + 1
@@ -114,8 +135,8 @@ object Branches {
       if (i.hasBaseId) i else i.toBuilder.setBaseId(baseId).build()
     }
     val indexSection = if (!source.manifest.hasIndexSection) None
-      else Some(TableProtos.IndexSection.newBuilder().addAllIndices(indices.asJava).build()
-        .toByteArray)
+    else Some(TableProtos.IndexSection.newBuilder().addAllIndices(indices.asJava).build()
+      .toByteArray)
     val flags = FeatureFlags.BasePaths
     m.setBranch(name).setReaderFeatureFlags(m.getReaderFeatureFlags | flags)
       .setWriterFeatureFlags(m.getWriterFeatureFlags | flags)

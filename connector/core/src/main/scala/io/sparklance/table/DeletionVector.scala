@@ -5,7 +5,12 @@ import java.nio.{ByteBuffer, ByteOrder}
 import org.apache.arrow.memory.{ArrowBuf, BufferAllocator, RootAllocator}
 import org.apache.arrow.vector.UInt4Vector
 import org.apache.arrow.vector.IntVector
-import org.apache.arrow.vector.compression.{AbstractCompressionCodec, CompressionCodec, CompressionUtil, NoCompressionCodec}
+import org.apache.arrow.vector.compression.{
+  AbstractCompressionCodec,
+  CompressionCodec,
+  CompressionUtil,
+  NoCompressionCodec
+}
 import org.apache.arrow.vector.ipc.ArrowFileReader
 import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel
 import org.roaringbitmap.RoaringBitmap
@@ -34,9 +39,13 @@ object DeletionVector {
     val ext = file.getFileType match {
       case TableProtos.DeletionFile.DeletionFileType.ARROW_ARRAY => "arrow"
       case TableProtos.DeletionFile.DeletionFileType.BITMAP => "bin"
-      case other => throw LanceErrors.unsupported(s"Deletion file type $other of fragment $fragmentId in $root")
+      case other =>
+        throw LanceErrors.unsupported(s"Deletion file type $other of fragment $fragmentId in $root")
     }
-    Paths.join(Paths.join(root, "_deletions"), s"$fragmentId-${file.getReadVersion}-${java.lang.Long.toUnsignedString(file.getId)}.$ext")
+    Paths.join(
+      Paths.join(root, "_deletions"),
+      s"$fragmentId-${file.getReadVersion}-${java.lang.Long.toUnsignedString(file.getId)}.$ext"
+    )
   }
 
   /**
@@ -48,30 +57,42 @@ object DeletionVector {
     fragment.deletionPath match {
       case None => Empty
       case Some(p) => FileMetadataCache.shared.entryOf[DeletionVector](p) match {
-        case Some(dv) => dv
-        case None =>
-          val dv = read(io, fragment)
-          FileMetadataCache.shared.putEntry(p, dv)
-          dv
-      }
+          case Some(dv) => dv
+          case None =>
+            val dv = read(io, fragment)
+            FileMetadataCache.shared.putEntry(p, dv)
+            dv
+        }
     }
 
   def read(io: FileIO, fragment: FragmentRef): DeletionVector = fragment.deletionPath match {
     case None => Empty
     case Some(p) =>
-      val bytes = try io.readFully(p) catch {
-        case e: java.io.FileNotFoundException =>
-          throw LanceErrors.corruptFile(p, s"deletion file of fragment ${fragment.id} is missing", e)
-      }
-      val bitmap = try {
-        if (fragment.deletionIsBitmap) readBitmap(bytes) else readArrow(bytes)
-      } catch {
-        case e: LanceException => throw e
-        case e: Exception => throw LanceErrors.corruptFile(p, s"deletion file does not decode: $e", e)
-      }
-      if (fragment.physicalRowsTrusted && bitmap.getLongCardinality > 0 && (bitmap.last() & 0xffffffffL) >= fragment.physicalRows)
-        throw LanceErrors.corruptFile(p,
-          s"deletes row ${bitmap.last() & 0xffffffffL} but fragment ${fragment.id} has ${fragment.physicalRows} rows")
+      val bytes =
+        try io.readFully(p)
+        catch {
+          case e: java.io.FileNotFoundException =>
+            throw LanceErrors.corruptFile(
+              p,
+              s"deletion file of fragment ${fragment.id} is missing",
+              e
+            )
+        }
+      val bitmap =
+        try {
+          if (fragment.deletionIsBitmap) readBitmap(bytes) else readArrow(bytes)
+        } catch {
+          case e: LanceException => throw e
+          case e: Exception =>
+            throw LanceErrors.corruptFile(p, s"deletion file does not decode: $e", e)
+        }
+      if (
+        fragment.physicalRowsTrusted && bitmap.getLongCardinality > 0 && (bitmap.last() & 0xffffffffL) >= fragment.physicalRows
+      )
+        throw LanceErrors.corruptFile(
+          p,
+          s"deletes row ${bitmap.last() & 0xffffffffL} but fragment ${fragment.id} has ${fragment.physicalRows} rows"
+        )
       new DeletionVector(bitmap)
   }
 
@@ -85,14 +106,20 @@ object DeletionVector {
     val rb = new RoaringBitmap()
     val allocator = new RootAllocator(Long.MaxValue)
     try {
-      val reader = new ArrowFileReader(new ByteArrayReadableSeekableByteChannel(bytes), allocator, ZstdCodecFactory)
+      val reader = new ArrowFileReader(
+        new ByteArrayReadableSeekableByteChannel(bytes),
+        allocator,
+        ZstdCodecFactory
+      )
       try {
         val root = reader.getVectorSchemaRoot
         while (reader.loadNextBatch()) {
           root.getVector(0) match {
-            case v: UInt4Vector => var i = 0; while (i < v.getValueCount) { rb.add(v.get(i)); i += 1 }
+            case v: UInt4Vector =>
+              var i = 0; while (i < v.getValueCount) { rb.add(v.get(i)); i += 1 }
             case v: IntVector => var i = 0; while (i < v.getValueCount) { rb.add(v.get(i)); i += 1 }
-            case other => throw new IllegalStateException(s"unexpected column type ${other.getField}")
+            case other =>
+              throw new IllegalStateException(s"unexpected column type ${other.getField}")
           }
         }
       } finally reader.close()
@@ -118,7 +145,9 @@ object DeletionVector {
 
     override protected def doDecompress(a: BufferAllocator, compressed: ArrowBuf): ArrowBuf = {
       val outLen = readUncompressedLength(compressed)
-      val src = new Array[Byte]((compressed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH).toInt)
+      val src = new Array[Byte](
+        (compressed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH).toInt
+      )
       compressed.getBytes(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, src)
       val out = com.github.luben.zstd.Zstd.decompress(src, outLen.toInt)
       val buf = a.buffer(outLen)

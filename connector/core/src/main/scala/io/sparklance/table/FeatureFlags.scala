@@ -23,6 +23,7 @@ object FeatureFlags {
   val SpilledRowLineage = 2048L
   val FragmentTree = 4096L // reserved; Lance itself refuses it
   val IndependentCoveringFields = 8192L
+
   /** Blob v2 descriptors of kind Managed / ManagedWithBase (objects under `_blobs/` of a base). */
   val ManagedBlobs = 16384L
 
@@ -41,7 +42,8 @@ object FeatureFlags {
     SpilledRowLineage -> "spilled row lineage",
     FragmentTree -> "fragment tree",
     IndependentCoveringFields -> "independent covering fields",
-    ManagedBlobs -> "managed blobs")
+    ManagedBlobs -> "managed blobs"
+  )
 
   /**
    * Flags this reader handles. Index-only features (covered index metadata, fragment reuse
@@ -53,7 +55,9 @@ object FeatureFlags {
     ManagedBlobs
 
   def describe(bit: Long): String =
-    names.find(_._1 == bit).map { case (b, n) => s"$n (flag $b)" }.getOrElse(s"unknown feature (flag $bit)")
+    names.find(_._1 == bit).map { case (b, n) => s"$n (flag $b)" }.getOrElse(
+      s"unknown feature (flag $bit)"
+    )
 
   /** The single bits of `flags` outside `supported`, described. */
   def unsupported(flags: Long, supported: Long): Seq[String] = {

@@ -10,8 +10,11 @@ import io.sparklance.proto.{RowIdProtos, TableProtos}
  * the fragment when a scan asks for row ids or row versions: the stable row id sequence
  * and the created-at / last-updated-at version sequences (empty when absent).
  */
-final case class FragmentLineage(rowIds: Array[Byte], createdAt: Array[Byte],
-    updatedAt: Array[Byte]) {
+final case class FragmentLineage(
+    rowIds: Array[Byte],
+    createdAt: Array[Byte],
+    updatedAt: Array[Byte]
+) {
 
   /** The stable row id of every physical row, or None without stable row ids. */
   def decodeRowIds(): Option[Array[Long]] =
@@ -27,12 +30,17 @@ final case class FragmentLineage(rowIds: Array[Byte], createdAt: Array[Byte],
 
 object FragmentLineage {
   def of(f: TableProtos.DataFragment): FragmentLineage = {
-    if (f.hasExternalRowIds || f.hasColumnRowIds || f.hasExternalCreatedAtVersions ||
-        f.hasExternalLastUpdatedAtVersions || f.hasColumnCreatedAtVersions ||
-        f.hasColumnLastUpdatedAtVersions)
+    if (
+      f.hasExternalRowIds || f.hasColumnRowIds || f.hasExternalCreatedAtVersions ||
+      f.hasExternalLastUpdatedAtVersions || f.hasColumnCreatedAtVersions ||
+      f.hasColumnLastUpdatedAtVersions
+    )
       throw LanceErrors.unsupported(s"fragment ${f.getId} keeps its row lineage outside the " +
         "manifest, which this connector does not read yet")
-    FragmentLineage(f.getInlineRowIds.toByteArray, f.getInlineCreatedAtVersions.toByteArray,
-      f.getInlineLastUpdatedAtVersions.toByteArray)
+    FragmentLineage(
+      f.getInlineRowIds.toByteArray,
+      f.getInlineCreatedAtVersions.toByteArray,
+      f.getInlineLastUpdatedAtVersions.toByteArray
+    )
   }
 }

@@ -10,11 +10,18 @@ import io.sparklance.proto.TableProtos
 
 /** Where one data file of a fragment lives and what it holds; a plain, serializable copy of `DataFile`. */
 final case class DataFileRef(
-    path: String, fieldIds: Array[Int], columnIndices: Array[Int], major: Int, minor: Int, sizeBytes: Long,
+    path: String,
+    fieldIds: Array[Int],
+    columnIndices: Array[Int],
+    major: Int,
+    minor: Int,
+    sizeBytes: Long,
     /** `DataFile.base_id`: the manifest base path the file lives under, if not the dataset's own. */
-    baseId: Option[Int] = None) {
+    baseId: Option[Int] = None
+) {
   def fileFields: FileFields = FileFields(fieldIds, columnIndices)
   def holds(id: Int): Boolean = fieldIds.contains(id)
+
   /** A reader of this file (its metadata read once per JVM: see [[FileMetadataCache]]). */
   def open(io: FileIO): LanceFileReader =
     LanceFileReader.open(io, path, major, minor, fileFields, sizeBytes)
@@ -39,7 +46,8 @@ final case class FragmentRef(
      * The row offsets a scalar index says can pass the scan's filter (see IndexPruning): a
      * reader with that filter skips batches holding none of them. None: any row may.
      */
-    rowCandidates: Option[org.roaringbitmap.RoaringBitmap] = None)
+    rowCandidates: Option[org.roaringbitmap.RoaringBitmap] = None
+)
 
 object FragmentRef {
   def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
@@ -56,13 +64,20 @@ object FragmentRef {
           major = df.getFileMajorVersion,
           minor = df.getFileMinorVersion,
           sizeBytes = df.getFileSizeBytes,
-          baseId = if (df.hasBaseId) Some(df.getBaseId) else None)
+          baseId = if (df.hasBaseId) Some(df.getBaseId) else None
+        )
       },
-      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(BasePaths.root(snapshot, root, f.getDeletionFile), f.getId, f.getDeletionFile)) else None,
+      deletionPath = if (f.hasDeletionFile) Some(DeletionVector.path(
+        BasePaths.root(snapshot, root, f.getDeletionFile),
+        f.getId,
+        f.getDeletionFile
+      ))
+      else None,
       deletionIsBitmap = f.hasDeletionFile &&
         f.getDeletionFile.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP,
       numDeletedRows = if (f.hasDeletionFile) f.getDeletionFile.getNumDeletedRows else 0L,
-      blobRoots = BlobRoots(snapshot))
+      blobRoots = BlobRoots(snapshot)
+    )
   }
 }
 
@@ -91,16 +106,22 @@ final class FragmentReader(
     startRow: Long,
     endRow: Long,
     filter: FragmentReader.Filter = null,
-    sharedBatches: Boolean = false) extends AutoCloseable {
+    sharedBatches: Boolean = false
+) extends AutoCloseable {
 
   /**
    * One data file's scans. With a filter, `first` decodes the filter's columns and `rest` the
    * other projected columns, so `rest` can skip batches where no row passes; without one,
    * `first` is empty and `rest` decodes everything.
    */
-  private case class FilePart(reader: LanceFileReader, first: Option[(FileScan, Seq[LanceField])], rest: Option[(FileScan, Seq[LanceField])])
+  private case class FilePart(
+      reader: LanceFileReader,
+      first: Option[(FileScan, Seq[LanceField])],
+      rest: Option[(FileScan, Seq[LanceField])]
+  )
 
-  private val filterColumns: Set[String] = if (filter == null) Set.empty else filter.evaluator.columns
+  private val filterColumns: Set[String] =
+    if (filter == null) Set.empty else filter.evaluator.columns
   private val firstFields: Seq[LanceField] = if (filter == null) Nil else filter.fields
   private val restFields: Seq[LanceField] = fields.filterNot(f => filterColumns.contains(f.name))
 
@@ -114,9 +135,11 @@ final class FragmentReader(
           val reader = df.open(io)
           opened += (try {
             reader.planReads(first ++ rest, startRow, endRow)
-            FilePart(reader,
+            FilePart(
+              reader,
               if (first.isEmpty) None else Some(reader.scan(first, startRow, endRow) -> first),
-              if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest))
+              if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest)
+            )
           } catch { case e: Throwable => closeQuietly(reader); throw e })
         }
       }
@@ -198,7 +221,9 @@ final class FragmentReader(
 
   private def read(n: Int, maxKept: Int): (Array[ColumnArray], Int) = {
     skippedByIndex = fragment.rowCandidates.exists(_.rangeCardinality(
-      position, position + n) == 0)
+      position,
+      position + n
+    ) == 0)
     if (skippedByIndex) {
       // No row here can pass the filter or be asked for: its columns are not decoded at all.
       parts.foreach { p => p.first.foreach(_._1.skip(n)); p.rest.foreach(_._1.skip(n)) }
@@ -209,7 +234,8 @@ final class FragmentReader(
       return (Array.empty, 0)
     }
     val firstDecoded = decode(n, _.first)
-    val evaluated: Array[Boolean] = if (filter == null) null else {
+    val evaluated: Array[Boolean] = if (filter == null) null
+    else {
       val byName = firstFields.map(f => f.name -> assemble(f, firstDecoded, n)).toMap
       filter.evaluator.evaluate(byName, n)
     }
@@ -238,7 +264,10 @@ final class FragmentReader(
     (out.toArray, kept)
   }
 
-  private def decode(n: Int, which: FilePart => Option[(FileScan, Seq[LanceField])]): Seq[scala.collection.Map[Int, ColumnArray]] =
+  private def decode(
+      n: Int,
+      which: FilePart => Option[(FileScan, Seq[LanceField])]
+  ): Seq[scala.collection.Map[Int, ColumnArray]] =
     parts.flatMap(p => which(p)).map { case (scan, held) =>
       val byId = scala.collection.mutable.HashMap[Int, ColumnArray]()
       held.zip(if (sharedBatches) scan.nextShared(n) else scan.next(n))
@@ -254,8 +283,11 @@ final class FragmentReader(
    * `passed` (null: every row) narrowed to the rows of the next `n` among `candidates`: no
    * other row can pass the filter or was asked for.
    */
-  private def amongCandidates(candidates: org.roaringbitmap.RoaringBitmap, n: Int,
-      passed: Array[Boolean]): Array[Boolean] = {
+  private def amongCandidates(
+      candidates: org.roaringbitmap.RoaringBitmap,
+      n: Int,
+      passed: Array[Boolean]
+  ): Array[Boolean] = {
     if (candidates.rangeCardinality(position, position + n) == n) return passed
     val out = new Array[Boolean](n)
     val s = position.toInt
@@ -269,7 +301,8 @@ final class FragmentReader(
   }
 
   private def keptRows(start: Long, n: Int, passed: Array[Boolean]): Array[Int] = {
-    val anyDeleted = deletions.cardinality != 0 && deletions.deleted.rangeCardinality(start, start + n) != 0
+    val anyDeleted =
+      deletions.cardinality != 0 && deletions.deleted.rangeCardinality(start, start + n) != 0
     if (!anyDeleted && passed == null) return null
     if (!anyDeleted) {
       // Selective filters leave most batches empty: count before building the index list.
@@ -280,7 +313,8 @@ final class FragmentReader(
     }
     val s = start.toInt
     // The deleted offsets of this range, walked once (not a bitmap lookup per row).
-    val deleted = if (!anyDeleted) null else {
+    val deleted = if (!anyDeleted) null
+    else {
       val d = new Array[Boolean](n)
       val it = deletions.deleted.getIntIterator
       it.advanceIfNeeded(s)
@@ -303,10 +337,15 @@ final class FragmentReader(
   }
 
   /** Records `a` and, through structs, its children under their field ids. */
-  private def index(f: LanceField, a: ColumnArray, into: scala.collection.mutable.HashMap[Int, ColumnArray]): Unit = {
+  private def index(
+      f: LanceField,
+      a: ColumnArray,
+      into: scala.collection.mutable.HashMap[Int, ColumnArray]
+  ): Unit = {
     into(f.id) = a
     a match {
-      case s: StructArray if !BlobColumn.isBlob(f) => f.children.zip(s.children).foreach { case (c, ca) => index(c, ca, into) }
+      case s: StructArray if !BlobColumn.isBlob(f) =>
+        f.children.zip(s.children).foreach { case (c, ca) => index(c, ca, into) }
       case _ =>
     }
   }
@@ -315,19 +354,26 @@ final class FragmentReader(
    * Combines the per-file reads of `f`: the first file holding it wins; struct children merge,
    * and a child no file holds reads as nulls.
    */
-  private def assemble(f: LanceField, decoded: Seq[scala.collection.Map[Int, ColumnArray]], n: Int): ColumnArray = {
+  private def assemble(
+      f: LanceField,
+      decoded: Seq[scala.collection.Map[Int, ColumnArray]],
+      n: Int
+  ): ColumnArray = {
     val found = decoded.flatMap(_.get(f.id))
     val structs = found.collect { case s: StructArray => s }
     if (found.isEmpty) new NullArray(n)
     else if (f.logicalType != LogicalType.Struct || BlobColumn.isBlob(f)) found.head
     // The whole struct in one file (the usual case): as decoded.
-    else if (found.size == 1 && structs.size == 1 && structs.head.children.length == f.children.size)
+    else if (
+      found.size == 1 && structs.size == 1 && structs.head.children.length == f.children.size
+    )
       structs.head
     else {
       // Held by several files, or some children in none (fields added to the struct later,
       // pylance's add_columns): children merged by id, absent ones null.
       // A struct row is null only when every file holding the struct says so.
-      val nulls = if (structs.exists(_.nulls == null)) null else Array.tabulate(n)(i => structs.forall(_.isNull(i)))
+      val nulls = if (structs.exists(_.nulls == null)) null
+      else Array.tabulate(n)(i => structs.forall(_.isNull(i)))
       new StructArray(n, nulls, f.children.map(assemble(_, decoded, n)).toArray)
     }
   }
@@ -355,10 +401,12 @@ final class FragmentReader(
     if (BlobColumn.isBlob(f)) {
       if (inList && !BlobColumn.version(f).contains(BlobColumn.V2)) throw LanceErrors.unsupported(
         s"Blob column '${f.name}' (id ${f.id}) is a blob v1 column inside a list, which Lance " +
-          "itself cannot read (blobs in lists need data_storage_version 2.2)")
+          "itself cannot read (blobs in lists need data_storage_version 2.2)"
+      )
     } else {
       val list = f.logicalType match {
-        case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => true
+        case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct =>
+          true
         case _ => false
       }
       f.children.foreach(checkBlobPlacement(_, inList || list))
@@ -366,12 +414,15 @@ final class FragmentReader(
 
   override def close(): Unit = {
     parts.foreach { p =>
-      p.first.foreach(x => closeQuietly(x._1)); p.rest.foreach(x => closeQuietly(x._1)); closeQuietly(p.reader)
+      p.first.foreach(x => closeQuietly(x._1)); p.rest.foreach(x => closeQuietly(x._1));
+      closeQuietly(p.reader)
     }
     if (blobs != null) blobs.close()
   }
 
-  private def closeQuietly(c: AutoCloseable): Unit = try c.close() catch { case _: Exception => }
+  private def closeQuietly(c: AutoCloseable): Unit =
+    try c.close()
+    catch { case _: Exception => }
 }
 
 object FragmentReader {

@@ -9,6 +9,7 @@ object VersionSpec {
   case object Latest extends VersionSpec
   final case class Number(version: Long) extends VersionSpec
   final case class TagName(name: String) extends VersionSpec
+
   /** The newest version committed at or before this instant (microseconds since the epoch). */
   final case class AsOf(micros: Long) extends VersionSpec
 }
@@ -27,20 +28,26 @@ final class LanceDataset private (val io: FileIO, val root: String) {
   def versions(): IndexedSeq[VersionFile] = versionLog.list()
 
   def latestVersion(): Long =
-    versionLog.latest().map(_.version).getOrElse(throw LanceErrors.notADataset(root, "no manifests under _versions/"))
+    versionLog.latest().map(_.version).getOrElse(throw LanceErrors.notADataset(
+      root,
+      "no manifests under _versions/"
+    ))
 
   def tags(): Seq[Tag] = Tags.list(io, root)
 
   def open(spec: VersionSpec): Snapshot = spec match {
     case VersionSpec.Latest =>
-      load(versionLog.latest().getOrElse(throw LanceErrors.notADataset(root, "no manifests under _versions/")))
+      load(versionLog.latest().getOrElse(throw LanceErrors.notADataset(
+        root,
+        "no manifests under _versions/"
+      )))
     case VersionSpec.Number(v) => load(versionLog.find(v))
     case VersionSpec.TagName(name) =>
       val tag = Tags.get(io, root, name)
       // A tag of a branch names a version of the branch's own dataset (tree/{branch}).
       tag.branch.filter(_.nonEmpty) match {
         case Some(b) => LanceDataset.open(io, Branches.path(root, b))
-          .open(VersionSpec.Number(tag.version))
+            .open(VersionSpec.Number(tag.version))
         case None => load(versionLog.find(tag.version))
       }
     case VersionSpec.AsOf(micros) =>
@@ -54,27 +61,40 @@ final class LanceDataset private (val io: FileIO, val root: String) {
         if (s.timestampMicros <= micros) return s
         oldest = s
       }
-      throw LanceErrors.noVersionAsOf(root, formatMicros(micros), formatMicros(oldest.timestampMicros))
+      throw LanceErrors.noVersionAsOf(
+        root,
+        formatMicros(micros),
+        formatMicros(oldest.timestampMicros)
+      )
   }
 
   /** Every version with its commit time, oldest first. Reads each manifest. */
   def history(): Seq[VersionInfo] =
-    versionLog.list().map { vf => val s = load(vf); VersionInfo(s.version, s.timestampMicros, vf.path) }
+    versionLog.list().map { vf =>
+      val s = load(vf); VersionInfo(s.version, s.timestampMicros, vf.path)
+    }
 
   private def load(vf: VersionFile): Snapshot = {
     val decoded = ManifestFile.read(io, vf.path)
     val m = decoded.manifest
     if (m.getVersion != vf.version)
-      throw LanceErrors.corruptFile(vf.path, s"file name says version ${vf.version} but the manifest says ${m.getVersion}")
+      throw LanceErrors.corruptFile(
+        vf.path,
+        s"file name says version ${vf.version} but the manifest says ${m.getVersion}"
+      )
     FeatureFlags.checkReadable(m.getReaderFeatureFlags, root, vf.version)
     new Snapshot(root, vf.version, vf.path, vf.naming, m, decoded.indexSection)
   }
 
   private def formatMicros(micros: Long): String =
-    java.time.Instant.ofEpochSecond(Math.floorDiv(micros, 1000000L), Math.floorMod(micros, 1000000L) * 1000L).toString
+    java.time.Instant.ofEpochSecond(
+      Math.floorDiv(micros, 1000000L),
+      Math.floorMod(micros, 1000000L) * 1000L
+    ).toString
 }
 
 object LanceDataset {
+
   /** Opens the dataset at `path`, failing clearly when there is nothing, or no Lance dataset, there. */
   def open(io: FileIO, path: String): LanceDataset = {
     val root = Paths.stripTrailingSlash(path)

@@ -13,8 +13,11 @@ import io.sparklance.storage.FileIO
  * Deletion files are read on first use, one per fragment. With a filter (pylance's
  * `prefilter=True`), only the `allowed` rows: fragment id -> offsets of the rows that match.
  */
-final class LiveRows(val io: FileIO, val fragments: Map[Long, FragmentRef],
-    val allowed: Option[Map[Long, RoaringBitmap]] = None) extends Serializable {
+final class LiveRows(
+    val io: FileIO,
+    val fragments: Map[Long, FragmentRef],
+    val allowed: Option[Map[Long, RoaringBitmap]] = None
+) extends Serializable {
   @transient private lazy val deletions =
     scala.collection.mutable.HashMap.empty[Long, DeletionVector]
 

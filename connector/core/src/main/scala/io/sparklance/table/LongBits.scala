@@ -13,8 +13,10 @@ final class LongBits(val min: Long, val words: Array[Long]) {
 }
 
 object LongBits {
+
   /** Lists shorter than this stay a sorted array (a few comparisons per row). */
   val MinValues = 16
+
   /** The most bits a bitmap may span (8 MiB), and how sparse it may be per value. */
   val MaxBits: Long = 1L << 26
   val MaxBitsPerValue: Long = 1L << 16

@@ -18,6 +18,7 @@ import io.sparklance.proto.TableProtos
 object ManifestFile {
   val Magic: Array[Byte] = "LANC".getBytes("US-ASCII")
   val FooterLength = 16
+
   /** Reading this much of the tail usually gets the whole manifest in one request. */
   private val TailBytes = 64 * 1024
 
@@ -25,40 +26,66 @@ object ManifestFile {
    * A decoded manifest plus what is needed to rewrite it without losing anything, and the
    * bytes of its index section when reading the manifest read them too (see [[indices]]).
    */
-  final case class Decoded(path: String, manifest: TableProtos.Manifest, fileSize: Long,
-      indexSection: Option[Array[Byte]] = None)
+  final case class Decoded(
+      path: String,
+      manifest: TableProtos.Manifest,
+      fileSize: Long,
+      indexSection: Option[Array[Byte]] = None
+  )
 
   def read(io: FileIO, path: String): Decoded = {
-    val in = try io.open(path) catch {
-      case e: java.io.FileNotFoundException => throw LanceErrors.corruptFile(path, "manifest file is missing", e)
-    }
+    val in =
+      try io.open(path)
+      catch {
+        case e: java.io.FileNotFoundException =>
+          throw LanceErrors.corruptFile(path, "manifest file is missing", e)
+      }
     try {
       val size = in.length
-      if (size < FooterLength + 4) throw LanceErrors.corruptFile(path, s"manifest file is only $size bytes")
+      if (size < FooterLength + 4)
+        throw LanceErrors.corruptFile(path, s"manifest file is only $size bytes")
       val tailLen = math.min(size, TailBytes.toLong).toInt
       val tailStart = size - tailLen
       var tail = in.read(tailStart, tailLen)
-      val footer = ByteBuffer.wrap(tail, tailLen - FooterLength, FooterLength).order(ByteOrder.LITTLE_ENDIAN)
+      val footer =
+        ByteBuffer.wrap(tail, tailLen - FooterLength, FooterLength).order(ByteOrder.LITTLE_ENDIAN)
       val pos = footer.getLong()
       if (!java.util.Arrays.equals(java.util.Arrays.copyOfRange(tail, tailLen - 4, tailLen), Magic))
         throw LanceErrors.corruptFile(path, "missing LANC magic at end of manifest")
       val msgEnd = size - FooterLength
       if (pos < 0 || pos + 4 > msgEnd)
-        throw LanceErrors.corruptFile(path, s"manifest position $pos is outside the file (size $size)")
+        throw LanceErrors.corruptFile(
+          path,
+          s"manifest position $pos is outside the file (size $size)"
+        )
       // Widen the tail when the manifest starts before it.
       var base = tailStart
       if (pos < base) {
         tail = in.read(pos, (size - pos).toInt)
         base = pos
       }
-      val lenPrefix = ByteBuffer.wrap(tail, (pos - base).toInt, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xffffffffL
+      val lenPrefix = ByteBuffer.wrap(tail, (pos - base).toInt, 4).order(
+        ByteOrder.LITTLE_ENDIAN
+      ).getInt() & 0xffffffffL
       val msgLen = msgEnd - (pos + 4)
       if (lenPrefix != msgLen)
-        throw LanceErrors.corruptFile(path, s"manifest length prefix $lenPrefix does not match the $msgLen bytes before the footer")
+        throw LanceErrors.corruptFile(
+          path,
+          s"manifest length prefix $lenPrefix does not match the $msgLen bytes before the footer"
+        )
       val manifest =
-        try TableProtos.Manifest.parseFrom(ByteBuffer.wrap(tail, (pos + 4 - base).toInt, msgLen.toInt))
-        catch { case e: com.google.protobuf.InvalidProtocolBufferException =>
-          throw LanceErrors.corruptFile(path, s"manifest protobuf does not decode: ${e.getMessage}", e)
+        try TableProtos.Manifest.parseFrom(ByteBuffer.wrap(
+            tail,
+            (pos + 4 - base).toInt,
+            msgLen.toInt
+          ))
+        catch {
+          case e: com.google.protobuf.InvalidProtocolBufferException =>
+            throw LanceErrors.corruptFile(
+              path,
+              s"manifest protobuf does not decode: ${e.getMessage}",
+              e
+            )
         }
       Decoded(path, manifest, size, sectionIn(tail, base, msgEnd, manifest))
     } finally in.close()
@@ -69,8 +96,12 @@ object ManifestFile {
    * the manifest message ends at `end`): pylance writes the section just before the message,
    * so the tail read for the manifest usually holds it.
    */
-  private def sectionIn(bytes: Array[Byte], base: Long, end: Long,
-      manifest: TableProtos.Manifest): Option[Array[Byte]] =
+  private def sectionIn(
+      bytes: Array[Byte],
+      base: Long,
+      end: Long,
+      manifest: TableProtos.Manifest
+  ): Option[Array[Byte]] =
     if (!manifest.hasIndexSection) None
     else {
       val pos = manifest.getIndexSection
@@ -92,8 +123,11 @@ object ManifestFile {
       try TableProtos.IndexSection.parseFrom(indexSection(io, s)).getIndicesList.asScala.toSeq
       catch {
         case e: com.google.protobuf.InvalidProtocolBufferException =>
-          throw LanceErrors.corruptFile(s.manifestPath,
-            s"index section does not decode: ${e.getMessage}", e)
+          throw LanceErrors.corruptFile(
+            s.manifestPath,
+            s"index section does not decode: ${e.getMessage}",
+            e
+          )
       }
     }
 
@@ -112,8 +146,11 @@ object ManifestFile {
 
   /** Reads a length-prefixed protobuf section (index section, inline transaction) at `pos`. */
   def readSection(io: FileIO, path: String, pos: Long): Array[Byte] = {
-    val len = ByteBuffer.wrap(io.readRange(path, pos, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xffffffffL
-    if (len > Int.MaxValue) throw LanceErrors.corruptFile(path, s"section at $pos claims $len bytes")
+    val len = ByteBuffer.wrap(io.readRange(path, pos, 4)).order(
+      ByteOrder.LITTLE_ENDIAN
+    ).getInt() & 0xffffffffL
+    if (len > Int.MaxValue)
+      throw LanceErrors.corruptFile(path, s"section at $pos claims $len bytes")
     io.readRange(path, pos + 4, len.toInt)
   }
 
@@ -125,7 +162,10 @@ object ManifestFile {
    * `IndexSection` bytes, kept verbatim) when there is one, with `index_section` set to its
    * position, then the message and footer.
    */
-  def encode(manifest: TableProtos.Manifest.Builder, indexSection: Option[Array[Byte]]): Array[Byte] =
+  def encode(
+      manifest: TableProtos.Manifest.Builder,
+      indexSection: Option[Array[Byte]]
+  ): Array[Byte] =
     encode(manifest, indexSection, None)
 
   /**
@@ -135,7 +175,8 @@ object ManifestFile {
   def encode(
       manifest: TableProtos.Manifest.Builder,
       indexSection: Option[Array[Byte]],
-      transaction: Option[Array[Byte]]): Array[Byte] = {
+      transaction: Option[Array[Byte]]
+  ): Array[Byte] = {
     indexSection match {
       case Some(_) => manifest.setIndexSection(0L)
       case None => manifest.clearIndexSection()
@@ -149,7 +190,8 @@ object ManifestFile {
 
   private def frame(body: Array[Byte], sections: Seq[Array[Byte]]): Array[Byte] = {
     val before = sections.map(_.length + 4).sum
-    val buf = ByteBuffer.allocate(before + 4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
+    val buf =
+      ByteBuffer.allocate(before + 4 + body.length + FooterLength).order(ByteOrder.LITTLE_ENDIAN)
     sections.foreach { s => buf.putInt(s.length); buf.put(s) }
     val pos = buf.position().toLong
     buf.putInt(body.length)

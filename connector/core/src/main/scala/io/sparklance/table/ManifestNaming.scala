@@ -37,10 +37,13 @@ object ManifestNaming {
     val stem = fileName.substring(0, fileName.length - Suffix.length)
     if (stem.isEmpty || !stem.forall(c => c >= '0' && c <= '9')) return None
     if (fileName.length == V2Length) {
-      val inverted = try java.lang.Long.parseUnsignedLong(stem) catch { case _: NumberFormatException => return None }
+      val inverted =
+        try java.lang.Long.parseUnsignedLong(stem)
+        catch { case _: NumberFormatException => return None }
       Some((-1L - inverted, V2))
     } else {
-      try Some((stem.toLong, V1)) catch { case _: NumberFormatException => None }
+      try Some((stem.toLong, V1))
+      catch { case _: NumberFormatException => None }
     }
   }
 }

@@ -22,6 +22,7 @@ object ManifestSummary {
       "total_deletion_files" -> frags.count(_.hasDeletionFile).toLong,
       "total_data_file_rows" -> physical,
       "total_deletion_file_rows" -> deleted,
-      "total_rows" -> (physical - deleted)).map { case (k, v) => k -> v.toString }
+      "total_rows" -> (physical - deleted)
+    ).map { case (k, v) => k -> v.toString }
   }
 }

@@ -27,7 +27,8 @@ object NullFreeColumns {
           case (None, _) => Nil
           case (Some(df), fields) =>
             val reader = df.open(io)
-            try reader.provenNullFree(fields) finally reader.close()
+            try reader.provenNullFree(fields)
+            finally reader.close()
         }
       }
     }

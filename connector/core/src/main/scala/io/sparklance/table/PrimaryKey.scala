@@ -51,8 +51,10 @@ object PrimaryKey {
    * fields, non-null, of a key type, none twice.
    */
   def check(root: String, fields: Seq[(String, LanceField)]): Unit = {
-    def refuse(why: String) = throw LanceErrors.invalidSchemaChange(root,
-      s"cannot make ${fields.map(_._1).mkString(", ")} the primary key: $why")
+    def refuse(why: String) = throw LanceErrors.invalidSchemaChange(
+      root,
+      s"cannot make ${fields.map(_._1).mkString(", ")} the primary key: $why"
+    )
     if (fields.isEmpty) refuse("no column named")
     fields.groupBy(_._2.id).values.find(_.size > 1).foreach(d => refuse(s"'${d.head._1}' twice"))
     fields.foreach { case (p, f) =>
@@ -73,16 +75,21 @@ object PrimaryKey {
     if (columns.isEmpty) fields
     else {
       val keyed = columns.map { c =>
-        c -> fields.find(_.name == c).getOrElse(throw LanceErrors.invalidSchemaChange(root,
+        c -> fields.find(_.name == c).getOrElse(throw LanceErrors.invalidSchemaChange(
+          root,
           s"cannot make '$c' the primary key: no such column (columns: " +
-            s"${fields.map(_.name).mkString(", ")})")).copy(nullable = false)
+            s"${fields.map(_.name).mkString(", ")})"
+        )).copy(nullable = false)
       }
       check(root, keyed)
       fields.map { f =>
         val i = columns.indexOf(f.name)
         if (i < 0) f
-        else f.copy(nullable = false, metadata = f.metadata ++ marker(i, columns.size)
-          .map { case (k, v) => k -> v.getBytes("UTF-8") })
+        else f.copy(
+          nullable = false,
+          metadata = f.metadata ++ marker(i, columns.size)
+            .map { case (k, v) => k -> v.getBytes("UTF-8") }
+        )
       }
     }
 
@@ -93,15 +100,20 @@ object PrimaryKey {
   def install(s: Snapshot, paths: Seq[Seq[String]]): UpdateConfig = {
     val existing = this.paths(s.schema)
     if (existing.nonEmpty)
-      throw LanceErrors.invalidSchemaChange(s.root, s"the primary key is " +
-        s"${existing.mkString(", ")} and cannot change")
+      throw LanceErrors.invalidSchemaChange(
+        s.root,
+        s"the primary key is " +
+          s"${existing.mkString(", ")} and cannot change"
+      )
     def find(path: Seq[String]): Option[LanceField] =
       path.tail.foldLeft(s.schema.fields.find(_.name == path.head)) { (at, name) =>
         at.flatMap(_.children.find(_.name == name))
       }
     val fields = paths.map { p =>
-      p.mkString(".") -> find(p).getOrElse(throw LanceErrors.invalidSchemaChange(s.root,
-        s"cannot make '${p.mkString(".")}' the primary key: no such column"))
+      p.mkString(".") -> find(p).getOrElse(throw LanceErrors.invalidSchemaChange(
+        s.root,
+        s"cannot make '${p.mkString(".")}' the primary key: no such column"
+      ))
     }
     check(s.root, fields)
     UpdateConfig(fieldMetadata = fields.zipWithIndex.map { case ((_, f), i) =>
@@ -111,6 +123,9 @@ object PrimaryKey {
 
   /** Whether `u` sets or removes a key marker (or replaces a field's metadata). */
   def touches(u: UpdateConfig): Boolean =
-    u.fieldMetadata.values.exists(m => m.replace || m.entries.exists { case (k, _) =>
-      k == Marker || k == Position })
+    u.fieldMetadata.values.exists(m =>
+      m.replace || m.entries.exists { case (k, _) =>
+        k == Marker || k == Position
+      }
+    )
 }

@@ -16,7 +16,8 @@ object RowCounts {
     else {
       val df = f.files.head
       val r = df.open(io)
-      try r.numRows finally r.close()
+      try r.numRows
+      finally r.close()
     }
 
   def deletedRows(io: FileIO, f: FragmentRef): Long =

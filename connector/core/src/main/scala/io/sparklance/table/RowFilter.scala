@@ -13,11 +13,13 @@ package io.sparklance.table
  * TRUE(a AND b) = TRUE(a) and TRUE(b), and likewise for OR.
  */
 sealed trait RowFilter {
+
   /** Top-level column names this predicate reads. */
   def columns: Set[String]
 }
 
 object RowFilter {
+
   /** TRUE for every row, or for none. */
   final case class Const(value: Boolean) extends RowFilter { def columns: Set[String] = Set.empty }
 
@@ -48,12 +50,14 @@ object RowFilter {
    * the sign follows the dividend. `divisor` is never 0 (Spark raises an error or yields null
    * there, so such predicates stay with Spark).
    */
-  final case class Remainder(column: String, divisor: Long, op: CompareOp, value: Long) extends RowFilter {
+  final case class Remainder(column: String, divisor: Long, op: CompareOp, value: Long)
+      extends RowFilter {
     def columns: Set[String] = Set(column)
   }
 
   /** `column IN (values)`, or `NOT IN` when `negated`; no value is null. */
-  final case class In(column: String, values: Seq[FilterValue], negated: Boolean) extends RowFilter {
+  final case class In(column: String, values: Seq[FilterValue], negated: Boolean)
+      extends RowFilter {
     def columns: Set[String] = Set(column)
 
     /**
@@ -71,7 +75,7 @@ object RowFilter {
 
     override def equals(o: Any): Boolean = o match {
       case that: In => (this eq that) || (hashCode == that.hashCode && column == that.column &&
-        negated == that.negated && values == that.values)
+          negated == that.negated && values == that.values)
       case _ => false
     }
 
@@ -84,8 +88,12 @@ object RowFilter {
    * values as they are. Java serialization of a million value objects takes a large part of
    * a second; the array takes milliseconds.
    */
-  private final case class InForm(column: String, negated: Boolean, longs: Array[Long],
-      values: Seq[FilterValue]) {
+  private final case class InForm(
+      column: String,
+      negated: Boolean,
+      longs: Array[Long],
+      values: Seq[FilterValue]
+  ) {
     private def readResolve(): AnyRef =
       if (longs == null) In(column, values, negated)
       else In(column, longs.toSeq.map(FilterValue.LongValue(_)), negated)
@@ -102,9 +110,14 @@ object RowFilter {
    * String prefix, suffix or containment tests on UTF-8 bytes, or a LIKE pattern whose only
    * wildcard is `%` ([[MatchKind.Like]]); `negated` for NOT.
    */
-  final case class StringMatch(column: String, kind: MatchKind, pattern: Array[Byte],
-      negated: Boolean) extends RowFilter {
+  final case class StringMatch(
+      column: String,
+      kind: MatchKind,
+      pattern: Array[Byte],
+      negated: Boolean
+  ) extends RowFilter {
     def columns: Set[String] = Set(column)
+
     /** A LIKE pattern's literal runs, split once rather than for every batch. */
     @transient private[table] lazy val likeParts: Array[Array[Byte]] =
       MatchKind.Like.parts(pattern)
@@ -144,6 +157,7 @@ object MatchKind {
   case object StartsWith extends MatchKind
   case object EndsWith extends MatchKind
   case object Contains extends MatchKind
+
   /**
    * SQL `LIKE` with `%` as its only wildcard (any run of characters, none too) and no escape:
    * the pattern's bytes hold the `%`s, so `'%a%b'` holds values containing `a` and then
@@ -151,6 +165,7 @@ object MatchKind {
    * multi-byte character is `%`, and a `%` matches newlines too, as in Spark.
    */
   case object Like extends MatchKind {
+
     /** The literal runs between the `%`s: the first anchored at the start, the last at the end. */
     def parts(pattern: Array[Byte]): Array[Array[Byte]] = {
       val out = Array.newBuilder[Array[Byte]]
@@ -179,6 +194,7 @@ object FilterValue {
   final case class LongValue(v: Long) extends FilterValue
   final case class DoubleValue(v: Double) extends FilterValue
   final case class BytesValue(v: Array[Byte]) extends FilterValue {
-    override def toString: String = "'" + new String(v, java.nio.charset.StandardCharsets.UTF_8) + "'"
+    override def toString: String =
+      "'" + new String(v, java.nio.charset.StandardCharsets.UTF_8) + "'"
   }
 }

@@ -11,12 +11,16 @@ import io.sparklance.table.RowFilter._
 /** How the evaluator reads one column's values. */
 sealed trait FilterDomain
 object FilterDomain {
+
   /** Fixed-width integers (booleans, dates, microsecond timestamps too), widened to long. */
   final case class Integral(byteWidth: Int, signed: Boolean) extends FilterDomain
+
   /** float32 or float64, widened to double (exact, order-preserving). */
   final case class Floating(byteWidth: Int) extends FilterDomain
+
   /** UTF-8 strings, compared as unsigned bytes. */
   case object Utf8Bytes extends FilterDomain
+
   /**
    * 128-bit decimals, as their unscaled values (literals at the column's scale); values beyond
    * a long saturate to Long.MinValue / Long.MaxValue, so literals must lie strictly between.
@@ -60,9 +64,15 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
   import RowFilterEvaluator._
 
   private val domains: Map[String, FilterDomain] = filter.columns.iterator.map { c =>
-    val f = fields.getOrElse(c, throw new IllegalArgumentException(s"filter column '$c' is not in the schema"))
+    val f = fields.getOrElse(
+      c,
+      throw new IllegalArgumentException(s"filter column '$c' is not in the schema")
+    )
     c -> FilterDomain.of(f).getOrElse(
-      throw new IllegalArgumentException(s"filter column '$c' (${f.logicalType.text}) cannot be evaluated by the reader"))
+      throw new IllegalArgumentException(
+        s"filter column '$c' (${f.logicalType.text}) cannot be evaluated by the reader"
+      )
+    )
   }.toMap
 
   /**
@@ -81,11 +91,15 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
         // Values not of the column's kind: fail naming the first one that is not.
         values.find(v => !ofKind(d, v)).foreach(bad(c, _))
         // All of the column's kind: `prepared` is the set of that kind (null when empty).
-        m.put(in, if (values.nonEmpty) in.prepared else d match {
-          case _: FilterDomain.Floating => Array.emptyDoubleArray
-          case FilterDomain.Utf8Bytes => Array.empty[Array[Byte]]
-          case _ => Array.emptyLongArray
-        })
+        m.put(
+          in,
+          if (values.nonEmpty) in.prepared
+          else d match {
+            case _: FilterDomain.Floating => Array.emptyDoubleArray
+            case FilterDomain.Utf8Bytes => Array.empty[Array[Byte]]
+            case _ => Array.emptyLongArray
+          }
+        )
       case _ =>
     }
     visit(filter)
@@ -109,19 +123,25 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
   private final class Batch(val arrays: String => ColumnArray, val n: Int) {
     private val longs = scala.collection.mutable.HashMap[String, Array[Long]]()
     private val doubles = scala.collection.mutable.HashMap[String, Array[Double]]()
-    def longsOf(c: String, d: FilterDomain): Array[Long] = longs.getOrElseUpdate(c, {
-      val buf = longBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Long](math.max(n, 1024)))
-      longBuffers(c) = buf
-      d match {
-        case i: FilterDomain.Integral => widenLongs(arrays(c), i, buf)
-        case _ => saturateDecimals(arrays(c), buf)
+    def longsOf(c: String, d: FilterDomain): Array[Long] = longs.getOrElseUpdate(
+      c, {
+        val buf =
+          longBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Long](math.max(n, 1024)))
+        longBuffers(c) = buf
+        d match {
+          case i: FilterDomain.Integral => widenLongs(arrays(c), i, buf)
+          case _ => saturateDecimals(arrays(c), buf)
+        }
       }
-    })
-    def doublesOf(c: String, d: FilterDomain.Floating): Array[Double] = doubles.getOrElseUpdate(c, {
-      val buf = doubleBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Double](math.max(n, 1024)))
-      doubleBuffers(c) = buf
-      widenDoubles(arrays(c), d, buf)
-    })
+    )
+    def doublesOf(c: String, d: FilterDomain.Floating): Array[Double] = doubles.getOrElseUpdate(
+      c, {
+        val buf =
+          doubleBuffers.get(c).filter(_.length >= n).getOrElse(new Array[Double](math.max(n, 1024)))
+        doubleBuffers(c) = buf
+        widenDoubles(arrays(c), d, buf)
+      }
+    )
   }
 
   /**
@@ -140,16 +160,24 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
       if (nl == null) { if (!negated) java.util.Arrays.fill(acc, false) }
       else { var i = 0; while (i < b.n) { acc(i) &= nl(i) != negated; i += 1 } }
     case leaf if b.arrays(leaf.columns.head).isInstanceOf[NullArray] =>
-      java.util.Arrays.fill(acc, false) // the column is all null here (e.g. added after this fragment): never TRUE
+      java.util.Arrays.fill(
+        acc,
+        false
+      ) // the column is all null here (e.g. added after this fragment): never TRUE
     case Compare(c, op, v) =>
       (domains(c), v) match {
-        case (d: FilterDomain.Integral, LongValue(lit)) => andCompareLongs(b.longsOf(c, d), lit, op, acc, b.n)
+        case (d: FilterDomain.Integral, LongValue(lit)) =>
+          andCompareLongs(b.longsOf(c, d), lit, op, acc, b.n)
         case (FilterDomain.Decimal128, LongValue(lit)) =>
           andCompareLongs(b.longsOf(c, FilterDomain.Decimal128), lit, op, acc, b.n)
-        case (d: FilterDomain.Floating, DoubleValue(lit)) => andCompareDoubles(b.doublesOf(c, d), lit, op, acc, b.n)
+        case (d: FilterDomain.Floating, DoubleValue(lit)) =>
+          andCompareDoubles(b.doublesOf(c, d), lit, op, acc, b.n)
         case (FilterDomain.Utf8Bytes, BytesValue(lit)) =>
-          andBytes(b.arrays(c), acc, b.n)((v, out, m) => andCompareBytes(v, lit, acceptMask(op), out, m))
-        case (d, _) => throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' ($d)")
+          andBytes(b.arrays(c), acc, b.n)((v, out, m) =>
+            andCompareBytes(v, lit, acceptMask(op), out, m)
+          )
+        case (d, _) =>
+          throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' ($d)")
       }
       andNotNull(b.arrays(c), acc)
     case Remainder(c, divisor, op, lit) =>
@@ -158,7 +186,10 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
         case d: FilterDomain.Integral =>
           val vs = b.longsOf(c, d)
           var i = 0
-          while (i < b.n) { acc(i) &= ((mask >> (java.lang.Long.compare(vs(i) % divisor, lit) + 1)) & 1) != 0; i += 1 }
+          while (i < b.n) {
+            acc(i) &= ((mask >> (java.lang.Long.compare(vs(i) % divisor, lit) + 1)) & 1) != 0;
+            i += 1
+          }
         case d => throw new IllegalArgumentException(s"remainder filter on column '$c' ($d)")
       }
       andNotNull(b.arrays(c), acc)
@@ -184,7 +215,9 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
           val set = prepared.asInstanceOf[Array[Double]]
           val vs = b.doublesOf(c, d)
           var i = 0
-          while (i < b.n) { acc(i) &= (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1 }
+          while (i < b.n) {
+            acc(i) &= (java.util.Arrays.binarySearch(set, normalize(vs(i))) >= 0) != negated; i += 1
+          }
         case FilterDomain.Utf8Bytes =>
           val set = prepared.asInstanceOf[Array[Array[Byte]]]
           andBytes(b.arrays(c), acc, b.n)((v, out, m) => andInBytes(v, set, negated, out, m))
@@ -207,15 +240,22 @@ final class RowFilterEvaluator(val filter: RowFilter, fields: Map[String, LanceF
   }
 
   private def bad(c: String, v: FilterValue): Nothing =
-    throw new IllegalArgumentException(s"filter literal $v does not fit column '$c' (${domains(c)})")
+    throw new IllegalArgumentException(
+      s"filter literal $v does not fit column '$c' (${domains(c)})"
+    )
 }
 
 object RowFilterEvaluator {
-  private val I16: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
-  private val I32: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
-  private val I64: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
+  private val I16: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
+  private val I32: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
+  private val I64: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
 
-  private def anyTrue(x: Array[Boolean]): Boolean = { var i = 0; while (i < x.length) { if (x(i)) return true; i += 1 }; false }
+  private def anyTrue(x: Array[Boolean]): Boolean = {
+    var i = 0; while (i < x.length) { if (x(i)) return true; i += 1 }; false
+  }
 
   /** [[acceptMask]] of `=` and of `<>`. */
   private val EqMask = 2
@@ -237,25 +277,35 @@ object RowFilterEvaluator {
     if (nl != null) { var i = 0; while (i < acc.length) { acc(i) &= !nl(i); i += 1 } }
   }
 
-  private def widenLongs(a: ColumnArray, d: FilterDomain.Integral, out: Array[Long]): Array[Long] = a match {
-    case f: FixedWidthArray =>
-      if (f.byteWidth != d.byteWidth)
-        throw new IllegalStateException(s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}")
-      val x = f.data
-      val n = f.length
-      var i = 0
-      (d.byteWidth, d.signed) match {
-        case (1, true) => while (i < n) { out(i) = x(i).toLong; i += 1 }
-        case (1, false) => while (i < n) { out(i) = (x(i) & 0xffL); i += 1 }
-        case (2, true) => while (i < n) { out(i) = (I16.get(x, i * 2): Short).toLong; i += 1 }
-        case (2, false) => while (i < n) { out(i) = (I16.get(x, i * 2): Short) & 0xffffL; i += 1 }
-        case (4, true) => while (i < n) { out(i) = (I32.get(x, i * 4): Int).toLong; i += 1 }
-        case (4, false) => while (i < n) { out(i) = (I32.get(x, i * 4): Int) & 0xffffffffL; i += 1 }
-        case _ => ByteBuffer.wrap(x, 0, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
-      }
-      out
-    case other => throw new IllegalStateException(s"an integer filter column decoded as ${other.getClass.getSimpleName}")
-  }
+  private def widenLongs(a: ColumnArray, d: FilterDomain.Integral, out: Array[Long]): Array[Long] =
+    a match {
+      case f: FixedWidthArray =>
+        if (f.byteWidth != d.byteWidth)
+          throw new IllegalStateException(
+            s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}"
+          )
+        val x = f.data
+        val n = f.length
+        var i = 0
+        (d.byteWidth, d.signed) match {
+          case (1, true) => while (i < n) { out(i) = x(i).toLong; i += 1 }
+          case (1, false) => while (i < n) { out(i) = (x(i) & 0xffL); i += 1 }
+          case (2, true) => while (i < n) { out(i) = (I16.get(x, i * 2): Short).toLong; i += 1 }
+          case (2, false) => while (i < n) { out(i) = (I16.get(x, i * 2): Short) & 0xffffL; i += 1 }
+          case (4, true) => while (i < n) { out(i) = (I32.get(x, i * 4): Int).toLong; i += 1 }
+          case (4, false) =>
+            while (i < n) { out(i) = (I32.get(x, i * 4): Int) & 0xffffffffL; i += 1 }
+          case _ => ByteBuffer.wrap(x, 0, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(
+              out,
+              0,
+              n
+            )
+        }
+        out
+      case other => throw new IllegalStateException(
+          s"an integer filter column decoded as ${other.getClass.getSimpleName}"
+        )
+    }
 
   /**
    * 128-bit little-endian decimals as longs, saturated to Long.MinValue / Long.MaxValue beyond
@@ -273,23 +323,44 @@ object RowFilterEvaluator {
       }
       out
     case other => throw new IllegalStateException(
-      s"a decimal filter column decoded as ${other.getClass.getSimpleName}")
+        s"a decimal filter column decoded as ${other.getClass.getSimpleName}"
+      )
   }
 
-  private def widenDoubles(a: ColumnArray, d: FilterDomain.Floating, out: Array[Double]): Array[Double] = a match {
+  private def widenDoubles(
+      a: ColumnArray,
+      d: FilterDomain.Floating,
+      out: Array[Double]
+  ): Array[Double] = a match {
     case f: FixedWidthArray =>
       if (f.byteWidth != d.byteWidth)
-        throw new IllegalStateException(s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}")
+        throw new IllegalStateException(
+          s"decoded width ${f.byteWidth} where the filter expected ${d.byteWidth}"
+        )
       val x = f.data
       var i = 0
-      if (d.byteWidth == 4) while (i < f.length) { out(i) = java.lang.Float.intBitsToFloat(I32.get(x, i * 4): Int).toDouble; i += 1 }
-      else ByteBuffer.wrap(x, 0, f.length * 8).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(out, 0, f.length)
+      if (d.byteWidth == 4) while (i < f.length) {
+        out(i) = java.lang.Float.intBitsToFloat(I32.get(x, i * 4): Int).toDouble; i += 1
+      }
+      else ByteBuffer.wrap(x, 0, f.length * 8).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(
+        out,
+        0,
+        f.length
+      )
       out
-    case other => throw new IllegalStateException(s"a floating-point filter column decoded as ${other.getClass.getSimpleName}")
+    case other => throw new IllegalStateException(
+        s"a floating-point filter column decoded as ${other.getClass.getSimpleName}"
+      )
   }
 
   /** One branch-free loop per operator: the common filter on an integer, date or timestamp column. */
-  private def andCompareLongs(vs: Array[Long], lit: Long, op: CompareOp, acc: Array[Boolean], n: Int): Unit = {
+  private def andCompareLongs(
+      vs: Array[Long],
+      lit: Long,
+      op: CompareOp,
+      acc: Array[Boolean],
+      n: Int
+  ): Unit = {
     var i = 0
     op match {
       case CompareOp.Eq => while (i < n) { acc(i) &= vs(i) == lit; i += 1 }
@@ -306,7 +377,13 @@ object RowFilterEvaluator {
    * is greater than it (`v != v` tests for NaN); -0.0 == 0.0 holds in both. A NaN literal
    * takes the general comparison.
    */
-  private def andCompareDoubles(vs: Array[Double], lit: Double, op: CompareOp, acc: Array[Boolean], n: Int): Unit = {
+  private def andCompareDoubles(
+      vs: Array[Double],
+      lit: Double,
+      op: CompareOp,
+      acc: Array[Boolean],
+      n: Int
+  ): Unit = {
     var i = 0
     if (java.lang.Double.isNaN(lit)) {
       val mask = acceptMask(op)
@@ -323,8 +400,13 @@ object RowFilterEvaluator {
 
   /** Spark's double order: NaN is the largest value and equals itself; -0.0 equals 0.0. */
   private[table] def compareDouble(a: Double, b: Double): Int =
-    if (a < b) -1 else if (a > b) 1 else if (a == b) 0
-    else { val an = java.lang.Double.isNaN(a); val bn = java.lang.Double.isNaN(b); if (an && bn) 0 else if (an) 1 else -1 }
+    if (a < b) -1
+    else if (a > b) 1
+    else if (a == b) 0
+    else {
+      val an = java.lang.Double.isNaN(a); val bn = java.lang.Double.isNaN(b);
+      if (an && bn) 0 else if (an) 1 else -1
+    }
 
   private def normalize(d: Double): Double = if (d == 0.0) 0.0 else d
 
@@ -365,11 +447,10 @@ object RowFilterEvaluator {
     val m = math.min(len, b.length)
     if (m > ShortBytes) {
       Integer.signum(java.util.Arrays.compareUnsigned(a, from, from + len, b, 0, b.length))
-    }
-    else {
+    } else {
       var k = 0
       while (k < m && a(from + k) == b(k)) k += 1
-      if (k < m) { if ((a(from + k) & 0xFF) < (b(k) & 0xFF)) -1 else 1 }
+      if (k < m) { if ((a(from + k) & 0xff) < (b(k) & 0xff)) -1 else 1 }
       else Integer.signum(len - b.length)
     }
   }
@@ -379,7 +460,11 @@ object RowFilterEvaluator {
    * `out`, over column `a`: straight on plain bytes; on a dictionary column once per entry, then
    * per row by id, when the dictionary is no larger than the batch (else on its bytes).
    */
-  private def andBytes(a: ColumnArray, acc: Array[Boolean], n: Int)(test: (VarBinaryArray, Array[Boolean], Int) => Unit): Unit =
+  private def andBytes(
+      a: ColumnArray,
+      acc: Array[Boolean],
+      n: Int
+  )(test: (VarBinaryArray, Array[Boolean], Int) => Unit): Unit =
     a match {
       case v: VarBinaryArray => test(v, acc, n)
       case d: DictionaryArray if d.dictionary.size <= n =>
@@ -391,14 +476,22 @@ object RowFilterEvaluator {
         var i = 0
         while (i < n) { acc(i) &= hit(ids(i)); i += 1 }
       case d: DictionaryArray => test(ColumnArrays.materialize(d), acc, n)
-      case other => throw new IllegalStateException(s"a string filter column decoded as ${other.getClass.getSimpleName}")
+      case other => throw new IllegalStateException(
+          s"a string filter column decoded as ${other.getClass.getSimpleName}"
+        )
     }
 
   /**
    * `=` and `<>` test lengths first and then bytes (short values, such as flags and codes,
    * byte by byte: no library call per row); the other comparisons order the bytes.
    */
-  private def andCompareBytes(a: VarBinaryArray, lit: Array[Byte], mask: Int, out: Array[Boolean], n: Int): Unit = {
+  private def andCompareBytes(
+      a: VarBinaryArray,
+      lit: Array[Byte],
+      mask: Int,
+      out: Array[Boolean],
+      n: Int
+  ): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
     if (mask == EqMask || mask == NotEqMask) {
@@ -423,9 +516,16 @@ object RowFilterEvaluator {
         var k = 0
         while (k < len && a(from + k) == b(k)) k += 1
         k == len
-      })
+      }
+    )
 
-  private def andInBytes(a: VarBinaryArray, sorted: Array[Array[Byte]], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
+  private def andInBytes(
+      a: VarBinaryArray,
+      sorted: Array[Array[Byte]],
+      negated: Boolean,
+      out: Array[Boolean],
+      n: Int
+  ): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
     while (i < n) {
@@ -441,14 +541,22 @@ object RowFilterEvaluator {
     }
   }
 
-  private def andMatchBytes(a: VarBinaryArray, kind: MatchKind, p: Array[Byte], negated: Boolean, out: Array[Boolean], n: Int): Unit = {
+  private def andMatchBytes(
+      a: VarBinaryArray,
+      kind: MatchKind,
+      p: Array[Byte],
+      negated: Boolean,
+      out: Array[Boolean],
+      n: Int
+  ): Unit = {
     val off = a.offsets; val d = a.data
     var i = 0
     while (i < n) {
       val s = off(i); val len = off(i + 1) - s
       val hit = len >= p.length && (kind match {
         case MatchKind.StartsWith => java.util.Arrays.equals(d, s, s + p.length, p, 0, p.length)
-        case MatchKind.EndsWith => java.util.Arrays.equals(d, s + len - p.length, s + len, p, 0, p.length)
+        case MatchKind.EndsWith =>
+          java.util.Arrays.equals(d, s + len - p.length, s + len, p, 0, p.length)
         case MatchKind.Contains => indexOf(d, s, len, p) >= 0
         case MatchKind.Like => throw new IllegalStateException("LIKE is matched by its parts")
       })
@@ -462,8 +570,13 @@ object RowFilterEvaluator {
    * start the value and the last end it; those between are found leftmost, in order, in what
    * is left (leftmost matches leave the most room for the rest, so this is exact).
    */
-  private def andLikeBytes(a: VarBinaryArray, parts: Array[Array[Byte]], negated: Boolean,
-      out: Array[Boolean], n: Int): Unit = {
+  private def andLikeBytes(
+      a: VarBinaryArray,
+      parts: Array[Array[Byte]],
+      negated: Boolean,
+      out: Array[Boolean],
+      n: Int
+  ): Unit = {
     val off = a.offsets; val d = a.data
     val first = parts(0); val last = parts(parts.length - 1)
     var least = 0
@@ -492,7 +605,8 @@ object RowFilterEvaluator {
     if (p.length == 0) return 0
     var i = 0
     while (i + p.length <= len) {
-      if (d(s + i) == p(0) && java.util.Arrays.equals(d, s + i, s + i + p.length, p, 0, p.length)) return i
+      if (d(s + i) == p(0) && java.util.Arrays.equals(d, s + i, s + i + p.length, p, 0, p.length))
+        return i
       i += 1
     }
     -1

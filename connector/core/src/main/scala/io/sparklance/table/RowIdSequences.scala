@@ -13,6 +13,7 @@ import io.sparklance.proto.{RowIdProtos, TableProtos}
  * array) into one `Long` per physical row, and encoding ids back compactly.
  */
 object RowIdSequences {
+
   /** The stable row id of every physical row of `f`, or None when the fragment has none. */
   def rowIds(f: TableProtos.DataFragment): Option[Array[Long]] =
     if (!f.hasInlineRowIds) {
@@ -106,7 +107,8 @@ object RowIdSequences {
         i += 1
       }
       val arr = RowIdProtos.EncodedU64Array.newBuilder().setU64Array(
-        RowIdProtos.EncodedU64Array.U64Array.newBuilder().setValues(ByteString.copyFrom(bytes)))
+        RowIdProtos.EncodedU64Array.U64Array.newBuilder().setValues(ByteString.copyFrom(bytes))
+      )
       b.addSegments(RowIdProtos.U64Segment.newBuilder().setArray(arr))
     }
     b.build()

@@ -11,11 +11,18 @@ import io.sparklance.storage.FileIO
  * Runs where it is called (the driver, for a DELETE): cost grows with the filter's columns.
  */
 object RowMatcher {
-  def matching(fileIO: FileIO, s: Snapshot, filter: RowFilter,
-      batchRows: Int = 8192): Map[Long, RoaringBitmap] = {
+  def matching(
+      fileIO: FileIO,
+      s: Snapshot,
+      filter: RowFilter,
+      batchRows: Int = 8192
+  ): Map[Long, RoaringBitmap] = {
     val fields = filter.columns.toSeq.sorted.map { c =>
-      s.schema.field(c).getOrElse(throw io.sparklance.LanceErrors.invalidOption("filter", c,
-        s"no column '$c' in ${s.root} version ${s.version}"))
+      s.schema.field(c).getOrElse(throw io.sparklance.LanceErrors.invalidOption(
+        "filter",
+        c,
+        s"no column '$c' in ${s.root} version ${s.version}"
+      ))
     }
     val always = filter match {
       case RowFilter.Const(v) => Some(v)
@@ -32,8 +39,15 @@ object RowMatcher {
           hits.andNot(dv.deleted)
         case None =>
           val evaluator = new RowFilterEvaluator(filter, fields.map(x => x.name -> x).toMap)
-          val r = new FragmentReader(fileIO, ref, Nil, dv, 0, ref.physicalRows,
-            FragmentReader.Filter(evaluator, fields))
+          val r = new FragmentReader(
+            fileIO,
+            ref,
+            Nil,
+            dv,
+            0,
+            ref.physicalRows,
+            FragmentReader.Filter(evaluator, fields)
+          )
           try {
             val offsets = new Array[Long](batchRows)
             while (r.remaining > 0) {

@@ -14,12 +14,19 @@ import io.sparklance.storage.FileIO
  * its deletion file read, to find where its k-th live row sits.
  */
 object RowWindow {
+
   /** The fragments holding the window, in order; `limit` None: every row from `offset` on. */
-  def of(io: FileIO, fragments: Iterable[FragmentRef], offset: Long, limit: Option[Long])
-      : Seq[FragmentRef] = {
+  def of(
+      io: FileIO,
+      fragments: Iterable[FragmentRef],
+      offset: Long,
+      limit: Option[Long]
+  ): Seq[FragmentRef] = {
     require(offset >= 0 && limit.forall(_ >= 0), s"offset $offset, limit $limit")
-    val end = limit.fold(Long.MaxValue)(l => if (l > Long.MaxValue - offset) Long.MaxValue
-      else offset + l)
+    val end = limit.fold(Long.MaxValue)(l =>
+      if (l > Long.MaxValue - offset) Long.MaxValue
+      else offset + l
+    )
     val out = Seq.newBuilder[FragmentRef]
     var before = 0L // live rows of the fragments before the current one
     val it = fragments.iterator
@@ -30,7 +37,7 @@ object RowWindow {
       val until = math.min(live, end - before)
       if (from < until) {
         out += (if (from == 0 && until == live) f
-          else f.copy(rowCandidates = Some(physicalRange(io, f, from, until))))
+                else f.copy(rowCandidates = Some(physicalRange(io, f, from, until))))
       }
       before += live
     }
@@ -38,8 +45,7 @@ object RowWindow {
   }
 
   /** The physical rows of `f` holding its live rows `from` until `until`. */
-  private def physicalRange(io: FileIO, f: FragmentRef, from: Long, until: Long)
-      : RoaringBitmap = {
+  private def physicalRange(io: FileIO, f: FragmentRef, from: Long, until: Long): RoaringBitmap = {
     val rows = RowCounts.physicalRows(io, f)
     val range = new RoaringBitmap()
     if (f.deletionPath.isEmpty) range.add(from, until)

@@ -32,7 +32,8 @@ final class SchemaEdits(root: String, val fields: Seq[FileProtos.Field]) {
 
   private def get(path: Seq[String]): FileProtos.Field = find(path).getOrElse(
     throw fail(s"column '${path.mkString(".")}' does not exist; the columns are " +
-      fields.filter(_.getParentId == -1).map(_.getName).mkString(", ")))
+      fields.filter(_.getParentId == -1).map(_.getName).mkString(", "))
+  )
 
   /** The ids of the field and all its descendants. */
   private def subtree(id: Int): Set[Int] =
@@ -96,8 +97,11 @@ final class SchemaEdits(root: String, val fields: Seq[FileProtos.Field]) {
    * pre-order (top ones with parent -1), re-numbered from `firstFreeId`, placed after the
    * struct's last descendant so the list stays in pre-order.
    */
-  def addUnder(parent: Seq[String], added: Seq[FileProtos.Field], firstFreeId: Int)
-      : Seq[FileProtos.Field] = {
+  def addUnder(
+      parent: Seq[String],
+      added: Seq[FileProtos.Field],
+      firstFreeId: Int
+  ): Seq[FileProtos.Field] = {
     val p = get(parent)
     val where = parent.mkString(".")
     if (p.getLogicalType != "struct")

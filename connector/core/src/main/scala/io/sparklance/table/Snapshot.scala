@@ -19,7 +19,8 @@ final class Snapshot(
     val manifestPath: String,
     val naming: ManifestNaming,
     val manifest: TableProtos.Manifest,
-    val indexSectionBytes: Option[Array[Byte]] = None) {
+    val indexSectionBytes: Option[Array[Byte]] = None
+) {
 
   @volatile private var indexList: Seq[TableProtos.IndexMetadata] = _
 
@@ -34,7 +35,8 @@ final class Snapshot(
   lazy val schema: LanceSchema = LanceSchema.fromProto(
     manifest.getFieldsList.asScala.toSeq,
     manifest.getSchemaMetadataMap.asScala.map { case (k, v) => k -> v.toByteArray }.toMap,
-    manifestPath)
+    manifestPath
+  )
 
   def fragments: Seq[TableProtos.DataFragment] = manifest.getFragmentsList.asScala.toSeq
 
@@ -45,7 +47,8 @@ final class Snapshot(
 
   /** The data storage version recorded for new files ("2.0", "2.2", ...), or "0.1" for legacy datasets. */
   def dataStorageVersion: String =
-    if (manifest.hasDataFormat && manifest.getDataFormat.getVersion.nonEmpty) manifest.getDataFormat.getVersion
+    if (manifest.hasDataFormat && manifest.getDataFormat.getVersion.nonEmpty)
+      manifest.getDataFormat.getVersion
     else "0.1"
 
   def readerFeatureFlags: Long = manifest.getReaderFeatureFlags

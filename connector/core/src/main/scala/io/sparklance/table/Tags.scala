@@ -88,11 +88,15 @@ object Tags {
 
   /** `{"version": N, "manifest_size": M}`, optionally with `"branch"`. */
   private def parse(name: String, bytes: Array[Byte], path: String): Tag = {
-    val node = try mapper.readTree(bytes) catch {
-      case e: Exception => throw LanceErrors.corruptFile(path, s"tag file is not JSON: ${e.getMessage}", e)
-    }
+    val node =
+      try mapper.readTree(bytes)
+      catch {
+        case e: Exception =>
+          throw LanceErrors.corruptFile(path, s"tag file is not JSON: ${e.getMessage}", e)
+      }
     val v = node.get("version")
-    if (v == null || !v.canConvertToLong) throw LanceErrors.corruptFile(path, "tag file has no integer 'version'")
+    if (v == null || !v.canConvertToLong)
+      throw LanceErrors.corruptFile(path, "tag file has no integer 'version'")
     val branch = Option(node.get("branch")).filterNot(_.isNull).map(_.asText())
     Tag(name, v.asLong(), branch)
   }

@@ -26,7 +26,10 @@ final class VersionLog(io: FileIO, val root: String) {
   def naming(files: Seq[VersionFile]): ManifestNaming = {
     val schemes = files.map(_.naming).distinct
     if (schemes.size > 1)
-      throw LanceErrors.corruptFile(versionsDir, "manifests use both V1 and V2 naming in one dataset")
+      throw LanceErrors.corruptFile(
+        versionsDir,
+        "manifests use both V1 and V2 naming in one dataset"
+      )
     schemes.headOption.getOrElse(ManifestNaming.V2)
   }
 
@@ -44,7 +47,8 @@ final class VersionLog(io: FileIO, val root: String) {
     direct.getOrElse {
       val all = list()
       all.find(_.version == version).getOrElse(
-        throw LanceErrors.versionNotFound(root, version, all.map(_.version)))
+        throw LanceErrors.versionNotFound(root, version, all.map(_.version))
+      )
     }
   }
 
@@ -58,6 +62,8 @@ final class VersionLog(io: FileIO, val root: String) {
    */
   def writeHint(version: Long): Unit =
     if (!ObjectStores.isObjectStore(root))
-      io.write(Paths.join(versionsDir, "latest_version_hint.json"),
-        s"""{"version":$version}""".getBytes("UTF-8"))
+      io.write(
+        Paths.join(versionsDir, "latest_version_hint.json"),
+        s"""{"version":$version}""".getBytes("UTF-8")
+      )
 }

@@ -16,7 +16,14 @@ class DictionaryArraySuite extends AnyFunSuite {
   private val d2 = dict("é", "red", "日本")
 
   test("materialize resolves ids and keeps nulls") {
-    assert(strings(dictArray(d1, 0, 3, -1, 2, 1, 1)) == Seq(Some("red"), Some("blue"), None, Some(""), Some("green"), Some("green")))
+    assert(strings(dictArray(d1, 0, 3, -1, 2, 1, 1)) == Seq(
+      Some("red"),
+      Some("blue"),
+      None,
+      Some(""),
+      Some("green"),
+      Some("green")
+    ))
   }
 
   test("take and slice keep the dictionary object and the values") {
@@ -45,7 +52,9 @@ class DictionaryArraySuite extends AnyFunSuite {
     assert(strings(c) == parts.flatMap(strings))
   }
 
-  test("concat falls back to bytes when the merged dictionary outgrows the rows, or with plain parts") {
+  test(
+    "concat falls back to bytes when the merged dictionary outgrows the rows, or with plain parts"
+  ) {
     val small = Seq(dictArray(d1, 1), dictArray(d2, 2))
     val c = ColumnArrays.concat(small)
     assert(c.isInstanceOf[VarBinaryArray])

@@ -20,8 +20,10 @@ class FileMetadataCacheSuite extends AnyFunSuite {
 
   /** A private copy of a paged fixture (paths no other suite opens) and pylance's rows. */
   private def copyOf(fmt: String): (String, IndexedSeq[JsonNode]) =
-    (copied(s"paged_$fmt.lance"),
-      FixtureSupport.readRows(pages.resolve(s"paged_$fmt.jsonl.gz").toFile))
+    (
+      copied(s"paged_$fmt.lance"),
+      FixtureSupport.readRows(pages.resolve(s"paged_$fmt.jsonl.gz").toFile)
+    )
 
   private def copied(name: String): String =
     TempDirs.copyTree(pages.resolve(name), TempDirs.create("metadata-cache-").resolve(name))
@@ -58,7 +60,8 @@ class FileMetadataCacheSuite extends AnyFunSuite {
   /** The metadata region of a file: from its column metadata to its end. */
   private def metadataStart(io: FileIO, path: String): Long = {
     val c = FileContainer.open(io.open(path))
-    try math.min(c.footer.columnMetaStart, c.footer.cmoTableStart) finally c.input.close()
+    try math.min(c.footer.columnMetaStart, c.footer.cmoTableStart)
+    finally c.input.close()
   }
 
   for (fmt <- Seq("2.0", "2.1", "2.2")) {
@@ -67,15 +70,20 @@ class FileMetadataCacheSuite extends AnyFunSuite {
       val rec = new RecordingFileIO()
       val snap = snapshot(rec, root)
       val dataFiles = files(snap).map(_._2)
-      assert(dataFiles.exists(_.sizeBytes > FileContainer.TailBytes) &&
-        dataFiles.exists(_.sizeBytes <= FileContainer.TailBytes), "a large and a small file")
+      assert(
+        dataFiles.exists(_.sizeBytes > FileContainer.TailBytes) &&
+          dataFiles.exists(_.sizeBytes <= FileContainer.TailBytes),
+        "a large and a small file"
+      )
       rec.clear()
       readAndCompare(rec, snap, expected)
       val first = rec.rangedReads
       dataFiles.foreach { df =>
         val tail = df.sizeBytes - math.min(df.sizeBytes, FileContainer.TailBytes)
-        assert(first.exists(r => r._1 == df.path && r._2 == tail),
-          s"the tail of ${df.path} was read")
+        assert(
+          first.exists(r => r._1 == df.path && r._2 == tail),
+          s"the tail of ${df.path} was read"
+        )
       }
       rec.clear()
       readAndCompare(rec, snap, expected)
@@ -86,8 +94,10 @@ class FileMetadataCacheSuite extends AnyFunSuite {
           assert(mine.isEmpty, s"a file of ${df.sizeBytes} bytes is served from memory: $mine")
         } else {
           val meta = metadataStart(rec, df.path)
-          assert(mine.nonEmpty && mine.forall(r => r._2 + r._3 <= meta),
-            s"only pages of ${df.path} are read again (metadata from $meta): $mine")
+          assert(
+            mine.nonEmpty && mine.forall(r => r._2 + r._3 <= meta),
+            s"only pages of ${df.path} are read again (metadata from $meta): $mine"
+          )
         }
       }
     }
@@ -128,7 +138,8 @@ class FileMetadataCacheSuite extends AnyFunSuite {
 
   private def metaOf(path: Path): ContainerMeta = {
     val c = FileContainer.open(FixtureSupport.io.open(path.toString))
-    try c.meta finally c.input.close()
+    try c.meta
+    finally c.input.close()
   }
 
   private lazy val metas: Seq[ContainerMeta] = Seq("2.0", "2.1", "2.2").flatMap { fmt =>
@@ -142,8 +153,11 @@ class FileMetadataCacheSuite extends AnyFunSuite {
       if (m.fileSize <= FileContainer.TailBytes) {
         assert(kept.tailStart == 0 && kept.tail.length == m.fileSize)
       } else {
-        val starts = Seq(m.footer.columnMetaStart, m.footer.cmoTableStart,
-          m.footer.gboTableStart) ++ m.globalBuffers.map(_._1)
+        val starts = Seq(
+          m.footer.columnMetaStart,
+          m.footer.cmoTableStart,
+          m.footer.gboTableStart
+        ) ++ m.globalBuffers.map(_._1)
         assert(kept.tailStart == starts.min && kept.tail.length == m.fileSize - starts.min)
         assert(kept.weight < m.weight)
       }

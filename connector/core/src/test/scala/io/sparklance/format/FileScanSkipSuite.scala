@@ -22,19 +22,46 @@ class FileScanSkipSuite extends AnyFunSuite {
   /** (name, dataset root, pylance's rows of the whole dataset). */
   private val datasets: Seq[(String, String, () => IndexedSeq[JsonNode])] =
     Seq("legacy", "2.0", "2.1", "2.2").map { fmt =>
-      (s"paged_$fmt", pages.resolve(s"paged_$fmt.lance").toString,
-        () => FixtureSupport.readRows(pages.resolve(s"paged_$fmt.jsonl.gz").toFile))
+      (
+        s"paged_$fmt",
+        pages.resolve(s"paged_$fmt.lance").toString,
+        () => FixtureSupport.readRows(pages.resolve(s"paged_$fmt.jsonl.gz").toFile)
+      )
     } ++ Seq("types_legacy", "types_2.0", "types_2.1", "types_2.2").map { name =>
       val fx = Fixtures(name)
       val v = fx.version(fx.latestVersion)
-      (name, fx.path.toString, () => FixtureSupport.readRows(Fixtures.testData.resolve(v.json.get("rows_file").asText()).toFile))
-    } ++ Seq("compression_2.1", "compression_2.2", "fullzip_forced_2.1", "fullzip_forced_2.2", "long_lists_2.2").map { name =>
-      (name, StructuralFixtures.path(name), () => {
-        val in = new java.util.zip.GZIPInputStream(java.nio.file.Files.newInputStream(StructuralFixtures.dir.resolve(s"$name.jsonl.gz")))
-        val tmp = File.createTempFile("rows", ".jsonl"); tmp.deleteOnExit()
-        try java.nio.file.Files.copy(in, tmp.toPath, java.nio.file.StandardCopyOption.REPLACE_EXISTING) finally in.close()
-        FixtureSupport.readRows(tmp)
-      })
+      (
+        name,
+        fx.path.toString,
+        () =>
+          FixtureSupport.readRows(
+            Fixtures.testData.resolve(v.json.get("rows_file").asText()).toFile
+          )
+      )
+    } ++ Seq(
+      "compression_2.1",
+      "compression_2.2",
+      "fullzip_forced_2.1",
+      "fullzip_forced_2.2",
+      "long_lists_2.2"
+    ).map { name =>
+      (
+        name,
+        StructuralFixtures.path(name),
+        () => {
+          val in = new java.util.zip.GZIPInputStream(
+            java.nio.file.Files.newInputStream(StructuralFixtures.dir.resolve(s"$name.jsonl.gz"))
+          )
+          val tmp = File.createTempFile("rows", ".jsonl"); tmp.deleteOnExit()
+          try java.nio.file.Files.copy(
+              in,
+              tmp.toPath,
+              java.nio.file.StandardCopyOption.REPLACE_EXISTING
+            )
+          finally in.close()
+          FixtureSupport.readRows(tmp)
+        }
+      )
     }
 
   private val nf = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
@@ -70,7 +97,8 @@ class FileScanSkipSuite extends AnyFunSuite {
     val fixed = Seq(
       (0L, Seq(-1, 5, -(rows / 2), 7, -3, 1)),
       (3L, Seq(Int.MinValue, 2, -(rows / 3), 50, -1)),
-      (rows / 4L, Seq(-(rows / 4), 33, -(rows / 5), 9)))
+      (rows / 4L, Seq(-(rows / 4), 33, -(rows / 5), 9))
+    )
     val random = Seq.fill(4) {
       val start = rnd.nextInt(rows / 2).toLong
       var left = rows - start
@@ -98,7 +126,10 @@ class FileScanSkipSuite extends AnyFunSuite {
       patterns(rows, new scala.util.Random(name.hashCode)).foreach { case (start, ops) =>
         val r = LanceFileReader.open(io, df.path, df.major, df.minor, df.fileFields)
         try {
-          val end = math.min(rows.toLong, start + ops.map(o => if (o == Int.MinValue) 0 else math.abs(o).toLong).sum)
+          val end = math.min(
+            rows.toLong,
+            start + ops.map(o => if (o == Int.MinValue) 0 else math.abs(o).toLong).sum
+          )
           val scan = r.scan(fields, start, end)
           var pos = start
           ops.foreach { op =>
@@ -106,8 +137,15 @@ class FileScanSkipSuite extends AnyFunSuite {
             if (op < 0) scan.skip(k)
             else if (k > 0) {
               val cols = scan.next(k)
-              val errs = FixtureSupport.compare(fields, cols.toSeq, expected.slice(pos.toInt, pos.toInt + k).map(mapsAsEntries(fields, _)))
-              assert(errs.isEmpty, s"start $start ops $ops at row $pos:" + errs.mkString("\n", "\n", ""))
+              val errs = FixtureSupport.compare(
+                fields,
+                cols.toSeq,
+                expected.slice(pos.toInt, pos.toInt + k).map(mapsAsEntries(fields, _))
+              )
+              assert(
+                errs.isEmpty,
+                s"start $start ops $ops at row $pos:" + errs.mkString("\n", "\n", "")
+              )
             }
             pos += k
           }
@@ -136,7 +174,10 @@ class FileScanSkipSuite extends AnyFunSuite {
         scan.next(10)
         val afterSkip = rec.rangedReads.map(_._3.toLong).sum
         // 4000 rows of 8 float32: reading all that was skipped would be ~128 KB.
-        assert(afterSkip <= math.max(firstRead, 1L) * 4 && afterSkip < 16 * 1024, s"$fmt read $afterSkip bytes after the skip")
+        assert(
+          afterSkip <= math.max(firstRead, 1L) * 4 && afterSkip < 16 * 1024,
+          s"$fmt read $afterSkip bytes after the skip"
+        )
       } finally r.close()
     }
   }

@@ -31,22 +31,42 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
   }
 
   private def fileFields(df: _root_.io.sparklance.proto.TableProtos.DataFile) =
-    FileFields(df.getFieldsList.asScala.map(_.intValue).toArray, df.getColumnIndicesList.asScala.map(_.intValue).toArray)
+    FileFields(
+      df.getFieldsList.asScala.map(_.intValue).toArray,
+      df.getColumnIndicesList.asScala.map(_.intValue).toArray
+    )
 
-  private def readAll(path: String, df: _root_.io.sparklance.proto.TableProtos.DataFile, fields: Seq[LanceField],
-      major: Int = -1, minor: Int = -1): Seq[ColumnArray] = {
-    val r = LanceFileReader.open(io, path, if (major < 0) df.getFileMajorVersion else major,
-      if (minor < 0) df.getFileMinorVersion else minor, fileFields(df))
-    try r.scan(fields, 0, r.numRows).next(r.numRows.toInt).toSeq finally r.close()
+  private def readAll(
+      path: String,
+      df: _root_.io.sparklance.proto.TableProtos.DataFile,
+      fields: Seq[LanceField],
+      major: Int = -1,
+      minor: Int = -1
+  ): Seq[ColumnArray] = {
+    val r = LanceFileReader.open(
+      io,
+      path,
+      if (major < 0) df.getFileMajorVersion else major,
+      if (minor < 0) df.getFileMinorVersion else minor,
+      fileFields(df)
+    )
+    try r.scan(fields, 0, r.numRows).next(r.numRows.toInt).toSeq
+    finally r.close()
   }
 
   private def copyWith(path: String, name: String)(f: Array[Byte] => Array[Byte]): String = {
     val out = new File(tmp, name)
-    Files.write(out.toPath, f(Files.readAllBytes(new File(new java.net.URI(path).getPath match { case null => path; case p => p }).toPath)))
+    Files.write(
+      out.toPath,
+      f(Files.readAllBytes(new File(new java.net.URI(path).getPath match {
+        case null => path; case p => p
+      }).toPath))
+    )
     out.getAbsolutePath
   }
 
-  private def local(p: String): String = if (p.startsWith("file:")) new java.net.URI(p).getPath else p
+  private def local(p: String): String =
+    if (p.startsWith("file:")) new java.net.URI(p).getPath else p
 
   private def bytesOf(path: String) = Files.readAllBytes(new File(local(path)).toPath)
 
@@ -54,7 +74,10 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val out = new File(tmp, name); Files.write(out.toPath, bytes); out.getAbsolutePath
   }
 
-  private def expectCorrupt(path: String, mentions: String*)(body: => Any): LanceCorruptFileException = {
+  private def expectCorrupt(
+      path: String,
+      mentions: String*
+  )(body: => Any): LanceCorruptFileException = {
     val e = intercept[LanceCorruptFileException](body)
     assert(e.getMessage.contains(new File(local(path)).getName), e.getMessage)
     mentions.foreach(m => assert(e.getMessage.contains(m), s"'$m' not in: ${e.getMessage}"))
@@ -65,7 +88,10 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
    * Rebuilds a v2 file with column `col`'s metadata replaced: appends the new metadata and a
    * new offset table after the old contents, then copies the global buffer table and footer.
    */
-  private def withColumnMetadata(bytes: Array[Byte], col: Int)(f: File2Protos.ColumnMetadata => File2Protos.ColumnMetadata): Array[Byte] = {
+  private def withColumnMetadata(
+      bytes: Array[Byte],
+      col: Int
+  )(f: File2Protos.ColumnMetadata => File2Protos.ColumnMetadata): Array[Byte] = {
     val le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
     val n = bytes.length
     val cmoStart = le.getLong(n - 32).toInt
@@ -73,14 +99,18 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val numGbo = le.getInt(n - 16)
     val numCols = le.getInt(n - 12)
     val metas = (0 until numCols).map { c =>
-      val pos = le.getLong(cmoStart + 16 * c).toInt; val len = le.getLong(cmoStart + 16 * c + 8).toInt
+      val pos = le.getLong(cmoStart + 16 * c).toInt;
+      val len = le.getLong(cmoStart + 16 * c + 8).toInt
       java.util.Arrays.copyOfRange(bytes, pos, pos + len)
     }
     val body = java.util.Arrays.copyOf(bytes, n - 40)
-    val replaced = metas.updated(col, f(File2Protos.ColumnMetadata.parseFrom(metas(col))).toByteArray)
+    val replaced =
+      metas.updated(col, f(File2Protos.ColumnMetadata.parseFrom(metas(col))).toByteArray)
     val out = new java.io.ByteArrayOutputStream()
     out.write(body)
-    val positions = replaced.map { m => val p = out.size.toLong; out.write(m); (p, m.length.toLong) }
+    val positions = replaced.map { m =>
+      val p = out.size.toLong; out.write(m); (p, m.length.toLong)
+    }
     val newCmo = out.size.toLong
     val t = ByteBuffer.allocate(16 * numCols).order(ByteOrder.LITTLE_ENDIAN)
     positions.foreach { case (p, l) => t.putLong(p); t.putLong(l) }
@@ -110,10 +140,16 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val b = bytesOf(path)
     for ((maj, min) <- Seq((2, 3), (3, 0), (0, 9))) {
       val v = b.clone()
-      ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putShort(v.length - 8, maj.toShort).putShort(v.length - 6, min.toShort)
+      ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putShort(
+        v.length - 8,
+        maj.toShort
+      ).putShort(v.length - 6, min.toShort)
       val p = write(s"v$maj$min.lance", v)
       val e = intercept[LanceUnsupportedException](readAll(p, df, fields.take(1), maj, min))
-      assert(e.getMessage.contains(s"$maj.$min") && e.getMessage.contains(s"v$maj$min.lance"), e.getMessage)
+      assert(
+        e.getMessage.contains(s"$maj.$min") && e.getMessage.contains(s"v$maj$min.lance"),
+        e.getMessage
+      )
     }
     val (lpath, ldf, lfields) = firstFile("types_legacy")
     expectCorrupt(lpath, "2.0")(readAll(lpath, ldf, lfields.take(1), 2, 0))
@@ -122,11 +158,20 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
   test("2.1 and 2.2 files are handed to the structural reader") {
     for (fmt <- Seq("2.1", "2.2")) {
       val (path, df, fields) = firstFile(s"types_$fmt")
-      val r = LanceFileReader.open(io, path, df.getFileMajorVersion, df.getFileMinorVersion, fileFields(df))
+      val r = LanceFileReader.open(
+        io,
+        path,
+        df.getFileMajorVersion,
+        df.getFileMinorVersion,
+        fileFields(df)
+      )
       try {
         assert(r.numRows == 500)
         // Whatever the structural reader does (implemented elsewhere), it is the one asked.
-        try r.scan(fields.take(1), 0, 1) catch { case e: LanceUnsupportedException => assert(e.getMessage.contains(s"2.${fmt.last}")) }
+        try r.scan(fields.take(1), 0, 1)
+        catch {
+          case e: LanceUnsupportedException => assert(e.getMessage.contains(s"2.${fmt.last}"))
+        }
       } finally r.close()
     }
   }
@@ -149,12 +194,19 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val b = bytesOf(path)
     val idField = fields.head // column 0, int64, Flat 64
     def damaged(name: String)(f: File2Protos.ColumnMetadata.Page.Builder => Unit): String =
-      write(name, withColumnMetadata(b, 0) { m =>
-        val mb = m.toBuilder; f(mb.getPagesBuilder(0)); mb.build()
-      })
+      write(
+        name,
+        withColumnMetadata(b, 0) { m =>
+          val mb = m.toBuilder; f(mb.getPagesBuilder(0)); mb.build()
+        }
+      )
     // A buffer too small for the page's values.
     val small = damaged("small.lance")(p => p.setBufferSizes(0, p.getBufferSizes(0) / 2))
-    expectCorrupt(small, "column 0", "page 0", s"'${idField.name}'")(readAll(small, df, Seq(idField)))
+    expectCorrupt(small, "column 0", "page 0", s"'${idField.name}'")(readAll(
+      small,
+      df,
+      Seq(idField)
+    ))
     // A buffer outside the file.
     val outside = damaged("outside.lance")(p => p.setBufferOffsets(0, b.length.toLong * 4))
     expectCorrupt(outside, "column 0", "page 0")(readAll(outside, df, Seq(idField)))
@@ -162,8 +214,12 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val long = damaged("long.lance")(p => p.setLength(p.getLength * 3))
     expectCorrupt(long, "column 0")(readAll(long, df, Seq(idField)))
     // An encoding that does not parse.
-    val garbage = damaged("garbage.lance")(p => p.setEncoding(File2Protos.Encoding.newBuilder()
-      .setDirect(File2Protos.DirectEncoding.newBuilder().setEncoding(com.google.protobuf.ByteString.copyFrom(Array[Byte](10, 99, 1, 2))))))
+    val garbage = damaged("garbage.lance")(p =>
+      p.setEncoding(File2Protos.Encoding.newBuilder()
+        .setDirect(File2Protos.DirectEncoding.newBuilder().setEncoding(
+          com.google.protobuf.ByteString.copyFrom(Array[Byte](10, 99, 1, 2))
+        )))
+    )
     expectCorrupt(garbage, "column 0", "page 0")(readAll(garbage, df, Seq(idField)))
     // Missing buffer index.
     val nobuf = damaged("nobuf.lance") { p => p.clearBufferOffsets(); p.clearBufferSizes() }
@@ -195,10 +251,18 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val le = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN)
     val metaPos = le.getLong(b.length - 16).toInt
     val metaLen = le.getInt(metaPos)
-    val meta = _root_.io.sparklance.proto.FileProtos.Metadata.parseFrom(java.util.Arrays.copyOfRange(b, metaPos + 4, metaPos + 4 + metaLen))
+    val meta =
+      _root_.io.sparklance.proto.FileProtos.Metadata.parseFrom(java.util.Arrays.copyOfRange(
+        b,
+        metaPos + 4,
+        metaPos + 4 + metaLen
+      ))
     val pt = meta.getPageTablePosition.toInt
     val v = b.clone()
-    ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putLong(pt, b.length.toLong * 10) // field min id, batch 0
+    ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putLong(
+      pt,
+      b.length.toLong * 10
+    ) // field min id, batch 0
     val p = write("legacy-pt.lance", v)
     val first = fields.find(_.id == fields.map(_.id).min).get
     expectCorrupt(p, s"'${first.name}'", "page 0")(readAll(p, df, Seq(first)))
@@ -208,13 +272,18 @@ class LanceFileReaderSuite extends org.scalatest.funsuite.AnyFunSuite {
     val (path, df, fields) = firstFile("types_2.0")
     val cols = readAll(path, df, fields)
     // Single rows, repeats, and runs of consecutive rows (copied a run at a time).
-    for (idx <- Seq(Array(499, 0, 3, 3, 250),
-        Array(0, 1, 2, 5, 6, 7, 8, 497, 498, 499, 100, 101, 3, 3, 4, 250, 251))) {
+    for (
+      idx <- Seq(
+        Array(499, 0, 3, 3, 250),
+        Array(0, 1, 2, 5, 6, 7, 8, 497, 498, 499, 100, 101, 3, 3, 4, 250, 251)
+      )
+    ) {
       cols.zip(fields).foreach { case (c, f) =>
         val t = ColumnArrays.take(c, idx)
         assert(t.length == idx.length)
         idx.indices.foreach(i =>
-          assert(toJson(t, f, i) == toJson(c, f, idx(i)), s"${f.name} row $i"))
+          assert(toJson(t, f, i) == toJson(c, f, idx(i)), s"${f.name} row $i")
+        )
       }
     }
   }

@@ -18,16 +18,37 @@ class Utf8ValidatorSuite extends AnyFunSuite {
   private def bytes(xs: Int*): Array[Byte] = xs.map(_.toByte).toArray
 
   test("well-formed text of every sequence length is valid") {
-    for (s <- Seq("", "ascii", "é", "中文", "😀 emoji", "\u0000", "\uffff", "\ud7ff",
-      new String(Character.toChars(0x10ffff))))
+    for (
+      s <- Seq(
+        "",
+        "ascii",
+        "é",
+        "中文",
+        "😀 emoji",
+        "\u0000",
+        "\uffff",
+        "\ud7ff",
+        new String(Character.toChars(0x10ffff))
+      )
+    )
       assert(Utf8Validator.valid(s.getBytes(UTF_8), 0, s.getBytes(UTF_8).length), s)
   }
 
   test("overlong forms, surrogates, out-of-range and truncated sequences are not") {
-    val bad = Seq(bytes(0x80), bytes(0xc0, 0x80), bytes(0xc1, 0xbf), bytes(0xe0, 0x80, 0x80),
-      bytes(0xed, 0xa0, 0x80), bytes(0xf0, 0x80, 0x80, 0x80), bytes(0xf4, 0x90, 0x80, 0x80),
-      bytes(0xf5, 0x80, 0x80, 0x80), bytes(0xff), bytes(0xe2, 0x82), bytes(0xc3),
-      bytes(0x61, 0xf0, 0x9f, 0x98))
+    val bad = Seq(
+      bytes(0x80),
+      bytes(0xc0, 0x80),
+      bytes(0xc1, 0xbf),
+      bytes(0xe0, 0x80, 0x80),
+      bytes(0xed, 0xa0, 0x80),
+      bytes(0xf0, 0x80, 0x80, 0x80),
+      bytes(0xf4, 0x90, 0x80, 0x80),
+      bytes(0xf5, 0x80, 0x80, 0x80),
+      bytes(0xff),
+      bytes(0xe2, 0x82),
+      bytes(0xc3),
+      bytes(0x61, 0xf0, 0x9f, 0x98)
+    )
     for (b <- bad) {
       assert(!jdk(b))
       assert(!Utf8Validator.valid(b, 0, b.length), b.map(x => f"${x & 0xff}%02x").mkString(" "))
@@ -40,15 +61,26 @@ class Utf8ValidatorSuite extends AnyFunSuite {
       0xa0, 0x90, 0x8f, 0x9f)
     for (_ <- 0 until 50000) {
       val b = Array.fill(rnd.nextInt(7))(pool(rnd.nextInt(pool.length)))
-      assert(Utf8Validator.valid(b, 0, b.length) == jdk(b),
-        b.map(x => f"${x & 0xff}%02x").mkString(" "))
+      assert(
+        Utf8Validator.valid(b, 0, b.length) == jdk(b),
+        b.map(x => f"${x & 0xff}%02x").mkString(" ")
+      )
     }
   }
 
   test("charCount counts the characters of well-formed text, at any offset and length") {
     val rnd = new scala.util.Random(11)
-    val chars = Seq("a", "~", "\u0000", "é", "ß", "中", "\uffff", "😀",
-      new String(Character.toChars(0x10ffff)))
+    val chars = Seq(
+      "a",
+      "~",
+      "\u0000",
+      "é",
+      "ß",
+      "中",
+      "\uffff",
+      "😀",
+      new String(Character.toChars(0x10ffff))
+    )
     for (_ <- 0 until 5000) {
       val s = Seq.fill(rnd.nextInt(30))(chars(rnd.nextInt(chars.length))).mkString
       val pad = rnd.nextInt(9)

@@ -32,9 +32,13 @@ class CoalescingInputSuite extends AnyFunSuite {
 
   private def expect(in: RandomAccessInput, offset: Long, len: Int): Unit = {
     val got = in.read(offset, len)
-    assert(java.util.Arrays.equals(got,
-      java.util.Arrays.copyOfRange(content, offset.toInt, offset.toInt + len)),
-      s"bytes of [$offset, +$len)")
+    assert(
+      java.util.Arrays.equals(
+        got,
+        java.util.Arrays.copyOfRange(content, offset.toInt, offset.toInt + len)
+      ),
+      s"bytes of [$offset, +$len)"
+    )
   }
 
   test("nearby planned ranges are fetched with one request, when first read") {

@@ -19,13 +19,15 @@ import org.scalatest.funsuite.AnyFunSuite
 class LocalWritesSuite extends AnyFunSuite {
   private def withDir(body: NioPath => Unit): Unit = {
     val dir = Files.createTempDirectory("local-writes")
-    try body(dir) finally {
+    try body(dir)
+    finally {
       Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.delete(p))
     }
   }
 
   private def mode(p: NioPath): String = PosixFilePermissions.toString(
-    Files.getPosixFilePermissions(p))
+    Files.getPosixFilePermissions(p)
+  )
 
   private def conf(umask: Option[String]): Configuration = {
     val c = new Configuration()
@@ -89,19 +91,29 @@ class LocalWritesSuite extends AnyFunSuite {
       // Hadoop's own local file system refuses these too.
       val fs = FileSystem.get(dir.toUri, conf(None))
       intercept[java.io.IOException](fs.create(new Path(dir.resolve("data/x/f").toUri), false))
-      for (write <- Seq[String => Unit](io.create(_).close(), io.write(_, Array[Byte](2)),
-          io.createIfAbsent(_, Array[Byte](3)))) {
+      for (
+        write <- Seq[String => Unit](
+          io.create(_).close(),
+          io.write(_, Array[Byte](2)),
+          io.createIfAbsent(_, Array[Byte](3))
+        )
+      ) {
         val f = dir.resolve("data/x/f").toString
         val e = intercept[org.apache.hadoop.fs.ParentNotDirectoryException](write(f))
-        assert(e.getMessage.contains(f) && e.getMessage.contains(dir.resolve("data").toString) &&
-          e.getMessage.contains("is a file, not a directory"), e.getMessage)
+        assert(
+          e.getMessage.contains(f) && e.getMessage.contains(dir.resolve("data").toString) &&
+            e.getMessage.contains("is a file, not a directory"),
+          e.getMessage
+        )
       }
       assert(Files.readAllBytes(dir.resolve("data")).toSeq == Seq[Byte](1))
       assert(Files.list(dir).count() == 1)
     }
   }
 
-  test("of racing createIfAbsent calls exactly one wins, with its bytes, and no temporary file stays") {
+  test(
+    "of racing createIfAbsent calls exactly one wins, with its bytes, and no temporary file stays"
+  ) {
     withDir { dir =>
       val io = new HadoopFileIO(new Configuration())
       val pool = Executors.newFixedThreadPool(8)
@@ -110,7 +122,9 @@ class LocalWritesSuite extends AnyFunSuite {
           val target = dir.resolve(s"v/$round.manifest").toString
           val start = new CountDownLatch(1)
           val tries = (0 until 8).map { i =>
-            pool.submit(() => { start.await(); io.createIfAbsent(target, Array.fill(1000)(i.toByte)) })
+            pool.submit(() => {
+              start.await(); io.createIfAbsent(target, Array.fill(1000)(i.toByte))
+            })
           }
           start.countDown()
           val won = tries.map(_.get(30, TimeUnit.SECONDS)).zipWithIndex.filter(_._1).map(_._2)
@@ -119,7 +133,8 @@ class LocalWritesSuite extends AnyFunSuite {
             Seq.fill(1000)(won.head.toByte))
         }
         assert(Files.list(dir.resolve("v")).iterator().asScala.forall(
-          !_.getFileName.toString.startsWith(".tmp")))
+          !_.getFileName.toString.startsWith(".tmp")
+        ))
       } finally pool.shutdownNow()
     }
   }

@@ -1,7 +1,13 @@
 package io.sparklance.storage
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream,
-  ObjectInputStream, ObjectOutputStream}
+import java.io.{
+  ByteArrayInputStream,
+  ByteArrayOutputStream,
+  DataInputStream,
+  DataOutputStream,
+  ObjectInputStream,
+  ObjectOutputStream
+}
 
 import scala.jdk.CollectionConverters._
 

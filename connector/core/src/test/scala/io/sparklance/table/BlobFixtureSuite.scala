@@ -24,7 +24,8 @@ object BlobFixtures {
   def path(name: String): Path = dir.resolve(s"$name.lance")
   def expected(name: String): JsonNode = Fixtures.mapper.readTree(dir.resolve(s"$name.json").toFile)
 
-  def sha256(b: Array[Byte]): String = MessageDigest.getInstance("SHA-256").digest(b).map(x => f"${x & 0xff}%02x").mkString
+  def sha256(b: Array[Byte]): String =
+    MessageDigest.getInstance("SHA-256").digest(b).map(x => f"${x & 0xff}%02x").mkString
 
   /** Dotted paths of the blob columns of `fields` (structs walked). */
   def blobPaths(fields: Seq[LanceField], prefix: String = ""): Seq[String] = fields.flatMap { f =>
@@ -37,9 +38,15 @@ object BlobFixtures {
    * Every live row of the latest version: its id and, per blob path, the bytes (None = null).
    * `columns` restricts the top-level fields read (id is always read).
    */
-  def read(io: FileIO, root: String, batch: Int, columns: Option[Seq[String]] = None): IndexedSeq[(Long, Map[String, Option[Array[Byte]]])] = {
+  def read(
+      io: FileIO,
+      root: String,
+      batch: Int,
+      columns: Option[Seq[String]] = None
+  ): IndexedSeq[(Long, Map[String, Option[Array[Byte]]])] = {
     val snap = LanceDataset.open(io, root).open(VersionSpec.Latest)
-    val fields = snap.schema.fields.filter(f => f.name == "id" || columns.forall(_.contains(f.name)))
+    val fields =
+      snap.schema.fields.filter(f => f.name == "id" || columns.forall(_.contains(f.name)))
     val paths = blobPaths(fields)
     val out = IndexedSeq.newBuilder[(Long, Map[String, Option[Array[Byte]]])]
     snap.fragments.foreach { f =>
@@ -53,7 +60,10 @@ object BlobFixtures {
           var i = 0
           while (i < kept) {
             val row = i
-            out += ((codec.LittleEndian.i64(ids.data, row * 8), paths.map(p => p -> value(fields, byName, p, row)).toMap))
+            out += ((
+              codec.LittleEndian.i64(ids.data, row * 8),
+              paths.map(p => p -> value(fields, byName, p, row)).toMap
+            ))
             i += 1
           }
         }
@@ -62,7 +72,12 @@ object BlobFixtures {
     out.result()
   }
 
-  private def value(fields: Seq[LanceField], byName: Map[String, ColumnArray], path: String, row: Int): Option[Array[Byte]] = {
+  private def value(
+      fields: Seq[LanceField],
+      byName: Map[String, ColumnArray],
+      path: String,
+      row: Int
+  ): Option[Array[Byte]] = {
     val parts = path.split('.')
     var a = byName(parts.head)
     var f = fields.find(_.name == parts.head).get
@@ -76,30 +91,43 @@ object BlobFixtures {
       i += 1
     }
     a match {
-      case v: VarBinaryArray => if (v.isNull(row)) None else Some(java.util.Arrays.copyOfRange(v.data, v.offsets(row), v.offsets(row + 1)))
+      case v: VarBinaryArray => if (v.isNull(row)) None
+        else Some(java.util.Arrays.copyOfRange(v.data, v.offsets(row), v.offsets(row + 1)))
       case n: NullArray => None
       case other => throw new AssertionError(s"$path decoded as ${other.getClass.getSimpleName}")
     }
   }
 
   /** Differences between what we read and what pylance's take_blobs returned. */
-  def diff(name: String, got: IndexedSeq[(Long, Map[String, Option[Array[Byte]]])], onlyPaths: Option[Seq[String]] = None): Seq[String] = {
+  def diff(
+      name: String,
+      got: IndexedSeq[(Long, Map[String, Option[Array[Byte]]])],
+      onlyPaths: Option[Seq[String]] = None
+  ): Seq[String] = {
     val rows = expected(name).get("rows").elements().asScala.toIndexedSeq
     if (rows.size != got.size) return Seq(s"$name: ${got.size} rows, pylance ${rows.size}")
     rows.zip(got).zipWithIndex.flatMap { case ((e, (id, blobs)), r) =>
-      val idDiff = if (e.get("id").asLong() != id) Seq(s"$name row $r: id $id, pylance ${e.get("id")}") else Nil
-      val fieldNames = e.fieldNames().asScala.filter(_ != "id").toSeq.filter(p => onlyPaths.forall(_.contains(p)))
+      val idDiff = if (e.get("id").asLong() != id)
+        Seq(s"$name row $r: id $id, pylance ${e.get("id")}")
+      else Nil
+      val fieldNames =
+        e.fieldNames().asScala.filter(_ != "id").toSeq.filter(p => onlyPaths.forall(_.contains(p)))
       idDiff ++ fieldNames.flatMap { p =>
         val want = e.get(p)
         (want.isNull, blobs.get(p)) match {
           case (_, None) => Seq(s"$name row $r: blob column $p not read")
           case (true, Some(None)) => Nil
-          case (true, Some(Some(b))) => Seq(s"$name row $r (id $id) $p: ${b.length} bytes, pylance null")
-          case (false, Some(None)) => Seq(s"$name row $r (id $id) $p: null, pylance ${want.get("size")} bytes")
+          case (true, Some(Some(b))) =>
+            Seq(s"$name row $r (id $id) $p: ${b.length} bytes, pylance null")
+          case (false, Some(None)) =>
+            Seq(s"$name row $r (id $id) $p: null, pylance ${want.get("size")} bytes")
           case (false, Some(Some(b))) =>
-            if (b.length == want.get("size").asLong() && sha256(b) == want.get("sha256").asText()) Nil
-            else Seq(s"$name row $r (id $id) $p: ${b.length} bytes sha256 ${sha256(b).take(12)}, pylance ${want.get("size")} bytes " +
-              s"${want.get("sha256").asText().take(12)} (kind ${want.get("kind")})")
+            if (b.length == want.get("size").asLong() && sha256(b) == want.get("sha256").asText())
+              Nil
+            else Seq(
+              s"$name row $r (id $id) $p: ${b.length} bytes sha256 ${sha256(b).take(12)}, pylance ${want.get("size")} bytes " +
+                s"${want.get("sha256").asText().take(12)} (kind ${want.get("kind")})"
+            )
         }
       }
     }
@@ -112,7 +140,9 @@ class BlobFixtureSuite extends AnyFunSuite {
 
   test("the fixtures cover every blob kind pylance writes without absolute paths") {
     // v1 has no kinds; v2 fixtures must hold inline, packed, dedicated and managed values.
-    val kinds = names.flatMap(n => expected(n).get("kinds").elements().asScala.flatMap(_.elements().asScala.map(_.asInt())))
+    val kinds = names.flatMap(n =>
+      expected(n).get("kinds").elements().asScala.flatMap(_.elements().asScala.map(_.asInt()))
+    )
     assert(Set(0, 1, 2, 4).subsetOf(kinds.toSet), kinds)
     names.foreach(n => assert(Files.isDirectory(path(n)), n))
   }
@@ -133,10 +163,16 @@ class BlobFixtureSuite extends AnyFunSuite {
       assert(blobFiles.isEmpty, s"$name: $blobFiles")
       // Data files are read only for their tail (footer, metadata) and the id pages, not for
       // the blob bytes they hold (visible in the files holding the 1.2 MiB value).
-      Files.walk(path(name)).iterator().asScala.filter(p => p.toString.endsWith(".lance") && Files.isRegularFile(p))
+      Files.walk(path(name)).iterator().asScala.filter(p =>
+        p.toString.endsWith(".lance") && Files.isRegularFile(p)
+      )
         .filter(Files.size(_) > (256 << 10)).foreach { file =>
-          val read = rec.rangedReads.filter(_._1.endsWith("/" + file.getFileName)).map(_._3.toLong).sum
-          assert(read < Files.size(file) / 2, s"$name read $read of ${Files.size(file)} bytes of $file for the id column alone")
+          val read =
+            rec.rangedReads.filter(_._1.endsWith("/" + file.getFileName)).map(_._3.toLong).sum
+          assert(
+            read < Files.size(file) / 2,
+            s"$name read $read of ${Files.size(file)} bytes of $file for the id column alone"
+          )
         }
     }
   }
@@ -146,23 +182,33 @@ class BlobFixtureSuite extends AnyFunSuite {
       val rec = new RecordingFileIO()
       val d = diff(name, read(rec, path(name).toString, 1 << 20))
       assert(d.isEmpty, d.mkString("\n"))
-      assert(rec.wholeReads.isEmpty || rec.wholeReads.asScala.forall(p => !p.endsWith(".lance") && !p.endsWith(".blob")),
-        rec.wholeReads.asScala.mkString(", "))
+      assert(
+        rec.wholeReads.isEmpty || rec.wholeReads.asScala.forall(p =>
+          !p.endsWith(".lance") && !p.endsWith(".blob")
+        ),
+        rec.wholeReads.asScala.mkString(", ")
+      )
     }
   }
 
-  test("every sidecar file of the 2.2 fixtures is named as BlobPaths.sidecar names a data file's blob") {
+  test(
+    "every sidecar file of the 2.2 fixtures is named as BlobPaths.sidecar names a data file's blob"
+  ) {
     // Sidecars are <data file key>/<32 bits of the blob id, reversed>.blob beside the data file;
     // reading the fixtures above resolves every packed/dedicated row through BlobPaths.sidecar,
     // so here only the listing: each sidecar belongs to an existing data file.
-    val sidecars = Files.walk(path("blob_v2_2.2")).iterator().asScala.filter(_.toString.endsWith(".blob")).toSeq
+    val sidecars =
+      Files.walk(path("blob_v2_2.2")).iterator().asScala.filter(_.toString.endsWith(".blob")).toSeq
     assert(sidecars.nonEmpty)
     sidecars.foreach { s =>
       val key = s.getParent.getFileName.toString
       assert(Files.isRegularFile(s.getParent.resolveSibling(s"$key.lance")), s)
       val bits = s.getFileName.toString.stripSuffix(".blob")
       val id = Integer.reverse(Integer.parseUnsignedInt(bits, 2))
-      assert(_root_.io.sparklance.format.blob.BlobPaths.sidecar(s.getParent.resolveSibling(s"$key.lance").toString, id) == s.toString)
+      assert(_root_.io.sparklance.format.blob.BlobPaths.sidecar(
+        s.getParent.resolveSibling(s"$key.lance").toString,
+        id
+      ) == s.toString)
     }
   }
 }
@@ -172,21 +218,37 @@ class BlobCorruptionSuite extends AnyFunSuite {
   import BlobFixtures._
 
   test("a 2.1 blob page whose smuggled definition level is out of range") {
-    val copy = io.sparklance.testutil.TempDirs.copyTree(path("blob_v1_2.1"),
-      io.sparklance.testutil.TempDirs.create("blob-corrupt-").resolve("blob_v1_2.1.lance"))
+    val copy = io.sparklance.testutil.TempDirs.copyTree(
+      path("blob_v1_2.1"),
+      io.sparklance.testutil.TempDirs.create("blob-corrupt-").resolve("blob_v1_2.1.lance")
+    )
     // A null row of `b` is the descriptor (position = def 1 << 16, size = 0): raise its def to 9.
     val pattern = new Array[Byte](16)
     codec.LittleEndian.putI64(pattern, 0, 1L << 16)
-    val files = Files.list(copy.resolve("data")).iterator().asScala.filter(_.toString.endsWith(".lance")).toSeq
+    val files = Files.list(copy.resolve("data")).iterator().asScala.filter(_.toString.endsWith(
+      ".lance"
+    )).toSeq
     val (file, at) = files.iterator.map { f =>
       val b = Files.readAllBytes(f)
-      (f, b.indices.find(i => i + 16 <= b.length && java.util.Arrays.equals(b, i, i + 16, pattern, 0, 16)).getOrElse(-1))
+      (
+        f,
+        b.indices.find(i =>
+          i + 16 <= b.length && java.util.Arrays.equals(b, i, i + 16, pattern, 0, 16)
+        ).getOrElse(-1)
+      )
     }.find(_._2 >= 0).get
     val bytes = Files.readAllBytes(file)
     codec.LittleEndian.putI64(bytes, at, 9L << 16)
     Files.write(file, bytes)
-    val e = intercept[io.sparklance.LanceCorruptFileException](read(HadoopFileIO.local(), copy.toString, 1 << 20))
-    assert(e.getMessage.contains(file.getFileName.toString) && e.getMessage.contains("field 'b'") &&
-      e.getMessage.contains("page") && e.getMessage.contains("definition level 9"), e.getMessage)
+    val e = intercept[io.sparklance.LanceCorruptFileException](read(
+      HadoopFileIO.local(),
+      copy.toString,
+      1 << 20
+    ))
+    assert(
+      e.getMessage.contains(file.getFileName.toString) && e.getMessage.contains("field 'b'") &&
+        e.getMessage.contains("page") && e.getMessage.contains("definition level 9"),
+      e.getMessage
+    )
   }
 }

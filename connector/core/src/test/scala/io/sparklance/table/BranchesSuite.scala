@@ -61,8 +61,16 @@ class BranchesSuite extends AnyFunSuite {
     val (ours, _) = twins()
     Branches.create(fileIO, ours, "dev", 2)
     val before = Pylance.call("branch_ops", "describe", ours, "dev")
-    CleanupOldVersions(fileIO, ours, CleanupPolicy(Some(scala.concurrent.duration.Duration.Zero),
-      None, deleteUnverified = true, errorIfTaggedOldVersions = false))
+    CleanupOldVersions(
+      fileIO,
+      ours,
+      CleanupPolicy(
+        Some(scala.concurrent.duration.Duration.Zero),
+        None,
+        deleteUnverified = true,
+        errorIfTaggedOldVersions = false
+      )
+    )
     assert(LanceDataset.open(fileIO, ours).versions().map(_.version).contains(2L))
     assert(Pylance.call("branch_ops", "describe", ours, "dev") == before)
     Branches.delete(fileIO, ours, "dev")

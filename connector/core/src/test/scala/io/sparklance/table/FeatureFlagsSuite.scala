@@ -19,8 +19,10 @@ class FeatureFlagsSuite extends AnyFunSuite {
     val ds = LanceDataset.open(io, copy.toString)
     val latest = ds.versionLog.latest().get
     val m = ManifestFile.read(io, latest.path).manifest
-    Files.write(java.nio.file.Paths.get(new java.net.URI(latest.path).getPath),
-      ManifestFile.encode(m.toBuilder.setReaderFeatureFlags(flags).build()))
+    Files.write(
+      java.nio.file.Paths.get(new java.net.URI(latest.path).getPath),
+      ManifestFile.encode(m.toBuilder.setReaderFeatureFlags(flags).build())
+    )
     (ds, latest.version)
   }
 
@@ -32,9 +34,14 @@ class FeatureFlagsSuite extends AnyFunSuite {
   }
 
   test("unknown and unsupported flags are refused, naming the flag") {
-    Seq(64L -> "data overlays", 512L -> "fragment reuse index", 2048L -> "spilled row lineage", 4096L -> "fragment tree",
+    Seq(
+      64L -> "data overlays",
+      512L -> "fragment reuse index",
+      2048L -> "spilled row lineage",
+      4096L -> "fragment tree",
       (1L << 18) -> s"flag ${1L << 18}",
-      (1L << 40) -> s"flag ${1L << 40}").foreach { case (flag, words) =>
+      (1L << 40) -> s"flag ${1L << 40}"
+    ).foreach { case (flag, words) =>
       val (ds, _) = withReaderFlags(1L | flag)
       val e = intercept[LanceUnsupportedException](ds.open(VersionSpec.Latest))
       assert(e.getMessage.contains(words), e.getMessage)

@@ -26,17 +26,28 @@ class FragmentReaderLimitSuite extends AnyFunSuite {
       .open(VersionSpec.Latest)
     val byName = snap.schema.fields.map(f => f.name -> f).toMap
     val f = if (filter == null) null
-      else FragmentReader.Filter(new RowFilterEvaluator(filter, byName),
-        filter.columns.toSeq.map(byName))
+    else FragmentReader.Filter(
+      new RowFilterEvaluator(filter, byName),
+      filter.columns.toSeq.map(byName)
+    )
     val frag = FragmentRef(snap.root, snap, snap.fragments.head)
     assert(frag.physicalRows == 8192)
-    new FragmentReader(fileIO, frag, Seq("id", "v", "s").map(byName),
-      DeletionVector.read(fileIO, frag), 0, frag.physicalRows, f)
+    new FragmentReader(
+      fileIO,
+      frag,
+      Seq("id", "v", "s").map(byName),
+      DeletionVector.read(fileIO, frag),
+      0,
+      frag.physicalRows,
+      f
+    )
   }
 
   /** The kept rows as (id, v, s), and the physical offsets the reader says they have. */
-  private def rows(r: FragmentReader, out: (Array[ColumnArray], Int))
-      : (Seq[(Long, Option[Int], Option[String])], Seq[Long]) = {
+  private def rows(
+      r: FragmentReader,
+      out: (Array[ColumnArray], Int)
+  ): (Seq[(Long, Option[Int], Option[String])], Seq[Long]) = {
     val (arrays, kept) = out
     if (kept == 0) return (Nil, Nil)
     val id = arrays(0).asInstanceOf[FixedWidthArray]
@@ -44,10 +55,12 @@ class FragmentReaderLimitSuite extends AnyFunSuite {
     val s = ColumnArrays.materialize(arrays(2)).asInstanceOf[VarBinaryArray]
     assert(id.length == kept && v.length == kept && s.length == kept)
     val values = (0 until kept).map { i =>
-      (codec.LittleEndian.i64(id.data, 8 * i),
+      (
+        codec.LittleEndian.i64(id.data, 8 * i),
         if (v.isNull(i)) None else Some(codec.LittleEndian.i32(v.data, 4 * i)),
         if (s.isNull(i)) None
-        else Some(new String(s.data, s.offsets(i), s.offsets(i + 1) - s.offsets(i), UTF_8)))
+        else Some(new String(s.data, s.offsets(i), s.offsets(i + 1) - s.offsets(i), UTF_8))
+      )
     }
     val offsets = new Array[Long](kept)
     r.keptOffsets(offsets, kept)
@@ -64,7 +77,9 @@ class FragmentReaderLimitSuite extends AnyFunSuite {
   for (fmt <- Seq("legacy", "2.0", "2.1", "2.2")) {
     test(s"deletions_bitmap_$fmt: at most maxKept rows, from only the physical rows they need") {
       val whole = open(fmt)
-      val all = try drain(whole) finally whole.close()
+      val all =
+        try drain(whole)
+        finally whole.close()
       assert(all.size == 1024 && all.forall(_._1 % 8 == 3))
       val inBatch = all.count(_._1 < Batch) // 125
       for (maxKept <- Seq(1, 5, 124, 125, 126, 5000)) {
@@ -86,10 +101,11 @@ class FragmentReaderLimitSuite extends AnyFunSuite {
     test(s"deletions_bitmap_$fmt with a filter: the first maxKept rows passing, the batch read") {
       val filter = Compare("v", CompareOp.GtEq, LongValue(500))
       val whole = open(fmt, filter)
-      val (first, skipped) = try {
-        val out = rows(whole, whole.next(Batch))._1
-        (out, whole.lastSkipped)
-      } finally whole.close()
+      val (first, skipped) =
+        try {
+          val out = rows(whole, whole.next(Batch))._1
+          (out, whole.lastSkipped)
+        } finally whole.close()
       assert(first.size > 40 && first.forall(_._2.exists(_ >= 500)))
       assert(skipped == Batch - first.size)
       for (maxKept <- Seq(1, 5, 40, first.size, 5000)) {
@@ -107,6 +123,7 @@ class FragmentReaderLimitSuite extends AnyFunSuite {
 
   test("maxKept must be positive") {
     val r = open("2.2")
-    try intercept[IllegalArgumentException](r.next(Batch, 0)) finally r.close()
+    try intercept[IllegalArgumentException](r.next(Batch, 0))
+    finally r.close()
   }
 }

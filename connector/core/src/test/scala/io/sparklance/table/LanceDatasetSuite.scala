@@ -19,7 +19,10 @@ class LanceDatasetSuite extends AnyFunSuite {
       assert(ds.tags().map(t => t.name -> t.version).toMap == f.tags, f.toString)
       assert(ds.open(VersionSpec.Latest).version == f.latestVersion)
       f.versions.foreach { v =>
-        assert(ds.open(VersionSpec.Number(v.version)).timestampMicros == v.timestampMicros, v.toString)
+        assert(
+          ds.open(VersionSpec.Number(v.version)).timestampMicros == v.timestampMicros,
+          v.toString
+        )
       }
     }
   }
@@ -28,7 +31,10 @@ class LanceDatasetSuite extends AnyFunSuite {
     Fixtures.all.foreach { f =>
       val ds = LanceDataset.open(io, f.path.toString)
       f.versions.foreach { v =>
-        assert(RowCounts.count(io, ds.open(VersionSpec.Number(v.version))) == v.countRows, v.toString)
+        assert(
+          RowCounts.count(io, ds.open(VersionSpec.Number(v.version))) == v.countRows,
+          v.toString
+        )
       }
     }
   }
@@ -54,11 +60,15 @@ class LanceDatasetSuite extends AnyFunSuite {
   test("missing paths, non-datasets, unknown versions and tags are clean errors naming the path") {
     val tmp = TempDirs.create("not-lance-")
     val missing = tmp.resolve("nope").toString
-    assert(intercept[LanceNotFoundException](LanceDataset.open(io, missing)).getMessage.contains(missing))
+    assert(
+      intercept[LanceNotFoundException](LanceDataset.open(io, missing)).getMessage.contains(missing)
+    )
     val e = intercept[LanceNotFoundException](LanceDataset.open(io, tmp.toString))
     assert(e.getMessage.contains("Not a Lance dataset") && e.getMessage.contains(tmp.toString))
     val file = Files.write(tmp.resolve("f.txt"), Array[Byte](1, 2))
-    assert(intercept[LanceNotFoundException](LanceDataset.open(io, file.toString)).getMessage.contains(file.toString))
+    assert(intercept[LanceNotFoundException](
+      LanceDataset.open(io, file.toString)
+    ).getMessage.contains(file.toString))
 
     val f = Fixtures("multifrag_2.2")
     val ds = LanceDataset.open(io, f.path.toString)

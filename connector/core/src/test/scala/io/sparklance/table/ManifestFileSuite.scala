@@ -14,13 +14,18 @@ class ManifestFileSuite extends AnyFunSuite {
   private val io = HadoopFileIO.local()
 
   private def manifests(root: Path): Seq[Path] =
-    Files.list(root.resolve("_versions")).iterator().asScala.filter(_.toString.endsWith(".manifest")).toSeq
+    Files.list(root.resolve("_versions")).iterator().asScala.filter(_.toString.endsWith(
+      ".manifest"
+    )).toSeq
 
   test("every manifest of every fixture decodes, with the version its name says") {
     Fixtures.all.foreach { f =>
       manifests(f.path).foreach { p =>
         val d = ManifestFile.read(io, p.toString)
-        assert(d.manifest.getVersion == ManifestNaming.parse(p.getFileName.toString).get._1, p.toString)
+        assert(
+          d.manifest.getVersion == ManifestNaming.parse(p.getFileName.toString).get._1,
+          p.toString
+        )
         assert(d.fileSize == Files.size(p))
       }
     }
@@ -60,8 +65,14 @@ class ManifestFileSuite extends AnyFunSuite {
     val cases: Seq[Array[Byte] => Array[Byte]] = Seq(
       b => { val c = b.clone(); c(c.length - 1) = 'X'; c }, // magic
       b => { val c = b.clone(); c(c.length - 16) = (c(c.length - 16) + 1).toByte; c }, // position
-      b => { val c = b.clone(); java.util.Arrays.fill(c, 0, c.length - 16, 0xff.toByte); c }, // body
-      b => { val c = b.clone(); var i = 8; while (i < c.length - 40) { c(i) = (c(i) ^ 0x5a).toByte; i += 1 }; c })
+      b => {
+        val c = b.clone(); java.util.Arrays.fill(c, 0, c.length - 16, 0xff.toByte); c
+      }, // body
+      b => {
+        val c = b.clone(); var i = 8;
+        while (i < c.length - 40) { c(i) = (c(i) ^ 0x5a).toByte; i += 1 }; c
+      }
+    )
     cases.foreach { t =>
       val (path, e) = damaged(t)
       assert(e.getMessage.contains(path), e.getMessage)

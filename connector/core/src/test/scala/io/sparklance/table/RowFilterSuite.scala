@@ -24,7 +24,8 @@ class RowFilterSuite extends AnyFunSuite {
       Seq(DoubleValue(1.5), DoubleValue(Double.NaN)),
       Seq(BytesValue("a".getBytes), BytesValue(Array.emptyByteArray)),
       Seq(LongValue(1), DoubleValue(2.0)),
-      Nil)
+      Nil
+    )
     for (values <- lists; negated <- Seq(false, true)) {
       val in = RowFilter.In("c", values, negated)
       val back = roundTrip(RowFilter.And(in, RowFilter.IsNull("d", negated = true)))

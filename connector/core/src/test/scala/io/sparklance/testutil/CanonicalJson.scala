@@ -23,14 +23,20 @@ object CanonicalJson {
     (field.logicalType, a) match {
       case (Struct, s: StructArray) =>
         val o = nf.objectNode()
-        field.children.zip(s.children).foreach { case (c, ca) => o.set[JsonNode](c.name, value(c, ca, i)) }
+        field.children.zip(s.children).foreach { case (c, ca) =>
+          o.set[JsonNode](c.name, value(c, ca, i))
+        }
         o
       case (Map, l: ListArray) =>
         val entries = field.children.head
         val kv = l.child.asInstanceOf[StructArray]
         val arr = nf.arrayNode()
         (l.offsets(i) until l.offsets(i + 1)).foreach { j =>
-          arr.add(nf.arrayNode().add(value(entries.children(0), kv.children(0), j)).add(value(entries.children(1), kv.children(1), j)))
+          arr.add(nf.arrayNode().add(value(entries.children(0), kv.children(0), j)).add(value(
+            entries.children(1),
+            kv.children(1),
+            j
+          )))
         }
         arr
       case (_, l: ListArray) =>
@@ -39,16 +45,26 @@ object CanonicalJson {
         (l.offsets(i) until l.offsets(i + 1)).foreach(j => arr.add(value(item, l.child, j)))
         arr
       case (FixedSizeList(t, _), l: FixedSizeListArray) =>
-        val item = field.children.headOption.getOrElse(LanceField(-1, field.id, "item", t, nullable = true, Predef.Map.empty, Nil))
+        val item = field.children.headOption.getOrElse(LanceField(
+          -1,
+          field.id,
+          "item",
+          t,
+          nullable = true,
+          Predef.Map.empty,
+          Nil
+        ))
         val arr = nf.arrayNode()
         (i * l.dimension until (i + 1) * l.dimension).foreach(j => arr.add(value(item, l.child, j)))
         arr
-      case (_, d: DictionaryArray) => leafBytes(field.logicalType, d.dictionary.entries(d.indices(i)))
+      case (_, d: DictionaryArray) =>
+        leafBytes(field.logicalType, d.dictionary.entries(d.indices(i)))
       case (_, b: VarBinaryArray) =>
         val bytes = java.util.Arrays.copyOfRange(b.data, b.offsets(i), b.offsets(i + 1))
         leafBytes(field.logicalType, bytes)
       case (t, f: FixedWidthArray) => fixed(t, f, i)
-      case (t, other) => nf.textNode(s"<cannot encode ${t.text} from ${other.getClass.getSimpleName}>")
+      case (t, other) =>
+        nf.textNode(s"<cannot encode ${t.text} from ${other.getClass.getSimpleName}>")
     }
   }
 
@@ -80,7 +96,12 @@ object CanonicalJson {
         val be = new Array[Byte](w)
         (0 until w).foreach(k => be(k) = f.data(i * w + w - 1 - k))
         nf.textNode(new JBigDecimal(new BigInteger(be), scale).toString)
-      case FixedSizeBinary(_) => nf.textNode(Base64.getEncoder.encodeToString(java.util.Arrays.copyOfRange(f.data, i * w, i * w + w)))
+      case FixedSizeBinary(_) =>
+        nf.textNode(Base64.getEncoder.encodeToString(java.util.Arrays.copyOfRange(
+          f.data,
+          i * w,
+          i * w + w
+        )))
       case Dictionary(v, _, _) => fixed(v, f, i)
       case other => nf.textNode(s"<cannot encode ${other.text}>")
     }
@@ -100,13 +121,18 @@ object CanonicalJson {
   def same(expected: JsonNode, actual: JsonNode): Boolean = (expected, actual) match {
     case (e, a) if e.isNull || a.isNull => e.isNull && a.isNull
     case (e, a) if e.isNumber && a.isNumber =>
-      if (e.isFloatingPointNumber || a.isFloatingPointNumber) java.lang.Double.compare(e.doubleValue(), a.doubleValue()) == 0
+      if (e.isFloatingPointNumber || a.isFloatingPointNumber)
+        java.lang.Double.compare(e.doubleValue(), a.doubleValue()) == 0
       else e.bigIntegerValue() == a.bigIntegerValue()
     case (e: ArrayNode, a: ArrayNode) =>
       e.size == a.size && (0 until e.size).forall(k => same(e.get(k), a.get(k)))
     case (e: ObjectNode, a: ObjectNode) =>
-      e.size == a.size &&
-        { val it = e.fields(); var ok = true; while (ok && it.hasNext) { val x = it.next(); ok = a.has(x.getKey) && same(x.getValue, a.get(x.getKey)) }; ok }
+      e.size == a.size && {
+        val it = e.fields(); var ok = true;
+        while (ok && it.hasNext) {
+          val x = it.next(); ok = a.has(x.getKey) && same(x.getValue, a.get(x.getKey))
+        }; ok
+      }
     case (e, a) => e == a
   }
 }

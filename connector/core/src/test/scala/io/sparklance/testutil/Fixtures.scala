@@ -24,7 +24,10 @@ object Fixtures {
     .getOrElse {
       var p = Paths.get("").toAbsolutePath
       while (p != null && !Files.exists(p.resolve("build.sbt"))) p = p.getParent
-      require(p != null, "cannot find the repository root (no build.sbt above the working directory)")
+      require(
+        p != null,
+        "cannot find the repository root (no build.sbt above the working directory)"
+      )
       p
     }
 
@@ -34,17 +37,23 @@ object Fixtures {
   lazy val all: Seq[Fixture] = {
     val index = mapper.readTree(testData.resolve("expected/_index.json").toFile)
     val generated = index.get("datasets").elements().asScala.toSeq.map { d =>
-      Fixture(mapper.readTree(testData.resolve(d.get("expected").asText()).toFile), external = false)
+      Fixture(
+        mapper.readTree(testData.resolve(d.get("expected").asText()).toFile),
+        external = false
+      )
     }
     val extDir = testData.resolve("expected/external")
     val external =
       if (!Files.isDirectory(extDir)) Nil
-      else Files.list(extDir).iterator().asScala.filter(_.toString.endsWith(".json")).toSeq.sortBy(_.toString)
+      else Files.list(extDir).iterator().asScala.filter(_.toString.endsWith(".json")).toSeq.sortBy(
+        _.toString
+      )
         .map(p => Fixture(mapper.readTree(p.toFile), external = true))
     generated ++ external
   }
 
-  def apply(name: String): Fixture = all.find(_.name == name).getOrElse(sys.error(s"no fixture named $name"))
+  def apply(name: String): Fixture =
+    all.find(_.name == name).getOrElse(sys.error(s"no fixture named $name"))
 
   def byFormat(formats: String*): Seq[Fixture] = all.filter(f => formats.contains(f.format))
 }
@@ -56,7 +65,8 @@ final case class Fixture(json: JsonNode, external: Boolean) {
   /** "legacy", "2.0", "2.1", "2.2" (for external datasets: what pylance read, "0.1" = legacy). */
   def format: String = {
     val given = json.get("data_storage_version")
-    val v = if (given == null || given.isNull) json.get("data_storage_version_read").asText() else given.asText()
+    val v = if (given == null || given.isNull) json.get("data_storage_version_read").asText()
+    else given.asText()
     if (v == "0.1") "legacy" else v
   }
 
@@ -67,9 +77,11 @@ final case class Fixture(json: JsonNode, external: Boolean) {
 
   def latestVersion: Long = json.get("latest_version").asLong()
 
-  def tags: Map[String, Long] = json.get("tags").fields().asScala.map(e => e.getKey -> e.getValue.asLong()).toMap
+  def tags: Map[String, Long] =
+    json.get("tags").fields().asScala.map(e => e.getKey -> e.getValue.asLong()).toMap
 
-  def versions: Seq[FixtureVersion] = json.get("versions").elements().asScala.toSeq.map(FixtureVersion(this, _))
+  def versions: Seq[FixtureVersion] =
+    json.get("versions").elements().asScala.toSeq.map(FixtureVersion(this, _))
 
   def version(v: Long): FixtureVersion = versions.find(_.version == v).get
 
@@ -91,7 +103,9 @@ final case class FixtureVersion(fixture: Fixture, json: JsonNode) {
     val in = Files.newInputStream(p)
     val stream = if (rel.endsWith(".gz")) new GZIPInputStream(in) else in
     val r = new BufferedReader(new InputStreamReader(stream, "UTF-8"))
-    try r.lines().iterator().asScala.filter(_.nonEmpty).map(l => Fixtures.mapper.readTree(l)).toIndexedSeq
+    try r.lines().iterator().asScala.filter(_.nonEmpty).map(l =>
+        Fixtures.mapper.readTree(l)
+      ).toIndexedSeq
     finally r.close()
   }
 

@@ -75,9 +75,11 @@ object Pylance extends Assertions {
     val pb = new ProcessBuilder(python.toString, resources.resolve("server.py").toString)
     pb.redirectError(ProcessBuilder.Redirect.INHERIT)
     val p = pb.start()
-    val s = (p,
+    val s = (
+      p,
       new java.io.BufferedWriter(new java.io.OutputStreamWriter(p.getOutputStream, "UTF-8")),
-      new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream, "UTF-8")))
+      new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream, "UTF-8"))
+    )
     server = Some(s)
     s
   }

@@ -24,7 +24,9 @@ final class RecordingFileIO(inner: FileIO = HadoopFileIO.local()) extends FileIO
   override def isDirectory(path: String): Boolean = inner.isDirectory(path)
   override def list(dir: String): Seq[FileEntry] = inner.list(dir)
   override def size(path: String): Long = inner.size(path)
-  override def readFully(path: String): Array[Byte] = { wholeReads.add(path); inner.readFully(path) }
+  override def readFully(path: String): Array[Byte] = {
+    wholeReads.add(path); inner.readFully(path)
+  }
   override def readRange(path: String, offset: Long, length: Int): Array[Byte] = {
     reads.add((path, offset, length)); inner.readRange(path, offset, length)
   }
@@ -34,14 +36,17 @@ final class RecordingFileIO(inner: FileIO = HadoopFileIO.local()) extends FileIO
     new RandomAccessInput {
       def path: String = in.path
       def length: Long = in.length
-      def read(offset: Long, length: Int): Array[Byte] = { reads.add((path, offset, length)); in.read(offset, length) }
+      def read(offset: Long, length: Int): Array[Byte] = {
+        reads.add((path, offset, length)); in.read(offset, length)
+      }
       def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, length: Int): Unit = {
         reads.add((path, offset, length)); in.readInto(offset, dst, dstOffset, length)
       }
       def close(): Unit = in.close()
     }
   }
-  override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = inner.createIfAbsent(path, bytes)
+  override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean =
+    inner.createIfAbsent(path, bytes)
   override def write(path: String, bytes: Array[Byte]): Unit = inner.write(path, bytes)
   override def create(path: String): java.io.OutputStream = inner.create(path)
   override def delete(path: String): Boolean = inner.delete(path)

@@ -31,8 +31,12 @@ object RowFiles {
         // A column the rows do not name (added later, all null).
         case LogicalType.Int32 | LogicalType.Int64 if !rows.exists(_.contains(f.name)) =>
           val width = if (f.logicalType == LogicalType.Int32) 4 else 8
-          new FixedWidthArray(rows.size, Array.fill(rows.size)(true), width,
-            new Array[Byte](width * rows.size)): ColumnArray
+          new FixedWidthArray(
+            rows.size,
+            Array.fill(rows.size)(true),
+            width,
+            new Array[Byte](width * rows.size)
+          ): ColumnArray
         case LogicalType.Int64 =>
           val data = new Array[Byte](8 * rows.size)
           rows.zipWithIndex.foreach { case (r, i) =>
@@ -47,15 +51,28 @@ object RowFiles {
           new FixedWidthArray(rows.size, null, 4, data): ColumnArray
         case LogicalType.Utf8 =>
           val bytes = rows.map(_(f.name).toString.getBytes(UTF_8))
-          new VarBinaryArray(rows.size, null, bytes.scanLeft(0)(_ + _.length).toArray,
-            bytes.flatten.toArray): ColumnArray
+          new VarBinaryArray(
+            rows.size,
+            null,
+            bytes.scanLeft(0)(_ + _.length).toArray,
+            bytes.flatten.toArray
+          ): ColumnArray
         case other => throw new IllegalArgumentException(s"column ${f.name}: $other")
       }
     }.toArray
     w.write(columns)
-    val f = try w.finish() finally w.close()
-    NewFragment(NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor,
-      f.sizeBytes, f.numRows))
+    val f =
+      try w.finish()
+      finally w.close()
+    NewFragment(NewDataFile(
+      name,
+      f.fieldIds,
+      f.columnIndices,
+      version.major,
+      version.minor,
+      f.sizeBytes,
+      f.numRows
+    ))
   }
 
   /** One int64 column's data file of `values`, in the dataset's file version. */
@@ -63,13 +80,25 @@ object RowFiles {
     val version = FileVersion.parse(s.dataStorageVersion).get
     val name = DataFileNames.next()
     val dir = new java.io.File(Paths.join(s.root, "data")); dir.mkdirs()
-    val w = new LanceFileWriter(new StreamSink(new FileOutputStream(new java.io.File(dir, name))),
-      Seq(field), version)
+    val w = new LanceFileWriter(
+      new StreamSink(new FileOutputStream(new java.io.File(dir, name))),
+      Seq(field),
+      version
+    )
     val data = new Array[Byte](8 * values.size)
     values.zipWithIndex.foreach { case (v, i) => codec.LittleEndian.putI64(data, 8 * i, v) }
     w.write(Array(new FixedWidthArray(values.size, null, 8, data)))
-    val f = try w.finish() finally w.close()
-    NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor, f.sizeBytes,
-      f.numRows)
+    val f =
+      try w.finish()
+      finally w.close()
+    NewDataFile(
+      name,
+      f.fieldIds,
+      f.columnIndices,
+      version.major,
+      version.minor,
+      f.sizeBytes,
+      f.numRows
+    )
   }
 }

@@ -25,7 +25,10 @@ object TempDirs {
   private def deleteTree(root: Path): Unit =
     if (Files.exists(root)) {
       val all = Files.walk(root).iterator().asScala.toSeq.reverse
-      all.foreach(p => try Files.deleteIfExists(p) catch { case _: java.io.IOException => })
+      all.foreach(p =>
+        try Files.deleteIfExists(p)
+        catch { case _: java.io.IOException => }
+      )
     }
 
   def copyTree(src: Path, dst: Path): Path = {
@@ -38,5 +41,6 @@ object TempDirs {
   }
 
   /** A private copy of a fixture dataset. */
-  def copyOf(f: Fixture): Path = copyTree(f.path, create("lance-fixture-").resolve(f.path.getFileName.toString))
+  def copyOf(f: Fixture): Path =
+    copyTree(f.path, create("lance-fixture-").resolve(f.path.getFileName.toString))
 }

@@ -16,8 +16,11 @@ object TinyDatasets {
   def newRoot(): String = TempDirs.create("lance-commit-").resolve("ds").toString
 
   /** Writes a data file of `ids` under `root/data` and returns it as a fragment to commit. */
-  def fragment(root: String, ids: Seq[Long], version: FileVersion = FileVersion.V2_2)
-      : NewFragment = {
+  def fragment(
+      root: String,
+      ids: Seq[Long],
+      version: FileVersion = FileVersion.V2_2
+  ): NewFragment = {
     val name = DataFileNames.next()
     val dir = new java.io.File(Paths.join(root, "data")); dir.mkdirs()
     val out = new FileOutputStream(new java.io.File(dir, name))
@@ -25,9 +28,18 @@ object TinyDatasets {
     val data = new Array[Byte](8 * ids.size)
     ids.zipWithIndex.foreach { case (v, i) => codec.LittleEndian.putI64(data, 8 * i, v) }
     w.write(Array(new FixedWidthArray(ids.size, null, 8, data)))
-    val f = try w.finish() finally w.close()
-    NewFragment(NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor,
-      f.sizeBytes, f.numRows))
+    val f =
+      try w.finish()
+      finally w.close()
+    NewFragment(NewDataFile(
+      name,
+      f.fieldIds,
+      f.columnIndices,
+      version.major,
+      version.minor,
+      f.sizeBytes,
+      f.numRows
+    ))
   }
 
   def latest(io: FileIO, root: String): Snapshot =

@@ -27,17 +27,26 @@ object ColumnEncodingProperties {
 
   /** `schema` with the encodings `properties` name in its columns' metadata. */
   def applyTo(schema: StructType, properties: Map[String, String], table: String): StructType = {
-    val named = properties.toSeq.collect { case (k, v) if isEncodingKey(k) =>
-      val rest = k.substring(Prefix.length)
-      val i = rest.indexOf('.')
-      if (i <= 0 || i == rest.length - 1)
-        throw LanceErrors.invalidOption(k, v, "expected lance.encoding.<column>.<key>, e.g. " +
-          "lance.encoding.v.compression")
-      val column = rest.substring(0, i)
-      if (!schema.fieldNames.contains(column))
-        throw LanceErrors.invalidOption(k, v, s"no column '$column' in $table; the columns " +
-          s"are ${schema.fieldNames.mkString(", ")}")
-      (column, rest.substring(i + 1), v)
+    val named = properties.toSeq.collect {
+      case (k, v) if isEncodingKey(k) =>
+        val rest = k.substring(Prefix.length)
+        val i = rest.indexOf('.')
+        if (i <= 0 || i == rest.length - 1)
+          throw LanceErrors.invalidOption(
+            k,
+            v,
+            "expected lance.encoding.<column>.<key>, e.g. " +
+              "lance.encoding.v.compression"
+          )
+        val column = rest.substring(0, i)
+        if (!schema.fieldNames.contains(column))
+          throw LanceErrors.invalidOption(
+            k,
+            v,
+            s"no column '$column' in $table; the columns " +
+              s"are ${schema.fieldNames.mkString(", ")}"
+          )
+        (column, rest.substring(i + 1), v)
     }
     if (named.isEmpty) schema
     else StructType(schema.fields.map { f =>

@@ -22,9 +22,12 @@ import io.sparklance.format.LogicalType.{Decimal => LanceDecimal, _}
  */
 object ColumnVectorWriter {
   private val LE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-  private val I16: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
-  private val I32: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
-  private val I64: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
+  private val I16: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
+  private val I32: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
+  private val I64: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
 
   def write(v: WritableColumnVector, field: LanceField, a: ColumnArray): Unit = {
     val n = a.length
@@ -55,7 +58,9 @@ object ColumnVectorWriter {
         val entries = field.children.head
         val kv = l.child match {
           case s: StructArray => s
-          case other => throw new IllegalStateException(s"map '${field.name}' decoded as ${other.getClass.getSimpleName}")
+          case other => throw new IllegalStateException(
+              s"map '${field.name}' decoded as ${other.getClass.getSimpleName}"
+            )
         }
         val keys = v.getChild(0); val values = v.getChild(1)
         keys.reserve(kv.length); values.reserve(kv.length)
@@ -65,7 +70,8 @@ object ColumnVectorWriter {
       case (_: ArrayType, l: FixedSizeListArray) =>
         // A fixed-size list of primitives has no item field in Lance; one of structs has.
         val item = field.logicalType match {
-          case FixedSizeList(t, _) if field.children.isEmpty => field.copy(name = "item", logicalType = t, nullable = true, children = Nil)
+          case FixedSizeList(t, _) if field.children.isEmpty =>
+            field.copy(name = "item", logicalType = t, nullable = true, children = Nil)
           case _ => field.children.head
         }
         val child = v.arrayData()
@@ -79,12 +85,16 @@ object ColumnVectorWriter {
         val total = b.offsets(n) - start
         val base = v.arrayData().appendBytes(total, b.data, start) - start
         var i = 0
-        while (i < n) { v.putArray(i, base + b.offsets(i), b.offsets(i + 1) - b.offsets(i)); i += 1 }
+        while (i < n) {
+          v.putArray(i, base + b.offsets(i), b.offsets(i + 1) - b.offsets(i)); i += 1
+        }
       case (_: StringType | BinaryType, d: DictionaryArray) => DictionaryVectors.write(v, d)
       case (dt, f: FixedWidthArray) => writeFixed(v, dt, field, f)
       case (dt, other) =>
-        throw new IllegalStateException(s"column '${field.name}' (${field.logicalType.text}) decoded as " +
-          s"${other.getClass.getSimpleName}, which does not fit Spark type ${dt.simpleString}")
+        throw new IllegalStateException(
+          s"column '${field.name}' (${field.logicalType.text}) decoded as " +
+            s"${other.getClass.getSimpleName}, which does not fit Spark type ${dt.simpleString}"
+        )
     }
     putNulls(v, a)
   }
@@ -102,7 +112,12 @@ object ColumnVectorWriter {
     }
   }
 
-  private def writeFixed(v: WritableColumnVector, dt: DataType, field: LanceField, f: FixedWidthArray): Unit = {
+  private def writeFixed(
+      v: WritableColumnVector,
+      dt: DataType,
+      field: LanceField,
+      f: FixedWidthArray
+  ): Unit = {
     val n = f.length
     val d = f.data
     val t = field.logicalType match { case Dictionary(value, _, _) => value; case other => other }
@@ -110,43 +125,72 @@ object ColumnVectorWriter {
       case Bool => var i = 0; while (i < n) { v.putBoolean(i, d(i) != 0); i += 1 }
       case Int8 => v.putBytes(0, n, d, 0)
       case Int16 =>
-        if (LE) v.putShorts(0, n, d, 0) else { var i = 0; while (i < n) { v.putShort(i, I16.get(d, i * 2)); i += 1 } }
+        if (LE) v.putShorts(0, n, d, 0)
+        else { var i = 0; while (i < n) { v.putShort(i, I16.get(d, i * 2)); i += 1 } }
       case Int32 | Date32 => v.putIntsLittleEndian(0, n, d, 0)
-      case Int64 | Timestamp(TimeUnit.Micro | TimeUnit.Nano, _) | Duration(TimeUnit.Micro | TimeUnit.Nano) |
-           Time(TimeUnit.Micro | TimeUnit.Nano) => v.putLongsLittleEndian(0, n, d, 0)
-      case Time(_) => var i = 0; while (i < n) { v.putLong(i, (I32.get(d, i * 4): Int).toLong); i += 1 }
+      case Int64 | Timestamp(TimeUnit.Micro | TimeUnit.Nano, _) | Duration(
+            TimeUnit.Micro | TimeUnit.Nano
+          ) |
+          Time(TimeUnit.Micro | TimeUnit.Nano) => v.putLongsLittleEndian(0, n, d, 0)
+      case Time(_) =>
+        var i = 0; while (i < n) { v.putLong(i, (I32.get(d, i * 4): Int).toLong); i += 1 }
       case Float32 => v.putFloatsLittleEndian(0, n, d, 0)
       case Float64 => v.putDoublesLittleEndian(0, n, d, 0)
       case UInt8 => var i = 0; while (i < n) { v.putShort(i, (d(i) & 0xff).toShort); i += 1 }
-      case UInt16 => var i = 0; while (i < n) { v.putInt(i, (I16.get(d, i * 2): Short) & 0xffff); i += 1 }
-      case UInt32 => var i = 0; while (i < n) { v.putLong(i, (I32.get(d, i * 4): Int) & 0xffffffffL); i += 1 }
+      case UInt16 =>
+        var i = 0; while (i < n) { v.putInt(i, (I16.get(d, i * 2): Short) & 0xffff); i += 1 }
+      case UInt32 =>
+        var i = 0; while (i < n) { v.putLong(i, (I32.get(d, i * 4): Int) & 0xffffffffL); i += 1 }
       case UInt64 =>
         var i = 0
         while (i < n) {
           val u = I64.get(d, i * 8): Long
-          val big = if (u >= 0) java.math.BigInteger.valueOf(u) else java.math.BigInteger.valueOf(u).add(TwoTo64)
-          if (!f.isNull(i)) v.putDecimal(i, org.apache.spark.sql.types.Decimal(new java.math.BigDecimal(big), 20, 0), 20)
+          val big = if (u >= 0) java.math.BigInteger.valueOf(u)
+          else java.math.BigInteger.valueOf(u).add(TwoTo64)
+          if (!f.isNull(i)) v.putDecimal(
+            i,
+            org.apache.spark.sql.types.Decimal(new java.math.BigDecimal(big), 20, 0),
+            20
+          )
           i += 1
         }
       case BFloat16 =>
         var i = 0
-        while (i < n) { v.putFloat(i, java.lang.Float.intBitsToFloat(((I16.get(d, i * 2): Short) & 0xffff) << 16)); i += 1 }
-      case Float16 => var i = 0; while (i < n) { v.putFloat(i, HalfFloat.toFloat(I16.get(d, i * 2): Short)); i += 1 }
+        while (i < n) {
+          v.putFloat(
+            i,
+            java.lang.Float.intBitsToFloat(((I16.get(d, i * 2): Short) & 0xffff) << 16)
+          ); i += 1
+        }
+      case Float16 =>
+        var i = 0;
+        while (i < n) { v.putFloat(i, HalfFloat.toFloat(I16.get(d, i * 2): Short)); i += 1 }
       case Timestamp(unit, _) => scaleToMicros(v, field, f, unit)
       case Duration(unit) => scaleToMicros(v, field, f, unit)
       case Date64 =>
         var i = 0
-        while (i < n) { v.putInt(i, Math.floorDiv(I64.get(d, i * 8): Long, 86400000L).toInt); i += 1 }
+        while (i < n) {
+          v.putInt(i, Math.floorDiv(I64.get(d, i * 8): Long, 86400000L).toInt); i += 1
+        }
       case LanceDecimal(_, _, _) => writeDecimal(v, dt.asInstanceOf[DecimalType], f)
       case FixedSizeBinary(w) => var i = 0; while (i < n) { v.putByteArray(i, d, i * w, w); i += 1 }
       case other =>
-        throw LanceErrors.unsupportedType(field.name, other.text, s"no conversion to Spark ${dt.simpleString}")
+        throw LanceErrors.unsupportedType(
+          field.name,
+          other.text,
+          s"no conversion to Spark ${dt.simpleString}"
+        )
     }
   }
 
   private val TwoTo64 = java.math.BigInteger.ONE.shiftLeft(64)
 
-  private def scaleToMicros(v: WritableColumnVector, field: LanceField, f: FixedWidthArray, unit: TimeUnit): Unit = {
+  private def scaleToMicros(
+      v: WritableColumnVector,
+      field: LanceField,
+      f: FixedWidthArray,
+      unit: TimeUnit
+  ): Unit = {
     val factor = 1000000L / unit.perSecond
     val d = f.data
     var i = 0
@@ -157,8 +201,11 @@ object ColumnVectorWriter {
         catch {
           case _: ArithmeticException if f.isNull(i) => 0L
           case _: ArithmeticException =>
-            throw LanceErrors.unsupportedType(field.name, field.logicalType.text,
-              s"value $raw ${unit.symbol} is outside the range Spark can hold in microseconds")
+            throw LanceErrors.unsupportedType(
+              field.name,
+              field.logicalType.text,
+              s"value $raw ${unit.symbol} is outside the range Spark can hold in microseconds"
+            )
         }
       v.putLong(i, micros)
       i += 1
@@ -185,11 +232,14 @@ object ColumnVectorWriter {
           var k = 0
           while (k < w) { be(k) = d(i * w + w - 1 - k); k += 1 }
           val bd = new java.math.BigDecimal(new java.math.BigInteger(be), dt.scale)
-          v.putDecimal(i, org.apache.spark.sql.types.Decimal(bd, dt.precision, dt.scale), dt.precision)
+          v.putDecimal(
+            i,
+            org.apache.spark.sql.types.Decimal(bd, dt.precision, dt.scale),
+            dt.precision
+          )
         }
         i += 1
       }
     }
   }
 }
-

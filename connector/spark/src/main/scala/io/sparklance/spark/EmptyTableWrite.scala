@@ -22,22 +22,41 @@ private[spark] object EmptyTableWrite {
    * @param create   true: the dataset must not exist yet (a concurrent creator makes the commit
    *                 fail); false: it replaces the dataset's latest version
    */
-  def apply(io: FileIO, path: String, table: String, schema: StructType,
-      properties: Map[String, String], create: Boolean): Unit = {
+  def apply(
+      io: FileIO,
+      path: String,
+      table: String,
+      schema: StructType,
+      properties: Map[String, String],
+      create: Boolean
+  ): Unit = {
     val options = LanceTableChanges.createOptions(properties)
     val requested = options.get(LanceWriteOptions.DataStorageVersion).map { v =>
       FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
-        LanceWriteOptions.DataStorageVersion, v, "expected 2.0, 2.1, 2.2 or stable"))
+        LanceWriteOptions.DataStorageVersion,
+        v,
+        "expected 2.0, 2.1, 2.2 or stable"
+      ))
     }
     val existing = if (create) None else WritePlan.existing(io, path)
-    val fields = PrimaryKey.mark(path, SparkToLance.fields(
-      ColumnEncodingProperties.applyTo(schema, options, table),
-      WritePlan.replaceVersion(path, existing, requested)),
-      options.get(LanceWriteOptions.PrimaryKey).toSeq.flatMap(LanceTableChanges.keyColumns))
+    val fields = PrimaryKey.mark(
+      path,
+      SparkToLance.fields(
+        ColumnEncodingProperties.applyTo(schema, options, table),
+        WritePlan.replaceVersion(path, existing, requested)
+      ),
+      options.get(LanceWriteOptions.PrimaryKey).toSeq.flatMap(LanceTableChanges.keyColumns)
+    )
     val stable = options.get(LanceWriteOptions.EnableStableRowIds)
       .exists(_.trim.equalsIgnoreCase("true"))
-    WritePlan.replace(path, existing, fields, requested, mustCreate = create,
-      LanceTableChanges.configOf(properties))
+    WritePlan.replace(
+      path,
+      existing,
+      fields,
+      requested,
+      mustCreate = create,
+      LanceTableChanges.configOf(properties)
+    )
       .commit(io, Nil, CommitOptions(enableStableRowIds = stable))
   }
 }

@@ -1,8 +1,16 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, DynamicPruningSubquery,
-  Exists, Expression, Not, PredicateHelper, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  And,
+  Attribute,
+  DynamicPruningSubquery,
+  Exists,
+  Expression,
+  Not,
+  PredicateHelper,
+  SubqueryExpression
+}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, Subquery}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
@@ -35,11 +43,14 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
     if (!conf.dynamicPartitionPruningEnabled || conf.autoBroadcastJoinThreshold <= 0) plan
     else plan.transformUp {
       case f @ Filter(condition, _) if SubqueryExpression.hasSubquery(condition) =>
-        withExistsPruned(f, {
-          // The outer side is deterministic filters over a small relation holding `o`.
-          case (outer: Filter, o) => SemiJoinReduction.filteredRelation(outer, o)
-          case _ => false
-        })
+        withExistsPruned(
+          f,
+          {
+            // The outer side is deterministic filters over a small relation holding `o`.
+            case (outer: Filter, o) => SemiJoinReduction.filteredRelation(outer, o)
+            case _ => false
+          }
+        )
     }
   }
 
@@ -48,8 +59,10 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
    * rows they are evaluated on (`f`'s input, filtered by its conjuncts without subqueries),
    * where `eligible` holds for that input and the key column.
    */
-  private[spark] def withExistsPruned(f: Filter,
-      eligible: (LogicalPlan, Attribute) => Boolean): Filter = {
+  private[spark] def withExistsPruned(
+      f: Filter,
+      eligible: (LogicalPlan, Attribute) => Boolean
+  ): Filter = {
     val conjuncts = splitConjunctivePredicates(f.condition)
     lazy val outer = conjuncts.filterNot(SubqueryExpression.hasSubquery) match {
       case Seq() => f.child
@@ -65,8 +78,11 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   /** `e` with its Lance scan filtered by the keys of `outer` it is correlated with. */
-  private def prune(e: Exists, outer: LogicalPlan,
-      eligible: (LogicalPlan, Attribute) => Boolean): Option[Exists] = {
+  private def prune(
+      e: Exists,
+      outer: LogicalPlan,
+      eligible: (LogicalPlan, Attribute) => Boolean
+  ): Option[Exists] = {
     val inner = e.plan.outputSet
     SemiJoinReduction.equalities(e.joinCond).collectFirst {
       case (i, o) if inner.contains(i) && eligible(outer, o) => (i, o)
@@ -77,14 +93,18 @@ object ExistsPruning extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   /** `plan` (projections and filters over a Lance scan with `key`) with `pruning` on the scan. */
-  private def withPruning(plan: LogicalPlan, key: Attribute,
-      pruning: => Expression): Option[LogicalPlan] = plan match {
+  private def withPruning(
+      plan: LogicalPlan,
+      key: Attribute,
+      pruning: => Expression
+  ): Option[LogicalPlan] = plan match {
     case p @ Project(list, child) if SemiJoinReduction.passesOn(list, key) =>
       withPruning(child, key, pruning).map(c => p.copy(child = c))
     case Filter(c, _) if c.exists(_.isInstanceOf[DynamicPruningSubquery]) => None
     case f @ Filter(_, child) => withPruning(child, key, pruning).map(c => f.copy(child = c))
-    case s: DataSourceV2ScanRelation if s.scan.isInstanceOf[LanceScan] &&
-        s.outputSet.contains(key) =>
+    case s: DataSourceV2ScanRelation
+        if s.scan.isInstanceOf[LanceScan] &&
+          s.outputSet.contains(key) =>
       Some(Filter(pruning, s))
     case _ => None
   }

@@ -1,6 +1,11 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.connector.expressions.{Expression, GeneralScalarExpression, Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.{
+  Expression,
+  GeneralScalarExpression,
+  Literal,
+  NamedReference
+}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -27,7 +32,9 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     case "OR" => both(p).map { case (l, r) => RowFilter.Or(l, r) }
     case "NOT" => child(p, 0).flatMap(predicate).flatMap(translate).map(RowFilter.not)
     case "IS_NULL" | "IS_NOT_NULL" =>
-      column(p, 0).map { case (name, _, _) => RowFilter.IsNull(name, negated = p.name() == "IS_NOT_NULL") }
+      column(p, 0).map { case (name, _, _) =>
+        RowFilter.IsNull(name, negated = p.name() == "IS_NOT_NULL")
+      }
     case "=" | "<=>" | "<>" | "<" | "<=" | ">" | ">=" if p.children().length == 2 => comparison(p)
     case "IN" if p.children().length >= 2 => inList(p, dropNulls = false)
     case "STARTS_WITH" | "ENDS_WITH" | "CONTAINS" if p.children().length == 2 =>
@@ -35,11 +42,16 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
         (name, dt, domain) <- column(p, 0)
         if domain == Utf8Bytes
         FilterValue.BytesValue(pattern) <- literal(p.children()(1), dt, domain)
-      } yield RowFilter.StringMatch(name, p.name() match {
-        case "STARTS_WITH" => MatchKind.StartsWith
-        case "ENDS_WITH" => MatchKind.EndsWith
-        case _ => MatchKind.Contains
-      }, pattern, negated = false)
+      } yield RowFilter.StringMatch(
+        name,
+        p.name() match {
+          case "STARTS_WITH" => MatchKind.StartsWith
+          case "ENDS_WITH" => MatchKind.EndsWith
+          case _ => MatchKind.Contains
+        },
+        pattern,
+        negated = false
+      )
     case _ => None
   }
 
@@ -67,9 +79,9 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
         children(i) match {
           case l: Literal[_] if dropNulls && l.value() == null =>
           case e => literal(e, dt, domain) match {
-            case Some(v) => values += v
-            case None => ok = false
-          }
+              case Some(v) => values += v
+              case None => ok = false
+            }
         }
         i += 1
       }
@@ -77,7 +89,7 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
       else {
         val kept = values.result()
         Some(if (kept.isEmpty) RowFilter.Const(false)
-          else RowFilter.In(name, kept, negated = false))
+        else RowFilter.In(name, kept, negated = false))
       }
     }
 
@@ -88,8 +100,12 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
    */
   def like(name: String, pattern: String): Option[RowFilter] =
     columnRef(LanceScan.column(name)).collect { case (_, _, Utf8Bytes) =>
-      RowFilter.StringMatch(name, MatchKind.Like,
-        pattern.getBytes(java.nio.charset.StandardCharsets.UTF_8), negated = false)
+      RowFilter.StringMatch(
+        name,
+        MatchKind.Like,
+        pattern.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        negated = false
+      )
     }
 
   /** Whether predicates on top-level column `name` can be evaluated by the reader. */
@@ -114,7 +130,9 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     val cmp = build(0, 1, op).orElse(build(1, 0, flip(op)))
     // `null <=> lit` is FALSE, not UNKNOWN (for a column and for a remainder of one alike), so
     // its negation keeps null rows: spell the null test out for NOT to see.
-    if (p.name() == "<=>") cmp.map(c => RowFilter.And(RowFilter.IsNull(c.columns.head, negated = true), c)) else cmp
+    if (p.name() == "<=>")
+      cmp.map(c => RowFilter.And(RowFilter.IsNull(c.columns.head, negated = true), c))
+    else cmp
   }
 
   /**
@@ -157,10 +175,13 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
   }
 
   /** A top-level column the evaluator reads: its name, Spark type and value domain. */
-  private def column(p: Predicate, i: Int): Option[(String, DataType, FilterDomain)] = child(p, i).flatMap(columnRef)
+  private def column(p: Predicate, i: Int): Option[(String, DataType, FilterDomain)] =
+    child(p, i).flatMap(columnRef)
 
   private def columnRef(e: Expression): Option[(String, DataType, FilterDomain)] =
-    Some(e).collect { case r: NamedReference if r.fieldNames().length == 1 => r.fieldNames()(0) }.flatMap { name =>
+    Some(e).collect {
+      case r: NamedReference if r.fieldNames().length == 1 => r.fieldNames()(0)
+    }.flatMap { name =>
       for {
         field <- schema.field(name)
         sf <- sparkSchema.fields.find(_.name == name)
@@ -170,37 +191,43 @@ final class FilterTranslator(schema: LanceSchema, sparkSchema: StructType) {
     }
 
   /** The Spark type must be the plain one the domain's values stand for (no rescaling). */
-  private def sparkTypeFits(field: LanceField, dt: DataType, domain: FilterDomain): Boolean = (domain, dt) match {
-    case (Integral(_, _), BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType) => true
-    case (Floating(_), FloatType | DoubleType) => true
-    case (Utf8Bytes, s: StringType) => s == StringType // the default UTF8_BINARY collation only
-    case (Decimal128, d: DecimalType) => field.logicalType match {
-      case LogicalType.Decimal(128, p, s) => p == d.precision && s == d.scale
+  private def sparkTypeFits(field: LanceField, dt: DataType, domain: FilterDomain): Boolean =
+    (domain, dt) match {
+      case (
+            Integral(_, _),
+            BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType
+          ) => true
+      case (Floating(_), FloatType | DoubleType) => true
+      case (Utf8Bytes, s: StringType) => s == StringType // the default UTF8_BINARY collation only
+      case (Decimal128, d: DecimalType) => field.logicalType match {
+          case LogicalType.Decimal(128, p, s) => p == d.precision && s == d.scale
+          case _ => false
+        }
       case _ => false
     }
-    case _ => false
-  }
 
   /** A non-null literal of exactly the column's Spark type, as a value of its domain. */
-  private def literal(e: Expression, dt: DataType, domain: FilterDomain): Option[FilterValue] = e match {
-    case l: Literal[_] if l.value() != null && l.dataType() == dt =>
-      (domain, l.value()) match {
-        case (Integral(_, _), b: java.lang.Boolean) => Some(FilterValue.LongValue(if (b) 1L else 0L))
-        case (Integral(_, _), n: java.lang.Byte) => Some(FilterValue.LongValue(n.longValue))
-        case (Integral(_, _), n: java.lang.Short) => Some(FilterValue.LongValue(n.longValue))
-        case (Integral(_, _), n: java.lang.Integer) => Some(FilterValue.LongValue(n.longValue))
-        case (Integral(_, _), n: java.lang.Long) => Some(FilterValue.LongValue(n.longValue))
-        case (Floating(_), f: java.lang.Float) => Some(FilterValue.DoubleValue(f.doubleValue))
-        case (Floating(_), d: java.lang.Double) => Some(FilterValue.DoubleValue(d.doubleValue))
-        case (Utf8Bytes, s: UTF8String) => Some(FilterValue.BytesValue(s.getBytes))
-        case (Decimal128, d: Decimal) =>
-          // The literal has the column's type: its unscaled value at the column's scale, which
-          // must lie strictly inside a long (see FilterDomain.Decimal128).
-          val scale = dt.asInstanceOf[DecimalType].scale
-          val u = scala.util.Try(d.toJavaBigDecimal.setScale(scale).unscaledValue()).toOption
-          u.filter(_.bitLength() < 63).map(x => FilterValue.LongValue(x.longValue()))
-        case _ => None
-      }
-    case _ => None
-  }
+  private def literal(e: Expression, dt: DataType, domain: FilterDomain): Option[FilterValue] =
+    e match {
+      case l: Literal[_] if l.value() != null && l.dataType() == dt =>
+        (domain, l.value()) match {
+          case (Integral(_, _), b: java.lang.Boolean) =>
+            Some(FilterValue.LongValue(if (b) 1L else 0L))
+          case (Integral(_, _), n: java.lang.Byte) => Some(FilterValue.LongValue(n.longValue))
+          case (Integral(_, _), n: java.lang.Short) => Some(FilterValue.LongValue(n.longValue))
+          case (Integral(_, _), n: java.lang.Integer) => Some(FilterValue.LongValue(n.longValue))
+          case (Integral(_, _), n: java.lang.Long) => Some(FilterValue.LongValue(n.longValue))
+          case (Floating(_), f: java.lang.Float) => Some(FilterValue.DoubleValue(f.doubleValue))
+          case (Floating(_), d: java.lang.Double) => Some(FilterValue.DoubleValue(d.doubleValue))
+          case (Utf8Bytes, s: UTF8String) => Some(FilterValue.BytesValue(s.getBytes))
+          case (Decimal128, d: Decimal) =>
+            // The literal has the column's type: its unscaled value at the column's scale, which
+            // must lie strictly inside a long (see FilterDomain.Decimal128).
+            val scale = dt.asInstanceOf[DecimalType].scale
+            val u = scala.util.Try(d.toJavaBigDecimal.setScale(scale).unscaledValue()).toOption
+            u.filter(_.bitLength() < 63).map(x => FilterValue.LongValue(x.longValue()))
+          case _ => None
+        }
+      case _ => None
+    }
 }

@@ -1,7 +1,11 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, PredicateHelper,
-  SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute,
+  AttributeSet,
+  PredicateHelper,
+  SubqueryExpression
+}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
 import org.apache.spark.sql.catalyst.plans.{InnerLike, LeftSemi}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LeafNode, LogicalPlan, Project}
@@ -43,14 +47,24 @@ object FilteredJoinPruning extends Rule[LogicalPlan] with PredicateHelper
     }
 
   /** `side` with the large relation `x` comes from pruned by `y`'s values in `other`. */
-  private def pruned(side: LogicalPlan, x: Attribute, other: LogicalPlan,
-      y: Attribute): Option[LogicalPlan] =
-    lanceBytes(other).filter(_ => selectiveKey(other, y) &&
-      !canBroadcastBySize(other, SQLConf.get)).flatMap { otherBytes =>
-      JoinedKeyPruning.withPruning(side, x,
+  private def pruned(
+      side: LogicalPlan,
+      x: Attribute,
+      other: LogicalPlan,
+      y: Attribute
+  ): Option[LogicalPlan] =
+    lanceBytes(other).filter(_ =>
+      selectiveKey(other, y) &&
+        !canBroadcastBySize(other, SQLConf.get)
+    ).flatMap { otherBytes =>
+      JoinedKeyPruning.withPruning(
+        side,
+        x,
         SparkLineShims.pruningSubquery(x, ExistsPruning.optimized(Project(Seq(y), other)), y),
-        t => t.estimatedBytes > SQLConf.get.autoBroadcastJoinThreshold &&
-          t.estimatedBytes / 2 >= otherBytes && !joinedWithSmallSelective(side, t))
+        t =>
+          t.estimatedBytes > SQLConf.get.autoBroadcastJoinThreshold &&
+            t.estimatedBytes / 2 >= otherBytes && !joinedWithSmallSelective(side, t)
+      )
     }
 
   /**
@@ -65,7 +79,8 @@ object FilteredJoinPruning extends Rule[LogicalPlan] with PredicateHelper
     }
     if (!plain) None
     else Some(plan.collect { case r: DataSourceV2Relation =>
-      r.table.asInstanceOf[LanceTable].estimatedBytes }.sum)
+      r.table.asInstanceOf[LanceTable].estimatedBytes
+    }.sum)
   }
 
   /** Whether `y` comes from a relation with a likely selective filter right over it. */
@@ -94,8 +109,9 @@ object FilteredJoinPruning extends Rule[LogicalPlan] with PredicateHelper
           columns.contains(a) && (
             (l.outputSet.contains(a) && r.outputSet.contains(b) &&
               SemiJoinReduction.source(r, b).isDefined) ||
-            (r.outputSet.contains(a) && l.outputSet.contains(b) &&
-              SemiJoinReduction.source(l, b).isDefined))
+              (r.outputSet.contains(a) && l.outputSet.contains(b) &&
+                SemiJoinReduction.source(l, b).isDefined)
+          )
         }
       case _ => false
     }

@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate
  * the fragment id by its upper 32 bits.
  */
 object FragmentPruning {
+
   /** A test on fragment ids, or None when `p` says nothing about them. */
   def of(p: Predicate): Option[Long => Boolean] = p.name() match {
     case "AND" =>
@@ -19,7 +20,8 @@ object FragmentPruning {
         case (a, b) => a.orElse(b)
       }
     case "OR" =>
-      for (a <- sub(p, 0).flatMap(of); b <- sub(p, 1).flatMap(of)) yield (id: Long) => a(id) || b(id)
+      for (a <- sub(p, 0).flatMap(of); b <- sub(p, 1).flatMap(of))
+        yield (id: Long) => a(id) || b(id)
     case "=" | "<=>" | "<" | "<=" | ">" | ">=" if p.children().length == 2 => comparison(p)
     case "IN" if p.children().length >= 2 =>
       for {
@@ -46,17 +48,17 @@ object FragmentPruning {
     }
     // Row addresses are never negative: a negative bound says nothing to prune by.
     for (col <- column(p, ci); v <- literal(p.children()(li)) if col == "_fragid" || v >= 0)
-    yield {
-      val f = fragmentOf(col, v)
-      op match {
-        case "=" | "<=>" => (id: Long) => id == f
-        // Row addresses: `_rowaddr < v` can still match rows of fragment `v >>> 32`.
-        case "<" if col == "_fragid" => (id: Long) => id < f
-        case "<" | "<=" => (id: Long) => id <= f
-        case ">" if col == "_fragid" => (id: Long) => id > f
-        case _ => (id: Long) => id >= f
+      yield {
+        val f = fragmentOf(col, v)
+        op match {
+          case "=" | "<=>" => (id: Long) => id == f
+          // Row addresses: `_rowaddr < v` can still match rows of fragment `v >>> 32`.
+          case "<" if col == "_fragid" => (id: Long) => id < f
+          case "<" | "<=" => (id: Long) => id <= f
+          case ">" if col == "_fragid" => (id: Long) => id > f
+          case _ => (id: Long) => id >= f
+        }
       }
-    }
   }
 
   private def fragmentOf(col: String, v: Long): Long = if (col == "_fragid") v else v >>> 32
@@ -67,20 +69,22 @@ object FragmentPruning {
   }
 
   private def column(p: Predicate, i: Int): Option[String] = p.children()(i) match {
-    case r: NamedReference if r.fieldNames().length == 1 &&
-        (r.fieldNames()(0) == "_fragid" || r.fieldNames()(0) == "_rowaddr") =>
+    case r: NamedReference
+        if r.fieldNames().length == 1 &&
+          (r.fieldNames()(0) == "_fragid" || r.fieldNames()(0) == "_rowaddr") =>
       Some(r.fieldNames()(0))
     case _ => None
   }
 
   private[spark] def literal(
-      e: org.apache.spark.sql.connector.expressions.Expression): Option[Long] =
+      e: org.apache.spark.sql.connector.expressions.Expression
+  ): Option[Long] =
     e match {
       case l: Literal[_] => l.value() match {
-        case i: java.lang.Integer => Some(i.longValue())
-        case x: java.lang.Long => Some(x.longValue())
-        case _ => None
-      }
+          case i: java.lang.Integer => Some(i.longValue())
+          case x: java.lang.Long => Some(x.longValue())
+          case _ => None
+        }
       case _ => None
     }
 

@@ -20,6 +20,7 @@ import io.sparklance.table.index.IndexPruning
  * `aggregate_pushdown_group_share` groups per row ([[GroupSample]]).
  */
 private[spark] object GroupingSampler {
+
   /** Physical rows read for the sample: a few batches of the grouping columns. */
   val SampleRows: Long = 1L << 16
 
@@ -30,13 +31,20 @@ private[spark] object GroupingSampler {
    * of 1, with a filter of many literals, when the scan reads no row, or when the sample
    * cannot be read on the driver (the tasks then read, or fail, as they would anyway).
    */
-  def worthPushing(table: LanceTable, spec: PartialAggregate, filter: Option[RowFilter],
-      pushed: Seq[String], fragmentTest: Option[Long => Boolean],
-      addressed: Option[IndexPruning.Candidates]): Boolean = {
+  def worthPushing(
+      table: LanceTable,
+      spec: PartialAggregate,
+      filter: Option[RowFilter],
+      pushed: Seq[String],
+      fragmentTest: Option[Long => Boolean],
+      addressed: Option[IndexPruning.Candidates]
+  ): Boolean = {
     val maxShare = table.options.aggregateGroupShare
     // A filter of many literals would be broadcast to plan the sample's task: not worth it.
-    if (spec.groups.isEmpty || maxShare >= 1.0 ||
-        filter.exists(f => LanceBatch.literals(f) > LanceBatch.SharedValues)) return true
+    if (
+      spec.groups.isEmpty || maxShare >= 1.0 ||
+      filter.exists(f => LanceBatch.literals(f) > LanceBatch.SharedValues)
+    ) return true
     val found =
       try sample(table, spec, filter, pushed, fragmentTest, addressed)
       catch {
@@ -55,13 +63,25 @@ private[spark] object GroupingSampler {
   }
 
   /** The sample and the rows of the task it comes from, or None when no row is read. */
-  private def sample(table: LanceTable, spec: PartialAggregate, filter: Option[RowFilter],
-      pushed: Seq[String], fragmentTest: Option[Long => Boolean],
-      addressed: Option[IndexPruning.Candidates]): Option[(GroupSample, Double)] = {
+  private def sample(
+      table: LanceTable,
+      spec: PartialAggregate,
+      filter: Option[RowFilter],
+      pushed: Seq[String],
+      fragmentTest: Option[Long => Boolean],
+      addressed: Option[IndexPruning.Candidates]
+  ): Option[(GroupSample, Double)] = {
     val names = spec.groups.map(_.name).distinct
     val schema = StructType(names.map(n => spec.input(n)))
-    val scan = new LanceScan(table, schema, filter, pushed, countRows = false, fragmentTest,
-      addressed = addressed)
+    val scan = new LanceScan(
+      table,
+      schema,
+      filter,
+      pushed,
+      countRows = false,
+      fragmentTest,
+      addressed = addressed
+    )
     val first = scan.toBatch.planInputPartitions().collectFirst {
       case p: LanceInputPartition if p.slices.nonEmpty => p
     }
@@ -69,13 +89,25 @@ private[spark] object GroupingSampler {
       val s = task.slices.head
       val part = task.copy(slices = Array(s.copy(end = math.min(s.end, s.start + SampleRows))))
       val read = part.slices.head.end - s.start
-      val fields = names.map(n => table.snapshot.schema.field(n).getOrElse(
-        throw new IllegalStateException(s"grouping column '$n' is not in ${table.name()}")))
-      val keys = PartialAggregate(schema,
-        spec.groups.map(g => g.copy(ordinal = names.indexOf(g.name))), Seq(AggFn.CountAll))
+      val fields = names.map(n =>
+        table.snapshot.schema.field(n).getOrElse(
+          throw new IllegalStateException(s"grouping column '$n' is not in ${table.name()}")
+        )
+      )
+      val keys = PartialAggregate(
+        schema,
+        spec.groups.map(g => g.copy(ordinal = names.indexOf(g.name))),
+        Seq(AggFn.CountAll)
+      )
       val counts = new PartialAggregator(keys)
-      val reader = new LanceColumnarReader(table.io, part, fields, schema,
-        table.options.batchSize, part.rowFilter)
+      val reader = new LanceColumnarReader(
+        table.io,
+        part,
+        fields,
+        schema,
+        table.options.batchSize,
+        part.rowFilter
+      )
       val seen = new scala.collection.mutable.ArrayBuilder.ofLong
       val at = keys.groups.size // the count follows the keys
       try {

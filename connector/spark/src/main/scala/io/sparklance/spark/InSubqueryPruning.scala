@@ -1,7 +1,13 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, DynamicPruningSubquery,
-  InSubquery, ListQuery, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{
+  And,
+  Attribute,
+  DynamicPruningSubquery,
+  InSubquery,
+  ListQuery,
+  PredicateHelper
+}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation

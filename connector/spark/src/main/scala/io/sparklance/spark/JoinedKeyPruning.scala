@@ -1,11 +1,32 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, DynamicPruningSubquery, EqualTo,
-  Expression, NamedExpression, PredicateHelper, ScalarSubquery, SubqueryExpression}
-import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftAnti, LeftOuter, LeftSemi,
-  RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, JoinHint, LogicalPlan,
-  Project, Subquery}
+import org.apache.spark.sql.catalyst.expressions.{
+  And,
+  Attribute,
+  DynamicPruningSubquery,
+  EqualTo,
+  Expression,
+  NamedExpression,
+  PredicateHelper,
+  ScalarSubquery,
+  SubqueryExpression
+}
+import org.apache.spark.sql.catalyst.plans.{
+  InnerLike,
+  JoinType,
+  LeftAnti,
+  LeftOuter,
+  LeftSemi,
+  RightOuter
+}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Filter,
+  Join,
+  JoinHint,
+  LogicalPlan,
+  Project,
+  Subquery
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.internal.SQLConf
@@ -55,10 +76,13 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * off, in subqueries' plans and in plans with scalar subqueries (see `hasScalarSubquery`).
    */
   private[spark] def rewriteInnerJoins(plan: LogicalPlan)(
-      rewrite: (LogicalPlan, Attribute, LogicalPlan, Attribute) => LogicalPlan): LogicalPlan = {
+      rewrite: (LogicalPlan, Attribute, LogicalPlan, Attribute) => LogicalPlan
+  ): LogicalPlan = {
     val conf = SQLConf.get
-    if (!conf.dynamicPartitionPruningEnabled || conf.autoBroadcastJoinThreshold <= 0 ||
-        plan.isInstanceOf[Subquery] || hasScalarSubquery(plan)) plan
+    if (
+      !conf.dynamicPartitionPruningEnabled || conf.autoBroadcastJoinThreshold <= 0 ||
+      plan.isInstanceOf[Subquery] || hasScalarSubquery(plan)
+    ) plan
     else plan.transformUp {
       case j @ Join(left, right, _: InnerLike, Some(cond), _) =>
         var newLeft = left
@@ -88,38 +112,43 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * `side` with the large tables pruned that a join below joins with the small table that
    * `a` comes from, where only rows whose `a` is among `keys` reach the output.
    */
-  private def reduced(side: LogicalPlan, a: Attribute, keys: SemiJoinReduction.Keys)
-      : LogicalPlan = side match {
-    case p @ Project(list, child) if passesOn(list, a) =>
-      val c = reduced(child, a, keys)
-      if (c eq child) p else p.copy(child = c)
-    case f @ Filter(cond, child) if cond.deterministic =>
-      val c = reduced(child, a, keys)
-      if (c eq child) f else f.copy(child = c)
-    case j @ Join(l, r, joinType, cond, _) if keeps(joinType, l.outputSet.contains(a)) =>
-      val onLeft = l.outputSet.contains(a)
-      val (mine, other) = if (onLeft) (l, r) else (r, l)
-      val (newMine, newOther) =
-        if (joinType.isInstanceOf[InnerLike] && smallRead(mine, a)) {
-          (mine, pruned(other, mine, a, keys, cond.toSeq))
-        } else {
-          val m = reduced(mine, a, keys)
-          // A large table joined here with the rows of one pruned below: pruned by their keys.
-          if ((m eq mine) || !joinType.isInstanceOf[InnerLike]) (m, other)
-          else (m, joinedWithPruned(other, m, cond.toSeq))
-        }
-      if ((newMine eq mine) && (newOther eq other)) j
-      else if (onLeft) j.copy(left = newMine, right = newOther)
-      else j.copy(left = newOther, right = newMine)
-    case other => other
-  }
+  private def reduced(side: LogicalPlan, a: Attribute, keys: SemiJoinReduction.Keys): LogicalPlan =
+    side match {
+      case p @ Project(list, child) if passesOn(list, a) =>
+        val c = reduced(child, a, keys)
+        if (c eq child) p else p.copy(child = c)
+      case f @ Filter(cond, child) if cond.deterministic =>
+        val c = reduced(child, a, keys)
+        if (c eq child) f else f.copy(child = c)
+      case j @ Join(l, r, joinType, cond, _) if keeps(joinType, l.outputSet.contains(a)) =>
+        val onLeft = l.outputSet.contains(a)
+        val (mine, other) = if (onLeft) (l, r) else (r, l)
+        val (newMine, newOther) =
+          if (joinType.isInstanceOf[InnerLike] && smallRead(mine, a)) {
+            (mine, pruned(other, mine, a, keys, cond.toSeq))
+          } else {
+            val m = reduced(mine, a, keys)
+            // A large table joined here with the rows of one pruned below: pruned by their keys.
+            if ((m eq mine) || !joinType.isInstanceOf[InnerLike]) (m, other)
+            else (m, joinedWithPruned(other, m, cond.toSeq))
+          }
+        if ((newMine eq mine) && (newOther eq other)) j
+        else if (onLeft) j.copy(left = newMine, right = newOther)
+        else j.copy(left = newOther, right = newMine)
+      case other => other
+    }
 
   /**
    * `other` with each large Lance table pruned whose column `x` the join condition `cond`
    * equates with a column `y` of `small` (the read of the small table that `a` comes from).
    */
-  private def pruned(other: LogicalPlan, small: LogicalPlan, a: Attribute,
-      keys: SemiJoinReduction.Keys, cond: Seq[Expression]): LogicalPlan =
+  private def pruned(
+      other: LogicalPlan,
+      small: LogicalPlan,
+      a: Attribute,
+      keys: SemiJoinReduction.Keys,
+      cond: Seq[Expression]
+  ): LogicalPlan =
     SemiJoinReduction.equalities(cond).foldLeft(other) { case (plan, (y, x)) =>
       if (!small.outputSet.contains(y) || !plan.outputSet.contains(x)) plan
       else withPruning(plan, x, SparkLineShims.pruningSubquery(x, build(small, y, a, keys), y))
@@ -132,14 +161,18 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * keys of the `lineitem` rows of one nation's suppliers): by `z`'s values in that read,
    * without its conditions that hold other subqueries (more rows, the same keys at most).
    */
-  private def joinedWithPruned(other: LogicalPlan, side: LogicalPlan,
-      cond: Seq[Expression]): LogicalPlan =
+  private def joinedWithPruned(
+      other: LogicalPlan,
+      side: LogicalPlan,
+      cond: Seq[Expression]
+  ): LogicalPlan =
     SemiJoinReduction.equalities(cond).foldLeft(other) { case (plan, (z, x)) =>
       if (!side.outputSet.contains(z) || !plan.outputSet.contains(x)) plan
       else prunedReadOf(side, z).flatMap { read =>
         val rows = read.transform { case Filter(c, child) =>
           splitConjunctivePredicates(c).filter(e =>
-            e.isInstanceOf[DynamicPruningSubquery] || !SubqueryExpression.hasSubquery(e)) match {
+            e.isInstanceOf[DynamicPruningSubquery] || !SubqueryExpression.hasSubquery(e)
+          ) match {
             case Seq() => child
             case kept => Filter(kept.reduce(And), child)
           }
@@ -164,8 +197,12 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   /** `SELECT y FROM small LEFT SEMI JOIN <copy of keys> ON a = <its key>`, optimized. */
-  private def build(small: LogicalPlan, y: Attribute, a: Attribute,
-      keys: SemiJoinReduction.Keys): LogicalPlan = {
+  private def build(
+      small: LogicalPlan,
+      y: Attribute,
+      a: Attribute,
+      keys: SemiJoinReduction.Keys
+  ): LogicalPlan = {
     val (copy, key) = SemiJoinReduction.freshCopy(keys)
     val semi = Join(small, copy, LeftSemi, Some(EqualTo(a, key)), JoinHint.NONE)
     ExistsPruning.optimized(Project(Seq(y), semi))
@@ -177,28 +214,35 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * output rows comes from one of its rows (see `keeps`); None where there is none, or where
    * its read is pruned by `x` already.
    */
-  private[spark] def withPruning(plan: LogicalPlan, x: Attribute, pruning: => Expression,
-      accept: LanceTable => Boolean = _.estimatedBytes > limit): Option[LogicalPlan] = plan match {
+  private[spark] def withPruning(
+      plan: LogicalPlan,
+      x: Attribute,
+      pruning: => Expression,
+      accept: LanceTable => Boolean = _.estimatedBytes > limit
+  ): Option[LogicalPlan] = plan match {
     case p @ Project(list, child) if passesOn(list, x) =>
       withPruning(child, x, pruning, accept).map(c => p.copy(child = c))
     case Filter(c, _) if prunes(c, Some(x)) || !c.deterministic => None
     case f @ Filter(_, child) => withPruning(child, x, pruning, accept).map { c =>
-      // Its EXISTS subqueries, now evaluated on fewer rows, read only those rows' keys.
-      val g = ExistsPruning.withExistsPruned(f.copy(child = c),
-        (rows, o) => prunedRead(rows, Some(x)).exists(_.outputSet.contains(o)))
-      (g.child, child) match {
-        // One filter over the relation: scan push-down takes only the one right over it.
-        case (Filter(p, r), _: DataSourceV2Relation) => Filter(And(g.condition, p), r)
-        case _ => g
+        // Its EXISTS subqueries, now evaluated on fewer rows, read only those rows' keys.
+        val g = ExistsPruning.withExistsPruned(
+          f.copy(child = c),
+          (rows, o) => prunedRead(rows, Some(x)).exists(_.outputSet.contains(o))
+        )
+        (g.child, child) match {
+          // One filter over the relation: scan push-down takes only the one right over it.
+          case (Filter(p, r), _: DataSourceV2Relation) => Filter(And(g.condition, p), r)
+          case _ => g
+        }
       }
-    }
     case j @ Join(l, r, joinType, _, _) if keeps(joinType, l.outputSet.contains(x)) =>
       if (l.outputSet.contains(x)) withPruning(l, x, pruning, accept).map(c => j.copy(left = c))
       else withPruning(r, x, pruning, accept).map(c => j.copy(right = c))
-    case rel: DataSourceV2Relation if rel.outputSet.contains(x) => rel.table match {
-      case t: LanceTable if accept(t) => Some(Filter(pruning, rel))
-      case _ => None
-    }
+    case rel: DataSourceV2Relation if rel.outputSet.contains(x) =>
+      rel.table match {
+        case t: LanceTable if accept(t) => Some(Filter(pruning, rel))
+        case _ => None
+      }
     case _ => None
   }
 
@@ -206,8 +250,7 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
    * The relation `plan` reads, where `plan` is deterministic projections and filters over it,
    * one of them pruning by `x` (by any column when None): rows a subquery can compute again.
    */
-  private def prunedRead(plan: LogicalPlan,
-      x: Option[Attribute]): Option[DataSourceV2Relation] = {
+  private def prunedRead(plan: LogicalPlan, x: Option[Attribute]): Option[DataSourceV2Relation] = {
     def down(p: LogicalPlan, pruned: Boolean): Option[DataSourceV2Relation] = p match {
       case Project(list, child) if list.forall(_.deterministic) => down(child, pruned)
       case Filter(c, child) if c.deterministic => down(child, pruned || prunes(c, x))
@@ -248,9 +291,9 @@ object JoinedKeyPruning extends Rule[LogicalPlan] with PredicateHelper {
       case Filter(c, child) =>
         c.deterministic && !SubqueryExpression.hasSubquery(c) && down(child)
       case r: DataSourceV2Relation => r.table match {
-        case t: LanceTable => KeepFiltersForPruning.small(t, limit)
-        case _ => false
-      }
+          case t: LanceTable => KeepFiltersForPruning.small(t, limit)
+          case _ => false
+        }
       case _ => false
     }
     down(p)

@@ -24,6 +24,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * Runs before scan push-down; a no-op when dynamic pruning or broadcasts are off.
  */
 object KeepFiltersForPruning extends Rule[LogicalPlan] with PredicateHelper {
+
   /** The scan option carrying the mark (internal: not a user option). */
   val Mark = "__spark_lance_keep_filters"
 

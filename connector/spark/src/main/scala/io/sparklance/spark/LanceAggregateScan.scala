@@ -4,8 +4,15 @@ import java.util.OptionalLong
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader,
-  PartitionReaderFactory, Scan, Statistics, SupportsReportStatistics}
+import org.apache.spark.sql.connector.read.{
+  Batch,
+  InputPartition,
+  PartitionReader,
+  PartitionReaderFactory,
+  Scan,
+  Statistics,
+  SupportsReportStatistics
+}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
@@ -19,7 +26,7 @@ import io.sparklance.spark.aggregate.{PartialAggregate, PartialAggregator}
  * [[PartialAggregator]].
  */
 final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate)
-  extends Scan with SupportsReportStatistics {
+    extends Scan with SupportsReportStatistics {
   override def readSchema(): StructType = spec.outputSchema
 
   override def description(): String =
@@ -64,6 +71,7 @@ final class LanceAggregateScan(rows: LanceScan, spec: PartialAggregate)
 }
 
 object LanceAggregateScan {
+
   /** Equal when the row batches and the aggregations are (exchange reuse). */
   final class AggregateBatch(val rows: Batch, val spec: PartialAggregate) extends Batch {
     override def equals(o: Any): Boolean = o match {
@@ -84,14 +92,15 @@ object LanceAggregateScan {
   }
 
   private final class Factory(rows: PartitionReaderFactory, spec: PartialAggregate)
-    extends PartitionReaderFactory {
+      extends PartitionReaderFactory {
     override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
       new Reader(rows.createColumnarReader(partition), spec)
   }
 
   private final class Reader(rows: PartitionReader[ColumnarBatch], spec: PartialAggregate)
-    extends PartitionReader[InternalRow] {
+      extends PartitionReader[InternalRow] {
     private val agg = new PartialAggregator(spec)
+
     /** Rows handed out and not read yet: read before the next batch goes in. */
     private var pending: Iterator[InternalRow] = Iterator.empty
     private var done = false

@@ -31,12 +31,25 @@ final class LanceBatch(
     limit: Option[Int] = None,
     offset: Int = 0,
     topN: Option[TopNSpec] = None,
-    perCore: Boolean = false) extends Batch {
+    perCore: Boolean = false
+) extends Batch {
 
-  private def key: Seq[Any] = Seq(table.snapshot.root, table.snapshot.version, required,
-    countRows, pushed, fragments.map(_.id), table.options.batchSize,
-    table.options.splitSizeBytes, table.options.splitSizeGiven, metadata.columns.map(_._2.name),
-    limit, offset, topN, perCore)
+  private def key: Seq[Any] = Seq(
+    table.snapshot.root,
+    table.snapshot.version,
+    required,
+    countRows,
+    pushed,
+    fragments.map(_.id),
+    table.options.batchSize,
+    table.options.splitSizeBytes,
+    table.options.splitSizeGiven,
+    metadata.columns.map(_._2.name),
+    limit,
+    offset,
+    topN,
+    perCore
+  )
 
   override def equals(other: Any): Boolean = other match {
     case b: LanceBatch => key == b.key
@@ -63,8 +76,13 @@ final class LanceBatch(
         val parallelism = spark.sessionState.conf.filesMinPartitionNum
           .getOrElse(spark.sparkContext.defaultParallelism)
         val total = fragments.map(f => SplitPlanner.estimatedBytes(f) + openCost).sum
-        if (perCore) SplitPlanner.perCoreTarget(total, table.options.splitSizeBytes,
-          parallelism, openCost, readShare)
+        if (perCore) SplitPlanner.perCoreTarget(
+          total,
+          table.options.splitSizeBytes,
+          parallelism,
+          openCost,
+          readShare
+        )
         else SplitPlanner.defaultTarget(total, table.options.splitSizeBytes, parallelism, openCost)
       }
     val parts = SplitPlanner.plan(table.io, fragments, target, openCost, planFields)
@@ -90,12 +108,21 @@ final class LanceBatch(
       .map(f => SparkSession.active.sparkContext.broadcast(f))
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    new LancePartitionReaderFactory(table.tasksIo(), fields, required, table.options.batchSize,
-      countRows, metadata, limit, topN)
+    new LancePartitionReaderFactory(
+      table.tasksIo(),
+      fields,
+      required,
+      table.options.batchSize,
+      countRows,
+      metadata,
+      limit,
+      topN
+    )
   }
 }
 
 object LanceBatch {
+
   /** Filters with more literal values than this are broadcast rather than put in each task. */
   val SharedValues = 1000
 

@@ -5,10 +5,21 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException,
-  TableAlreadyExistsException}
-import org.apache.spark.sql.connector.catalog.{Identifier, NamespaceChange, StagedTable,
-  StagingTableCatalog, SupportsNamespaces, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.catalyst.analysis.{
+  NoSuchNamespaceException,
+  NoSuchTableException,
+  TableAlreadyExistsException
+}
+import org.apache.spark.sql.connector.catalog.{
+  Identifier,
+  NamespaceChange,
+  StagedTable,
+  StagingTableCatalog,
+  SupportsNamespaces,
+  Table,
+  TableCatalog,
+  TableChange
+}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -58,16 +69,23 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
   private def spark: SparkSession = SparkSession.active
 
   private def fileIO: FileIO = new RoutingFileIO(
-    spark.sessionState.newHadoopConfWithOptions(options - "root"))
+    spark.sessionState.newHadoopConfWithOptions(options - "root")
+  )
 
   /** A dataset path given as the table name: absolute, or a URI with a scheme. */
   private def isPath(ident: Identifier): Boolean =
     ident.namespace().isEmpty &&
       (ident.name().startsWith("/") || ident.name().matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*"))
 
-  private def namespace: DirectoryNamespace = new DirectoryNamespace(fileIO,
-    root.getOrElse(throw LanceErrors.invalidOption("root", "", s"catalog $catalogName has " +
-      "no root directory; name tables by path: " + catalogName + ".`/path/to/dataset`")))
+  private def namespace: DirectoryNamespace = new DirectoryNamespace(
+    fileIO,
+    root.getOrElse(throw LanceErrors.invalidOption(
+      "root",
+      "",
+      s"catalog $catalogName has " +
+        "no root directory; name tables by path: " + catalogName + ".`/path/to/dataset`"
+    ))
+  )
 
   private def id(ident: Identifier): Seq[String] = ident.namespace().toSeq :+ ident.name()
 
@@ -98,14 +116,23 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     if (!exists(path)) throw notFound(ident, path)
     val tableOptions = (options - "root") + ("path" -> path)
     val conf = spark.sessionState.conf
-    val read = LanceReadOptions.parse(new CaseInsensitiveStringMap(tableOptions.asJava),
-      java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
+    val read = LanceReadOptions.parse(
+      new CaseInsensitiveStringMap(tableOptions.asJava),
+      java.time.ZoneId.of(conf.sessionLocalTimeZone),
+      conf.filesMaxPartitionBytes
+    )
     val io = fileIO
     // A named table's location is the namespace's choice: SHOW CREATE TABLE leaves it out.
     val owned = if (isPath(ident)) Map.empty[String, String]
-      else Map(TableCatalog.PROP_IS_MANAGED_LOCATION -> "true")
-    new LanceTable(LanceDataset.open(io, path).open(version), io, read, tableOptions,
-      writable = true, owned)
+    else Map(TableCatalog.PROP_IS_MANAGED_LOCATION -> "true")
+    new LanceTable(
+      LanceDataset.open(io, path).open(version),
+      io,
+      read,
+      tableOptions,
+      writable = true,
+      owned
+    )
   }
 
   override def loadTable(ident: Identifier): Table =
@@ -130,8 +157,11 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
   /** `VERSION AS OF n` (a version number, or a tag name as pylance's `version=` takes). */
   override def loadTable(ident: Identifier, version: String): Table = {
     val v = version.trim
-    load(ident, if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
-      else VersionSpec.TagName(v))
+    load(
+      ident,
+      if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
+      else VersionSpec.TagName(v)
+    )
   }
 
   /** `TIMESTAMP AS OF t`: the newest version committed at or before `t` (microseconds). */
@@ -139,7 +169,8 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     load(ident, VersionSpec.AsOf(timestampMicros))
 
   override def tableExists(ident: Identifier): Boolean =
-    try exists(location(ident)) catch { case _: NoSuchTableException | _: NoSuchNamespaceException => false }
+    try exists(location(ident))
+    catch { case _: NoSuchTableException | _: NoSuchNamespaceException => false }
 
   override def listTables(ns: Array[String]): Array[Identifier] =
     if (root.isEmpty) {
@@ -194,13 +225,23 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
    * Creates an empty dataset (version 1, no fragments, as pylance writes an empty table)
    * with the table's schema. Partitioning is refused: Lance datasets have none.
    */
-  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): Table = {
+  override def createTable(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): Table = {
     checkCreatable(ident, partitions, properties)
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
     val path = newLocation(ident)
-    try EmptyTableWrite(fileIO, path, s"$catalogName.$ident", schema,
-      properties.asScala.toMap, create = true)
+    try EmptyTableWrite(
+        fileIO,
+        path,
+        s"$catalogName.$ident",
+        schema,
+        properties.asScala.toMap,
+        create = true
+      )
     catch {
       case e: Throwable =>
         forget(ident)
@@ -227,8 +268,11 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
   private def forget(ident: Identifier): Unit =
     if (!isPath(ident) && root.isDefined) namespace.removeTable(id(ident))
 
-  private def checkCreatable(ident: Identifier, partitions: Array[Transform],
-      properties: util.Map[String, String]): Unit = {
+  private def checkCreatable(
+      ident: Identifier,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): Unit = {
     if (partitions.nonEmpty)
       throw LanceErrors.unsupported(s"Cannot create ${ident}: Lance tables are not partitioned " +
         s"(PARTITIONED BY ${partitions.mkString(", ")})")
@@ -242,35 +286,55 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
    * A table the statement creates or replaces in one commit: its write's, or the schema
    * alone when there is no AS SELECT.
    */
-  private def staged(ident: Identifier, schema: StructType, properties: util.Map[String, String],
-      replace: Boolean): StagedTable = {
+  private def staged(
+      ident: Identifier,
+      schema: StructType,
+      properties: util.Map[String, String],
+      replace: Boolean
+  ): StagedTable = {
     val existed = replace && tableExists(ident)
     val path = if (existed) location(ident) else newLocation(ident)
     val props = properties.asScala.toMap
     val name = s"$catalogName.$ident"
-    new LanceStagedTable(name, schema,
+    new LanceStagedTable(
+      name,
+      schema,
       LanceStagedTable.writeOptions(options - "root", props, path),
-      LanceStagedTable.intent(props, replace), replace,
+      LanceStagedTable.intent(props, replace),
+      replace,
       () => EmptyTableWrite(fileIO, path, name, schema, props, create = !replace || !exists(path)),
-      () => if (!existed && !exists(path)) forget(ident))
+      () => if (!existed && !exists(path)) forget(ident)
+    )
   }
 
-  override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable = {
+  override def stageCreate(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): StagedTable = {
     checkCreatable(ident, partitions, properties)
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident)
     staged(ident, schema, properties, replace = false)
   }
 
-  override def stageReplace(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable = {
+  override def stageReplace(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): StagedTable = {
     checkCreatable(ident, partitions, properties)
     if (!tableExists(ident)) throw new NoSuchTableException(ident)
     staged(ident, schema, properties, replace = true)
   }
 
-  override def stageCreateOrReplace(ident: Identifier, schema: StructType,
-      partitions: Array[Transform], properties: util.Map[String, String]): StagedTable = {
+  override def stageCreateOrReplace(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): StagedTable = {
     checkCreatable(ident, partitions, properties)
     staged(ident, schema, properties, replace = true)
   }
@@ -292,9 +356,11 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
     if (isPath(ident))
       throw LanceErrors.unsupported(s"DROP TABLE of the path $ident would delete the dataset " +
         "there; delete the directory itself if that is meant")
-    val path = try location(ident) catch {
-      case _: NoSuchTableException | _: NoSuchNamespaceException => return false
-    }
+    val path =
+      try location(ident)
+      catch {
+        case _: NoSuchTableException | _: NoSuchNamespaceException => return false
+      }
     forget(ident)
     if (fileIO.isDirectory(path)) FileTrees.delete(fileIO, path)
     true
@@ -340,6 +406,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
 }
 
 object LanceCatalog {
+
   /** The directory suffix of root-namespace tables in pylance's directory namespace. */
   val Suffix = ".lance"
 

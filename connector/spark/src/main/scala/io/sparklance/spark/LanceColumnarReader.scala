@@ -28,12 +28,14 @@ class LanceColumnarReader(
     filter: Option[LanceColumnarReader.FilterSpec] = None,
     countRows: Boolean = false,
     metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata,
-    limit: Option[Int] = None)
-  extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
+    limit: Option[Int] = None
+) extends org.apache.spark.sql.connector.read.PartitionReader[ColumnarBatch] {
 
   private val vectors: Array[WritableColumnVector] =
-    OnHeapColumnVector.allocateColumns(if (countRows) 1 else batchSize,
-      LanceColumnarReader.vectorSchema(schema)).map(v => v: WritableColumnVector)
+    OnHeapColumnVector.allocateColumns(
+      if (countRows) 1 else batchSize,
+      LanceColumnarReader.vectorSchema(schema)
+    ).map(v => v: WritableColumnVector)
   private val batch = new ColumnarBatch(vectors.map(v => v: ColumnVector))
   private var sliceIndex = 0
   private var reader: FragmentReader = _
@@ -43,6 +45,7 @@ class LanceColumnarReader(
   private var fragmentsRead = 0L
   private var rowsSkipped = 0L
   private var rowsSkippedByIndex = 0L
+
   /** Rows returned so far, against a pushed LIMIT. */
   private var returned = 0L
 
@@ -52,12 +55,16 @@ class LanceColumnarReader(
     schema.fields.indices.filterNot(meta.contains).toArray
   }
   private val wanted: Set[LanceMetadataColumns.Column] = metadata.columns.map(_._2).toSet
-  private val offsets: Array[Long] = if (metadata.columns.isEmpty) null else new Array[Long](batchSize)
+  private val offsets: Array[Long] =
+    if (metadata.columns.isEmpty) null else new Array[Long](batchSize)
   private var values: LanceMetadataColumns.FragmentValues = _
 
   /** One evaluator per partition: it keeps reusable buffers, so it is never shared between tasks. */
   private val fragmentFilter: FragmentReader.Filter = filter.map { spec =>
-    FragmentReader.Filter(new RowFilterEvaluator(spec.filter, spec.fields.map(f => f.name -> f).toMap), spec.fields)
+    FragmentReader.Filter(
+      new RowFilterEvaluator(spec.filter, spec.fields.map(f => f.name -> f).toMap),
+      spec.fields
+    )
   }.orNull
 
   override def next(): Boolean =
@@ -102,8 +109,16 @@ class LanceColumnarReader(
       sliceIndex += 1
       fragmentsRead += 1
       // Each batch is copied into the column vectors before the next is read.
-      reader = new FragmentReader(io, s.fragment, fields, DeletionVector.readShared(io, s.fragment),
-        s.start, s.end, fragmentFilter, sharedBatches = true)
+      reader = new FragmentReader(
+        io,
+        s.fragment,
+        fields,
+        DeletionVector.readShared(io, s.fragment),
+        s.start,
+        s.end,
+        fragmentFilter,
+        sharedBatches = true
+      )
       if (offsets != null && (values == null || values.id != s.fragment.id))
         values = new LanceMetadataColumns.FragmentValues(s.fragment, wanted)
     }
@@ -152,11 +167,13 @@ class LanceColumnarReader(
 
   override def currentMetricsValues(): Array[CustomTaskMetric] = {
     val c = IoStats.get
-    Array(TaskMetricValue(FragmentsRead.Name, fragmentsRead),
+    Array(
+      TaskMetricValue(FragmentsRead.Name, fragmentsRead),
       TaskMetricValue(StorageRequests.Name, c.requests - ioAtStart._1),
       TaskMetricValue(StorageBytesRead.Name, c.bytesRead - ioAtStart._2),
       TaskMetricValue(RowsSkipped.Name, rowsSkipped),
-      TaskMetricValue(RowsSkippedByIndex.Name, rowsSkippedByIndex))
+      TaskMetricValue(RowsSkippedByIndex.Name, rowsSkippedByIndex)
+    )
   }
 
   private def nextKept(): Int = read()._2
@@ -170,6 +187,7 @@ class LanceColumnarReader(
 }
 
 object LanceColumnarReader {
+
   /** Whether this Spark's column vectors take the void type (Spark 3.5's do not). */
   private lazy val vectorsTakeVoid: Boolean =
     try { new OnHeapColumnVector(1, org.apache.spark.sql.types.NullType).close(); true }

@@ -9,8 +9,9 @@ import org.apache.spark.sql.types.StructType
  * [[LanceCountScan]], [[LanceIndexAggregateScan]]): one row of `schema`. Described as
  * `<kind> <table><detail> (<source>)`, `source` saying where the values come from.
  */
-abstract class LanceDriverScan(table: LanceTable, schema: StructType, kind: String,
-    source: String) extends LocalScan {
+abstract class LanceDriverScan(table: LanceTable, schema: StructType, kind: String, source: String)
+    extends LocalScan {
+
   /** The one row (computed when Spark asks for the rows). */
   protected def row: InternalRow
 

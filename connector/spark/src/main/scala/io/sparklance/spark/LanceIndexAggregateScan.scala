@@ -2,8 +2,13 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.NamedReference
-import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, CountStar,
-  Max, Min}
+import org.apache.spark.sql.connector.expressions.aggregate.{
+  AggregateFunc,
+  Aggregation,
+  CountStar,
+  Max,
+  Min
+}
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
@@ -17,11 +22,12 @@ import io.sparklance.table.index.IndexAggregates
  * count from the manifest. One row, in the order of the aggregation.
  */
 class LanceIndexAggregateScan(table: LanceTable, schema: StructType, protected val row: InternalRow)
-  extends LanceDriverScan(table, schema, "LanceIndexAggregateScan", "from indices and metadata") {
+    extends LanceDriverScan(table, schema, "LanceIndexAggregateScan", "from indices and metadata") {
   override protected def detail: String = s" [${schema.fieldNames.mkString(", ")}]"
 }
 
 object LanceIndexAggregateScan {
+
   /**
    * The scan answering `aggregation` over the whole of `table` (no filter, no grouping), or
    * None when an aggregate is not a COUNT(*), MIN or MAX of a top-level column, or no index
@@ -39,16 +45,21 @@ object LanceIndexAggregateScan {
   }
 
   /** One aggregate's Spark type and value. */
-  private def value(table: LanceTable, a: AggregateFunc)
-      : Option[(org.apache.spark.sql.types.DataType, Any)] = a match {
+  private def value(
+      table: LanceTable,
+      a: AggregateFunc
+  ): Option[(org.apache.spark.sql.types.DataType, Any)] = a match {
     case _: CountStar => Some(LongType -> RowCounts.count(table.io, table.snapshot))
     case m: Min => extreme(table, m.column(), max = false)
     case m: Max => extreme(table, m.column(), max = true)
     case _ => None
   }
 
-  private def extreme(table: LanceTable, e: org.apache.spark.sql.connector.expressions.Expression,
-      max: Boolean): Option[(org.apache.spark.sql.types.DataType, Any)] = e match {
+  private def extreme(
+      table: LanceTable,
+      e: org.apache.spark.sql.connector.expressions.Expression,
+      max: Boolean
+  ): Option[(org.apache.spark.sql.types.DataType, Any)] = e match {
     case r: NamedReference if r.fieldNames().length == 1 =>
       val name = r.fieldNames()(0)
       for {

@@ -24,11 +24,17 @@ import io.sparklance.table.index.ScalarIndexes
  * partition at a time, into the index files (see ScalarIndexes).
  */
 private[spark] object LanceIndexes {
+
   /** Rows the driver hands to the index writer at once. */
   private val Batch = 65536
 
-  def create(table: LanceTable, name: String, columns: Array[NamedReference],
-      properties: util.Map[String, String], readOptions: Map[String, String]): Unit = {
+  def create(
+      table: LanceTable,
+      name: String,
+      columns: Array[NamedReference],
+      properties: util.Map[String, String],
+      readOptions: Map[String, String]
+  ): Unit = {
     val root = table.snapshot.root
     val kind = Option(properties.get("type")).filter(_.nonEmpty).getOrElse("btree")
     if (!kind.equalsIgnoreCase("btree"))
@@ -50,12 +56,13 @@ private[spark] object LanceIndexes {
     val spark = SparkSession.active
     val sorted = spark.read.format("lance").options(readOptions)
       .option(LanceReadOptions.Version, read.version.toString).load(root)
-      .select(col(columns(0).fieldNames().map(p => s"`$p`").mkString(".")).as("v"),
-        col(id).as("id"))
+      .select(
+        col(columns(0).fieldNames().map(p => s"`$p`").mkString(".")).as("v"),
+        col(id).as("id")
+      )
       .orderBy(col("v").asc_nulls_first, col("id").asc)
     val dataType = sorted.schema("v").dataType
-    val valueField = LanceField(0, -1, "values", field.logicalType, nullable = true, Map.empty,
-      Nil)
+    val valueField = LanceField(0, -1, "values", field.logicalType, nullable = true, Map.empty, Nil)
     ScalarIndexes.createBTree(table.io, read, column, Some(name), replace) { writer =>
       val values = ColBuilder(valueField, dataType)
       val ids = new Array[Long](Batch)
@@ -90,8 +97,13 @@ private[spark] object LanceIndexes {
         val path = table.snapshot.schema.pathOf(id.intValue).getOrElse(Seq(s"<field $id>"))
         Expressions.column(path.map(n => s"`${n.replace("`", "``")}`").mkString("."))
       }.toArray
-      new TableIndex(i.getName, typeName(i.getIndexDetails.getTypeUrl), fields,
-        new util.HashMap(), new java.util.Properties())
+      new TableIndex(
+        i.getName,
+        typeName(i.getIndexDetails.getTypeUrl),
+        fields,
+        new util.HashMap(),
+        new java.util.Properties()
+      )
     }.toArray
 
   /** pylance's index type name (`list_indices()`'s `type`) of an index details type URL. */

@@ -45,7 +45,8 @@ object LanceMetadataColumns {
     val id: Long = f.id
     // Only row ids and versions need it: `_rowaddr` and `_fragid` are made of the offsets.
     private lazy val lineage = f.lineage.getOrElse(
-      throw new IllegalStateException(s"fragment ${f.id}: no lineage attached for metadata"))
+      throw new IllegalStateException(s"fragment ${f.id}: no lineage attached for metadata")
+    )
     private val rows = f.physicalRows.toInt
     val rowIds: Array[Long] = if (wanted(RowId)) lineage.decodeRowIds().orNull else null
     val created: Array[Long] = if (wanted(CreatedAt)) lineage.decodeCreatedAt(rows) else null

@@ -29,14 +29,27 @@ object LanceOptionNames {
 
   /** Options Spark itself puts in a source's options. */
   val SparkNames: Seq[String] = Seq("path", "paths", "location")
+
   /**
    * A catalog's own option (`spark.sql.catalog.<name>.root`), and the table properties a
    * CREATE TABLE hands its write ([[LanceTableChanges]]).
    */
-  val CatalogNames: Seq[String] = Seq("root", LanceTableChanges.VersionKey,
-    LanceTableChanges.FormatKey, LanceTableChanges.PrimaryKeyKey)
-  val PassThroughPrefixes: Seq[String] = Seq("fs.", "dfs.", "hadoop.", "spark.", "aws_",
-    "storage_options.", "__", ColumnEncodingProperties.Prefix)
+  val CatalogNames: Seq[String] = Seq(
+    "root",
+    LanceTableChanges.VersionKey,
+    LanceTableChanges.FormatKey,
+    LanceTableChanges.PrimaryKeyKey
+  )
+  val PassThroughPrefixes: Seq[String] = Seq(
+    "fs.",
+    "dfs.",
+    "hadoop.",
+    "spark.",
+    "aws_",
+    "storage_options.",
+    "__",
+    ColumnEncodingProperties.Prefix
+  )
 
   /**
    * Options of other formats that would change what a read or write does if ignored, and
@@ -48,17 +61,23 @@ object LanceOptionNames {
     val iceberg = "it is Iceberg's; read a version with option version, versionAsOf or " +
       "timestamp"
     Map(
-      "readChangeFeed" -> changeFeed, "readChangeData" -> changeFeed,
-      "startingVersion" -> changeFeed, "startingTimestamp" -> changeFeed,
-      "endingVersion" -> changeFeed, "endingTimestamp" -> changeFeed,
-      "snapshot-id" -> iceberg, "as-of-timestamp" -> iceberg,
-      "start-snapshot-id" -> iceberg, "end-snapshot-id" -> iceberg,
+      "readChangeFeed" -> changeFeed,
+      "readChangeData" -> changeFeed,
+      "startingVersion" -> changeFeed,
+      "startingTimestamp" -> changeFeed,
+      "endingVersion" -> changeFeed,
+      "endingTimestamp" -> changeFeed,
+      "snapshot-id" -> iceberg,
+      "as-of-timestamp" -> iceberg,
+      "start-snapshot-id" -> iceberg,
+      "end-snapshot-id" -> iceberg,
       "overwriteSchema" -> ("it is Delta's; an overwrite here writes the DataFrame's schema " +
         "(use mergeSchema to add columns on append)"),
       "txnAppId" -> "idempotent writes (Delta's txnAppId/txnVersion) are not supported",
       "txnVersion" -> "idempotent writes (Delta's txnAppId/txnVersion) are not supported",
       "partitionOverwriteMode" -> ("Lance datasets have no partitions; an overwrite replaces " +
-        "the whole dataset"))
+        "the whole dataset")
+    )
   }
 
   /**

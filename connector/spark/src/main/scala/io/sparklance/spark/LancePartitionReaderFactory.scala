@@ -22,8 +22,8 @@ class LancePartitionReaderFactory(
     countRows: Boolean,
     metadata: LanceColumnarReader.MetadataSpec = LanceColumnarReader.NoMetadata,
     limit: Option[Int] = None,
-    topN: Option[TopNSpec] = None)
-  extends PartitionReaderFactory {
+    topN: Option[TopNSpec] = None
+) extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
@@ -33,8 +33,17 @@ class LancePartitionReaderFactory(
     topN match {
       case Some(t) =>
         new LanceTopNReader(io.value, part, fields, schema, batchSize, metadata, t)
-      case None => new LanceColumnarReader(io.value, part, fields, schema, batchSize,
-        part.rowFilter, countRows, metadata, limit)
+      case None => new LanceColumnarReader(
+          io.value,
+          part,
+          fields,
+          schema,
+          batchSize,
+          part.rowFilter,
+          countRows,
+          metadata,
+          limit
+        )
     }
   }
 

@@ -18,11 +18,17 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
  * `lance` keeps its tables.
  */
 object LancePathNames {
+
   /** The catalog path names are resolved in when no catalog is named `lance`. */
   val Catalog = "spark_lance_paths"
 
-  private val Kinds = Set("UnresolvedRelation", "UnresolvedTable", "UnresolvedTableOrView",
-    "UnresolvedIdentifier", "UnresolvedView")
+  private val Kinds = Set(
+    "UnresolvedRelation",
+    "UnresolvedTable",
+    "UnresolvedTableOrView",
+    "UnresolvedIdentifier",
+    "UnresolvedView"
+  )
 
   /**
    * `delegate` with path names renamed in what it parses. A dynamic proxy, so that it has every
@@ -31,16 +37,19 @@ object LancePathNames {
   def wrap(session: SparkSession, delegate: ParserInterface): ParserInterface = {
     val handler = new InvocationHandler {
       override def invoke(proxy: AnyRef, m: Method, args: Array[AnyRef]): AnyRef = {
-        val out = try { if (args == null) m.invoke(delegate) else m.invoke(delegate, args: _*) }
+        val out =
+          try { if (args == null) m.invoke(delegate) else m.invoke(delegate, args: _*) }
           catch { case e: InvocationTargetException => throw e.getCause }
         out match {
           // parsePlan, parseQuery, and what later releases add (4.3: parsePlanWithParameters).
           case plan: LogicalPlan => renamed(session, plan)
-          case parts: Seq[_] if m.getName == "parseMultipartIdentifier" &&
-            isPathName(parts) && !lanceCatalogRegistered(session) => inCatalog(session, parts)
+          case parts: Seq[_]
+              if m.getName == "parseMultipartIdentifier" &&
+                isPathName(parts) && !lanceCatalogRegistered(session) => inCatalog(session, parts)
           // A name with a version or time (4.3's parseTemporalTableIdentifier, spark.table).
-          case named: Product if named.productArity > 0 && m.getName.contains("Identifier") &&
-            isPathName(named.productElement(0)) && !lanceCatalogRegistered(session) =>
+          case named: Product
+              if named.productArity > 0 && m.getName.contains("Identifier") &&
+                isPathName(named.productElement(0)) && !lanceCatalogRegistered(session) =>
             val args = inCatalog(session, named.productElement(0).asInstanceOf[Seq[_]]) +:
               named.productIterator.drop(1).map(_.asInstanceOf[AnyRef]).toSeq
             named.getClass.getConstructors.find(_.getParameterCount == named.productArity)
@@ -49,8 +58,11 @@ object LancePathNames {
         }
       }
     }
-    Proxy.newProxyInstance(classOf[ParserInterface].getClassLoader,
-      Array[Class[_]](classOf[ParserInterface]), handler).asInstanceOf[ParserInterface]
+    Proxy.newProxyInstance(
+      classOf[ParserInterface].getClassLoader,
+      Array[Class[_]](classOf[ParserInterface]),
+      handler
+    ).asInstanceOf[ParserInterface]
   }
 
   /**

@@ -31,6 +31,7 @@ import io.sparklance.spark.write.LanceSave
  * and runs the DataSource V2 write command `writeTo` would ([[LanceSave]]).
  */
 class LanceProvider extends TableProvider with CreatableRelationProvider {
+
   /**
    * The table `inferSchema` loaded, for the `getTable` call Spark makes next on this same
    * instance (a new one per read): one dataset open per read, not two — on an object store,
@@ -48,19 +49,27 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
   /** True so that saving to a path with no dataset yet does not infer (and fail on) its schema. */
   override def supportsExternalMetadata(): Boolean = true
 
-  override def getTable(schema: StructType, partitioning: Array[Transform],
-      properties0: util.Map[String, String]): Table = SparkErrors.spark {
+  override def getTable(
+      schema: StructType,
+      partitioning: Array[Transform],
+      properties0: util.Map[String, String]
+  ): Table = SparkErrors.spark {
     // A catalog's table brings its properties (owner, comment, TBLPROPERTIES), not options.
     val given = if (!LanceOptionNames.isCatalogTable(properties0)) properties0
-      else LanceOptionNames.optionsAmong(properties0.asScala.toMap).asJava
+    else LanceOptionNames.optionsAmong(properties0.asScala.toMap).asJava
     val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(given))
     val properties = options.asCaseSensitiveMap()
     val path = options.get("path")
     if (partitioning.nonEmpty)
-      throw LanceErrors.unsupported(s"Lance datasets are not partitioned (${partitioning.mkString(", ")})")
+      throw LanceErrors.unsupported(
+        s"Lance datasets are not partitioned (${partitioning.mkString(", ")})"
+      )
     // The session catalog checks a new table's schema here, with no path for managed tables.
-    if (path == null) new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
-    else inferred.collect { case (o, t) if o == properties.asScala.toMap && t.schema() == schema => t }
+    if (path == null)
+      new LanceMissingTable(Option(options.get("location")).getOrElse("(new table)"), schema)
+    else inferred.collect {
+      case (o, t) if o == properties.asScala.toMap && t.schema() == schema => t
+    }
       .getOrElse {
         val found = LanceTables.loadIfExists(session, options)
         LanceProvider.looked(options, found)
@@ -72,11 +81,17 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
       sqlContext: SQLContext,
       mode: SaveMode,
       parameters0: Map[String, String],
-      data: DataFrame): BaseRelation = SparkErrors.spark {
+      data: DataFrame
+  ): BaseRelation = SparkErrors.spark {
     val options = LanceProvider.withPathQuery(new CaseInsensitiveStringMap(parameters0.asJava))
     val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(
-      throw LanceErrors.invalidOption("path", "", "a Lance dataset path is required: " +
-        "df.write.format(\"lance\").save(path)"))
+      throw LanceErrors.invalidOption(
+        "path",
+        "",
+        "a Lance dataset path is required: " +
+          "df.write.format(\"lance\").save(path)"
+      )
+    )
     Option(options.get("__partition_columns")).filter(c => c.nonEmpty && c != "[]").foreach { c =>
       throw LanceErrors.unsupported(s"Cannot write Lance dataset $path partitioned by $c: Lance " +
         "datasets have no Hive-style partitions; write without partitionBy")
@@ -94,6 +109,7 @@ class LanceProvider extends TableProvider with CreatableRelationProvider {
 }
 
 object LanceProvider {
+
   /**
    * What the last `getTable` of this thread found at a path, with the options it was given:
    * `df.write.save()` calls `getTable` and then, on the same thread, `createRelation`, which
@@ -102,7 +118,8 @@ object LanceProvider {
    * within seconds of the lookup.
    */
   private val lastLooked = new ThreadLocal[
-    (Map[String, String], Option[java.lang.ref.WeakReference[LanceTable]], Long)]
+    (Map[String, String], Option[java.lang.ref.WeakReference[LanceTable]], Long)
+  ]
   private val LookedForNanos = 10L * 1000 * 1000 * 1000
 
   private def key(options: CaseInsensitiveStringMap): Map[String, String] =
@@ -136,8 +153,10 @@ object LanceProvider {
    */
   def withPathQuery(options: CaseInsensitiveStringMap): CaseInsensitiveStringMap = {
     val path = options.get("path")
-    if (path == null || !path.toLowerCase(java.util.Locale.ROOT).startsWith("s3+ddb://") ||
-      !path.contains("?")) return options
+    if (
+      path == null || !path.toLowerCase(java.util.Locale.ROOT).startsWith("s3+ddb://") ||
+      !path.contains("?")
+    ) return options
     val (bare, query) = path.splitAt(path.indexOf('?'))
     val settings = query.drop(1).split('&').filter(_.nonEmpty).map { kv =>
       val i = kv.indexOf('=')
@@ -145,7 +164,8 @@ object LanceProvider {
       if (i < 0) dec(kv) -> "" else dec(kv.substring(0, i)) -> dec(kv.substring(i + 1))
     }.toMap
     new CaseInsensitiveStringMap(
-      (options.asCaseSensitiveMap().asScala.toMap ++ settings + ("path" -> bare)).asJava)
+      (options.asCaseSensitiveMap().asScala.toMap ++ settings + ("path" -> bare)).asJava
+    )
   }
 
   /** A Lance dataset is there: a `_versions/` directory holding at least one manifest. */
@@ -160,6 +180,8 @@ object LanceProvider {
 class LanceMissingTable(path: String, schema0: StructType) extends Table with SupportsRead {
   override def name(): String = LanceTable.nameOf(path)
   override def schema(): StructType = schema0
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = throw LanceErrors.pathNotFound(path)
+  override def capabilities(): util.Set[TableCapability] =
+    util.EnumSet.of(TableCapability.BATCH_READ)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    throw LanceErrors.pathNotFound(path)
 }

@@ -8,8 +8,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.sparklance.LanceErrors
 import io.sparklance.table.VersionSpec
-import io.sparklance.spark.OptionValues.{bool, nonNegativeLong, positiveInt, positiveLong,
-  share}
+import io.sparklance.spark.OptionValues.{bool, nonNegativeLong, positiveInt, positiveLong, share}
 
 /** What a metadata-table read returns instead of the dataset's rows. */
 sealed abstract class MetadataTable(val name: String) extends Serializable
@@ -75,7 +74,8 @@ final case class LanceReadOptions(
     aggregatePushdown: Boolean = true,
     aggregateGroupShare: Double = LanceReadOptions.DefaultAggregateGroupShare,
     topNPushdown: Boolean = true,
-    runtimeFilterMinBytes: Long = LanceReadOptions.DefaultRuntimeFilterMinBytes)
+    runtimeFilterMinBytes: Long = LanceReadOptions.DefaultRuntimeFilterMinBytes
+)
 
 object LanceReadOptions {
   val Path = "path"
@@ -95,25 +95,55 @@ object LanceReadOptions {
   val TopNPushdown = "topn_pushdown"
   val RuntimeFilterMinBytes = "runtime_filter_min_bytes"
   val DefaultRuntimeFilterMinBytes: Long = 1L << 20
+
   /** A branch of the dataset (pylance's `create_branch`): its own dataset under `tree/`. */
   val Branch = "branch"
 
   /** Every read option's name. */
-  val Names: Seq[String] = Seq(Path, Version, Tag, Timestamp, VersionAsOf, TimestampAsOf,
-    MetadataTableKey, BatchSize, SplitSize, FilterPushdown, UseScalarIndex, AggregatePushdown,
-    AggregateGroupShare, TopNPushdown, RuntimeFilterMinBytes, Branch)
+  val Names: Seq[String] = Seq(
+    Path,
+    Version,
+    Tag,
+    Timestamp,
+    VersionAsOf,
+    TimestampAsOf,
+    MetadataTableKey,
+    BatchSize,
+    SplitSize,
+    FilterPushdown,
+    UseScalarIndex,
+    AggregatePushdown,
+    AggregateGroupShare,
+    TopNPushdown,
+    RuntimeFilterMinBytes,
+    Branch
+  )
 
-  def parse(options: CaseInsensitiveStringMap, sessionZone: ZoneId, defaultSplitBytes: Long): LanceReadOptions = {
+  def parse(
+      options: CaseInsensitiveStringMap,
+      sessionZone: ZoneId,
+      defaultSplitBytes: Long
+  ): LanceReadOptions = {
     LanceOptionNames.check(options)
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
-      throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: spark.read.format(\"lance\").load(path)"))
+      throw LanceErrors.invalidOption(
+        Path,
+        "",
+        "a Lance dataset path is required: spark.read.format(\"lance\").load(path)"
+      )
+    )
     LanceReadOptions(
       path = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty)
         .fold(path)(b => io.sparklance.table.Branches.path(path, b)),
       versionSpec = versionSpec(options, sessionZone),
       metadataTable = Option(options.get(MetadataTableKey)).map { v =>
         MetadataTable.all.find(_.name.equalsIgnoreCase(v.trim)).getOrElse(
-          throw LanceErrors.invalidOption(MetadataTableKey, v, s"expected one of ${MetadataTable.all.map(_.name).mkString(", ")}"))
+          throw LanceErrors.invalidOption(
+            MetadataTableKey,
+            v,
+            s"expected one of ${MetadataTable.all.map(_.name).mkString(", ")}"
+          )
+        )
       },
       batchSize = positiveInt(options, BatchSize, 4096),
       splitSizeBytes = positiveLong(options, SplitSize, defaultSplitBytes),
@@ -123,32 +153,44 @@ object LanceReadOptions {
       aggregatePushdown = bool(options, AggregatePushdown, default = true),
       aggregateGroupShare = share(options, AggregateGroupShare, DefaultAggregateGroupShare),
       topNPushdown = bool(options, TopNPushdown, default = true),
-      runtimeFilterMinBytes = nonNegativeLong(options, RuntimeFilterMinBytes,
-        DefaultRuntimeFilterMinBytes))
+      runtimeFilterMinBytes =
+        nonNegativeLong(options, RuntimeFilterMinBytes, DefaultRuntimeFilterMinBytes)
+    )
   }
 
   private def versionSpec(options: CaseInsensitiveStringMap, zone: ZoneId): VersionSpec = {
     val set = Seq(Version, VersionAsOf, Tag, Timestamp, TimestampAsOf)
       .filter(k => options.containsKey(k))
     if (set.size > 1)
-      throw LanceErrors.invalidOption(set.mkString("/"), set.map(options.get).mkString("/"),
-        s"set only one of options ${set.mkString(", ")}")
+      throw LanceErrors.invalidOption(
+        set.mkString("/"),
+        set.map(options.get).mkString("/"),
+        s"set only one of options ${set.mkString(", ")}"
+      )
     set.headOption match {
       case None => VersionSpec.Latest
       case Some(Version) =>
         val v = options.get(Version).trim
         if (v.nonEmpty && v.forall(_.isDigit)) {
-          val n = try v.toLong catch { case _: NumberFormatException => throw LanceErrors.invalidOption(Version, v, "too large") }
+          val n =
+            try v.toLong
+            catch {
+              case _: NumberFormatException =>
+                throw LanceErrors.invalidOption(Version, v, "too large")
+            }
           if (n < 1) throw LanceErrors.invalidOption(Version, v, "versions start at 1")
           VersionSpec.Number(n)
-        } else if (v.isEmpty) throw LanceErrors.invalidOption(Version, v, "expected a version number or a tag name")
+        } else if (v.isEmpty)
+          throw LanceErrors.invalidOption(Version, v, "expected a version number or a tag name")
         else VersionSpec.TagName(v)
       case Some(VersionAsOf) =>
         val v = options.get(VersionAsOf).trim
-        val n = try v.toLong catch {
-          case _: NumberFormatException =>
-            throw LanceErrors.invalidOption(VersionAsOf, v, "expected a version number")
-        }
+        val n =
+          try v.toLong
+          catch {
+            case _: NumberFormatException =>
+              throw LanceErrors.invalidOption(VersionAsOf, v, "expected a version number")
+          }
         if (n < 1) throw LanceErrors.invalidOption(VersionAsOf, v, "versions start at 1")
         VersionSpec.Number(n)
       case Some(Tag) =>
@@ -158,7 +200,12 @@ object LanceReadOptions {
       case Some(key) =>
         val raw = options.get(key).trim
         val micros = DateTimeUtils.stringToTimestamp(UTF8String.fromString(raw), zone).getOrElse(
-          throw LanceErrors.invalidOption(key, raw, "not a timestamp, e.g. '2025-06-01 12:00:00' or '2025-06-01T12:00:00Z'"))
+          throw LanceErrors.invalidOption(
+            key,
+            raw,
+            "not a timestamp, e.g. '2025-06-01 12:00:00' or '2025-06-01T12:00:00Z'"
+          )
+        )
         VersionSpec.AsOf(micros)
     }
   }

@@ -35,8 +35,8 @@ class LanceScan(
     addressed: Option[IndexPruning.Candidates] = None,
     offset: Int = 0,
     topN: Option[TopNSpec] = None,
-    perCore: Boolean = false)
-  extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
+    perCore: Boolean = false
+) extends Scan with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   /**
    * Runtime filters Spark gave (dynamic pruning), translated. Their translations tell them
@@ -59,8 +59,19 @@ class LanceScan(
 
   /** The same scan returning only `columns` (some of [[readSchema]]), the filter unchanged. */
   def withColumns(columns: StructType): LanceScan =
-    new LanceScan(table, columns, filter, pushed, countRows, fragmentTest, limit, addressed,
-      offset, topN, perCore)
+    new LanceScan(
+      table,
+      columns,
+      filter,
+      pushed,
+      countRows,
+      fragmentTest,
+      limit,
+      addressed,
+      offset,
+      topN,
+      perCore
+    )
 
   /**
    * The TopN Spark pushed, when the columns read hold its keys (Spark reads the columns it
@@ -82,17 +93,20 @@ class LanceScan(
     if (countRows) Nil
     else required.fields.toSeq.zipWithIndex.filterNot(c => metadata.exists(_._1 == c._2))
       .map(_._1).map { sf =>
-      val f = table.snapshot.schema.field(sf.name).getOrElse(
-        throw new IllegalStateException(
-          s"Spark asked for column '${sf.name}', which ${table.name()} lacks"))
-      SchemaConverter.prune(f, sf.dataType)
-    }
+        val f = table.snapshot.schema.field(sf.name).getOrElse(
+          throw new IllegalStateException(
+            s"Spark asked for column '${sf.name}', which ${table.name()} lacks"
+          )
+        )
+        SchemaConverter.prune(f, sf.dataType)
+      }
 
   /** Every (top-level) field the filter reads, projected or not. */
   private def filterFields: Seq[LanceField] =
     effective.toSeq.flatMap(_.columns).sorted.map { c =>
       table.snapshot.schema.field(c).getOrElse(
-        throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}"))
+        throw new IllegalStateException(s"filter column '$c' is not in ${table.name()}")
+      )
     }
 
   /** What planning found, recomputed when runtime filters arrive. */
@@ -132,8 +146,10 @@ class LanceScan(
   private def fragments: Seq[FragmentRef] = plan.fragments
 
   private def planFragments(candidates: Option[IndexPruning.Candidates]): Seq[FragmentRef] = {
-    val chosen = table.snapshot.fragments.filter(f => fragmentTest.forall(_(f.getId)) &&
-      candidates.forall(_.contains(f.getId)))
+    val chosen = table.snapshot.fragments.filter(f =>
+      fragmentTest.forall(_(f.getId)) &&
+        candidates.forall(_.contains(f.getId))
+    )
     def ref(f: io.sparklance.proto.TableProtos.DataFragment): FragmentRef = {
       val r = FragmentRef(table.snapshot.root, table.snapshot, f)
         .copy(rowCandidates = candidates.flatMap(_(f.getId)))
@@ -152,8 +168,10 @@ class LanceScan(
    * it saves: TPC-H's `nation` and `supplier` pruned by copies of whole join trees).
    */
   override def filterAttributes(): Array[NamedReference] =
-    if (countRows || limit.isDefined || offset > 0 ||
-        table.estimatedBytes < table.options.runtimeFilterMinBytes) Array.empty
+    if (
+      countRows || limit.isDefined || offset > 0 ||
+      table.estimatedBytes < table.options.runtimeFilterMinBytes
+    ) Array.empty
     else {
       val translator = new FilterTranslator(table.snapshot.schema, table.schema())
       fields.map(_.name).filter(translator.filterable).map(n => LanceScan.column(n)).toArray
@@ -175,33 +193,52 @@ class LanceScan(
     }
   }
 
-  override def supportedCustomMetrics(): Array[CustomMetric] = Array(new metrics.FragmentsRead,
-    new metrics.StorageRequests, new metrics.StorageBytesRead, new metrics.RowsSkipped,
-    new metrics.RowsSkippedByIndex)
+  override def supportedCustomMetrics(): Array[CustomMetric] = Array(
+    new metrics.FragmentsRead,
+    new metrics.StorageRequests,
+    new metrics.StorageBytesRead,
+    new metrics.RowsSkipped,
+    new metrics.RowsSkippedByIndex
+  )
   override def description(): String = {
     val what = if (countRows) "count(*)" else required.fieldNames.mkString(", ")
     val filters =
       if (pushed.isEmpty) "" else pushed.mkString(" PushedFilters: [", ", ", "]")
     val pruned = if (fragmentTest.isEmpty && candidates.isEmpty) ""
-      else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
+    else s" Fragments: ${fragments.size} of ${table.snapshot.fragments.size}"
     val window = (if (offset > 0) s" Offset: $offset" else "") +
       limit.fold("")(n => s" Limit: ${n - offset}") + pushedTopN.fold("")(" " + _.describe)
     s"LanceScan ${table.name()} [$what]$filters$pruned$window"
   }
+
   /** A new Batch each time; batches of equal scans are equal, so Spark reuses exchanges. */
-  override def toBatch: Batch = new LanceBatch(table, fragments, fields,
-    fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)), required,
-    effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)), countRows,
+  override def toBatch: Batch = new LanceBatch(
+    table,
+    fragments,
+    fields,
+    fields ++ filterFields.filterNot(f => fields.exists(_.name == f.name)),
+    required,
+    effective.map(f => LanceColumnarReader.FilterSpec(f, filterFields)),
+    countRows,
     LanceColumnarReader.MetadataSpec(metadata),
     pushed ++ runtime,
-    windowRows.map(n => math.min(n, Int.MaxValue).toInt), offset, pushedTopN, perCore)
+    windowRows.map(n => math.min(n, Int.MaxValue).toInt),
+    offset,
+    pushedTopN,
+    perCore
+  )
 
   override def columnarSupportMode(): Scan.ColumnarSupportMode = Scan.ColumnarSupportMode.SUPPORTED
 
   override def estimateStatistics(): Statistics = new Statistics {
     override def numRows(): OptionalLong = OptionalLong.of(math.min(
-      fragments.map(f => f.rowCandidates.fold(f.physicalRows - f.numDeletedRows)(
-        _.getLongCardinality)).sum, limit.fold(Long.MaxValue)(_.toLong)))
+      fragments.map(f =>
+        f.rowCandidates.fold(f.physicalRows - f.numDeletedRows)(
+          _.getLongCardinality
+        )
+      ).sum,
+      limit.fold(Long.MaxValue)(_.toLong)
+    ))
     override def sizeInBytes(): OptionalLong = {
       val total = fragments.map(f => SplitPlanner.estimatedBytes(f)).sum
       // Scaled by the columns read as Spark scales a Parquet table's bytes (its V1 source, the
@@ -224,6 +261,7 @@ class LanceScan(
 }
 
 object LanceScan {
+
   /** A reference to top-level column `name`, taken as it is (not parsed: `a b`, `a.b`). */
   private[spark] def column(name: String): NamedReference = new NamedReference {
     override def fieldNames(): Array[String] = Array(name)
@@ -251,7 +289,9 @@ object LanceScan {
 
   /** The rows the indices and addresses allow, and the fragments (or window) to read. */
   private final case class Planned(
-      candidates: Option[IndexPruning.Candidates], fragments: Seq[FragmentRef])
+      candidates: Option[IndexPruning.Candidates],
+      fragments: Seq[FragmentRef]
+  )
 
   /** The output of a pushed partial COUNT(*): one count per partition, summed by Spark. */
   val CountSchema: StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))

@@ -2,9 +2,16 @@ package io.sparklance.spark
 
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates,
-  SupportsPushDownLimit, SupportsPushDownOffset, SupportsPushDownRequiredColumns,
-  SupportsPushDownTopN, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.read.{
+  Scan,
+  ScanBuilder,
+  SupportsPushDownAggregates,
+  SupportsPushDownLimit,
+  SupportsPushDownOffset,
+  SupportsPushDownRequiredColumns,
+  SupportsPushDownTopN,
+  SupportsPushDownV2Filters
+}
 import org.apache.spark.sql.connector.expressions.SortOrder
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
@@ -26,14 +33,18 @@ import io.sparklance.table.RowFilter
  * the pushed predicates after the scan, so its dynamic pruning sees this side as selective.
  * `likes` are the LIKE patterns [[LikePushDown]] took from Spark's filter: always evaluated.
  */
-class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
-    likes: Seq[LikePushDown.Pushed] = Nil) extends ScanBuilder
-  with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters
-  with SupportsPushDownAggregates with SupportsPushDownLimit with SupportsPushDownOffset
-  with SupportsPushDownTopN {
+class LanceScanBuilder(
+    table: LanceTable,
+    keepFilters: Boolean = false,
+    likes: Seq[LikePushDown.Pushed] = Nil
+) extends ScanBuilder
+    with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters
+    with SupportsPushDownAggregates with SupportsPushDownLimit with SupportsPushDownOffset
+    with SupportsPushDownTopN {
 
   private var required: StructType = table.schema()
   private var countOnly = false
+
   /** The LIKE patterns, translated (the rule checked that each translates). */
   private val likeFilters: Seq[RowFilter] = likes.map { l =>
     val f = new FilterTranslator(table.snapshot.schema, table.schema()).like(l.column, l.pattern)
@@ -57,7 +68,8 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
     // Predicates on _fragid/_rowaddr pick fragments, those naming addresses rows; Spark still
     // evaluates them.
     fragmentTest = predicates.flatMap(FragmentPruning.of).reduceOption((a, b) =>
-      (id: Long) => a(id) && b(id))
+      (id: Long) => a(id) && b(id)
+    )
     addressed = RowAddressPruning.of(predicates.toSeq)
     pushRowFilters(predicates)
   }
@@ -137,10 +149,21 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
     if (!table.options.aggregatePushdown) None
     else {
       val conf = SQLConf.get
-      val exact = new PartialAggregateCompiler(table.schema(),
-        conf.decimalOperationsAllowPrecisionLoss, conf.ansiEnabled).compile(aggregation)
-      val worth = exact.filter(spec => GroupingSampler.worthPushing(
-        table, spec, filter, pushedText, fragmentTest, addressed))
+      val exact = new PartialAggregateCompiler(
+        table.schema(),
+        conf.decimalOperationsAllowPrecisionLoss,
+        conf.ansiEnabled
+      ).compile(aggregation)
+      val worth = exact.filter(spec =>
+        GroupingSampler.worthPushing(
+          table,
+          spec,
+          filter,
+          pushedText,
+          fragmentTest,
+          addressed
+        )
+      )
       nearlyDistinct = exact.isDefined && worth.isEmpty
       worth
     }
@@ -171,8 +194,10 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
    * other columns of those rows only ([[LanceTopNReader]]); Spark sorts and limits on top.
    */
   override def pushTopN(orders: Array[SortOrder], limit: Int): Boolean = {
-    if (!table.options.topNPushdown || countOnly || partial.isDefined || this.limit.isDefined ||
-        offset > 0) return false
+    if (
+      !table.options.topNPushdown || countOnly || partial.isDefined || this.limit.isDefined ||
+      offset > 0
+    ) return false
     topN = TopNSpec.of(orders, limit, table.schema())
     topN.isDefined
   }
@@ -200,13 +225,41 @@ class LanceScanBuilder(table: LanceTable, keepFilters: Boolean = false,
 
   override def build(): Scan =
     if (partial.isDefined)
-      new LanceAggregateScan(new LanceScan(table, partial.get.input, filter, pushedText,
-        countRows = false, fragmentTest, addressed = addressed), partial.get)
+      new LanceAggregateScan(
+        new LanceScan(
+          table,
+          partial.get.input,
+          filter,
+          pushedText,
+          countRows = false,
+          fragmentTest,
+          addressed = addressed
+        ),
+        partial.get
+      )
     else if (!countOnly && answered.exists(_._2.isDefined)) answered.get._2.get
     else if (countOnly && filter.isEmpty) new LanceCountScan(table)
     else if (countOnly)
-      new LanceScan(table, LanceScan.CountSchema, filter, pushedText, countRows = true,
-        fragmentTest, addressed = addressed)
-    else new LanceScan(table, required, filter, pushedText, countRows = false, fragmentTest, limit,
-      addressed, offset, topN, perCore = nearlyDistinct)
+      new LanceScan(
+        table,
+        LanceScan.CountSchema,
+        filter,
+        pushedText,
+        countRows = true,
+        fragmentTest,
+        addressed = addressed
+      )
+    else new LanceScan(
+      table,
+      required,
+      filter,
+      pushedText,
+      countRows = false,
+      fragmentTest,
+      limit,
+      addressed,
+      offset,
+      topN,
+      perCore = nearlyDistinct
+    )
 }

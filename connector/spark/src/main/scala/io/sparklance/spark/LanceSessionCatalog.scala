@@ -5,11 +5,19 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.{NoSuchTableException,
-  TableAlreadyExistsException}
-import org.apache.spark.sql.connector.catalog.{Column, DelegatingCatalogExtension, Identifier,
-  StagedTable, StagingTableCatalog, SupportsWrite, Table, TableCapability, TableCatalog,
-  TableChange}
+import org.apache.spark.sql.catalyst.analysis.{NoSuchTableException, TableAlreadyExistsException}
+import org.apache.spark.sql.connector.catalog.{
+  Column,
+  DelegatingCatalogExtension,
+  Identifier,
+  StagedTable,
+  StagingTableCatalog,
+  SupportsWrite,
+  Table,
+  TableCapability,
+  TableCatalog,
+  TableChange
+}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
@@ -42,28 +50,46 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
     ident.namespace().length == 1 && ident.namespace()(0).equalsIgnoreCase("lance") &&
       (ident.name().startsWith("/") || ident.name().matches("^[A-Za-z][A-Za-z0-9+.-]*:/.*"))
 
-  private def lanceTable(path0: String, version: VersionSpec,
-      props: Map[String, String] = Map.empty): LanceTable = {
+  private def lanceTable(
+      path0: String,
+      version: VersionSpec,
+      props: Map[String, String] = Map.empty
+  ): LanceTable = {
     val path = Paths.stripTrailingSlash(path0)
     val io = fileIO
     if (WritePlan.existing(io, path).isEmpty) throw LanceErrors.pathNotFound(path)
     val conf = spark.sessionState.conf
-    val read = LanceReadOptions.parse(new CaseInsensitiveStringMap(Map("path" -> path).asJava),
-      java.time.ZoneId.of(conf.sessionLocalTimeZone), conf.filesMaxPartitionBytes)
-    new LanceTable(LanceDataset.open(io, path).open(version), io, read, Map("path" -> path),
-      writable = true, tableProperties = props)
+    val read = LanceReadOptions.parse(
+      new CaseInsensitiveStringMap(Map("path" -> path).asJava),
+      java.time.ZoneId.of(conf.sessionLocalTimeZone),
+      conf.filesMaxPartitionBytes
+    )
+    new LanceTable(
+      LanceDataset.open(io, path).open(version),
+      io,
+      read,
+      Map("path" -> path),
+      writable = true,
+      tableProperties = props
+    )
   }
 
   private def load(ident: Identifier, version: VersionSpec, v1: => Table): Table =
     if (isPath(ident)) {
       try lanceTable(ident.name(), version)
-      catch { case _: io.sparklance.LanceNotFoundException => throw new NoSuchTableException(ident) }
+      catch {
+        case _: io.sparklance.LanceNotFoundException => throw new NoSuchTableException(ident)
+      }
     } else {
       val t = v1
       if (!isLance(t.properties())) t
-      else lanceTable(Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
-        throw LanceErrors.unsupported(s"Lance table $ident has no location")), version,
-        t.properties().asScala.toMap)
+      else lanceTable(
+        Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
+          throw LanceErrors.unsupported(s"Lance table $ident has no location")
+        ),
+        version,
+        t.properties().asScala.toMap
+      )
     }
 
   override def loadTable(ident: Identifier): Table =
@@ -72,15 +98,19 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
   override def loadTable(ident: Identifier, version: String): Table = {
     val v = version.trim
     val spec = if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
-      else VersionSpec.TagName(v)
+    else VersionSpec.TagName(v)
     load(ident, spec, super.loadTable(ident))
   }
 
   override def loadTable(ident: Identifier, timestampMicros: Long): Table =
     load(ident, VersionSpec.AsOf(timestampMicros), super.loadTable(ident))
 
-  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): Table =
+  override def createTable(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): Table =
     createTable(ident, LanceSessionCatalog.columns(schema), partitions, properties)
 
   /**
@@ -88,8 +118,12 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
    * dataset (its schema, which a given schema must equal); otherwise registers the table and
    * creates an empty dataset (version 1) at its location.
    */
-  override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-      properties: util.Map[String, String]): Table = {
+  override def createTable(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): Table = {
     if (!isLance(properties)) return super.createTable(ident, columns, partitions, properties)
     checkPartitions(ident, partitions)
     val schema = LanceSessionCatalog.struct(columns)
@@ -99,12 +133,16 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
     existing match {
       case Some(s) =>
         val actual = SchemaConverter.toSpark(s.schema)
-        if (schema.nonEmpty && schema.map(f => (f.name, f.dataType)) !=
-            actual.map(f => (f.name, f.dataType)))
-          throw LanceErrors.schemaMismatch(s.root, schema.fieldNames.mkString(", "),
-            s"differ from the schema of the dataset there (${actual.simpleString})")
-        super.createTable(ident, LanceSessionCatalog.columns(actual), partitions,
-          properties)
+        if (
+          schema.nonEmpty && schema.map(f => (f.name, f.dataType)) !=
+            actual.map(f => (f.name, f.dataType))
+        )
+          throw LanceErrors.schemaMismatch(
+            s.root,
+            schema.fieldNames.mkString(", "),
+            s"differ from the schema of the dataset there (${actual.simpleString})"
+          )
+        super.createTable(ident, LanceSessionCatalog.columns(actual), partitions, properties)
       case None =>
         if (schema.isEmpty)
           throw LanceErrors.unsupported(s"Cannot create $ident: no columns given and no Lance " +
@@ -117,10 +155,19 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
     loadTable(ident)
   }
 
-  private def create(location: String, schema: StructType,
-      properties: util.Map[String, String]): Unit =
-    EmptyTableWrite(fileIO, Paths.stripTrailingSlash(location), location, schema,
-      properties.asScala.toMap, create = true)
+  private def create(
+      location: String,
+      schema: StructType,
+      properties: util.Map[String, String]
+  ): Unit =
+    EmptyTableWrite(
+      fileIO,
+      Paths.stripTrailingSlash(location),
+      location,
+      schema,
+      properties.asScala.toMap,
+      create = true
+    )
 
   private def checkPartitions(ident: Identifier, partitions: Array[Transform]): Unit =
     if (partitions.nonEmpty)
@@ -129,10 +176,12 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
 
   private def locationOf(ident: Identifier, t: Table): String =
     Paths.stripTrailingSlash(Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
-      throw LanceErrors.unsupported(s"Lance table $ident has no location")))
+      throw LanceErrors.unsupported(s"Lance table $ident has no location")
+    ))
 
   private def existingTable(ident: Identifier): Option[Table] =
-    try Some(super.loadTable(ident)) catch { case _: NoSuchTableException => None }
+    try Some(super.loadTable(ident))
+    catch { case _: NoSuchTableException => None }
 
   /**
    * CREATE/REPLACE TABLE [AS SELECT] of a Lance table as one commit. Replacing a Lance table
@@ -142,8 +191,14 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
    * failed statement removes the entry again (an external table's data stays). A table of
    * another provider being replaced by a Lance table is dropped first.
    */
-  private def stage(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String], replace: Boolean, orCreate: Boolean): StagedTable = {
+  private def stage(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String],
+      replace: Boolean,
+      orCreate: Boolean
+  ): StagedTable = {
     if (isPath(ident))
       throw LanceErrors.unsupported(s"Cannot create or replace $ident: name a dataset path in " +
         "a catalog of io.sparklance.spark.LanceCatalog, or use df.write.format(\"lance\")")
@@ -153,10 +208,14 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
       case Some(t) if replace && isLance(t.properties()) =>
         checkPartitions(ident, partitions)
         val path = locationOf(ident, t)
-        new LanceStagedTable(name, schema,
+        new LanceStagedTable(
+          name,
+          schema,
           LanceStagedTable.writeOptions(Map.empty, props, path),
-          LanceStagedTable.intent(props, replace = true), replace = true,
-          () => EmptyTableWrite(fileIO, path, name, schema, props, create = false))
+          LanceStagedTable.intent(props, replace = true),
+          replace = true,
+          () => EmptyTableWrite(fileIO, path, name, schema, props, create = false)
+        )
       case Some(_) if !replace => throw new TableAlreadyExistsException(ident)
       case None if replace && !orCreate => throw new NoSuchTableException(ident)
       case other =>
@@ -165,37 +224,59 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
         super.createTable(ident, LanceSessionCatalog.columns(schema), partitions, properties)
         val path = locationOf(ident, super.loadTable(ident))
         val overwrite = replace && WritePlan.existing(fileIO, path).isDefined
-        new LanceStagedTable(name, schema,
+        new LanceStagedTable(
+          name,
+          schema,
           LanceStagedTable.writeOptions(Map.empty, props, path),
-          LanceStagedTable.intent(props, overwrite), overwrite,
+          LanceStagedTable.intent(props, overwrite),
+          overwrite,
           () => EmptyTableWrite(fileIO, path, name, schema, props, create = !overwrite),
-          () => super.dropTable(ident))
+          () => super.dropTable(ident)
+        )
     }
   }
 
   /** Another provider's table: created at once, as a catalog without staging would. */
-  private def unstaged(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String], replace: Boolean): StagedTable = {
+  private def unstaged(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String],
+      replace: Boolean
+  ): StagedTable = {
     if (replace) super.dropTable(ident)
     new LanceSessionCatalog.CreatedTable(
       super.createTable(ident, LanceSessionCatalog.columns(schema), partitions, properties),
-      () => super.dropTable(ident))
+      () => super.dropTable(ident)
+    )
   }
 
-  override def stageCreate(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
+  override def stageCreate(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): StagedTable =
     if (!isLance(properties)) unstaged(ident, schema, partitions, properties, replace = false)
     else stage(ident, schema, partitions, properties, replace = false, orCreate = false)
 
-  override def stageReplace(ident: Identifier, schema: StructType, partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
+  override def stageReplace(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): StagedTable =
     if (!isLance(properties)) {
       if (existingTable(ident).isEmpty) throw new NoSuchTableException(ident)
       unstaged(ident, schema, partitions, properties, replace = true)
     } else stage(ident, schema, partitions, properties, replace = true, orCreate = false)
 
-  override def stageCreateOrReplace(ident: Identifier, schema: StructType,
-      partitions: Array[Transform], properties: util.Map[String, String]): StagedTable =
+  override def stageCreateOrReplace(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]
+  ): StagedTable =
     if (!isLance(properties)) {
       unstaged(ident, schema, partitions, properties, existingTable(ident).isDefined)
     } else stage(ident, schema, partitions, properties, replace = true, orCreate = true)
@@ -213,7 +294,8 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
       if (!isLance(t.properties())) super.alterTable(ident, changes: _*)
       else {
         val path = Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
-          throw LanceErrors.unsupported(s"Lance table $ident has no location"))
+          throw LanceErrors.unsupported(s"Lance table $ident has no location")
+        )
         LanceTableChanges(fileIO, Paths.stripTrailingSlash(path), ident.toString, changes)
         loadTable(ident)
       }
@@ -227,6 +309,7 @@ class LanceSessionCatalog extends DelegatingCatalogExtension with StagingTableCa
 }
 
 object LanceSessionCatalog {
+
   /** A table of another provider, created as the statement began; dropped if it fails. */
   private class CreatedTable(table: Table, drop: () => Unit) extends StagedTable
       with SupportsWrite {
@@ -239,7 +322,7 @@ object LanceSessionCatalog {
     override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = table match {
       case w: SupportsWrite => w.newWriteBuilder(info)
       case _ => throw LanceErrors.unsupported(s"Cannot write to ${table.name()}: its provider " +
-        "does not support writes through this catalog")
+          "does not support writes through this catalog")
     }
     override def commitStagedChanges(): Unit = ()
     override def abortStagedChanges(): Unit = drop()

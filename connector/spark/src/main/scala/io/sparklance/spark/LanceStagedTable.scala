@@ -15,10 +15,15 @@ import io.sparklance.spark.write.{LanceWriteBuilder, WriteIntent}
  * written and `commitStagedChanges` commits the schema alone (`commitEmpty`). A failed
  * statement committed nothing; `onAbort` undoes what the catalog recorded of a new table.
  */
-class LanceStagedTable(tableName: String, schema0: StructType,
-    writeOptions: Map[String, String], intent: WriteIntent, replace: Boolean,
-    commitEmpty: () => Unit, onAbort: () => Unit = () => ())
-  extends StagedTable with SupportsWrite {
+class LanceStagedTable(
+    tableName: String,
+    schema0: StructType,
+    writeOptions: Map[String, String],
+    intent: WriteIntent,
+    replace: Boolean,
+    commitEmpty: () => Unit,
+    onAbort: () => Unit = () => ()
+) extends StagedTable with SupportsWrite {
 
   @volatile private var written = false
 
@@ -37,10 +42,14 @@ class LanceStagedTable(tableName: String, schema0: StructType,
 }
 
 object LanceStagedTable {
+
   /** The options of the staged write to `path`: the catalog's storage options, the table's
    *  OPTIONS. */
-  def writeOptions(base: Map[String, String], properties: Map[String, String], path: String)
-      : Map[String, String] =
+  def writeOptions(
+      base: Map[String, String],
+      properties: Map[String, String],
+      path: String
+  ): Map[String, String] =
     base ++ LanceTableChanges.createOptions(properties) + ("path" -> path)
 
   /** The staged write's intent: the TBLPROPERTIES as table config; a create fails if a

@@ -7,15 +7,26 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.SparkContext
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2,
-  SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table,
-  TableCapability}
+import org.apache.spark.sql.connector.catalog.{
+  MetadataColumn,
+  SupportsDeleteV2,
+  SupportsMetadataColumns,
+  SupportsRead,
+  SupportsRowLevelOperations,
+  SupportsWrite,
+  Table,
+  TableCapability
+}
 import org.apache.spark.sql.connector.catalog.index.{SupportsIndex, TableIndex}
 import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder,
-  RowLevelOperationInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{
+  LogicalWriteInfo,
+  RowLevelOperationBuilder,
+  RowLevelOperationInfo,
+  WriteBuilder
+}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -38,11 +49,15 @@ import io.sparklance.table.txn.TableDelete
  * @param tableProperties what a catalog records of the table (location, provider, external),
  *                        shown by DESCRIBE.
  */
-class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadOptions,
-    val tableOptions: Map[String, String] = Map.empty, writable: Boolean = false,
-    tableProperties: Map[String, String] = Map.empty)
-  extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
-  with SupportsDeleteV2 with SupportsRowLevelOperations with SupportsIndex {
+class LanceTable(
+    val snapshot: Snapshot,
+    val io: FileIO,
+    val options: LanceReadOptions,
+    val tableOptions: Map[String, String] = Map.empty,
+    writable: Boolean = false,
+    tableProperties: Map[String, String] = Map.empty
+) extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
+    with SupportsDeleteV2 with SupportsRowLevelOperations with SupportsIndex {
 
   private lazy val sparkSchema = SchemaConverter.toSpark(snapshot.schema)
 
@@ -61,17 +76,23 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
       LanceTableChanges.Reserved(k.toLowerCase) || k == TableCatalog.PROP_OWNER
     }
     (snapshot.manifest.getConfigMap.asScala.toMap ++ owned ++ Map(
-      TableCatalog.PROP_PROVIDER -> "lance", TableCatalog.PROP_LOCATION -> snapshot.root,
+      TableCatalog.PROP_PROVIDER -> "lance",
+      TableCatalog.PROP_LOCATION -> snapshot.root,
       LanceTableChanges.VersionKey -> snapshot.version.toString,
-      LanceTableChanges.FormatKey -> snapshot.dataStorageVersion) ++
+      LanceTableChanges.FormatKey -> snapshot.dataStorageVersion
+    ) ++
       Some(_root_.io.sparklance.table.PrimaryKey.paths(snapshot.schema)).filter(_.nonEmpty)
         .map(k => LanceTableChanges.PrimaryKeyKey -> k.mkString(",")) ++
       ColumnEncodingProperties.of(snapshot.schema)).asJava
   }
   override def capabilities(): util.Set[TableCapability] =
     if (!writable) util.EnumSet.of(TableCapability.BATCH_READ)
-    else util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-      TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER)
+    else util.EnumSet.of(
+      TableCapability.BATCH_READ,
+      TableCapability.BATCH_WRITE,
+      TableCapability.TRUNCATE,
+      TableCapability.OVERWRITE_BY_FILTER
+    )
 
   /** `_rowid`, `_rowaddr`, `_fragid` and the row version columns (see LanceMetadataColumns). */
   override def metadataColumns(): Array[MetadataColumn] = LanceMetadataColumns.of(schema())
@@ -81,8 +102,11 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
    * ([[KeepFiltersForPruning]], [[LikePushDown]]).
    */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new LanceScanBuilder(this, keepFilters = KeepFiltersForPruning.marked(options),
-      likes = LikePushDown.of(options))
+    new LanceScanBuilder(
+      this,
+      keepFilters = KeepFiltersForPruning.marked(options),
+      likes = LikePushDown.of(options)
+    )
 
   /** The top-level columns provably without nulls in this version, found on first use. */
   private lazy val nullFree: Set[String] =
@@ -123,11 +147,13 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
     }
 
   /** CREATE INDEX ... USING btree (column): a BTREE scalar index (see LanceIndexes). */
-  override def createIndex(indexName: String, columns: Array[NamedReference],
+  override def createIndex(
+      indexName: String,
+      columns: Array[NamedReference],
       columnsProperties: util.Map[NamedReference, util.Map[String, String]],
-      properties: util.Map[String, String]): Unit =
-    LanceIndexes.create(this, indexName, columns, properties,
-      tableOptions - "path")
+      properties: util.Map[String, String]
+  ): Unit =
+    LanceIndexes.create(this, indexName, columns, properties, tableOptions - "path")
 
   override def dropIndex(indexName: String): Unit = LanceIndexes.drop(this, indexName)
 
@@ -153,9 +179,14 @@ class LanceTable(val snapshot: Snapshot, val io: FileIO, val options: LanceReadO
    */
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
     val filter = translate(predicates).getOrElse(throw new IllegalArgumentException(
-      s"Cannot delete from ${snapshot.root} where ${predicates.mkString(" AND ")}"))
-    TableDelete.where(io, snapshot.root, filter,
-      if (predicates.isEmpty) "true" else predicates.map(_.toString).mkString(" AND "))
+      s"Cannot delete from ${snapshot.root} where ${predicates.mkString(" AND ")}"
+    ))
+    TableDelete.where(
+      io,
+      snapshot.root,
+      filter,
+      if (predicates.isEmpty) "true" else predicates.map(_.toString).mkString(" AND ")
+    )
   }
 }
 

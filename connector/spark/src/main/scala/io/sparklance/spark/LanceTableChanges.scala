@@ -10,8 +10,15 @@ import io.sparklance.format.writer.{FileVersion, SchemaProtos}
 import io.sparklance.storage.FileIO
 import io.sparklance.spark.write.SparkToLance
 import io.sparklance.table.{LanceDataset, PrimaryKey, SchemaEdits, Snapshot, VersionSpec}
-import io.sparklance.table.txn.{ColumnCast, Committer, Merge, Operation, Project, UpdateConfig,
-  UpdateMap}
+import io.sparklance.table.txn.{
+  ColumnCast,
+  Committer,
+  Merge,
+  Operation,
+  Project,
+  UpdateConfig,
+  UpdateMap
+}
 
 /**
  * ALTER TABLE on a Lance dataset: Spark's table changes as Lance transactions, each kind as
@@ -33,6 +40,7 @@ object LanceTableChanges {
 
   /** The version a table was loaded at, shown by DESCRIBE EXTENDED and SHOW TBLPROPERTIES. */
   val VersionKey = "lance.version"
+
   /** The table's file format version, shown likewise; a CREATE's TBLPROPERTIES may set it. */
   val FormatKey = "lance.data_storage_version"
 
@@ -40,9 +48,16 @@ object LanceTableChanges {
    * Properties a catalog owns or Lance derives from the table: never stored in, or changed
    * through, the table config.
    */
-  val Reserved: Set[String] = Set(TableCatalog.PROP_LOCATION, TableCatalog.PROP_PROVIDER,
-    TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, "path", VersionKey,
-    FormatKey, PrimaryKeyKey)
+  val Reserved: Set[String] = Set(
+    TableCatalog.PROP_LOCATION,
+    TableCatalog.PROP_PROVIDER,
+    TableCatalog.PROP_EXTERNAL,
+    TableCatalog.PROP_IS_MANAGED_LOCATION,
+    "path",
+    VersionKey,
+    FormatKey,
+    PrimaryKeyKey
+  )
 
   /**
    * The table's unenforced primary key, its top-level columns comma-separated (shown; a
@@ -62,17 +77,24 @@ object LanceTableChanges {
     }
     val key = io.sparklance.spark.write.LanceWriteOptions.DataStorageVersion
     val encodings = properties.filter { case (k, _) => ColumnEncodingProperties.isEncodingKey(k) }
-    def fromProperty(o: Map[String, String], property: String, option: String,
-        same: (String, String) => Boolean) = properties.get(property).fold(o) { v =>
+    def fromProperty(
+        o: Map[String, String],
+        property: String,
+        option: String,
+        same: (String, String) => Boolean
+    ) = properties.get(property).fold(o) { v =>
       o.get(option).filterNot(same(_, v)).foreach { x =>
         throw LanceErrors.invalidOption(option, x, s"TBLPROPERTIES set $property to $v")
       }
       o + (option -> v)
     }
     val withFormat = fromProperty(opts, FormatKey, key, _.trim equalsIgnoreCase _.trim)
-    encodings ++ fromProperty(withFormat, PrimaryKeyKey,
+    encodings ++ fromProperty(
+      withFormat,
+      PrimaryKeyKey,
       io.sparklance.spark.write.LanceWriteOptions.PrimaryKey,
-      (a, b) => LanceTableChanges.keyColumns(a) == LanceTableChanges.keyColumns(b))
+      (a, b) => LanceTableChanges.keyColumns(a) == LanceTableChanges.keyColumns(b)
+    )
   }
 
   /** The columns of a `lance.primary_key` / `primary_key` value. */
@@ -96,8 +118,13 @@ object LanceTableChanges {
       val r =
         if (kind(table, group.head) == Retype) retype(fileIO, read, table, group)
         else new Committer(fileIO, path).execute(read)(s => operation(s, table, group))
-      log.info("ALTER TABLE {}: {} change(s) committed as version {} of {}",
-        table, Int.box(group.size), Long.box(r.version), path)
+      log.info(
+        "ALTER TABLE {}: {} change(s) committed as version {} of {}",
+        table,
+        Int.box(group.size),
+        Long.box(r.version),
+        path
+      )
     }
 
   private sealed trait Kind
@@ -117,8 +144,11 @@ object LanceTableChanges {
     case _: DeleteColumn | _: RenameColumn | _: UpdateColumnNullability => Reshape
     case _: UpdateColumnComment => Comment
     case _: UpdateColumnType => Retype
-    case _: UpdateColumnPosition => refuse(table, "moving a column (FIRST/AFTER)",
-      "Lance keeps columns in the order they were added")
+    case _: UpdateColumnPosition => refuse(
+        table,
+        "moving a column (FIRST/AFTER)",
+        "Lance keeps columns in the order they were added"
+      )
     case other => refuse(table, other.getClass.getSimpleName, "Lance tables do not support it")
   }
 
@@ -138,8 +168,11 @@ object LanceTableChanges {
   private def operation(s: Snapshot, table: String, group: Seq[TableChange]): Operation =
     kind(table, group.head) match {
       case Config => config(s, table, group)
-      case Key => PrimaryKey.install(s, keyColumns(group.last.asInstanceOf[SetProperty].value())
-        .map(Seq(_)))
+      case Key => PrimaryKey.install(
+          s,
+          keyColumns(group.last.asInstanceOf[SetProperty].value())
+            .map(Seq(_))
+        )
       case Add => add(s, table, group.map(_.asInstanceOf[AddColumn]))
       case Reshape => reshape(s, table, group)
       case Retype => throw new IllegalStateException("ALTER COLUMN TYPE writes data; see retype")
@@ -156,14 +189,22 @@ object LanceTableChanges {
    * one Merge (pylance's `alter_columns` with `data_type`; see [[ColumnCast]]). Runs on the
    * driver, reading and writing only those columns; not retried on a conflict, as pylance's.
    */
-  private def retype(fileIO: FileIO, s: Snapshot, table: String, group: Seq[TableChange])
-      : io.sparklance.table.txn.CommitResult = {
+  private def retype(
+      fileIO: FileIO,
+      s: Snapshot,
+      table: String,
+      group: Seq[TableChange]
+  ): io.sparklance.table.txn.CommitResult = {
     val version = FileVersion.ofDataset(s.dataStorageVersion, s.root)
     val casts = group.map { case c: UpdateColumnType =>
       val name = c.fieldNames().mkString(".")
       if (c.fieldNames().length != 1)
-        refuse(table, s"changing the type of nested field '$name'", "Lance casts top-level " +
-          "columns only")
+        refuse(
+          table,
+          s"changing the type of nested field '$name'",
+          "Lance casts top-level " +
+            "columns only"
+        )
       name -> SparkToLance.fields(StructType(Seq(StructField(name, c.newDataType()))), version)
         .head.logicalType
     }
@@ -171,13 +212,18 @@ object LanceTableChanges {
     try new Committer(fileIO, s.root).commit(Some(s), merge)
     catch {
       case e: Throwable =>
-        files.foreach(p => try fileIO.delete(p) catch { case _: Exception => })
+        files.foreach(p =>
+          try fileIO.delete(p)
+          catch { case _: Exception => }
+        )
         throw e
     }
   }
 
   private def missing(s: Snapshot, names: Array[String]) = LanceErrors.invalidSchemaChange(
-    s.root, s"column '${names.mkString(".")}' does not exist")
+    s.root,
+    s"column '${names.mkString(".")}' does not exist"
+  )
 
   private def config(s: Snapshot, table: String, group: Seq[TableChange]): Operation = {
     val entries = group.map {
@@ -185,8 +231,12 @@ object LanceTableChanges {
       case p: RemoveProperty => p.property() -> None
     }
     entries.map(_._1).filter(k => ColumnEncodingProperties.isEncodingKey(k)).foreach { k =>
-      refuse(table, s"changing property '$k'", "a column's encoding is chosen when the table " +
-        "is created; its data files keep it")
+      refuse(
+        table,
+        s"changing property '$k'",
+        "a column's encoding is chosen when the table " +
+          "is created; its data files keep it"
+      )
     }
     entries.map(_._1).filter(k => Reserved(k.toLowerCase)).foreach { k =>
       refuse(table, s"changing property '$k'", "the catalog or Lance sets it")
@@ -205,25 +255,31 @@ object LanceTableChanges {
         val path = c.fieldNames().toSeq
         val name = path.mkString(".")
         val siblings = if (path.size == 1) edits.fields.filter(_.getParentId == -1)
-          else edits.find(path.init).toSeq.flatMap(p => edits.fields.filter(_.getParentId == p.getId))
+        else edits.find(path.init).toSeq.flatMap(p => edits.fields.filter(_.getParentId == p.getId))
         val atEnd = c.position() match {
           case null => true
           case a: After => siblings.lastOption.exists(_.getName == a.column())
           case _ => false
         }
         if (!atEnd)
-          refuse(table, s"adding column '$name' at ${c.position()}",
-            "Lance adds columns after the last one")
+          refuse(
+            table,
+            s"adding column '$name' at ${c.position()}",
+            "Lance adds columns after the last one"
+          )
         if (c.defaultValue() != null)
           refuse(table, s"adding column '$name' with a DEFAULT", "existing rows would need it")
         if (!c.isNullable)
-          refuse(table, s"adding column '$name' as NOT NULL",
-            "the existing rows have no value for it")
+          refuse(
+            table,
+            s"adding column '$name' as NOT NULL",
+            "the existing rows have no value for it"
+          )
         val f = StructField(path.last, c.dataType(), nullable = true)
         val sf = Option(c.comment()).fold(f)(f.withComment)
         val protos = SchemaProtos.toProto(SparkToLance.fields(StructType(Seq(sf)), version))
         val fields = if (path.size == 1) edits.add(protos, next)
-          else edits.addUnder(path.init, protos, next)
+        else edits.addUnder(path.init, protos, next)
         (new SchemaEdits(s.root, fields), next + protos.size)
     }
     Merge(s.fragments, edits.fields)

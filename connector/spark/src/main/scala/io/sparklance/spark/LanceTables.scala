@@ -25,7 +25,8 @@ object LanceTables {
         // One listing and one manifest read; the checks naming what is wrong only when
         // there is no manifest.
         latest(io, opts).getOrElse(
-          new LanceTable(LanceDataset.open(io, opts.path).open(VersionSpec.Latest), io, opts))
+          new LanceTable(LanceDataset.open(io, opts.path).open(VersionSpec.Latest), io, opts)
+        )
       case None => new LanceTable(LanceDataset.open(io, opts.path).open(opts.versionSpec), io, opts)
     }
   }
@@ -44,11 +45,16 @@ object LanceTables {
   }
 
   /** The read options, with the session's time zone and split size. */
-  private def readOptions(spark: SparkSession, options: CaseInsensitiveStringMap)
-      : LanceReadOptions = {
+  private def readOptions(
+      spark: SparkSession,
+      options: CaseInsensitiveStringMap
+  ): LanceReadOptions = {
     val conf = spark.sessionState.conf
-    LanceReadOptions.parse(options, java.time.ZoneId.of(conf.sessionLocalTimeZone),
-      conf.filesMaxPartitionBytes)
+    LanceReadOptions.parse(
+      options,
+      java.time.ZoneId.of(conf.sessionLocalTimeZone),
+      conf.filesMaxPartitionBytes
+    )
   }
 
   /** The latest version's table, if there is a manifest (one listing, one manifest read). */
@@ -59,7 +65,8 @@ object LanceTables {
   def fileIO(spark: SparkSession, options: CaseInsensitiveStringMap): FileIO = {
     MetadataCacheConf()
     new RoutingFileIO(
-      spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap))
+      spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
+    )
   }
 
   def openCostBytes: Long = SQLConf.get.filesOpenCostInBytes

@@ -27,7 +27,8 @@ final class LanceTopNReader(
     schema: StructType,
     batchSize: Int,
     metadata: LanceColumnarReader.MetadataSpec,
-    topN: TopNSpec) extends PartitionReader[ColumnarBatch] {
+    topN: TopNSpec
+) extends PartitionReader[ColumnarBatch] {
 
   /** The first pass's metrics, frozen when it ends (its storage counters are per thread). */
   private var selectMetrics: Array[CustomTaskMetric] = Array.empty
@@ -35,8 +36,15 @@ final class LanceTopNReader(
 
   override def next(): Boolean = {
     if (rows == null) {
-      rows = new LanceColumnarReader(io, select(), fields, schema, batchSize, filter = None,
-        metadata = metadata)
+      rows = new LanceColumnarReader(
+        io,
+        select(),
+        fields,
+        schema,
+        batchSize,
+        filter = None,
+        metadata = metadata
+      )
     }
     rows.next()
   }
@@ -45,32 +53,47 @@ final class LanceTopNReader(
 
   /** The partition narrowed to the rows holding this task's best `limit` keys. */
   private def select(): LanceInputPartition = {
-    val keyFields = topN.columns.map(c => fields.find(_.name == c).getOrElse(
-      throw new IllegalStateException(s"TopN key '$c' is not among the columns read")))
+    val keyFields = topN.columns.map(c =>
+      fields.find(_.name == c).getOrElse(
+        throw new IllegalStateException(s"TopN key '$c' is not among the columns read")
+      )
+    )
     val keySchema = StructType(topN.columns.map(c => schema(c)) :+
       StructField(LanceMetadataColumns.RowAddr.name, LongType, nullable = false))
     val address = keyFields.length
-    val keys = new LanceColumnarReader(io, partition, keyFields, keySchema, batchSize,
-      partition.rowFilter, metadata = LanceColumnarReader.MetadataSpec(
-        Seq(address -> LanceMetadataColumns.RowAddr)))
+    val keys = new LanceColumnarReader(
+      io,
+      partition,
+      keyFields,
+      keySchema,
+      batchSize,
+      partition.rowFilter,
+      metadata = LanceColumnarReader.MetadataSpec(
+        Seq(address -> LanceMetadataColumns.RowAddr)
+      )
+    )
     val kind = LanceTopNReader.integralKind(keySchema(0).dataType)
-    val chosen = try {
-      val addresses =
-        if (topN.keys.size == 1 && kind >= 0) byIntegralKey(keys, kind)
-        else byRows(keys, keySchema, address)
-      selectMetrics = keys.currentMetricsValues()
-      addresses
-    } finally keys.close()
+    val chosen =
+      try {
+        val addresses =
+          if (topN.keys.size == 1 && kind >= 0) byIntegralKey(keys, kind)
+          else byRows(keys, keySchema, address)
+        selectMetrics = keys.currentMetricsValues()
+        addresses
+      } finally keys.close()
     val byFragment = scala.collection.mutable.HashMap[Long, RoaringBitmap]()
     chosen.foreach { a =>
-      byFragment.getOrElseUpdate(a >>> 32, new RoaringBitmap()).add((a & 0xFFFFFFFFL).toInt)
+      byFragment.getOrElseUpdate(a >>> 32, new RoaringBitmap()).add((a & 0xffffffffL).toInt)
     }
     val slices = partition.slices.flatMap { s =>
       byFragment.get(s.fragment.id).flatMap { chosen =>
         val here = RoaringBitmap.and(chosen, RoaringBitmap.bitmapOfRange(s.start, s.end))
         if (here.isEmpty) None
-        else Some(FragmentSlice(s.fragment.copy(rowCandidates = Some(here)),
-          here.first().toLong, here.last().toLong + 1))
+        else Some(FragmentSlice(
+          s.fragment.copy(rowCandidates = Some(here)),
+          here.first().toLong,
+          here.last().toLong + 1
+        ))
       }
     }
     LanceInputPartition(slices)
@@ -88,8 +111,11 @@ final class LanceTopNReader(
    * The addresses of the best rows by Spark's ordering over the key columns (any orderable
    * type); a row is copied only when it enters the kept set.
    */
-  private def byRows(keys: LanceColumnarReader, keySchema: StructType,
-      address: Int): Array[Long] = {
+  private def byRows(
+      keys: LanceColumnarReader,
+      keySchema: StructType,
+      address: Int
+  ): Array[Long] = {
     val order = topN.ordering(keySchema)
     // The worst key kept is at the head, to be replaced by a better one.
     val best = new java.util.PriorityQueue[UnsafeRow](topN.limit, order.reverse)
@@ -150,7 +176,7 @@ final class LanceTopNReader(
    */
   override def currentMetricsValues(): Array[CustomTaskMetric] = {
     val second = if (rows == null) Array.empty[CustomTaskMetric]
-      else rows.currentMetricsValues().filter(m => LanceTopNReader.Summed(m.name()))
+    else rows.currentMetricsValues().filter(m => LanceTopNReader.Summed(m.name()))
     (selectMetrics ++ second).groupBy(_.name()).map { case (name, ms) =>
       metrics.TaskMetricValue(name, ms.map(_.value()).sum): CustomTaskMetric
     }.toArray
@@ -160,6 +186,7 @@ final class LanceTopNReader(
 }
 
 object LanceTopNReader {
+
   /**
    * How a key of type `t` is read as a long: 0 `getLong`, 1 `getInt`, 2 `getShort`, 3
    * `getByte`; -1 when it is not an integer, date or timestamp.

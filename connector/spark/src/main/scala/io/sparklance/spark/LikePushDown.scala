@@ -1,7 +1,14 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, Like, Literal,
-  Not, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{
+  And,
+  Attribute,
+  Expression,
+  Like,
+  Literal,
+  Not,
+  PredicateHelper
+}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -23,11 +30,13 @@ import org.apache.spark.unsafe.types.UTF8String
  * matching UTF-8 bytes. Runs before scan push-down; not with `filter_pushdown=false`.
  */
 object LikePushDown extends Rule[LogicalPlan] with PredicateHelper {
+
   /** The scan option carrying the patterns (internal: not a user option). */
   val Key = "__spark_lance_like"
 
   /** One pattern handed to the scan. */
   final case class Pushed(column: String, pattern: String, negated: Boolean) {
+
     /** As the scan's description shows it. */
     def sql: String = LanceScan.column(column).describe() + (if (negated) " NOT" else "") +
       " LIKE '" + pattern.replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -39,9 +48,9 @@ object LikePushDown extends Rule[LogicalPlan] with PredicateHelper {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
     case f @ Filter(_, r: DataSourceV2Relation) => r.table match {
-      case t: LanceTable if t.options.filterPushdown => pushInto(f, r, t)
-      case _ => f
-    }
+        case t: LanceTable if t.options.filterPushdown => pushInto(f, r, t)
+        case _ => f
+      }
   }
 
   /**

@@ -28,11 +28,15 @@ private[spark] object MetadataCacheConf {
   }
 
   private[spark] def parse(value: String): Long = {
-    val bytes = try org.apache.spark.network.util.JavaUtils.byteStringAsBytes(value.trim)
+    val bytes =
+      try org.apache.spark.network.util.JavaUtils.byteStringAsBytes(value.trim)
       catch {
         case e: NumberFormatException =>
-          throw LanceErrors.invalidOption(Key, value,
-            s"a size in bytes, or with a unit (256m, 1g) is expected: ${e.getMessage}")
+          throw LanceErrors.invalidOption(
+            Key,
+            value,
+            s"a size in bytes, or with a unit (256m, 1g) is expected: ${e.getMessage}"
+          )
       }
     if (bytes < 0) throw LanceErrors.invalidOption(Key, value, "a size cannot be negative")
     bytes

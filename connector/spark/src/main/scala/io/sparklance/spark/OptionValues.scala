@@ -13,12 +13,20 @@ private[spark] object OptionValues {
   def nonNegativeLong(options: CaseInsensitiveStringMap, key: String, default: Long): Long =
     longAtLeast(options, key, default, 0, "a non-negative integer")
 
-  private def longAtLeast(options: CaseInsensitiveStringMap, key: String, default: Long,
-      least: Long, what: String): Long =
+  private def longAtLeast(
+      options: CaseInsensitiveStringMap,
+      key: String,
+      default: Long,
+      least: Long,
+      what: String
+  ): Long =
     Option(options.get(key)).map { v =>
-      val n = try v.trim.toLong catch {
-        case _: NumberFormatException => throw LanceErrors.invalidOption(key, v, s"expected $what")
-      }
+      val n =
+        try v.trim.toLong
+        catch {
+          case _: NumberFormatException =>
+            throw LanceErrors.invalidOption(key, v, s"expected $what")
+        }
       if (n < least) throw LanceErrors.invalidOption(key, v, s"expected $what")
       n
     }.getOrElse(default)
@@ -32,7 +40,9 @@ private[spark] object OptionValues {
   /** A number in (0, 1]. */
   def share(options: CaseInsensitiveStringMap, key: String, default: Double): Double =
     Option(options.get(key)).map { v =>
-      val x = try v.trim.toDouble catch { case _: NumberFormatException => Double.NaN }
+      val x =
+        try v.trim.toDouble
+        catch { case _: NumberFormatException => Double.NaN }
       if (!(x > 0 && x <= 1))
         throw LanceErrors.invalidOption(key, v, "expected a number above 0 and at most 1")
       x

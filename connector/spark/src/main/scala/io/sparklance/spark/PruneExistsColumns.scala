@@ -38,12 +38,12 @@ object PruneExistsColumns extends Rule[LogicalPlan] {
       val c = prune(child, AttributeSet(kept.flatMap(_.references)))
       if (c eq child) p else Project(kept, c)
     case s: DataSourceV2ScanRelation => s.scan match {
-      case scan: LanceScan if scan.prunable =>
-        val keep = s.output.zip(scan.readSchema().fields).filter(c => needed.contains(c._1))
-        if (keep.isEmpty || keep.size == s.output.size) s
-        else s.copy(scan = scan.withColumns(StructType(keep.map(_._2))), output = keep.map(_._1))
-      case _ => s
-    }
+        case scan: LanceScan if scan.prunable =>
+          val keep = s.output.zip(scan.readSchema().fields).filter(c => needed.contains(c._1))
+          if (keep.isEmpty || keep.size == s.output.size) s
+          else s.copy(scan = scan.withColumns(StructType(keep.map(_._2))), output = keep.map(_._1))
+        case _ => s
+      }
     case other => other
   }
 }

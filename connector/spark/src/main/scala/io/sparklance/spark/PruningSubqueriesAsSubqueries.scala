@@ -50,8 +50,8 @@ object PruningSubqueriesAsSubqueries extends Rule[SparkPlan] {
     isSubqueryField.foreach { field =>
       plan.foreach(_.expressions.foreach(_.foreach {
         case DynamicPruningExpression(in: InSubqueryExec) => adaptivePlan(in).foreach { a =>
-          if (!a.isSubquery) field.setBoolean(a, true)
-        }
+            if (!a.isSubquery) field.setBoolean(a, true)
+          }
         case _ =>
       }))
     }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * ([[KeepFiltersForPruning]]'s mark, [[LikePushDown]]'s patterns): never user options.
  */
 private[spark] object RelationMarks {
+
   /** `r` with scan option `key` set to `value`. */
   def withOption(r: DataSourceV2Relation, key: String, value: String): DataSourceV2Relation = {
     val all = new java.util.HashMap[String, String](r.options.asCaseSensitiveMap())

@@ -30,16 +30,19 @@ object RowAddressPruning {
         case (a, b) => a.orElse(b)
       }
     case "OR" =>
-      for (a <- sub(p, 0).flatMap(addresses); b <- sub(p, 1).flatMap(addresses)
-           if a.size + b.size <= MaxAddresses) yield a ++ b
+      for (
+        a <- sub(p, 0).flatMap(addresses); b <- sub(p, 1).flatMap(addresses)
+        if a.size + b.size <= MaxAddresses
+      ) yield a ++ b
     case "=" | "<=>" if p.children().length == 2 =>
       (isAddress(p, 0), isAddress(p, 1)) match {
         case (true, _) => literal(p.children()(1)).map(v => Set(v).filter(valid))
         case (_, true) => literal(p.children()(0)).map(v => Set(v).filter(valid))
         case _ => None
       }
-    case "IN" if p.children().length >= 2 && p.children().length <= MaxAddresses &&
-        isAddress(p, 0) =>
+    case "IN"
+        if p.children().length >= 2 && p.children().length <= MaxAddresses &&
+          isAddress(p, 0) =>
       val values = p.children().toSeq.drop(1).map(literal)
       if (values.forall(_.isDefined)) Some(values.map(_.get).filter(valid).toSet) else None
     case _ => None

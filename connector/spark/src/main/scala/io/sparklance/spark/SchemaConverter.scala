@@ -65,7 +65,11 @@ object SchemaConverter {
     case Map =>
       val entries = singleChild(f)
       if (entries.children.size != 2)
-        throw LanceErrors.unsupportedType(f.name, f.logicalType.text, "a map's entries must have a key and a value")
+        throw LanceErrors.unsupportedType(
+          f.name,
+          f.logicalType.text,
+          "a map's entries must have a key and a value"
+        )
       val Seq(key, value) = entries.children
       MapType(toSparkType(key), toSparkType(value), value.nullable)
     // A fixed-size list of structs (2.2) has an item field; one of primitives has none, its
@@ -79,7 +83,11 @@ object SchemaConverter {
 
   private def singleChild(f: LanceField): LanceField = f.children match {
     case Seq(c) => c
-    case cs => throw LanceErrors.unsupportedType(f.name, f.logicalType.text, s"expected one child field, found ${cs.size}")
+    case cs => throw LanceErrors.unsupportedType(
+        f.name,
+        f.logicalType.text,
+        s"expected one child field, found ${cs.size}"
+      )
   }
 
   /** Spark type of a leaf (non-nested) Lance type. */
@@ -107,7 +115,11 @@ object SchemaConverter {
     case Duration(_) => DayTimeIntervalType()
     case LanceDecimal(_, p, s) if p <= DecimalType.MAX_PRECISION => DecimalType(p, s)
     case LanceDecimal(_, p, _) =>
-      throw LanceErrors.unsupportedType(column, t.text, s"precision $p exceeds Spark's maximum of ${DecimalType.MAX_PRECISION}")
+      throw LanceErrors.unsupportedType(
+        column,
+        t.text,
+        s"precision $p exceeds Spark's maximum of ${DecimalType.MAX_PRECISION}"
+      )
     case Dictionary(value, _, _) => leafType(column, value)
     case FixedSizeList(item, _) => ArrayType(leafType(column, item), containsNull = true)
     case Struct | List | LargeList | Map | ListOfStruct(_) =>
@@ -118,23 +130,29 @@ object SchemaConverter {
    * Prunes `field` to what `requested` (a pruned form of this field's Spark type) still
    * contains: Spark delivers nested column pruning as a narrower struct.
    */
-  def prune(field: LanceField, requested: DataType): LanceField = (field.logicalType, requested) match {
-    case _ if BlobColumn.isBlob(field) => field
-    case (Struct, st: StructType) =>
-      val kept = st.fields.toSeq.map { sf =>
-        val child = field.children.find(_.name == sf.name).getOrElse(
-          throw new IllegalStateException(s"Spark asked for '${field.name}.${sf.name}', which the Lance schema lacks"))
-        prune(child, sf.dataType)
-      }
-      field.copy(children = kept)
-    case (List | LargeList | ListOfStruct(_), at: ArrayType) =>
-      field.copy(children = Seq(prune(singleChild(field), at.elementType)))
-    case (FixedSizeList(_, _), at: ArrayType) if field.children.nonEmpty =>
-      field.copy(children = Seq(prune(singleChild(field), at.elementType)))
-    case (Map, mt: MapType) =>
-      val entries = singleChild(field)
-      val Seq(k, v) = entries.children
-      field.copy(children = Seq(entries.copy(children = Seq(prune(k, mt.keyType), prune(v, mt.valueType)))))
-    case _ => field
-  }
+  def prune(field: LanceField, requested: DataType): LanceField =
+    (field.logicalType, requested) match {
+      case _ if BlobColumn.isBlob(field) => field
+      case (Struct, st: StructType) =>
+        val kept = st.fields.toSeq.map { sf =>
+          val child = field.children.find(_.name == sf.name).getOrElse(
+            throw new IllegalStateException(
+              s"Spark asked for '${field.name}.${sf.name}', which the Lance schema lacks"
+            )
+          )
+          prune(child, sf.dataType)
+        }
+        field.copy(children = kept)
+      case (List | LargeList | ListOfStruct(_), at: ArrayType) =>
+        field.copy(children = Seq(prune(singleChild(field), at.elementType)))
+      case (FixedSizeList(_, _), at: ArrayType) if field.children.nonEmpty =>
+        field.copy(children = Seq(prune(singleChild(field), at.elementType)))
+      case (Map, mt: MapType) =>
+        val entries = singleChild(field)
+        val Seq(k, v) = entries.children
+        field.copy(children =
+          Seq(entries.copy(children = Seq(prune(k, mt.keyType), prune(v, mt.valueType))))
+        )
+      case _ => field
+    }
 }

@@ -1,16 +1,31 @@
 package io.sparklance.spark
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeMap, EqualTo,
-  Expression, NamedExpression, PredicateHelper, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias,
+  Attribute,
+  AttributeMap,
+  EqualTo,
+  Expression,
+  NamedExpression,
+  PredicateHelper,
+  SubqueryExpression
+}
 import org.apache.spark.sql.catalyst.optimizer.JoinSelectionHelper
-import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftOuter, LeftSemi,
-  RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Join, JoinHint,
-  LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.{InnerLike, JoinType, LeftOuter, LeftSemi, RightOuter}
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Aggregate,
+  Filter,
+  Join,
+  JoinHint,
+  LogicalPlan,
+  Project
+}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
-import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation,
-  DataSourceV2ScanRelation}
+import org.apache.spark.sql.execution.datasources.v2.{
+  DataSourceV2Relation,
+  DataSourceV2ScanRelation
+}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -37,6 +52,7 @@ import org.apache.spark.sql.internal.SQLConf
  * or broadcasts are off.
  */
 object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with JoinSelectionHelper {
+
   /** Marks the semi joins this rule made (see `reduced`). */
   private val Made = TreeNodeTag[Unit]("spark-lance.semi-join-reduction")
 
@@ -50,7 +66,7 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
         splitConjunctivePredicates(cond).foreach {
           case EqualTo(a: Attribute, b: Attribute) =>
             val (l, r) = if (left.outputSet.contains(a) && right.outputSet.contains(b)) (a, b)
-              else (b, a)
+            else (b, a)
             if (left.outputSet.contains(l) && right.outputSet.contains(r)) {
               if (canPruneRight(joinType)) {
                 source(left, l)
@@ -97,7 +113,8 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
         else {
           val (mine, other) = if (onLeft) (l, r) else (r, l)
           source(mine, attr).orElse(
-            equal(j, attr, onLeft).flatMap(source(other, _)).map(_.copy(hopped = true)))
+            equal(j, attr, onLeft).flatMap(source(other, _)).map(_.copy(hopped = true))
+          )
         }
       case _ => None
     }
@@ -146,9 +163,10 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
       case Filter(c, child) if c.deterministic && !SubqueryExpression.hasSubquery(c) =>
         down(child, selective || isLikelySelective(c))
       case r: DataSourceV2Relation => selective && r.outputSet.contains(attr) && (r.table match {
-        case t: LanceTable => KeepFiltersForPruning.small(t, SQLConf.get.autoBroadcastJoinThreshold)
-        case _ => false
-      })
+          case t: LanceTable =>
+            KeepFiltersForPruning.small(t, SQLConf.get.autoBroadcastJoinThreshold)
+          case _ => false
+        })
       case _ => false
     }
     down(f, selective = false)
@@ -159,8 +177,12 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
    * or, when `relation`, over a Lance relation with `key`) with the aggregate's input, or the
    * relation, semi-joined with a fresh copy of `source`.
    */
-  private def reduce(side: LogicalPlan, key: Attribute, source: Keys,
-      relation: Boolean): Option[LogicalPlan] = side match {
+  private def reduce(
+      side: LogicalPlan,
+      key: Attribute,
+      source: Keys,
+      relation: Boolean
+  ): Option[LogicalPlan] = side match {
     case p @ Project(list, child) =>
       list.collectFirst {
         case a: Attribute if a.exprId == key.exprId => a
@@ -168,18 +190,21 @@ object SemiJoinReduction extends Rule[LogicalPlan] with PredicateHelper with Joi
       }.flatMap(k => reduce(child, k, source, relation)).map(c => p.copy(child = c))
     case f @ Filter(_, child) =>
       reduce(child, key, source, relation).map(c => f.copy(child = c))
-    case r: DataSourceV2Relation if relation && r.table.isInstanceOf[LanceTable] &&
-        r.outputSet.contains(key) =>
+    case r: DataSourceV2Relation
+        if relation && r.table.isInstanceOf[LanceTable] &&
+          r.outputSet.contains(key) =>
       Some(semiJoin(r, key, source))
     case a: Aggregate =>
       val (grouping, outputs, child) = (a.groupingExpressions, a.aggregateExpressions, a.child)
       val grouped = outputs.collectFirst {
         case x: Attribute if x.exprId == key.exprId => x
         case al @ Alias(x: Attribute, _) if al.exprId == key.exprId => x
-      }.filter(g => grouping.exists {
-        case x: Attribute => x.exprId == g.exprId
-        case _ => false
-      })
+      }.filter(g =>
+        grouping.exists {
+          case x: Attribute => x.exprId == g.exprId
+          case _ => false
+        }
+      )
       // A subquery's plan (q17's correlated average) was pushed down before it became a join.
       val readsLance = child.exists {
         case r: DataSourceV2Relation => r.table.isInstanceOf[LanceTable]

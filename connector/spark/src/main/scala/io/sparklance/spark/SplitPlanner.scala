@@ -21,8 +21,8 @@ final case class FragmentSlice(fragment: FragmentRef, start: Long, end: Long)
 final case class LanceInputPartition(
     slices: Array[FragmentSlice],
     filter: Option[LanceColumnarReader.FilterSpec] = None,
-    shared: Option[Broadcast[LanceColumnarReader.FilterSpec]] = None)
-  extends org.apache.spark.sql.connector.read.InputPartition {
+    shared: Option[Broadcast[LanceColumnarReader.FilterSpec]] = None
+) extends org.apache.spark.sql.connector.read.InputPartition {
   def rowFilter: Option[LanceColumnarReader.FilterSpec] = filter.orElse(shared.map(_.value))
 }
 
@@ -47,6 +47,7 @@ final case class LanceInputPartition(
  */
 object SplitPlanner {
   private val RowAlign = 1024L
+
   /** When a manifest records no file sizes, assume this many bytes per row. */
   private val DefaultBytesPerRow = 64L
 
@@ -61,8 +62,12 @@ object SplitPlanner {
    * an odd total does not leave one byte for another wave of tasks), then evened out over
    * the slots ([[balancedTarget]]).
    */
-  def defaultTarget(totalBytes: Long, maxPartitionBytes: Long, slots: Int,
-      openCostBytes: Long): Long = {
+  def defaultTarget(
+      totalBytes: Long,
+      maxPartitionBytes: Long,
+      slots: Int,
+      openCostBytes: Long
+  ): Long = {
     val n = math.max(1, slots)
     val fileRule = math.min(maxPartitionBytes, math.max(openCostBytes, ceilDiv(totalBytes, n)))
     balancedTarget(totalBytes, fileRule, n, openCostBytes)
@@ -76,8 +81,13 @@ object SplitPlanner {
    * exchange and merge (a grouping of all TPC-H lineitem by `l_partkey, l_suppkey`: 3.0 s in
    * six tasks, 2.0 s in one, on two cores).
    */
-  def perCoreTarget(totalBytes: Long, maxPartitionBytes: Long, slots: Int,
-      openCostBytes: Long, readShare: Double): Long = {
+  def perCoreTarget(
+      totalBytes: Long,
+      maxPartitionBytes: Long,
+      slots: Int,
+      openCostBytes: Long,
+      readShare: Double
+  ): Long = {
     val cap = math.min(Long.MaxValue / 2, (maxPartitionBytes / math.max(readShare, 1e-6)).toLong)
     math.max(openCostBytes, math.min(cap, ceilDiv(totalBytes, math.max(1, slots).toLong)))
   }
@@ -89,7 +99,11 @@ object SplitPlanner {
    * of them; the file rule lands there whenever the bytes exceed `maxPartitionBytes` a little.
    */
   def balancedTarget(
-      totalBytes: Long, fileRuleBytes: Long, slots: Int, openCostBytes: Long): Long = {
+      totalBytes: Long,
+      fileRuleBytes: Long,
+      slots: Int,
+      openCostBytes: Long
+  ): Long = {
     val splits = math.max(1L, ceilDiv(totalBytes, math.max(1L, fileRuleBytes)))
     val n = math.max(1, slots).toLong
     if (splits % n == 0) fileRuleBytes
@@ -106,9 +120,14 @@ object SplitPlanner {
    * the target gives, their size evened out (47 MB over a 25.5 MB target make two of 23.5 MB,
    * not 25.5 + 21.5 MB), so tasks on as many slots end together.
    */
-  def plan(io: FileIO, fragments: Seq[FragmentRef], targetBytes: Long, openCostBytes: Long,
+  def plan(
+      io: FileIO,
+      fragments: Seq[FragmentRef],
+      targetBytes: Long,
+      openCostBytes: Long,
       fields: Seq[LanceField] = Nil,
-      midPageMinRows: Long = MidPageMinRows): Seq[LanceInputPartition] = {
+      midPageMinRows: Long = MidPageMinRows
+  ): Seq[LanceInputPartition] = {
     // (fragment, physical rows, estimated bytes per row) of the fragments holding rows.
     val sized = fragments.map(f => (f, RowCounts.physicalRows(io, f))).filter(_._2 > 0)
       .map { case (f, rows) => (f, rows, math.max(1L, estimatedBytes(f) / rows)) }
@@ -136,20 +155,24 @@ object SplitPlanner {
           // The open cost counts once a fragment, as in the share.
           currentBytes += (
             if (start == 0 && end == rows) cost(rows, bytesPerRow)
-            else (end - start) * bytesPerRow)
+            else (end - start) * bytesPerRow
+          )
         }
       if (rows <= math.max(RowAlign, fullRows / RowAlign * RowAlign)) {
         // Whole, packed with its neighbours (no I/O to plan it); a sixteenth over the share
         // still packs, as a slice cut at a page boundary may leave a little more or less.
-        if (current.nonEmpty &&
-            currentBytes + cost(rows, bytesPerRow) > share + share / 16) close()
+        if (
+          current.nonEmpty &&
+          currentBytes + cost(rows, bytesPerRow) > share + share / 16
+        ) close()
         add(0, rows)
       } else {
         // Its first slice fills what is left of the partition being packed (fragments of
         // 55% and 45% of two tasks' bytes make two tasks of half, not 27.5 + 27.5 + 45),
         // the next ones are full, and the last is left open for the next fragment.
         val room = math.max(0L, share - currentBytes) / bytesPerRow
-        val first = if (current.nonEmpty && room > 0 && room >= fullRows / 8) room else {
+        val first = if (current.nonEmpty && room > 0 && room >= fullRows / 8) room
+        else {
           close()
           fullRows
         }
@@ -181,20 +204,30 @@ object SplitPlanner {
    * `fragment` whose pages are largest; None when there is no projected column to go by or
    * its file cannot be read here.
    */
-  private[spark] def pageBoundaries(io: FileIO, fragment: FragmentRef, fields: Seq[LanceField],
-      rows: Long): Option[Array[Long]] = {
+  private[spark] def pageBoundaries(
+      io: FileIO,
+      fragment: FragmentRef,
+      fields: Seq[LanceField],
+      rows: Long
+  ): Option[Array[Long]] = {
     val ids = fields.flatMap(allIds).toSet
     fragment.files.find(df => df.fieldIds.exists(ids.contains)).flatMap { df =>
-      val spans = try readSpans(io, df, fields) catch { case _: java.io.IOException => Nil }
+      val spans =
+        try readSpans(io, df, fields)
+        catch { case _: java.io.IOException => Nil }
       val best = spans.filter(_.numPages > 0).sortBy(s => (-s.meanPageBytes, s.column)).headOption
       best.map(s => boundaries(s.rowStarts, rows))
     }
   }
 
   private def readSpans(
-      io: FileIO, df: DataFileRef, fields: Seq[LanceField]): Seq[ColumnPageSpans] = {
+      io: FileIO,
+      df: DataFileRef,
+      fields: Seq[LanceField]
+  ): Seq[ColumnPageSpans] = {
     val reader = df.open(io)
-    try reader.pageSpans(fields) finally reader.close()
+    try reader.pageSpans(fields)
+    finally reader.close()
   }
 
   private def allIds(f: LanceField): Seq[Int] = f.id +: f.children.flatMap(allIds)
@@ -214,8 +247,12 @@ object SplitPlanner {
    * costs a page's metadata in both tasks, not a decode of the first part. A slice that
    * would end within a 32nd of itself before the fragment's end takes the rest.
    */
-  private[spark] def cutAtBoundaries(bounds: Array[Long], rowsPerSlice: Long,
-      firstRows: Long = -1, midPageMinRows: Long = MidPageMinRows): Array[Long] = {
+  private[spark] def cutAtBoundaries(
+      bounds: Array[Long],
+      rowsPerSlice: Long,
+      firstRows: Long = -1,
+      midPageMinRows: Long = MidPageMinRows
+  ): Array[Long] = {
     val cuts = ArrayBuffer[Long](0L)
     val last = bounds.length - 1
     val rows = bounds(last)

@@ -1,11 +1,21 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Descending,
-  NullsFirst, NullsLast, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{
+  Ascending,
+  BoundReference,
+  Descending,
+  NullsFirst,
+  NullsLast,
+  SortOrder
+}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
-import org.apache.spark.sql.connector.expressions.{NamedReference, NullOrdering, SortDirection,
-  SortOrder => V2SortOrder}
+import org.apache.spark.sql.connector.expressions.{
+  NamedReference,
+  NullOrdering,
+  SortDirection,
+  SortOrder => V2SortOrder
+}
 import org.apache.spark.sql.types._
 
 /**
@@ -26,9 +36,12 @@ final case class TopNSpec(keys: Seq[TopNSpec.Key], limit: Int) {
   def ordering(schema: StructType): Ordering[InternalRow] =
     new LazilyGeneratedOrdering(keys.map { k =>
       val i = columns.indexOf(k.column)
-      SortOrder(BoundReference(i, schema(i).dataType, nullable = true),
+      SortOrder(
+        BoundReference(i, schema(i).dataType, nullable = true),
         if (k.ascending) Ascending else Descending,
-        if (k.nullsFirst) NullsFirst else NullsLast, Seq.empty)
+        if (k.nullsFirst) NullsFirst else NullsLast,
+        Seq.empty
+      )
     })
 
   /** As the scan's description shows it. */
@@ -56,11 +69,15 @@ object TopNSpec {
     else {
       val keys = orders.toSeq.map { o =>
         o.expression() match {
-          case r: NamedReference if r.fieldNames().length == 1 &&
-              schema.fieldNames.contains(r.fieldNames()(0)) &&
-              orderable(schema(r.fieldNames()(0)).dataType) =>
-            Some(Key(r.fieldNames()(0), o.direction() == SortDirection.ASCENDING,
-              o.nullOrdering() == NullOrdering.NULLS_FIRST))
+          case r: NamedReference
+              if r.fieldNames().length == 1 &&
+                schema.fieldNames.contains(r.fieldNames()(0)) &&
+                orderable(schema(r.fieldNames()(0)).dataType) =>
+            Some(Key(
+              r.fieldNames()(0),
+              o.direction() == SortDirection.ASCENDING,
+              o.nullOrdering() == NullOrdering.NULLS_FIRST
+            ))
           case _ => None
         }
       }
@@ -69,7 +86,7 @@ object TopNSpec {
 
   private def orderable(t: DataType): Boolean = t match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
-         DateType | TimestampType | TimestampNTZType | BinaryType => true
+        DateType | TimestampType | TimestampNTZType | BinaryType => true
     case _: DecimalType | _: StringType => true
     case _ => false
   }

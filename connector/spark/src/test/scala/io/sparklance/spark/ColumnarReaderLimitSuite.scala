@@ -22,8 +22,11 @@ class ColumnarReaderLimitSuite extends AnyFunSuite {
    * The ids returned, the rows skipped, and whether each batch's string vector held only the
    * bytes of its rows.
    */
-  private def read(fmt: String, limit: Int, filter: RowFilter = null)
-      : (Seq[Long], Long, Boolean) = {
+  private def read(
+      fmt: String,
+      limit: Int,
+      filter: RowFilter = null
+  ): (Seq[Long], Long, Boolean) = {
     val snap = LanceDataset.open(fileIO, Fixtures(s"deletions_bitmap_$fmt").path.toString)
       .open(VersionSpec.Latest)
     val byName = snap.schema.fields.map(f => f.name -> f).toMap
@@ -65,8 +68,8 @@ class ColumnarReaderLimitSuite extends AnyFunSuite {
     }
 
     test(s"deletions_bitmap_$fmt: a LIMIT over a filter returns its first rows passing") {
-      val filter = RowFilter.Compare("id", io.sparklance.table.CompareOp.GtEq,
-        FilterValue.LongValue(1000))
+      val filter =
+        RowFilter.Compare("id", io.sparklance.table.CompareOp.GtEq, FilterValue.LongValue(1000))
       for (limit <- Seq(1, 7, 40)) {
         val (ids, _, onlyReturned) = read(fmt, limit, filter)
         assert(ids == (0 until limit).map(i => 1000L + 8 * i + 3), s"limit $limit")

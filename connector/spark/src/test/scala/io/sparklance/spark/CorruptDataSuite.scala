@@ -14,7 +14,9 @@ class CorruptDataSuite extends SparkSessionSuite {
 
   private def failure(path: Path): String = {
     val e = intercept[Exception](spark.read.format("lance").load(path.toString).collect())
-    Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
+    Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(
+      " | "
+    )
   }
 
   for (format <- Seq("legacy", "2.0", "2.1", "2.2")) {
@@ -29,15 +31,22 @@ class CorruptDataSuite extends SparkSessionSuite {
 
     // Lance files carry no checksums, so garbage inside raw values cannot always be noticed;
     // what must hold is that structure damage never escapes as a raw exception or a wrong row count.
-    test(s"a data file with garbage in the middle ($format) fails cleanly, naming the file, or keeps its row count") {
+    test(
+      s"a data file with garbage in the middle ($format) fails cleanly, naming the file, or keeps its row count"
+    ) {
       val f = Fixtures(s"types_$format")
       val copy = TempDirs.copyOf(f)
       val victim = files(copy, "data").head
       val bytes = Files.readAllBytes(victim)
       java.util.Arrays.fill(bytes, bytes.length / 3, bytes.length / 3 + 4096, 0x5a.toByte)
       Files.write(victim, bytes)
-      val outcome = try Right(spark.read.format("lance").load(copy.toString).collect().length)
-        catch { case e: Exception => Left(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")) }
+      val outcome =
+        try Right(spark.read.format("lance").load(copy.toString).collect().length)
+        catch {
+          case e: Exception => Left(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(
+              _ != null
+            ).map(_.getMessage).mkString(" | "))
+        }
       outcome match {
         case Left(m) => assert(m.contains(victim.getFileName.toString), m)
         case Right(n) => assert(n == f.version(f.latestVersion).countRows)

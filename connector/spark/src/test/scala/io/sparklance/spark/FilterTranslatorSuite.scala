@@ -17,8 +17,10 @@ import io.sparklance.testutil.Fixtures
  * two translations of the same list equal (how a scan tells runtime filters apart).
  */
 class FilterTranslatorSuite extends AnyFunSuite {
-  private val schema = LanceDataset.open(HadoopFileIO.local(),
-    Fixtures.testData.resolve("pages").resolve("paged_2.1.lance").toString)
+  private val schema = LanceDataset.open(
+    HadoopFileIO.local(),
+    Fixtures.testData.resolve("pages").resolve("paged_2.1.lance").toString
+  )
     .open(VersionSpec.Latest).schema
   private val translator = new FilterTranslator(schema, SchemaConverter.toSpark(schema))
 
@@ -31,8 +33,7 @@ class FilterTranslatorSuite extends AnyFunSuite {
   private def longs(vs: Long*): Seq[FilterValue] = vs.map(FilterValue.LongValue(_))
 
   test("a runtime IN list drops its NULL keys and keeps the others in order") {
-    val p = in("id", lit(7L, LongType), lit(null, LongType), lit(3L, LongType),
-      lit(null, LongType))
+    val p = in("id", lit(7L, LongType), lit(null, LongType), lit(3L, LongType), lit(null, LongType))
     assert(translator.translateRuntime(p) == Some(RowFilter.In("id", longs(7, 3), false)))
     // The same list without its NULLs translates alike through the general path.
     val plain = in("id", lit(7L, LongType), lit(3L, LongType))
@@ -48,8 +49,11 @@ class FilterTranslatorSuite extends AnyFunSuite {
   }
 
   test("string keys and int keys translate into the column's domain") {
-    val s = translator.translateRuntime(in("s", lit(UTF8String.fromString("k1"), StringType),
-      lit(null, StringType)))
+    val s = translator.translateRuntime(in(
+      "s",
+      lit(UTF8String.fromString("k1"), StringType),
+      lit(null, StringType)
+    ))
     s match {
       case Some(RowFilter.In("s", Seq(FilterValue.BytesValue(b)), false)) =>
         assert(new String(b, "UTF-8") == "k1")
@@ -78,7 +82,8 @@ class FilterTranslatorSuite extends AnyFunSuite {
     val b = translator.translateRuntime(in("id", keys: _*)).get
     assert(a == b && a.hashCode == b.hashCode && !(a eq b))
     val other = translator.translateRuntime(
-      in("id", keys.updated(19999, lit(1L, LongType)): _*)).get
+      in("id", keys.updated(19999, lit(1L, LongType)): _*)
+    ).get
     assert(a != other)
     assert(a != translator.translateRuntime(in("x", lit(0, IntegerType))).get)
     assert(RowFilter.In("id", longs(1), negated = true) != RowFilter.In("id", longs(1), false))

@@ -37,7 +37,8 @@ class LanceDataSourceSuite extends SparkSessionSuite {
       case "date" => DateType
       case "timestamp" =>
         if (ti.get("unit").asText() == "ns") LongType
-        else if (ti.hasNonNull("tz")) TimestampType else TimestampNTZType
+        else if (ti.hasNonNull("tz")) TimestampType
+        else TimestampNTZType
       case "list" | "large_list" | "fixed_size_list" =>
         val item = kids.head
         ArrayType(expectedType(item), item.get("nullable").asBoolean())
@@ -54,9 +55,12 @@ class LanceDataSourceSuite extends SparkSessionSuite {
     StructField(f.get("name").asText(), expectedType(f), f.get("nullable").asBoolean())
 
   private def stripMetadata(t: DataType): DataType = t match {
-    case s: StructType => StructType(s.fields.map(f => f.copy(dataType = stripMetadata(f.dataType), metadata = Metadata.empty)))
+    case s: StructType => StructType(s.fields.map(f =>
+        f.copy(dataType = stripMetadata(f.dataType), metadata = Metadata.empty)
+      ))
     case a: ArrayType => a.copy(elementType = stripMetadata(a.elementType))
-    case m: MapType => m.copy(keyType = stripMetadata(m.keyType), valueType = stripMetadata(m.valueType))
+    case m: MapType =>
+      m.copy(keyType = stripMetadata(m.keyType), valueType = stripMetadata(m.valueType))
     case other => other
   }
 
@@ -65,7 +69,10 @@ class LanceDataSourceSuite extends SparkSessionSuite {
       f.versions.foreach { v =>
         val df = spark.read.format("lance").option("version", v.version).load(f.path.toString)
         val expected = StructType(v.schema.elements().asScala.toSeq.map(expectedField))
-        assert(stripMetadata(df.schema) == expected, s"$v:\n${df.schema.treeString}\nvs\n${expected.treeString}")
+        assert(
+          stripMetadata(df.schema) == expected,
+          s"$v:\n${df.schema.treeString}\nvs\n${expected.treeString}"
+        )
         assert(df.count() == v.countRows, v.toString)
       }
     }
@@ -83,19 +90,29 @@ class LanceDataSourceSuite extends SparkSessionSuite {
     val f = Fixtures("multifrag_2.2")
     f.tags.foreach { case (tag, v) =>
       val expected = f.version(v).countRows
-      assert(spark.read.format("lance").option("version", tag).load(f.path.toString).count() == expected)
-      assert(spark.read.format("lance").option("tag", tag).load(f.path.toString).count() == expected)
+      assert(
+        spark.read.format("lance").option("version", tag).load(f.path.toString).count() == expected
+      )
+      assert(
+        spark.read.format("lance").option("tag", tag).load(f.path.toString).count() == expected
+      )
     }
     f.versions.foreach { v =>
       val iso = java.time.Instant.ofEpochSecond(0, v.timestampMicros * 1000).toString
-      assert(spark.read.format("lance").option("timestamp", iso).load(f.path.toString).count() == v.countRows, iso)
+      assert(
+        spark.read.format("lance").option("timestamp", iso).load(
+          f.path.toString
+        ).count() == v.countRows,
+        iso
+      )
     }
   }
 
   test("metadata tables list versions and tags") {
     val f = Fixtures("multifrag_2.2")
-    val versions = spark.read.format("lance").option("metadata_table", "versions").load(f.path.toString)
-      .collect().map(r => (r.getLong(0), r.getLong(2))).toSeq
+    val versions =
+      spark.read.format("lance").option("metadata_table", "versions").load(f.path.toString)
+        .collect().map(r => (r.getLong(0), r.getLong(2))).toSeq
     assert(versions == f.versions.map(v => (v.version, v.countRows)))
     val tags = spark.read.format("lance").option("metadata_table", "tags").load(f.path.toString)
       .collect().map(r => r.getString(0) -> r.getLong(1)).toMap
@@ -105,24 +122,41 @@ class LanceDataSourceSuite extends SparkSessionSuite {
   test("bad paths, versions, tags and options are clean errors naming what is wrong") {
     def message(body: => Any): String = {
       val e = intercept[Exception](body)
-      Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
+      Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(
+        " | "
+      )
     }
     val f = Fixtures("multifrag_2.2")
     val p = f.path.toString
     val tmp = TempDirs.create("spark-errors-")
-    assert(message(spark.read.format("lance").load(tmp.resolve("missing").toString)).contains("does not exist"))
+    assert(message(spark.read.format("lance").load(tmp.resolve("missing").toString)).contains(
+      "does not exist"
+    ))
     assert(message(spark.read.format("lance").load(tmp.toString)).contains("Not a Lance dataset"))
     assert(message(spark.read.format("lance").option("version", 42).load(p)).contains("Version 42"))
-    assert(message(spark.read.format("lance").option("version", "nosuchtag").load(p)).contains("'nosuchtag'"))
-    assert(message(spark.read.format("lance").option("timestamp", "yesterday-ish").load(p)).contains("'timestamp'"))
-    assert(message(spark.read.format("lance").option("version", 1).option("timestamp", "2020-01-01").load(p)).contains("only one"))
-    assert(message(spark.read.format("lance").option("batch_size", "0").load(p)).contains("'batch_size'"))
-    assert(message(spark.read.format("lance").option("metadata_table", "nope").load(p)).contains("'metadata_table'"))
+    assert(message(spark.read.format("lance").option("version", "nosuchtag").load(p)).contains(
+      "'nosuchtag'"
+    ))
+    assert(message(
+      spark.read.format("lance").option("timestamp", "yesterday-ish").load(p)
+    ).contains("'timestamp'"))
+    assert(message(spark.read.format("lance").option("version", 1).option(
+      "timestamp",
+      "2020-01-01"
+    ).load(p)).contains("only one"))
+    assert(
+      message(spark.read.format("lance").option("batch_size", "0").load(p)).contains("'batch_size'")
+    )
+    assert(message(spark.read.format("lance").option("metadata_table", "nope").load(p)).contains(
+      "'metadata_table'"
+    ))
     assert(message(spark.read.format("lance").option("runtime_filter_min_bytes", "-1").load(p))
       .contains("'runtime_filter_min_bytes'"))
 
     val copy = TempDirs.copyOf(f)
-    val victim = Files.list(copy.resolve("_versions")).iterator().asScala.filter(_.toString.endsWith(".manifest")).toSeq.head
+    val victim = Files.list(copy.resolve("_versions")).iterator().asScala.filter(
+      _.toString.endsWith(".manifest")
+    ).toSeq.head
     Files.write(victim, Files.readAllBytes(victim).take(30))
     val m = message(spark.read.format("lance").load(copy.toString))
     assert(m.contains(victim.getFileName.toString) && m.contains("Corrupt"), m)

@@ -22,10 +22,11 @@ class LanceTableSuite extends SparkSessionSuite {
   private def withoutAdaptive[T](body: => T): T = {
     val before = spark.conf.getOption("spark.sql.adaptive.enabled")
     spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try body finally before match {
-      case Some(v) => spark.conf.set("spark.sql.adaptive.enabled", v)
-      case None => spark.conf.unset("spark.sql.adaptive.enabled")
-    }
+    try body
+    finally before match {
+        case Some(v) => spark.conf.set("spark.sql.adaptive.enabled", v)
+        case None => spark.conf.unset("spark.sql.adaptive.enabled")
+      }
   }
 
   test("the scans of one loaded table share one broadcast of its storage settings") {

@@ -9,8 +9,12 @@ import org.scalatest.funsuite.AnyFunSuite
  * as asked, for keys in random, ascending and descending order, with ties and nulls.
  */
 class LongKeyHeapSuite extends AnyFunSuite {
-  private def firstKeys(keys: Seq[Option[Long]], limit: Int, asc: Boolean,
-      nullsFirst: Boolean): Seq[Option[Long]] = {
+  private def firstKeys(
+      keys: Seq[Option[Long]],
+      limit: Int,
+      asc: Boolean,
+      nullsFirst: Boolean
+  ): Seq[Option[Long]] = {
     val values = keys.flatten.sorted
     val nulls = keys.filter(_.isEmpty)
     val ordered = if (asc) values else values.reverse
@@ -18,8 +22,12 @@ class LongKeyHeapSuite extends AnyFunSuite {
       (if (nullsFirst) Nil else nulls)).take(limit)
   }
 
-  private def kept(keys: Seq[Option[Long]], limit: Int, asc: Boolean,
-      nullsFirst: Boolean): Seq[Option[Long]] = {
+  private def kept(
+      keys: Seq[Option[Long]],
+      limit: Int,
+      asc: Boolean,
+      nullsFirst: Boolean
+  ): Seq[Option[Long]] = {
     val heap = new LongKeyHeap(limit, asc, nullsFirst)
     keys.zipWithIndex.foreach { case (k, i) => heap.offer(k.isEmpty, k.getOrElse(0L), i) }
     heap.rowAddresses.toSeq.map(a => keys(a.toInt))
@@ -39,7 +47,7 @@ class LongKeyHeapSuite extends AnyFunSuite {
       shape <- Seq("random", "ascending", "descending")
     } {
       val raw = Seq.fill(n)(if (rnd.nextInt(10) == 0) None
-        else Some(rnd.nextInt(60).toLong - 30 + (if (rnd.nextBoolean()) Long.MinValue / 2 else 0)))
+      else Some(rnd.nextInt(60).toLong - 30 + (if (rnd.nextBoolean()) Long.MinValue / 2 else 0)))
       val keys = shape match {
         case "random" => raw
         case "ascending" => raw.sortBy(_.getOrElse(Long.MinValue))

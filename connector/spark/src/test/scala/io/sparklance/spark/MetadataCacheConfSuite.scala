@@ -17,8 +17,10 @@ class MetadataCacheConfSuite extends AnyFunSuite {
   test("a value that is no size names the setting and the value") {
     Seq("lots", "12q", "-5m", "").foreach { v =>
       val e = intercept[LanceInvalidOptionException](MetadataCacheConf.parse(v))
-      assert(e.getMessage.contains(MetadataCacheConf.Key) && e.getMessage.contains(s"'$v'"),
-        e.getMessage)
+      assert(
+        e.getMessage.contains(MetadataCacheConf.Key) && e.getMessage.contains(s"'$v'"),
+        e.getMessage
+      )
     }
   }
 }

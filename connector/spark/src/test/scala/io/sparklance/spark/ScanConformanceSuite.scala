@@ -19,7 +19,8 @@ class ScanConformanceSuite extends SparkSessionSuite {
   }
 
   private def check(f: Fixture): Unit = f.versions.foreach { v =>
-    val fields = LanceDataset.open(io, f.path.toString).open(VersionSpec.Number(v.version)).schema.fields
+    val fields =
+      LanceDataset.open(io, f.path.toString).open(VersionSpec.Number(v.version)).schema.fields
     // Small batches and partitions, so batch, page and partition edges are all crossed.
     val rows = spark.read.format("lance").option("version", v.version).option("batch_size", 100)
       .option("split_size", 4096).load(f.path.toString).collect()
@@ -29,8 +30,10 @@ class ScanConformanceSuite extends SparkSessionSuite {
       val actual = SparkRowJson.row(fields, r)
       fields.foreach { fld =>
         val want = e.get(fld.name)
-        assert(CanonicalJson.same(want, actual(fld.name)),
-          s"$v row $i column '${fld.name}' (${fld.logicalType.text}): pylance $want, Spark ${actual(fld.name)}")
+        assert(
+          CanonicalJson.same(want, actual(fld.name)),
+          s"$v row $i column '${fld.name}' (${fld.logicalType.text}): pylance $want, Spark ${actual(fld.name)}"
+        )
       }
     }
   }

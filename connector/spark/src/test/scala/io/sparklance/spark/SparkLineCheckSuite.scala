@@ -17,7 +17,8 @@ class SparkLineCheckSuite extends AnyFunSuite {
     val p = new Properties()
     val in = getClass.getResourceAsStream("/io/sparklance/build.properties")
     assert(in != null, "build.properties is missing from the classpath")
-    try p.load(in) finally in.close()
+    try p.load(in)
+    finally in.close()
     p
   }
   private val line = build.getProperty("spark.line")
@@ -27,13 +28,17 @@ class SparkLineCheckSuite extends AnyFunSuite {
     assert(line == SparkLineShims.Line)
     assert(org.apache.spark.SPARK_VERSION.startsWith(build.getProperty("spark.version").take(4)))
     assert(build.getProperty("spark.lines.served").split(",").contains(line))
-    assert(scalaBinary == scala.util.Properties.versionNumberString.split('.').take(2).mkString("."))
+    assert(
+      scalaBinary == scala.util.Properties.versionNumberString.split('.').take(2).mkString(".")
+    )
     assert(build.getProperty("version").nonEmpty)
   }
 
   test("the running Spark and Scala pass the check") {
-    assert(SparkLineCheck.check(org.apache.spark.SPARK_VERSION,
-      scala.util.Properties.versionNumberString) == "")
+    assert(SparkLineCheck.check(
+      org.apache.spark.SPARK_VERSION,
+      scala.util.Properties.versionNumberString
+    ) == "")
     SparkLineCheck.require()
   }
 
@@ -47,7 +52,10 @@ class SparkLineCheckSuite extends AnyFunSuite {
     assert(msg.contains(wanted), msg)
     val otherScala = if (scalaBinary == "2.12") "2.13.16" else "2.12.18"
     val scalaMsg = SparkLineCheck.check(served.head + ".0", otherScala)
-    assert(scalaMsg.contains(s"Scala $otherScala") && scalaMsg.contains(s"Scala $scalaBinary"), scalaMsg)
+    assert(
+      scalaMsg.contains(s"Scala $otherScala") && scalaMsg.contains(s"Scala $scalaBinary"),
+      scalaMsg
+    )
   }
 
   test("the registered data source is the Java entry point and constructs with no checks") {
@@ -60,8 +68,11 @@ class SparkLineCheckSuite extends AnyFunSuite {
   test("features that need Spark 4 are refused on 3.5, naming the running Spark") {
     if (line == "3.5") {
       val e = intercept[LanceException](SparkLineShims.requireSpark4("CALL procedures"))
-      assert(e.getMessage.contains("CALL procedures") &&
-        e.getMessage.contains(org.apache.spark.SPARK_VERSION), e.getMessage)
+      assert(
+        e.getMessage.contains("CALL procedures") &&
+          e.getMessage.contains(org.apache.spark.SPARK_VERSION),
+        e.getMessage
+      )
     } else SparkLineShims.requireSpark4("CALL procedures")
   }
 }

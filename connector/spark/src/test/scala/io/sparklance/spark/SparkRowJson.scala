@@ -18,17 +18,24 @@ object SparkRowJson {
   private val nf = JsonNodeFactory.withExactBigDecimals(true)
 
   def row(fields: Seq[LanceField], r: Row): Map[String, JsonNode] =
-    fields.zipWithIndex.map { case (f, i) => f.name -> value(f, if (r.isNullAt(i)) null else r.get(i)) }.toMap
+    fields.zipWithIndex.map { case (f, i) =>
+      f.name -> value(f, if (r.isNullAt(i)) null else r.get(i))
+    }.toMap
 
-  def value(f: LanceField, v: Any): JsonNode = if (v == null) nf.nullNode() else (f.logicalType, v) match {
+  def value(f: LanceField, v: Any): JsonNode = if (v == null) nf.nullNode()
+  else (f.logicalType, v) match {
     case (Struct, r: Row) =>
       val o = nf.objectNode()
-      f.children.zipWithIndex.foreach { case (c, i) => o.set[JsonNode](c.name, value(c, if (r.isNullAt(i)) null else r.get(i))) }
+      f.children.zipWithIndex.foreach { case (c, i) =>
+        o.set[JsonNode](c.name, value(c, if (r.isNullAt(i)) null else r.get(i)))
+      }
       o
     case (Map, m: scala.collection.Map[_, _]) =>
       val Seq(k, vv) = f.children.head.children
       val a = nf.arrayNode()
-      m.foreach { case (key, value1) => a.add(nf.arrayNode().add(value(k, key)).add(value(vv, value1))) }
+      m.foreach { case (key, value1) =>
+        a.add(nf.arrayNode().add(value(k, key)).add(value(vv, value1)))
+      }
       a
     case (FixedSizeList(t, _), s: scala.collection.Seq[_]) =>
       val item = LanceField(-1, f.id, "item", t, nullable = true, Predef.Map.empty, Nil)
@@ -54,7 +61,10 @@ object SparkRowJson {
     case (Date32, d: java.time.LocalDate) => nf.numberNode(d.toEpochDay)
     case (Date64, d: java.time.LocalDate) => nf.numberNode(d.toEpochDay * 86400000L)
     case (Timestamp(u, _), i: java.time.Instant) =>
-      nf.numberNode(fromMicros(Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), i.getNano / 1000L), u))
+      nf.numberNode(fromMicros(
+        Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), i.getNano / 1000L),
+        u
+      ))
     case (Timestamp(u, _), l: java.time.LocalDateTime) =>
       val i = l.toInstant(java.time.ZoneOffset.UTC)
       nf.numberNode(fromMicros(i.getEpochSecond * 1000000L + i.getNano / 1000L, u))

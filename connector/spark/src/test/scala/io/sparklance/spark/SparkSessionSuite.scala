@@ -15,6 +15,7 @@ abstract class SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
     .getOrCreate()
 
   override protected def afterAll(): Unit = {
-    try spark.stop() finally super.afterAll()
+    try spark.stop()
+    finally super.afterAll()
   }
 }

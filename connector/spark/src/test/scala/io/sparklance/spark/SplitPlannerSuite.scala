@@ -26,16 +26,24 @@ class SplitPlannerSuite extends AnyFunSuite {
   private val formats = Seq("legacy", "2.0", "2.1", "2.2")
 
   private def root(fmt: String) = dir.resolve(s"paged_$fmt.lance").toString
-  private def snapshot(fmt: String, fio: FileIO = io) = LanceDataset.open(fio, root(fmt)).open(VersionSpec.Latest)
+  private def snapshot(fmt: String, fio: FileIO = io) =
+    LanceDataset.open(fio, root(fmt)).open(VersionSpec.Latest)
   private def fragments(fmt: String, fio: FileIO = io): Seq[FragmentRef] = {
     val s = snapshot(fmt, fio)
     s.fragments.map(FragmentRef(s.root, s, _))
   }
-  private def pagesJson(fmt: String): JsonNode = Fixtures.mapper.readTree(dir.resolve(s"paged_$fmt.pages.json").toFile)
-  private def expectedRows(fmt: String): IndexedSeq[JsonNode] = FixtureSupport.readRows(new File(dir.toFile, s"paged_$fmt.jsonl.gz"))
+  private def pagesJson(fmt: String): JsonNode =
+    Fixtures.mapper.readTree(dir.resolve(s"paged_$fmt.pages.json").toFile)
+  private def expectedRows(fmt: String): IndexedSeq[JsonNode] =
+    FixtureSupport.readRows(new File(dir.toFile, s"paged_$fmt.jsonl.gz"))
 
   /** The generator's record of the first fragment's data file: (field ids, column indices, per column (rows, bytes) of each page). */
-  private case class FileRecord(fields: Seq[Int], columns: Seq[Int], pages: Seq[(Array[Long], Array[Long])], batchOffsets: Seq[Long])
+  private case class FileRecord(
+      fields: Seq[Int],
+      columns: Seq[Int],
+      pages: Seq[(Array[Long], Array[Long])],
+      batchOffsets: Seq[Long]
+  )
   private def fileRecord(fmt: String, fragment: Int): FileRecord = {
     val files = pagesJson(fmt).get("files")
     val f = files.fields().asScala.map(_.getValue).find(_.get("fragment").asInt() == fragment).get
@@ -43,14 +51,19 @@ class SplitPlannerSuite extends AnyFunSuite {
     FileRecord(
       f.get("fields").elements().asScala.map(_.asInt()).toSeq,
       f.get("column_indices").elements().asScala.map(_.asInt()).toSeq,
-      Option(f.get("columns")).map(_.elements().asScala.map(c => (longs(c.get("page_rows")), longs(c.get("page_bytes")))).toSeq).getOrElse(Nil),
-      Option(f.get("batch_offsets")).map(n => longs(n).toSeq).getOrElse(Nil))
+      Option(f.get("columns")).map(_.elements().asScala.map(c =>
+        (longs(c.get("page_rows")), longs(c.get("page_bytes")))
+      ).toSeq).getOrElse(Nil),
+      Option(f.get("batch_offsets")).map(n => longs(n).toSeq).getOrElse(Nil)
+    )
   }
 
   /** Page starts (0, ..., rows) of column `c` as the generator recorded them. */
-  private def starts(rec: FileRecord, c: Int): Seq[Long] = rec.pages(c)._1.scanLeft(0L)(_ + _).toSeq.distinct
+  private def starts(rec: FileRecord, c: Int): Seq[Long] =
+    rec.pages(c)._1.scanLeft(0L)(_ + _).toSeq.distinct
 
-  private def field(fmt: String, name: String): LanceField = snapshot(fmt).schema.fields.find(_.name == name).get
+  private def field(fmt: String, name: String): LanceField =
+    snapshot(fmt).schema.fields.find(_.name == name).get
 
   private def openFirstFile(fmt: String): LanceFileReader = {
     val df = fragments(fmt).head.files.head
@@ -76,11 +89,13 @@ class SplitPlannerSuite extends AnyFunSuite {
           assert(spans.size == 1 && spans.head.column == -1)
           assert(spans.head.rowStarts.toSeq == rec.batchOffsets)
         } else {
-          val colOf = rec.fields.zip(if (rec.columns.isEmpty) rec.fields.indices else rec.columns).toMap
+          val colOf =
+            rec.fields.zip(if (rec.columns.isEmpty) rec.fields.indices else rec.columns).toMap
           // 2.0 has a column for every field, but list items count items, not rows; 2.1/2.2
           // have leaf columns only, and a list's leaf pages count rows.
           val liItem = field(fmt, "li").children.head.id
-          val expectedCols = if (fmt == "2.0") colOf.filter(_._1 != liItem).values.toSet else colOf.values.toSet
+          val expectedCols =
+            if (fmt == "2.0") colOf.filter(_._1 != liItem).values.toSet else colOf.values.toSet
           assert(spans.map(_.column).toSet == expectedCols)
           spans.foreach { s =>
             val (rows, bytes) = rec.pages(s.column)
@@ -92,8 +107,19 @@ class SplitPlannerSuite extends AnyFunSuite {
     }
 
     // With a tiny target every slice is one page of the chosen column.
-    for (proj <- Seq(Seq("id"), Seq("x"), Seq("vec"), Seq("id", "x"), Seq("s", "vec"), Seq("id", "x", "s", "li", "st", "vec"))) {
-      test(s"$fmt: split_size=1 over ${proj.mkString(",")} cuts at every page start of the projected column with the largest pages") {
+    for (
+      proj <- Seq(
+        Seq("id"),
+        Seq("x"),
+        Seq("vec"),
+        Seq("id", "x"),
+        Seq("s", "vec"),
+        Seq("id", "x", "s", "li", "st", "vec")
+      )
+    ) {
+      test(
+        s"$fmt: split_size=1 over ${proj.mkString(",")} cuts at every page start of the projected column with the largest pages"
+      ) {
         val fields = proj.map(field(fmt, _))
         val parts = SplitPlanner.plan(io, fragments(fmt), 1, 0, fields)
         val slices = parts.flatMap(_.slices.toSeq)
@@ -103,14 +129,17 @@ class SplitPlannerSuite extends AnyFunSuite {
         val expected: Seq[Long] =
           if (fmt == "legacy") rec.batchOffsets
           else {
-            val colOf = rec.fields.zip(if (rec.columns.isEmpty) rec.fields.indices else rec.columns).toMap
+            val colOf =
+              rec.fields.zip(if (rec.columns.isEmpty) rec.fields.indices else rec.columns).toMap
             def cols(f: LanceField): Seq[Int] = (colOf.get(f.id).toSeq ++ (f.logicalType match {
               case LogicalType.Struct => f.children.flatMap(cols)
               case LogicalType.List if fmt != "2.0" => f.children.flatMap(cols)
               case _ => Nil
             })).filter(c => rec.pages(c)._1.nonEmpty)
             val candidates = fields.flatMap(cols).distinct
-            val mean = candidates.map { c => val (_, b) = rec.pages(c); c -> b.sum.toDouble / b.length }
+            val mean = candidates.map { c =>
+              val (_, b) = rec.pages(c); c -> b.sum.toDouble / b.length
+            }
             val best = mean.maxBy(m => (m._2, -m._1))._1
             starts(rec, best)
           }
@@ -125,7 +154,9 @@ class SplitPlannerSuite extends AnyFunSuite {
       }
     }
 
-    test(s"$fmt: every partition of a tiny split_size read through FragmentReader equals pylance's rows") {
+    test(
+      s"$fmt: every partition of a tiny split_size read through FragmentReader equals pylance's rows"
+    ) {
       val s = snapshot(fmt)
       val fields = s.schema.fields
       val expected = expectedRows(fmt)
@@ -138,8 +169,14 @@ class SplitPlannerSuite extends AnyFunSuite {
       for (parts <- Seq(onPages, midPage)) {
         assert(parts.size > 5)
         val cols = parts.flatMap(_.slices.toSeq).map { sl =>
-          val r = new FragmentReader(io, sl.fragment, fields,
-            DeletionVector.read(io, sl.fragment), sl.start, sl.end)
+          val r = new FragmentReader(
+            io,
+            sl.fragment,
+            fields,
+            DeletionVector.read(io, sl.fragment),
+            sl.start,
+            sl.end
+          )
           try {
             val batches = Iterator.continually(r.remaining).takeWhile(_ > 0)
               .map(rem => r.next(math.min(97L, rem).toInt)._1).toSeq
@@ -158,7 +195,9 @@ class SplitPlannerSuite extends AnyFunSuite {
     val frags = fragments("2.1", rec)
     rec.clear()
     val parts = SplitPlanner.plan(rec, frags, 128L << 20, 4L << 20, Seq(field("2.1", "vec")))
-    assert(parts.flatMap(_.slices.toSeq).map(s => (s.start, s.end)) == frags.map(f => (0L, f.physicalRows)))
+    assert(parts.flatMap(_.slices.toSeq).map(s => (s.start, s.end)) == frags.map(f =>
+      (0L, f.physicalRows)
+    ))
     assert(rec.openedPaths.isEmpty && rec.rangedReads.isEmpty)
   }
 
@@ -191,21 +230,33 @@ class SplitPlannerSuite extends AnyFunSuite {
     rec.clear()
     SplitPlanner.plan(rec, frags, 20000, 0, Seq(field("2.2", "vec"), field("2.2", "s")))
     assert(rec.openedPaths == Seq(frags.head.files.head.path))
-    assert(rec.rangedReads.size <= 2, rec.rangedReads.toString) // the 64 KiB tail (the whole small file)
+    assert(
+      rec.rangedReads.size <= 2,
+      rec.rangedReads.toString
+    ) // the 64 KiB tail (the whole small file)
   }
 
-  test("without a projected column, or when the data file cannot be read, ranges are multiples of 1024 rows") {
+  test(
+    "without a projected column, or when the data file cannot be read, ranges are multiples of 1024 rows"
+  ) {
     val frags = fragments("2.0")
-    def starts(parts: Seq[LanceInputPartition]) = parts.flatMap(_.slices.toSeq).filter(_.fragment.id == 0).map(_.start)
+    def starts(parts: Seq[LanceInputPartition]) =
+      parts.flatMap(_.slices.toSeq).filter(_.fragment.id == 0).map(_.start)
     assert(starts(SplitPlanner.plan(io, frags, 1, 0, Nil)) == Seq(0L, 1024L, 2048L, 3072L))
     val denied = new DenyDataFiles(io)
-    assert(starts(SplitPlanner.plan(denied, frags, 1, 0, Seq(field("2.0", "vec")))) == Seq(0L, 1024L, 2048L, 3072L))
+    assert(starts(SplitPlanner.plan(denied, frags, 1, 0, Seq(field("2.0", "vec")))) == Seq(
+      0L,
+      1024L,
+      2048L,
+      3072L
+    ))
   }
 
   test("slices holding none of a fragment's index candidates are not planned") {
     val frags = fragments("2.0")
     val f0 = frags.filter(_.id == 0).map(_.copy(rowCandidates =
-      Some(org.roaringbitmap.RoaringBitmap.bitmapOf(1500, 3100))))
+      Some(org.roaringbitmap.RoaringBitmap.bitmapOf(1500, 3100))
+    ))
     val slices = SplitPlanner.plan(io, f0, 1, 0, Nil).flatMap(_.slices.toSeq)
     assert(slices.map(_.start) == Seq(1024L, 3072L))
     val all = SplitPlanner.plan(io, f0.map(_.copy(rowCandidates = None)), 1, 0, Nil)
@@ -213,7 +264,10 @@ class SplitPlannerSuite extends AnyFunSuite {
   }
 
   test("a corrupt data file fails planning with a corrupt-file error naming it") {
-    val copy = TempDirs.copyTree(new File(root("2.1")).toPath, TempDirs.create("paged-").resolve("paged_2.1.lance"))
+    val copy = TempDirs.copyTree(
+      new File(root("2.1")).toPath,
+      TempDirs.create("paged-").resolve("paged_2.1.lance")
+    )
     val s = LanceDataset.open(io, copy.toString).open(VersionSpec.Latest)
     val frags = s.fragments.map(FragmentRef(s.root, s, _))
     val victim = new File(frags.head.files.head.path.stripPrefix("file:"))
@@ -221,7 +275,8 @@ class SplitPlannerSuite extends AnyFunSuite {
     // Garbage column metadata and footer offsets; the version and magic stay, so the file is opened as 2.1.
     java.util.Arrays.fill(bytes, bytes.length - 200, bytes.length - 8, 0x7f.toByte)
     java.nio.file.Files.write(victim.toPath, bytes)
-    val e = intercept[LanceCorruptFileException](SplitPlanner.plan(io, frags, 1, 0, s.schema.fields))
+    val e =
+      intercept[LanceCorruptFileException](SplitPlanner.plan(io, frags, 1, 0, s.schema.fields))
     assert(e.getMessage.contains(victim.getName))
   }
 
@@ -266,8 +321,10 @@ class SplitPlannerSuite extends AnyFunSuite {
     // Never below the open cost; nothing read or nothing to split is no error.
     assert(SplitPlanner.perCoreTarget(5 * mb, 128 * mb, 8, 4 * mb, 0.5) == 4 * mb)
     assert(SplitPlanner.perCoreTarget(0L, 128 * mb, 2, 4 * mb, 0.0) == 4 * mb)
-    for (total <- Seq(1L, 7 * mb, 300 * mb, 1000 * mb); slots <- Seq(1, 2, 3, 8);
-         share <- Seq(0.01, 0.3, 1.0)) {
+    for (
+      total <- Seq(1L, 7 * mb, 300 * mb, 1000 * mb); slots <- Seq(1, 2, 3, 8);
+      share <- Seq(0.01, 0.3, 1.0)
+    ) {
       val t = SplitPlanner.perCoreTarget(total, 128 * mb, slots, 4 * mb, share)
       // No more splits than the file rule gives, and no split decoding over the cap.
       assert(t >= SplitPlanner.defaultTarget(total, 128 * mb, slots, 4 * mb))
@@ -317,10 +374,12 @@ private final class DenyDataFiles(inner: FileIO) extends FileIO {
   override def list(dir: String): Seq[FileEntry] = inner.list(dir)
   override def size(path: String): Long = inner.size(path)
   override def readFully(path: String): Array[Byte] = inner.readFully(path)
-  override def readRange(path: String, offset: Long, length: Int): Array[Byte] = inner.readRange(path, offset, length)
+  override def readRange(path: String, offset: Long, length: Int): Array[Byte] =
+    inner.readRange(path, offset, length)
   override def open(path: String): RandomAccessInput =
     if (deny(path)) throw new java.nio.file.AccessDeniedException(path) else inner.open(path)
-  override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean = inner.createIfAbsent(path, bytes)
+  override def createIfAbsent(path: String, bytes: Array[Byte]): Boolean =
+    inner.createIfAbsent(path, bytes)
   override def write(path: String, bytes: Array[Byte]): Unit = inner.write(path, bytes)
   override def create(path: String): java.io.OutputStream = inner.create(path)
   override def delete(path: String): Boolean = inner.delete(path)

@@ -1,8 +1,13 @@
 package io.sparklance.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.expressions.{Expression, Expressions, NullOrdering,
-  SortDirection, SortOrder}
+import org.apache.spark.sql.connector.expressions.{
+  Expression,
+  Expressions,
+  NullOrdering,
+  SortDirection,
+  SortOrder
+}
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -13,21 +18,40 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class TopNSpecSuite extends AnyFunSuite {
   private val schema = StructType(Seq(
-    StructField("i", IntegerType), StructField("d", DoubleType), StructField("s", StringType),
-    StructField("a", ArrayType(IntegerType)), StructField("st", StructType(Seq(
-      StructField("x", IntegerType))))))
+    StructField("i", IntegerType),
+    StructField("d", DoubleType),
+    StructField("s", StringType),
+    StructField("a", ArrayType(IntegerType)),
+    StructField(
+      "st",
+      StructType(Seq(
+        StructField("x", IntegerType)
+      ))
+    )
+  ))
 
   private def order(e: Expression, asc: Boolean = true, nullsFirst: Boolean = true): SortOrder =
-    Expressions.sort(e, if (asc) SortDirection.ASCENDING else SortDirection.DESCENDING,
-      if (nullsFirst) NullOrdering.NULLS_FIRST else NullOrdering.NULLS_LAST)
+    Expressions.sort(
+      e,
+      if (asc) SortDirection.ASCENDING else SortDirection.DESCENDING,
+      if (nullsFirst) NullOrdering.NULLS_FIRST else NullOrdering.NULLS_LAST
+    )
 
   private def col(name: String*): Expression = Expressions.column(name.mkString("."))
 
   test("plain columns of orderable types are taken, in order, with direction and nulls") {
-    val spec = TopNSpec.of(Array(order(col("s"), asc = false, nullsFirst = false),
-      order(col("i"))), 10, schema)
-    assert(spec.contains(TopNSpec(Seq(TopNSpec.Key("s", ascending = false, nullsFirst = false),
-      TopNSpec.Key("i", ascending = true, nullsFirst = true)), 10)))
+    val spec = TopNSpec.of(
+      Array(order(col("s"), asc = false, nullsFirst = false), order(col("i"))),
+      10,
+      schema
+    )
+    assert(spec.contains(TopNSpec(
+      Seq(
+        TopNSpec.Key("s", ascending = false, nullsFirst = false),
+        TopNSpec.Key("i", ascending = true, nullsFirst = true)
+      ),
+      10
+    )))
     assert(spec.get.describe == "TopN: [s DESC NULLS LAST, i ASC NULLS FIRST] Limit: 10")
   }
 
@@ -54,7 +78,8 @@ class TopNSpecSuite extends AnyFunSuite {
       if (rnd.nextInt(8) == 0) None
       else if (rnd.nextInt(4) == 0) Some(specials(rnd.nextInt(specials.size)))
       else Some(rnd.nextInt(7).toDouble - 3),
-      if (rnd.nextInt(8) == 0) None else Some(rnd.nextInt(5))))
+      if (rnd.nextInt(8) == 0) None else Some(rnd.nextInt(5))
+    ))
     def model(keys: Seq[TopNSpec.Key]): Seq[(Option[Double], Option[Int])] =
       keys.reverse.foldLeft(values) { (rows, k) =>
         def rank(v: Option[Double]): (Int, Double) = v match {
@@ -63,7 +88,8 @@ class TopNSpecSuite extends AnyFunSuite {
           case Some(x) => (0, if (k.ascending) x + 0.0 else -(x + 0.0))
         }
         rows.sortBy(r => if (k.column == "d") rank(r._1) else rank(r._2.map(_.toDouble)))(
-          Ordering.Tuple2(Ordering.Int, Ordering.fromLessThan[Double](_ < _)))
+          Ordering.Tuple2(Ordering.Int, Ordering.fromLessThan[Double](_ < _))
+        )
       }
     for {
       cols <- Seq(Seq("d", "i"), Seq("i", "d"), Seq("d", "i", "d"))
@@ -71,7 +97,8 @@ class TopNSpecSuite extends AnyFunSuite {
       nullsFirst <- Seq(true, false)
     } {
       val keys = cols.zipWithIndex.map { case (c, n) =>
-        TopNSpec.Key(c, asc == (n % 2 == 0), nullsFirst == (n < 2)) }
+        TopNSpec.Key(c, asc == (n % 2 == 0), nullsFirst == (n < 2))
+      }
       // Rows hold the key columns in the spec's column order, as the reader's key rows do.
       val spec = TopNSpec(keys, 3)
       val (dAt, iAt) = (spec.columns.indexOf("d"), spec.columns.indexOf("i"))
@@ -83,8 +110,10 @@ class TopNSpecSuite extends AnyFunSuite {
         InternalRow.fromSeq(cells.toSeq)
       }
       val got = rows.sorted(spec.ordering(schema)).map { r =>
-        (if (r.isNullAt(dAt)) None else Some(r.getDouble(dAt)),
-          if (r.isNullAt(iAt)) None else Some(r.getInt(iAt)))
+        (
+          if (r.isNullAt(dAt)) None else Some(r.getDouble(dAt)),
+          if (r.isNullAt(iAt)) None else Some(r.getInt(iAt))
+        )
       }
       val want = model(keys)
       // -0.0 and 0.0 tie: compare them as equal, NaN as NaN.

@@ -25,7 +25,8 @@ class VectorScanBenchmark extends org.scalatest.funsuite.AnyFunSuite {
     val cpuTimes = runs.map(_ -> Seq.newBuilder[Double]).toMap
     for (round <- 0 to rounds; run <- runs) {
       val Array(root, config) = run.split("@")
-      val planFields = (snapFields: Seq[_root_.io.sparklance.format.LanceField]) => if (config == "rows1024") Nil else snapFields
+      val planFields = (snapFields: Seq[_root_.io.sparklance.format.LanceField]) =>
+        if (config == "rows1024") Nil else snapFields
       val snap = LanceDataset.open(io, root).open(VersionSpec.Latest)
       val vec = snap.schema.fields.filter(_.name == "vec")
       val schema = StructType(vec.map(SchemaConverter.toSparkField))
@@ -52,7 +53,9 @@ class VectorScanBenchmark extends org.scalatest.funsuite.AnyFunSuite {
     runs.foreach { t =>
       val ts = times(t).result().sorted
       val cs = cpuTimes(t).result().sorted
-      println(f"$t: wall median ${ts(ts.size / 2)}%.3f s (min ${ts.head}%.3f), cpu median ${cs(cs.size / 2)}%.3f s (min ${cs.head}%.3f) over ${ts.size} rounds")
+      println(f"$t: wall median ${ts(ts.size / 2)}%.3f s (min ${ts.head}%.3f), cpu median ${cs(
+          cs.size / 2
+        )}%.3f s (min ${cs.head}%.3f) over ${ts.size} rounds")
     }
   }
 }

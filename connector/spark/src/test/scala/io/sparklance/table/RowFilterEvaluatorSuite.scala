@@ -23,25 +23,43 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
   private val n = 500
   private val rng = new Random(11)
 
-  private def field(name: String, t: LogicalType) = LanceField(1, -1, name, t, nullable = true, Map.empty, Nil)
+  private def field(name: String, t: LogicalType) =
+    LanceField(1, -1, name, t, nullable = true, Map.empty, Nil)
 
   private val fields = Map(
     "i16" -> field("i16", LogicalType.Int16),
     "u32" -> field("u32", LogicalType.UInt32),
     "f32" -> field("f32", LogicalType.Float32),
     "f64" -> field("f64", LogicalType.Float64),
-    "s" -> field("s", LogicalType.Utf8))
+    "s" -> field("s", LogicalType.Utf8)
+  )
 
-  private val specials = Array(Double.NaN, -0.0, 0.0, Double.PositiveInfinity, Double.NegativeInfinity, 1.5, -1.5)
+  private val specials =
+    Array(Double.NaN, -0.0, 0.0, Double.PositiveInfinity, Double.NegativeInfinity, 1.5, -1.5)
   // Longer than 16 bytes too (compared by the library rather than byte by byte), sharing
   // prefixes across that length and differing past it.
-  private val strings = Array("", "a", "ab", "abc", "é", "日本", "\u007f", "\u0080", "zz",
-    "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnopé", "abcdefghijklmnopqr")
+  private val strings = Array(
+    "",
+    "a",
+    "ab",
+    "abc",
+    "é",
+    "日本",
+    "\u007f",
+    "\u0080",
+    "zz",
+    "abcdefghijklmnop",
+    "abcdefghijklmnopq",
+    "abcdefghijklmnopé",
+    "abcdefghijklmnopqr"
+  )
 
-  private val nulls: Map[String, Array[Boolean]] = fields.keys.map(k => k -> Array.fill(n)(rng.nextDouble() < 0.2)).toMap
+  private val nulls: Map[String, Array[Boolean]] =
+    fields.keys.map(k => k -> Array.fill(n)(rng.nextDouble() < 0.2)).toMap
   private val i16 = Array.fill(n)((rng.nextInt(600) - 300).toShort)
   private val u32 = Array.fill(n)(rng.nextInt()) // raw bits; the value is unsigned
-  private val f64 = Array.fill(n)(if (rng.nextBoolean()) specials(rng.nextInt(specials.length)) else rng.nextInt(7) - 3.0)
+  private val f64 = Array.fill(n)(if (rng.nextBoolean()) specials(rng.nextInt(specials.length))
+  else rng.nextInt(7) - 3.0)
   private val f32 = f64.map(_.toFloat)
   private val str = Array.fill(n)(strings(rng.nextInt(strings.length)))
 
@@ -59,21 +77,22 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     "s" -> {
       val bytes = str.map(_.getBytes(UTF_8))
       new VarBinaryArray(n, nulls("s"), bytes.scanLeft(0)(_ + _.length), bytes.flatten)
-    })
+    }
+  )
 
   /** Spark's answer for one row: Some(true/false), or None for SQL null (UNKNOWN). */
   private def reference(f: RowFilter, i: Int): Option[Boolean] = f match {
     case Const(v) => Some(v)
     case And(l, r) => (reference(l, i), reference(r, i)) match {
-      case (Some(false), _) | (_, Some(false)) => Some(false)
-      case (Some(true), Some(true)) => Some(true)
-      case _ => None
-    }
+        case (Some(false), _) | (_, Some(false)) => Some(false)
+        case (Some(true), Some(true)) => Some(true)
+        case _ => None
+      }
     case Or(l, r) => (reference(l, i), reference(r, i)) match {
-      case (Some(true), _) | (_, Some(true)) => Some(true)
-      case (Some(false), Some(false)) => Some(false)
-      case _ => None
-    }
+        case (Some(true), _) | (_, Some(true)) => Some(true)
+        case (Some(false), Some(false)) => Some(false)
+        case _ => None
+      }
     case IsNull(c, neg) => Some(nulls(c)(i) != neg)
     case _ if nulls(f.columns.head)(i) => None
     case Compare(c, op, v) =>
@@ -96,7 +115,8 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
 
   /** Spark's own LIKE: the pattern as the regular expression Spark compiles for it. */
   private def likeRegex(pattern: String): java.util.regex.Pattern = java.util.regex.Pattern.compile(
-    org.apache.spark.sql.catalyst.util.StringUtils.escapeLikeRegex(pattern, '\\'))
+    org.apache.spark.sql.catalyst.util.StringUtils.escapeLikeRegex(pattern, '\\')
+  )
 
   private def holds(op: CompareOp, cmp: Int): Boolean = op match {
     case CompareOp.Eq => cmp == 0
@@ -112,18 +132,22 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     case ("u32", LongValue(x)) => java.lang.Long.compare(u32(i) & 0xffffffffL, x)
     case ("f32", DoubleValue(x)) => SQLOrderingUtil.compareFloats(f32(i), x.toFloat)
     case ("f64", DoubleValue(x)) => SQLOrderingUtil.compareDoubles(f64(i), x)
-    case ("s", BytesValue(x)) => UTF8String.fromString(str(i)).compareTo(UTF8String.fromBytes(x)) // binary order on every line
+    case ("s", BytesValue(x)) =>
+      UTF8String.fromString(str(i)).compareTo(UTF8String.fromBytes(x)) // binary order on every line
     case other => fail(s"bad case $other")
   }
 
   private def literal(c: String): FilterValue = c match {
     case "i16" => LongValue(rng.nextInt(700) - 350)
-    case "u32" => LongValue(if (rng.nextBoolean()) u32(rng.nextInt(n)) & 0xffffffffL else rng.nextInt(1 << 30).toLong)
-    case "f32" | "f64" => DoubleValue(if (rng.nextBoolean()) specials(rng.nextInt(specials.length)) else rng.nextInt(7) - 3.0)
+    case "u32" => LongValue(if (rng.nextBoolean()) u32(rng.nextInt(n)) & 0xffffffffL
+      else rng.nextInt(1 << 30).toLong)
+    case "f32" | "f64" => DoubleValue(if (rng.nextBoolean()) specials(rng.nextInt(specials.length))
+      else rng.nextInt(7) - 3.0)
     case _ => BytesValue(strings(rng.nextInt(strings.length)).getBytes(UTF_8))
   }
 
-  private val ops = Seq(CompareOp.Eq, CompareOp.NotEq, CompareOp.Lt, CompareOp.LtEq, CompareOp.Gt, CompareOp.GtEq)
+  private val ops =
+    Seq(CompareOp.Eq, CompareOp.NotEq, CompareOp.Lt, CompareOp.LtEq, CompareOp.Gt, CompareOp.GtEq)
 
   private def randomFilter(depth: Int): RowFilter = rng.nextInt(10) match {
     case 0 | 1 if depth < 3 => And(randomFilter(depth + 1), randomFilter(depth + 1))
@@ -135,15 +159,28 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
         case 0 => IsNull(c, rng.nextBoolean())
         case 1 => In(c, Seq.fill(1 + rng.nextInt(4))(literal(c)), rng.nextBoolean())
         case 3 if c == "i16" || c == "u32" =>
-          Remainder(c, Seq(-7L, 3L, 1000L)(rng.nextInt(3)), ops(rng.nextInt(ops.size)), rng.nextInt(7) - 3L)
+          Remainder(
+            c,
+            Seq(-7L, 3L, 1000L)(rng.nextInt(3)),
+            ops(rng.nextInt(ops.size)),
+            rng.nextInt(7) - 3L
+          )
         case 2 if c == "s" =>
           rng.nextInt(4) match {
-            case 3 => StringMatch(c, MatchKind.Like, Seq.fill(2 + rng.nextInt(2))(
-              strings(rng.nextInt(strings.length)).take(1)).mkString("%").getBytes(UTF_8),
-              rng.nextBoolean())
-            case k => StringMatch(c, Seq(MatchKind.StartsWith, MatchKind.EndsWith,
-              MatchKind.Contains)(k), strings(rng.nextInt(strings.length)).take(1).getBytes(UTF_8),
-              rng.nextBoolean())
+            case 3 => StringMatch(
+                c,
+                MatchKind.Like,
+                Seq.fill(2 + rng.nextInt(2))(
+                  strings(rng.nextInt(strings.length)).take(1)
+                ).mkString("%").getBytes(UTF_8),
+                rng.nextBoolean()
+              )
+            case k => StringMatch(
+                c,
+                Seq(MatchKind.StartsWith, MatchKind.EndsWith, MatchKind.Contains)(k),
+                strings(rng.nextInt(strings.length)).take(1).getBytes(UTF_8),
+                rng.nextBoolean()
+              )
           }
         case _ => Compare(c, ops(rng.nextInt(ops.size)), literal(c))
       }
@@ -187,22 +224,34 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
    * evaluator tests rows rather than entries).
    */
   private def dictionaryS(padding: Int): DictionaryArray = {
-    val entries = (strings ++ strings.reverse ++ Array.tabulate(padding)(k => s"unused-$k")).map(_.getBytes(UTF_8))
-    val dict = new StringDictionary(new VarBinaryArray(entries.length, null, entries.scanLeft(0)(_ + _.length), entries.flatten))
+    val entries = (strings ++ strings.reverse ++ Array.tabulate(padding)(k => s"unused-$k")).map(
+      _.getBytes(UTF_8)
+    )
+    val dict = new StringDictionary(new VarBinaryArray(
+      entries.length,
+      null,
+      entries.scanLeft(0)(_ + _.length),
+      entries.flatten
+    ))
     val ids = Array.tabulate(n) { i =>
       if (nulls("s")(i)) rng.nextInt(entries.length)
-      else { val k = strings.indexOf(str(i)); if (rng.nextBoolean()) k else 2 * strings.length - 1 - k }
+      else {
+        val k = strings.indexOf(str(i)); if (rng.nextBoolean()) k else 2 * strings.length - 1 - k
+      }
     }
     new DictionaryArray(n, nulls("s"), ids, dict)
   }
 
   for (padding <- Seq(0, 2 * n)) {
-    test(s"a dictionary-encoded string column keeps the same rows (${if (padding == 0) "per entry" else "per row"})") {
+    test(s"a dictionary-encoded string column keeps the same rows (${if (padding == 0) "per entry"
+      else "per row"})") {
       val dictArrays = arrays.updated("s", dictionaryS(padding))
       (0 until 300).foreach { k =>
         val f = randomFilter(0)
         val got = new RowFilterEvaluator(f, fields).evaluate(dictArrays, n)
-        (0 until n).foreach(i => assert(got(i) == reference(f, i).contains(true), s"case $k row $i: $f"))
+        (0 until n).foreach(i =>
+          assert(got(i) == reference(f, i).contains(true), s"case $k row $i: $f")
+        )
       }
     }
   }
@@ -222,7 +271,8 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     var matched = 0
     (0 until 300).foreach { k =>
       val runs = Seq.fill(1 + rng.nextInt(4))(
-        Seq.fill(rng.nextInt(3))(alphabet(rng.nextInt(alphabet.length - 1))).mkString)
+        Seq.fill(rng.nextInt(3))(alphabet(rng.nextInt(alphabet.length - 1))).mkString
+      )
       val pattern = runs.mkString("%")
       val negated = rng.nextBoolean()
       val leaf = StringMatch("s", MatchKind.Like, pattern.getBytes(UTF_8), negated = false)
@@ -232,15 +282,19 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
       (0 until m).foreach { i =>
         val want = !isNull(i) && (regex.matcher(values(i)).matches() != negated)
         if (want && !negated) matched += 1
-        assert(got(i) == want, s"case $k row $i: ${esc(values(i))} ${if (negated) "NOT " else ""}" +
-          s"LIKE ${esc(pattern)}")
+        assert(
+          got(i) == want,
+          s"case $k row $i: ${esc(values(i))} ${if (negated) "NOT " else ""}" +
+            s"LIKE ${esc(pattern)}"
+        )
       }
     }
     assert(matched > 1000, s"only $matched matching rows: the patterns test too little")
   }
 
   test("NOT is pushed to the leaves with three-valued logic") {
-    val f = RowFilter.not(And(Compare("i16", CompareOp.Lt, LongValue(0)), IsNull("s", negated = true)))
+    val f =
+      RowFilter.not(And(Compare("i16", CompareOp.Lt, LongValue(0)), IsNull("s", negated = true)))
     assert(f == Or(Compare("i16", CompareOp.GtEq, LongValue(0)), IsNull("s", negated = false)))
   }
 
@@ -281,8 +335,10 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
       case Gt => c > 0
       case GtEq => c >= 0
     }
-    for (lit <- Seq(-21L, -3L, 0L, 7L, 20L, Long.MaxValue - 1);
-         op <- Seq(Eq, NotEq, Lt, LtEq, Gt, GtEq)) {
+    for (
+      lit <- Seq(-21L, -3L, 0L, 7L, 20L, Long.MaxValue - 1);
+      op <- Seq(Eq, NotEq, Lt, LtEq, Gt, GtEq)
+    ) {
       val got = new RowFilterEvaluator(Compare("d", op, LongValue(lit)), dec).evaluate(cols, n)
       val want = (0 until n).map { i =>
         !dnulls(i) && accepts(op, values(i).compareTo(java.math.BigInteger.valueOf(lit)))
@@ -292,8 +348,10 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     val in = Seq(-20L, 0L, 3L, 19L)
     val got = new RowFilterEvaluator(In("d", in.map(LongValue), negated = false), dec)
       .evaluate(cols, n)
-    assert(got.toSeq == (0 until n).map(i => !dnulls(i) &&
-      in.exists(x => java.math.BigInteger.valueOf(x) == values(i))))
+    assert(got.toSeq == (0 until n).map(i =>
+      !dnulls(i) &&
+        in.exists(x => java.math.BigInteger.valueOf(x) == values(i))
+    ))
   }
 
   test("an empty IN list, and literals of another kind than the column's") {
@@ -303,16 +361,21 @@ class RowFilterEvaluatorSuite extends AnyFunSuite {
     }
     val mixed = Seq(LongValue(1), DoubleValue(2.5), LongValue(3))
     val e = intercept[IllegalArgumentException](
-      new RowFilterEvaluator(In("i16", mixed, negated = false), fields))
+      new RowFilterEvaluator(In("i16", mixed, negated = false), fields)
+    )
     assert(e.getMessage.contains("2.5") && e.getMessage.contains("'i16'"), e.getMessage)
     val s = intercept[IllegalArgumentException](
-      new RowFilterEvaluator(In("s", Seq(LongValue(7)), negated = true), fields))
+      new RowFilterEvaluator(In("s", Seq(LongValue(7)), negated = true), fields)
+    )
     assert(s.getMessage.contains("7") && s.getMessage.contains("'s'"), s.getMessage)
   }
 
   test("columns the evaluator cannot read are refused when the evaluator is built") {
     val dec = Map("d" -> field("d", LogicalType.Decimal(256, 40, 2)))
     assert(FilterDomain.of(dec("d")).isEmpty)
-    intercept[IllegalArgumentException](new RowFilterEvaluator(Compare("d", CompareOp.Eq, LongValue(1)), dec))
+    intercept[IllegalArgumentException](new RowFilterEvaluator(
+      Compare("d", CompareOp.Eq, LongValue(1)),
+      dec
+    ))
   }
 }

@@ -32,6 +32,7 @@ object BlobColumn {
 
   /** Children of a decoded v1 descriptor struct: position, size (both u64). */
   val V1Children: Seq[String] = Seq("position", "size")
+
   /** Children of a decoded v2 descriptor struct: kind (u8), position, size (u64), blob_id (u32), blob_uri (utf8). */
   val V2Children: Seq[String] = Seq("kind", "position", "size", "blob_id", "blob_uri")
 
@@ -42,9 +43,15 @@ object BlobColumn {
    * schema) are not dataset blob columns.
    */
   def version(f: LanceField): Option[Version] =
-    if (f.metadataString(ExtensionNameKey).contains(V2ExtensionName) && f.logicalType == LogicalType.Struct) Some(V2)
-    else if (f.metadata.contains(BlobMetaKey) &&
-      (f.logicalType == LogicalType.LargeBinary || f.logicalType == LogicalType.Binary)) Some(V1)
+    if (
+      f.metadataString(ExtensionNameKey).contains(
+        V2ExtensionName
+      ) && f.logicalType == LogicalType.Struct
+    ) Some(V2)
+    else if (
+      f.metadata.contains(BlobMetaKey) &&
+      (f.logicalType == LogicalType.LargeBinary || f.logicalType == LogicalType.Binary)
+    ) Some(V1)
     else None
 
   def isBlob(f: LanceField): Boolean = version(f).isDefined
@@ -87,6 +94,7 @@ object BlobKind {
 
 /** File names of blob sidecars, as `lance_core::utils::blob::blob_path` forms them. */
 object BlobPaths {
+
   /**
    * The sidecar file `blobId` of data file `dataFilePath`: in a directory named after the data
    * file (its name without `.lance`) beside it, called the 32 binary digits of `blobId` with its

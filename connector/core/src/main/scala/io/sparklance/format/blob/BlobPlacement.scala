@@ -41,8 +41,12 @@ trait BlobSidecars {
  * any value). A reference under one of the dataset's non-root base paths is stored relative to
  * it, with the base's id as blob id; any other needs `allowOutsideBases` and an absolute URI.
  */
-final case class ExternalBlobs(bases: Seq[(Int, String)], allowOutsideBases: Boolean,
-    ingest: Boolean, refusal: Option[String] = None) {
+final case class ExternalBlobs(
+    bases: Seq[(Int, String)],
+    allowOutsideBases: Boolean,
+    ingest: Boolean,
+    refusal: Option[String] = None
+) {
 
   /** (blob id, blob_uri) of a reference to `uri` from column `column`. */
   def reference(uri: String, column: String): (Int, String) = {
@@ -66,22 +70,32 @@ final case class ExternalBlobs(bases: Seq[(Int, String)], allowOutsideBases: Boo
 }
 
 object ExternalBlobs {
+
   /** For writers that take no external URIs (tests, blob v1). */
-  val Refused: ExternalBlobs = ExternalBlobs(Nil, allowOutsideBases = false, ingest = false,
-    Some("external blob URIs cannot be written here"))
+  val Refused: ExternalBlobs = ExternalBlobs(
+    Nil,
+    allowOutsideBases = false,
+    ingest = false,
+    Some("external blob URIs cannot be written here")
+  )
 
   /** Whether `uri` names its scheme (`s3://b/k`, `file:///p`): pylance refuses bare paths. */
   def isAbsolute(uri: String): Boolean = {
     val colon = uri.indexOf("://")
-    colon > 0 && uri.substring(0, colon).forall(c => c.isLetterOrDigit || c == '+' || c == '-' || c == '.')
+    colon > 0 && uri.substring(0, colon).forall(c =>
+      c.isLetterOrDigit || c == '+' || c == '-' || c == '.'
+    )
   }
 }
 
 object BlobSidecars {
+
   /** For writers that must not produce sidecars (2.0/2.1 files, tests of inline blobs). */
   val None: BlobSidecars = new BlobSidecars {
     def create(blobId: Int): OutputSink =
-      throw new IllegalStateException(s"blob sidecar $blobId requested but this file writer has no sidecar storage")
+      throw new IllegalStateException(
+        s"blob sidecar $blobId requested but this file writer has no sidecar storage"
+      )
   }
 }
 
@@ -108,16 +122,21 @@ object BlobThresholds {
   def of(f: LanceField): BlobThresholds = BlobThresholds(
     parse(f, InlineKey, DefaultInline, allowZero = true),
     parse(f, DedicatedKey, DefaultDedicated, allowZero = false),
-    parse(f, PackFileKey, DefaultPackFile, allowZero = false))
+    parse(f, PackFileKey, DefaultPackFile, allowZero = false)
+  )
 
   private def parse(f: LanceField, key: String, default: Long, allowZero: Boolean): Long =
     f.metadataString(key) match {
       case scala.None => default
       case Some(s) =>
-        val v = try s.trim.toLong catch { case _: NumberFormatException => -1L }
+        val v =
+          try s.trim.toLong
+          catch { case _: NumberFormatException => -1L }
         if (v < 0 || (!allowZero && v == 0))
-          throw LanceErrors.unsupported(s"Column '${f.name}': blob threshold metadata $key='$s' must be a " +
-            (if (allowZero) "non-negative" else "positive") + " integer")
+          throw LanceErrors.unsupported(
+            s"Column '${f.name}': blob threshold metadata $key='$s' must be a " +
+              (if (allowZero) "non-negative" else "positive") + " integer"
+          )
         v
     }
 }
@@ -137,6 +156,7 @@ final class BlobSidecarWriter(sidecars: BlobSidecars) extends AutoCloseable {
   private var pack: OutputSink = _
   private var packId = 0
   private var packUri: String = _
+
   /** The managed object the last packed or dedicated value was written to (null if not managed). */
   var lastUri: String = _
 
@@ -148,8 +168,10 @@ final class BlobSidecarWriter(sidecars: BlobSidecars) extends AutoCloseable {
   private var packLimit = -1L
 
   private def allocate(): Int = {
-    if (nextId > 0xFFFFFFFFL) throw LanceErrors.unsupported("a data file needs more than 2^32 - 1 blob sidecar files")
-    val id = nextId.toInt // u32 on disk; ids above 2^31 wrap to negative Ints and are written back unsigned
+    if (nextId > 0xffffffffL)
+      throw LanceErrors.unsupported("a data file needs more than 2^32 - 1 blob sidecar files")
+    val id =
+      nextId.toInt // u32 on disk; ids above 2^31 wrap to negative Ints and are written back unsigned
     nextId += 1
     id
   }
@@ -183,7 +205,8 @@ final class BlobSidecarWriter(sidecars: BlobSidecars) extends AutoCloseable {
     val (id, out) =
       if (managed) { val (uri, sink) = sidecars.createManaged(); lastUri = uri; (0, sink) }
       else { val id = allocate(); (id, sidecars.create(id)) }
-    try out.write(data, off, len) finally out.close()
+    try out.write(data, off, len)
+    finally out.close()
     id
   }
 

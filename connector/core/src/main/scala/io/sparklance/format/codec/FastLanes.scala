@@ -31,7 +31,9 @@ object FastLanes {
       if (shift + w > 64) {
         val src2 = src + lanes; val back = 64 - shift
         var l = 0
-        while (l < lanes) { out(dst + l) = ((in(src + l) >>> shift) | (in(src2 + l) << back)) & mask; l += 1 }
+        while (l < lanes) {
+          out(dst + l) = ((in(src + l) >>> shift) | (in(src2 + l) << back)) & mask; l += 1
+        }
       } else {
         var l = 0
         while (l < lanes) { out(dst + l) = (in(src + l) >>> shift) & mask; l += 1 }
@@ -51,7 +53,9 @@ object FastLanes {
       if (shift + w > 32) {
         val src2 = src + lanes; val back = 32 - shift
         var l = 0
-        while (l < lanes) { out(dst + l) = ((in(src + l) >>> shift) | (in(src2 + l) << back)) & mask; l += 1 }
+        while (l < lanes) {
+          out(dst + l) = ((in(src + l) >>> shift) | (in(src2 + l) << back)) & mask; l += 1
+        }
       } else {
         var l = 0
         while (l < lanes) { out(dst + l) = (in(src + l) >>> shift) & mask; l += 1 }
@@ -68,7 +72,14 @@ object FastLanes {
   def unpack8(in: Array[Int], inOff: Int, w: Int, out: Array[Int], outOff: Int): Unit =
     unpackSmall(in, inOff, w, out, outOff, 8)
 
-  private def unpackSmall(in: Array[Int], inOff: Int, w: Int, out: Array[Int], outOff: Int, s: Int): Unit = {
+  private def unpackSmall(
+      in: Array[Int],
+      inOff: Int,
+      w: Int,
+      out: Array[Int],
+      outOff: Int,
+      s: Int
+  ): Unit = {
     val lanes = BlockValues / s
     if (w == 0) { java.util.Arrays.fill(out, outOff, outOff + BlockValues, 0); return }
     val mask = (1 << w) - 1
@@ -79,7 +90,9 @@ object FastLanes {
       if (shift + w > s) {
         val src2 = src + lanes; val back = s - shift
         var l = 0
-        while (l < lanes) { out(dst + l) = ((in(src + l) >>> shift) | (in(src2 + l) << back)) & mask; l += 1 }
+        while (l < lanes) {
+          out(dst + l) = ((in(src + l) >>> shift) | (in(src2 + l) << back)) & mask; l += 1
+        }
       } else {
         var l = 0
         while (l < lanes) { out(dst + l) = (in(src + l) >>> shift) & mask; l += 1 }

@@ -18,19 +18,27 @@ object Fsst {
   }
 
   def parseTable(t: Array[Byte], what: => String = "FSST symbol table"): Table = {
-    if (t.length < 8) throw LanceErrors.corruptFile(what, s"FSST symbol table has ${t.length} bytes, fewer than its header")
+    if (t.length < 8) throw LanceErrors.corruptFile(
+      what,
+      s"FSST symbol table has ${t.length} bytes, fewer than its header"
+    )
     val header = LittleEndian.i64(t, 0)
-    if ((header >>> 32) != Magic) throw LanceErrors.corruptFile(what, "FSST symbol table has no FSST magic")
+    if ((header >>> 32) != Magic)
+      throw LanceErrors.corruptFile(what, "FSST symbol table has no FSST magic")
     val enabled = (header & (1L << 24)) != 0
-    val n = (header & 0xFF).toInt
-    if (t.length < 8 + 9 * n) throw LanceErrors.corruptFile(what, s"FSST symbol table of ${t.length} bytes cannot hold $n symbols")
+    val n = (header & 0xff).toInt
+    if (t.length < 8 + 9 * n) throw LanceErrors.corruptFile(
+      what,
+      s"FSST symbol table of ${t.length} bytes cannot hold $n symbols"
+    )
     val symbols = new Array[Long](n)
     val lens = new Array[Byte](n)
     var i = 0
     while (i < n) {
       symbols(i) = LittleEndian.i64(t, 8 + 8 * i)
       val l = t(8 + 8 * n + i)
-      if (l < 1 || l > 8) throw LanceErrors.corruptFile(what, s"FSST symbol $i has length $l (must be 1..8)")
+      if (l < 1 || l > 8)
+        throw LanceErrors.corruptFile(what, s"FSST symbol $i has length $l (must be 1..8)")
       lens(i) = l
       i += 1
     }
@@ -41,8 +49,12 @@ object Fsst {
    * Decompresses `n` values whose compressed bytes are `codes[offsets(i), offsets(i+1))`.
    * Returns (offsets of n+1 entries starting at 0, data of exactly the last offset's bytes).
    */
-  def decompress(symbolTable: Array[Byte], codes: Array[Byte], offsets: Array[Int],
-      n: Int): (Array[Int], Array[Byte]) = {
+  def decompress(
+      symbolTable: Array[Byte],
+      codes: Array[Byte],
+      offsets: Array[Int],
+      n: Int
+  ): (Array[Int], Array[Byte]) = {
     val (o, d) = decompress(parseTable(symbolTable), codes, offsets, 0, n, "FSST data")
     (o, if (o(n) == d.length) d else java.util.Arrays.copyOf(d, o(n)))
   }
@@ -52,16 +64,26 @@ object Fsst {
    * offsets(offOff + i + 1))`. Returns (offsets of n+1 entries starting at 0, data), where
    * data may hold more bytes than the last offset.
    */
-  def decompress(table: Table, codes: Array[Byte], offsets: Array[Int], offOff: Int, n: Int,
-      what: => String): (Array[Int], Array[Byte]) = {
+  def decompress(
+      table: Table,
+      codes: Array[Byte],
+      offsets: Array[Int],
+      offOff: Int,
+      n: Int,
+      what: => String
+  ): (Array[Int], Array[Byte]) = {
     if (n < 0 || offOff < 0 || offsets.length < offOff + n + 1) {
-      throw LanceErrors.corruptFile(what,
-        s"FSST offsets hold ${offsets.length - offOff} entries for $n values")
+      throw LanceErrors.corruptFile(
+        what,
+        s"FSST offsets hold ${offsets.length - offOff} entries for $n values"
+      )
     }
     val first = offsets(offOff); val last = offsets(offOff + n)
     if (first < 0 || last > codes.length || first > last) {
-      throw LanceErrors.corruptFile(what,
-        s"FSST offsets [$first, $last) fall outside ${codes.length} code bytes")
+      throw LanceErrors.corruptFile(
+        what,
+        s"FSST offsets [$first, $last) fall outside ${codes.length} code bytes"
+      )
     }
     val outOffsets = new Array[Int](n + 1)
     if (!table.enabled) {
@@ -87,7 +109,7 @@ object Fsst {
         out = java.util.Arrays.copyOf(out, capacity(out.length, room, what))
       }
       while (p < end) {
-        val c = codes(p) & 0xFF
+        val c = codes(p) & 0xff
         if (c < nsym) {
           LittleEndian.putI64(out, o, syms(c))
           o += lens(c); p += 1
@@ -115,6 +137,8 @@ object Fsst {
 
   private def checkMonotone(o: Array[Int], what: => String): Unit = {
     var i = 1
-    while (i < o.length) { if (o(i) < o(i - 1)) throw LanceErrors.corruptFile(what, "FSST offsets decrease"); i += 1 }
+    while (i < o.length) {
+      if (o(i) < o(i - 1)) throw LanceErrors.corruptFile(what, "FSST offsets decrease"); i += 1
+    }
   }
 }

@@ -21,8 +21,9 @@ object FsstEncoder {
   private final val SampleTarget = 16 * 1024
   private final val HashBits = 12
   private final val HashSize = 1 << HashBits
+
   /** Each byte pair's first byte as an escape: the lookups of a table without symbols. */
-  private val LowBytes: Array[Char] = Array.tabulate(65536)(p => info(p & 0xFF, 1))
+  private val LowBytes: Array[Char] = Array.tabulate(65536)(p => info(p & 0xff, 1))
 
   /** The result: the serialized symbol table and the codes of every string. */
   final class Compressed(val table: Array[Byte], val offsets: Array[Int], val codes: Array[Byte]) {
@@ -37,8 +38,10 @@ object FsstEncoder {
     val value = new Array[Long](256 + MaxSymbols + 1)
     val len = new Array[Int](256 + MaxSymbols + 1)
     var n = 0
+
     /** Code of the one-byte symbol for each byte, or the byte itself (an escape). */
     val byteCode: Array[Int] = new Array[Int](256)
+
     /**
      * For each little-endian byte pair, the [[info]] of its two-byte symbol, else of its
      * first byte: one lookup answers for both. Filled by [[finish]]; `pairs` marks the byte
@@ -47,8 +50,10 @@ object FsstEncoder {
     val pairInfo: Array[Char] = new Array[Char](65536)
     private val pairs = new java.util.BitSet(65536)
     private var finished = false
+
     /** Code of the symbol of 3+ bytes whose first three bytes hash here, or -1. */
     private val longCode: Array[Int] = new Array[Int](HashSize)
+
     /**
      * Per hash slot `h`, the value of its symbol of 3+ bytes at `2h`, and at `2h + 1` the
      * symbol's [[info]] shifted up by 8 over the number of bits its value leaves unused
@@ -72,9 +77,9 @@ object FsstEncoder {
       if (n >= MaxSymbols) return false
       val code = 256 + n
       l match {
-        case 1 => val b = (v & 0xFF).toInt; if (byteCode(b) >= 256) return false; byteCode(b) = code
+        case 1 => val b = (v & 0xff).toInt; if (byteCode(b) >= 256) return false; byteCode(b) = code
         case 2 =>
-          val p = (v & 0xFFFF).toInt
+          val p = (v & 0xffff).toInt
           if (pairs.get(p)) return false
           pairs.set(p)
         case _ => val h = hash3(v); if (longCode(h) >= 0) return false; longCode(h) = code
@@ -129,10 +134,10 @@ object FsstEncoder {
         val l = li >>> 9
         val x = (w & (-1L >>> icl)) ^ slots(h)
         val miss = ((x | -x) >>> 63).toInt | ((rem - l) >>> 31)
-        val pi = pairInfo((w & 0xFFFF).toInt).toInt
+        val pi = pairInfo((w & 0xffff).toInt).toInt
         pi + ((li - pi) & (miss - 1))
-      } else if (rem == 2) pairInfo((a(p) & 0xFF) | ((a(p + 1) & 0xFF) << 8))
-      else info(byteCode(a(p) & 0xFF), 1)
+      } else if (rem == 2) pairInfo((a(p) & 0xff) | ((a(p + 1) & 0xff) << 8))
+      else info(byteCode(a(p) & 0xff), 1)
     }
   }
 
@@ -146,12 +151,14 @@ object FsstEncoder {
 
   /** The code of [[info]] `got` found at `p` of `data`. */
   @inline private def codeOf(got: Int, data: Array[Byte], p: Int): Int =
-    if ((got & 256) != 0) data(p) & 0xFF else 256 + (got & 255)
+    if ((got & 256) != 0) data(p) & 0xff else 256 + (got & 255)
 
   @inline private def mask(l: Int): Long = if (l >= 8) -1L else (1L << (8 * l)) - 1
+
   /** Slot of the first three bytes of `w`: bits of their product with a prime. */
   @inline private def hash3(w: Long): Int =
-    (((w & 0xFFFFFFL) * 2971215073L >>> 16) & (HashSize - 1)).toInt
+    (((w & 0xffffffL) * 2971215073L >>> 16) & (HashSize - 1)).toInt
+
   /**
    * Compresses strings `data[offsets(i), offsets(i+1))` for `i < n` (offsets relative to
    * `data`, `offsets(0)` may be non-zero). Returns codes with offsets starting at 0.
@@ -166,8 +173,12 @@ object FsstEncoder {
    * a new array does), and the codes are left untrimmed: the first `codeBytes` of `codes`,
    * whose array the caller may pass again for its next page. Null: codes of exact size.
    */
-  def compress(data: Array[Byte], offsets: Array[Int], n: Int,
-      scratch: Array[Byte] = null): Compressed = {
+  def compress(
+      data: Array[Byte],
+      offsets: Array[Int],
+      n: Int,
+      scratch: Array[Byte] = null
+  ): Compressed = {
     val t = build(data, offsets, n)
     val base = offsets(0)
     val total = offsets(n) - base
@@ -188,8 +199,11 @@ object FsstEncoder {
     System.arraycopy(out, upper, out, oa, ob - upper)
     var i = mid + 1
     while (i <= n) { outOff(i) -= upper - oa; i += 1 }
-    new Compressed(serialize(t), outOff,
-      if (scratch != null) out else java.util.Arrays.copyOf(out, outOff(n)))
+    new Compressed(
+      serialize(t),
+      outOff,
+      if (scratch != null) out else java.util.Arrays.copyOf(out, outOff(n))
+    )
   }
 
   /**
@@ -220,8 +234,14 @@ object FsstEncoder {
   }
 
   /** Codes of `data[from, end)` written to `out` from `at`; returns where they end. */
-  private def encode(t: Table, data: Array[Byte], from: Int, end: Int, out: Array[Byte],
-      at: Int): Int = {
+  private def encode(
+      t: Table,
+      data: Array[Byte],
+      from: Int,
+      end: Int,
+      out: Array[Byte],
+      at: Int
+  ): Int = {
     var p = from
     var o = at
     while (p < end) {
@@ -257,7 +277,7 @@ object FsstEncoder {
   private def serialize(t: Table): Array[Byte] = {
     val out = new Array[Byte](TableBytes)
     // Header: magic, encoder switch on, suffix limit and terminator (unused by decoders), count.
-    LittleEndian.putI64(out, 0, (Magic << 32) | (1L << 24) | (t.n.toLong & 0xFF))
+    LittleEndian.putI64(out, 0, (Magic << 32) | (1L << 24) | (t.n.toLong & 0xff))
     var i = 0
     while (i < t.n) {
       LittleEndian.putI64(out, 8 + 8 * i, t.value(256 + i))
@@ -273,7 +293,7 @@ object FsstEncoder {
     if (total <= SampleTarget) return Array.range(0, n)
     val picked = scala.collection.mutable.ArrayBuilder.make[Int]
     var bytes = 0L
-    var seed = 0x2545F4914F6CDD1DL
+    var seed = 0x2545f4914f6cdd1dL
     var tries = 0
     while (bytes < SampleTarget && tries < 4 * SampleTarget) {
       seed ^= seed << 13; seed ^= seed >>> 7; seed ^= seed << 17
@@ -327,8 +347,14 @@ object FsstEncoder {
   }
 
   /** Compresses the sample with `t`, counting symbols and pairs; returns the compressed size. */
-  private def countSample(t: Table, data: Array[Byte], offsets: Array[Int], strs: Array[Int],
-      count1: Array[Int], count2: PairCounts): Long = {
+  private def countSample(
+      t: Table,
+      data: Array[Byte],
+      offsets: Array[Int],
+      strs: Array[Int],
+      count1: Array[Int],
+      count2: PairCounts
+  ): Long = {
     var size = 0L
     var s = 0
     while (s < strs.length) {
@@ -341,10 +367,10 @@ object FsstEncoder {
         val l = got >>> 9
         count1(c) += 1
         // A multi-byte symbol could also have been its first byte alone: count that too.
-        if (l > 1) count1(data(p) & 0xFF) += 1
+        if (l > 1) count1(data(p) & 0xff) += 1
         if (count2 != null && prev >= 0) {
           count2.inc(prev * 512 + c)
-          if (l > 1) count2.inc(prev * 512 + (data(p) & 0xFF))
+          if (l > 1) count2.inc(prev * 512 + (data(p) & 0xff))
         }
         size += 1 + ((got >>> 8) & 1)
         p += l; prev = c
@@ -404,7 +430,7 @@ object FsstEncoder {
     private var n = 0
 
     def add(v: Long, l: Int, gain: Long): Unit = {
-      var h = ((v * 0x9E3779B97F4A7C15L) ^ l).toInt
+      var h = ((v * 0x9e3779b97f4a7c15L) ^ l).toInt
       h ^= h >>> 16
       var s = h & (cap - 1)
       while (slot(s) >= 0) {

@@ -5,14 +5,17 @@ import java.nio.ByteOrder
 
 /** Little-endian reads and bulk conversions on byte arrays (VarHandles: no bounds beyond the array's own). */
 object LittleEndian {
-  private val I16: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
-  private val I32: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
-  private val I64: VarHandle = MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
+  private val I16: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Short]], ByteOrder.LITTLE_ENDIAN)
+  private val I32: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Int]], ByteOrder.LITTLE_ENDIAN)
+  private val I64: VarHandle =
+    MethodHandles.byteArrayViewVarHandle(classOf[Array[Long]], ByteOrder.LITTLE_ENDIAN)
 
-  def u8(a: Array[Byte], off: Int): Int = a(off) & 0xFF
-  def u16(a: Array[Byte], off: Int): Int = (I16.get(a, off): Short) & 0xFFFF
+  def u8(a: Array[Byte], off: Int): Int = a(off) & 0xff
+  def u16(a: Array[Byte], off: Int): Int = (I16.get(a, off): Short) & 0xffff
   def i32(a: Array[Byte], off: Int): Int = I32.get(a, off)
-  def u32(a: Array[Byte], off: Int): Long = (I32.get(a, off): Int) & 0xFFFFFFFFL
+  def u32(a: Array[Byte], off: Int): Long = (I32.get(a, off): Int) & 0xffffffffL
   def i64(a: Array[Byte], off: Int): Long = I64.get(a, off)
   def putI16(a: Array[Byte], off: Int, v: Short): Unit = I16.set(a, off, v)
   def putI32(a: Array[Byte], off: Int, v: Int): Unit = I32.set(a, off, v)
@@ -28,7 +31,7 @@ object LittleEndian {
       if (n >= 8) w else w & ((1L << (8 * n)) - 1)
     } else {
       var w = 0L; var i = 0
-      while (i < math.min(n, 8)) { w |= (a(off + i) & 0xFFL) << (8 * i); i += 1 }
+      while (i < math.min(n, 8)) { w |= (a(off + i) & 0xffL) << (8 * i); i += 1 }
       w
     }
 
@@ -51,19 +54,29 @@ object LittleEndian {
     java.nio.ByteBuffer.wrap(a, off, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out)
     out
   }
+
   /** `n` values into `out(0 until n)` (no allocation). */
   def longsInto(a: Array[Byte], off: Int, n: Int, out: Array[Long]): Unit =
-    java.nio.ByteBuffer.wrap(a, off, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
+    java.nio.ByteBuffer.wrap(a, off, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(
+      out,
+      0,
+      n
+    )
   def intsInto(a: Array[Byte], off: Int, n: Int, out: Array[Int]): Unit =
-    java.nio.ByteBuffer.wrap(a, off, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out, 0, n)
+    java.nio.ByteBuffer.wrap(a, off, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(
+      out,
+      0,
+      n
+    )
   def u16sInto(a: Array[Byte], off: Int, n: Int, out: Array[Int]): Unit = {
     var i = 0
-    while (i < n) { out(i) = (I16.get(a, off + 2 * i): Short) & 0xFFFF; i += 1 }
+    while (i < n) { out(i) = (I16.get(a, off + 2 * i): Short) & 0xffff; i += 1 }
   }
   def u8sInto(a: Array[Byte], off: Int, n: Int, out: Array[Int]): Unit = {
     var i = 0
-    while (i < n) { out(i) = a(off + i) & 0xFF; i += 1 }
+    while (i < n) { out(i) = a(off + i) & 0xff; i += 1 }
   }
+
   /** u16 words zero-extended to ints. */
   def u16sToInts(a: Array[Byte], off: Int, n: Int): Array[Int] = {
     val out = new Array[Int](n); var i = 0
@@ -72,13 +85,21 @@ object LittleEndian {
   }
   def u8sToInts(a: Array[Byte], off: Int, n: Int): Array[Int] = {
     val out = new Array[Int](n); var i = 0
-    while (i < n) { out(i) = a(off + i) & 0xFF; i += 1 }
+    while (i < n) { out(i) = a(off + i) & 0xff; i += 1 }
     out
   }
   def fromLongs(v: Array[Long], off: Int, n: Int, dst: Array[Byte], dstOff: Int): Unit =
-    java.nio.ByteBuffer.wrap(dst, dstOff, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(v, off, n)
+    java.nio.ByteBuffer.wrap(dst, dstOff, n * 8).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(
+      v,
+      off,
+      n
+    )
   def fromInts(v: Array[Int], off: Int, n: Int, dst: Array[Byte], dstOff: Int): Unit =
-    java.nio.ByteBuffer.wrap(dst, dstOff, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(v, off, n)
+    java.nio.ByteBuffer.wrap(dst, dstOff, n * 4).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(
+      v,
+      off,
+      n
+    )
   def fromIntsAs16(v: Array[Int], off: Int, n: Int, dst: Array[Byte], dstOff: Int): Unit = {
     var i = 0
     while (i < n) { I16.set(dst, dstOff + 2 * i, v(off + i).toShort); i += 1 }

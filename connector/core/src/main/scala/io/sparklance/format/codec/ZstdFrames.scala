@@ -5,6 +5,7 @@ package io.sparklance.format.codec
  * ships 1.5.5-4, which lacks `Zstd.getFrameContentSize(byte[])`.
  */
 private[sparklance] object ZstdFrames {
+
   /**
    * The frame's declared content size, or -1 when the header does not declare it (or declares
    * zero: the caller then streams the frame, which handles an empty one as well).

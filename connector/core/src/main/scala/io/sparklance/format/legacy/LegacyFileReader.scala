@@ -10,8 +10,11 @@ import io.sparklance.storage.RandomAccessInput
  * page per batch, found through the page table. A scan reads, per `next`, exactly the bytes
  * of the requested rows in each batch they span.
  */
-final class LegacyFileReader private (input: RandomAccessInput, val layout: LegacyLayout, fileFields: FileFields)
-  extends LanceFileReader {
+final class LegacyFileReader private (
+    input: RandomAccessInput,
+    val layout: LegacyLayout,
+    fileFields: FileFields
+) extends LanceFileReader {
 
   def path: String = input.path
   def numRows: Long = layout.numRows
@@ -20,7 +23,9 @@ final class LegacyFileReader private (input: RandomAccessInput, val layout: Lega
 
   def scan(fields: Seq[LanceField], startRow: Long, endRow: Long): FileScan = {
     if (startRow < 0 || endRow < startRow || endRow > numRows)
-      throw new IllegalArgumentException(s"row range [$startRow, $endRow) is outside the $numRows rows of $path")
+      throw new IllegalArgumentException(
+        s"row range [$startRow, $endRow) is outside the $numRows rows of $path"
+      )
     val decoder = new LegacyPageDecoder(input, layout)
     decoder.presentIds = present
     val shapes = fields.map(ValueShape.of).toArray
@@ -29,7 +34,9 @@ final class LegacyFileReader private (input: RandomAccessInput, val layout: Lega
       private var row = startRow
       def next(n: Int): Array[ColumnArray] = {
         if (n < 0 || row + n > endRow)
-          throw new IllegalArgumentException(s"asked for $n rows but only ${endRow - row} remain in the scan of $path")
+          throw new IllegalArgumentException(
+            s"asked for $n rows but only ${endRow - row} remain in the scan of $path"
+          )
         // Split [row, row + n) at batch boundaries.
         val pieces = ArrayBuffer[(Int, Long, Long)]()
         var r = row
@@ -47,16 +54,26 @@ final class LegacyFileReader private (input: RandomAccessInput, val layout: Lega
           else if (n == 0) ColumnArrays.empty(shapes(i))
           else {
             val parts = pieces.map { case (batch, s, e) =>
-              decoder.decode(f, shapes(i), batch, s, e, PageContext(path, f.name, f.id, f.id - layout.minFieldId, batch))
+              decoder.decode(
+                f,
+                shapes(i),
+                batch,
+                s,
+                e,
+                PageContext(path, f.name, f.id, f.id - layout.minFieldId, batch)
+              )
             }
             ColumnArrays.concat(parts.toSeq)
           }
         }
       }
+
       /** Rows are addressed directly in every batch: skipping reads nothing. */
       override def skip(n: Int): Unit = {
         if (n < 0 || row + n > endRow)
-          throw new IllegalArgumentException(s"asked to skip $n rows but only ${endRow - row} remain in the scan of $path")
+          throw new IllegalArgumentException(
+            s"asked to skip $n rows but only ${endRow - row} remain in the scan of $path"
+          )
         row += n
       }
       def close(): Unit = ()
@@ -72,7 +89,11 @@ final class LegacyFileReader private (input: RandomAccessInput, val layout: Lega
     if (!fields.exists(f => present.contains(f.id) || f.children.nonEmpty)) Nil
     else {
       val starts = layout.batchOffsets.clone()
-      Seq(ColumnPageSpans(-1, starts, Array.tabulate(layout.numBatches)(b => starts(b + 1) - starts(b))))
+      Seq(ColumnPageSpans(
+        -1,
+        starts,
+        Array.tabulate(layout.numBatches)(b => starts(b + 1) - starts(b))
+      ))
     }
 
   /** The batch holding `row` (the last batch when row == numRows). */

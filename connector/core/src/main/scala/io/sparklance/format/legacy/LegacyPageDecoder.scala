@@ -20,26 +20,45 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
 
   private val dictionaries = scala.collection.mutable.HashMap[Int, ColumnArray]()
 
-  def decode(field: LanceField, shape: ValueShape, batch: Int, s: Long, e: Long, ctx: PageContext): ColumnArray = ctx.guard {
+  def decode(
+      field: LanceField,
+      shape: ValueShape,
+      batch: Int,
+      s: Long,
+      e: Long,
+      ctx: PageContext
+  ): ColumnArray = ctx.guard {
     val n = (e - s).toInt
     shape match {
       case ValueShape.Nulls => new NullArray(n)
       case ValueShape.Struct(children) =>
-        new StructArray(n, null, children.map { case (c, cs) => child(c, cs, batch, s, e, ctx) }.toArray)
+        new StructArray(
+          n,
+          null,
+          children.map { case (c, cs) => child(c, cs, batch, s, e, ctx) }.toArray
+        )
       case ValueShape.VarList(item, itemShape) =>
-        val large = field.logicalType == LogicalType.LargeList || field.logicalType == LogicalType.ListOfStruct(true)
+        val large =
+          field.logicalType == LogicalType.LargeList || field.logicalType == LogicalType.ListOfStruct(
+            true
+          )
         val w = if (large) 8 else 4
         val raw = plainRange(field, batch, s, e + 1, w, ctx)
         val bb = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN)
         val pos = new Array[Long](n + 1)
         var i = 0
-        while (i <= n) { pos(i) = if (large) bb.getLong(i * 8) else bb.getInt(i * 4).toLong; i += 1 }
+        while (i <= n) {
+          pos(i) = if (large) bb.getLong(i * 8) else bb.getInt(i * 4).toLong; i += 1
+        }
         val base = pos(0)
         val offsets = new Array[Int](n + 1)
         i = 0
         while (i <= n) {
           val o = pos(i) - base
-          ctx.check(o >= 0 && o <= Int.MaxValue - 16 && (i == 0 || pos(i) >= pos(i - 1)), s"list offset ${pos(i)} of row ${s + i} is out of order")
+          ctx.check(
+            o >= 0 && o <= Int.MaxValue - 16 && (i == 0 || pos(i) >= pos(i - 1)),
+            s"list offset ${pos(i)} of row ${s + i} is out of order"
+          )
           offsets(i) = o.toInt
           i += 1
         }
@@ -49,7 +68,13 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
         field.logicalType match {
           case d: LogicalType.Dictionary => dictionary(field, d, shape, batch, s, e, ctx)
           case _ =>
-            val a = varBinary(layout.pagePosition(field.id, batch), layout.pageLength(field.id, batch), s, e, ctx)
+            val a = varBinary(
+              layout.pagePosition(field.id, batch),
+              layout.pageLength(field.id, batch),
+              s,
+              e,
+              ctx
+            )
             if (v20.V20FileReader.isUtf8(field.logicalType)) {
               val bad = Utf8Validator.firstInvalid(a)
               if (bad >= 0) throw ctx.corrupt(Utf8Validator.describe(a.offsets, 0, a.data, bad))
@@ -70,9 +95,23 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
     }
   }
 
-  private def child(c: LanceField, cs: ValueShape, batch: Int, s: Long, e: Long, ctx: PageContext): ColumnArray =
+  private def child(
+      c: LanceField,
+      cs: ValueShape,
+      batch: Int,
+      s: Long,
+      e: Long,
+      ctx: PageContext
+  ): ColumnArray =
     if (!presentIds.contains(c.id) || !layout.hasPage(c.id)) new NullArray((e - s).toInt)
-    else decode(c, cs, batch, s, e, PageContext(ctx.file, c.name, c.id, c.id - layout.minFieldId, batch))
+    else decode(
+      c,
+      cs,
+      batch,
+      s,
+      e,
+      PageContext(ctx.file, c.name, c.id, c.id - layout.minFieldId, batch)
+    )
 
   /** Field ids this file holds (set by the reader from DataFile.fields). */
   var presentIds: Set[Int] = Set.empty
@@ -82,23 +121,44 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
     case ValueShape.Fixed(w, false) => (w, 1)
     case ValueShape.FixedList(d, inner) => val (w, k) = flatWidth(inner, ctx); (w, d * k)
     case other => throw io.sparklance.LanceErrors.unsupported(
-      s"legacy fixed-size list of $other in ${ctx.file}, field '${ctx.fieldName}' (id ${ctx.fieldId})")
+        s"legacy fixed-size list of $other in ${ctx.file}, field '${ctx.fieldName}' (id ${ctx.fieldId})"
+      )
   }
 
-  private def nestFixedList(n: Int, dim: Int, item: ValueShape, data: Array[Byte], w: Int): ColumnArray = item match {
-    case ValueShape.FixedList(d2, inner) => new FixedSizeListArray(n, null, dim, nestFixedList(n * dim, d2, inner, data, w))
+  private def nestFixedList(
+      n: Int,
+      dim: Int,
+      item: ValueShape,
+      data: Array[Byte],
+      w: Int
+  ): ColumnArray = item match {
+    case ValueShape.FixedList(d2, inner) =>
+      new FixedSizeListArray(n, null, dim, nestFixedList(n * dim, d2, inner, data, w))
     case _ => new FixedSizeListArray(n, null, dim, new FixedWidthArray(n * dim, null, w, data))
   }
 
   /** Bytes of rows [s, e) of a PLAIN page of `w`-byte values. */
-  private def plainRange(field: LanceField, batch: Int, s: Long, e: Long, w: Int, ctx: PageContext): Array[Byte] = {
+  private def plainRange(
+      field: LanceField,
+      batch: Int,
+      s: Long,
+      e: Long,
+      w: Int,
+      ctx: PageContext
+  ): Array[Byte] = {
     val pos = layout.pagePosition(field.id, batch)
     val len = layout.pageLength(field.id, batch)
     ctx.check(s >= 0 && e >= s && e <= len, s"rows [$s, $e) asked of a page of $len values")
     readChecked(pos + s * w, (e - s) * w, ctx)
   }
 
-  private def bits(field: LanceField, batch: Int, s: Long, e: Long, ctx: PageContext): Array[Byte] = {
+  private def bits(
+      field: LanceField,
+      batch: Int,
+      s: Long,
+      e: Long,
+      ctx: PageContext
+  ): Array[Byte] = {
     val pos = layout.pagePosition(field.id, batch)
     val len = layout.pageLength(field.id, batch)
     ctx.check(s >= 0 && e >= s && e <= len, s"rows [$s, $e) asked of a page of $len values")
@@ -114,7 +174,13 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
   }
 
   /** Rows [s, e) of a VAR_BINARY page at `pos` holding `len` values. */
-  private def varBinary(pos: Long, len: Long, s: Long, e: Long, ctx: PageContext): VarBinaryArray = {
+  private def varBinary(
+      pos: Long,
+      len: Long,
+      s: Long,
+      e: Long,
+      ctx: PageContext
+  ): VarBinaryArray = {
     ctx.check(s >= 0 && e >= s && e <= len, s"rows [$s, $e) asked of a page of $len values")
     val n = (e - s).toInt
     val raw = readChecked(pos + s * 8, (n + 1).toLong * 8, ctx)
@@ -147,7 +213,15 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
     if (nulls == null) a else new VarBinaryArray(a.length, nulls, a.offsets, a.data)
   }
 
-  private def dictionary(field: LanceField, d: LogicalType.Dictionary, shape: ValueShape, batch: Int, s: Long, e: Long, ctx: PageContext): ColumnArray = {
+  private def dictionary(
+      field: LanceField,
+      d: LogicalType.Dictionary,
+      shape: ValueShape,
+      batch: Int,
+      s: Long,
+      e: Long,
+      ctx: PageContext
+  ): ColumnArray = {
     val keyWidth = ValueShape.ofType(d.index, field) match {
       case ValueShape.Fixed(w, false) => w
       case other => throw ctx.corrupt(s"dictionary index type ${d.index.text} is not an integer")
@@ -165,30 +239,44 @@ final class LegacyPageDecoder(input: RandomAccessInput, layout: LegacyLayout) {
         case 4 => bb.getInt(i * 4).toLong
         case 8 => bb.getLong(i * 8)
       }
-      ctx.check(k >= 0 && k < values.length, s"dictionary key $k of row ${s + i} is outside the ${values.length}-value dictionary")
+      ctx.check(
+        k >= 0 && k < values.length,
+        s"dictionary key $k of row ${s + i} is outside the ${values.length}-value dictionary"
+      )
       idx(i) = k.toInt
       i += 1
     }
     ColumnArrays.take(values, idx)
   }
 
-  private def loadDictionary(field: LanceField, shape: ValueShape, ctx: PageContext): ColumnArray = {
-    val own = layout.ownFields.getOrElse(field.id, throw ctx.corrupt("dictionary field is missing from the file's own schema"))
+  private def loadDictionary(
+      field: LanceField,
+      shape: ValueShape,
+      ctx: PageContext
+  ): ColumnArray = {
+    val own = layout.ownFields.getOrElse(
+      field.id,
+      throw ctx.corrupt("dictionary field is missing from the file's own schema")
+    )
     ctx.check(own.hasDictionary, "dictionary field has no dictionary values")
     val pos = own.getDictionary.getOffset
     val len = own.getDictionary.getLength
     ctx.check(pos >= 0 && len >= 0 && len < Int.MaxValue, s"dictionary at ($pos, $len) is invalid")
     shape match {
       // Read like any VAR_BINARY page: an empty value of a nullable field is null.
-      case ValueShape.Var => val v = varBinary(pos, len, 0, len, ctx); if (field.nullable) emptyAsNull(v) else v
-      case ValueShape.Fixed(w, false) => new FixedWidthArray(len.toInt, null, w, readChecked(pos, len * w, ctx))
+      case ValueShape.Var =>
+        val v = varBinary(pos, len, 0, len, ctx); if (field.nullable) emptyAsNull(v) else v
+      case ValueShape.Fixed(w, false) =>
+        new FixedWidthArray(len.toInt, null, w, readChecked(pos, len * w, ctx))
       case other => throw ctx.corrupt(s"dictionary values of shape $other")
     }
   }
 
   private def readChecked(pos: Long, len: Long, ctx: PageContext): Array[Byte] = {
-    ctx.check(pos >= 0 && len >= 0 && pos + len <= layout.fileSize && len <= Int.MaxValue - 16,
-      s"page bytes at ($pos, $len) lie outside the file (size ${layout.fileSize})")
+    ctx.check(
+      pos >= 0 && len >= 0 && pos + len <= layout.fileSize && len <= Int.MaxValue - 16,
+      s"page bytes at ($pos, $len) lie outside the file (size ${layout.fileSize})"
+    )
     if (len == 0) Array.emptyByteArray else input.read(pos, len.toInt)
   }
 }

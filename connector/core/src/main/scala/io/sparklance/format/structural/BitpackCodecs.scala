@@ -21,7 +21,15 @@ private[structural] final class Bitpack {
    * Unpacks one block of width `w` in `s`-bit words at `a(off)` into ints (64-bit words
    * truncated, as dictionary indices are read), keeping its first `count` values at `out(outOff)`.
    */
-  def unpackToInts(a: Array[Byte], off: Int, s: Int, w: Int, out: Array[Int], outOff: Int, count: Int): Unit = {
+  def unpackToInts(
+      a: Array[Byte],
+      off: Int,
+      s: Int,
+      w: Int,
+      out: Array[Int],
+      outOff: Int,
+      count: Int
+  ): Unit = {
     val wordsPerBlock = FastLanes.wordsPerBlock(s, w)
     if (s == 64) {
       if (inL == null) { inL = new Array[Long](1024); outL = new Array[Long](1024) }
@@ -44,7 +52,15 @@ private[structural] final class Bitpack {
   }
 
   /** Unpacks `blocks` consecutive 1024-value blocks of width `w` in `s`-bit words at `a(off)`; returns s/8-byte values. */
-  def unpackBlocks(a: Array[Byte], off: Int, s: Int, w: Int, blocks: Int, out: Array[Byte], outOff: Int): Unit = {
+  def unpackBlocks(
+      a: Array[Byte],
+      off: Int,
+      s: Int,
+      w: Int,
+      blocks: Int,
+      out: Array[Byte],
+      outOff: Int
+  ): Unit = {
     val wordsPerBlock = FastLanes.wordsPerBlock(s, w)
     var b = 0
     if (s == 64) {
@@ -61,17 +77,20 @@ private[structural] final class Bitpack {
         case 32 =>
           while (b < blocks) {
             LE.intsInto(a, off + b * wordsPerBlock * 4, wordsPerBlock, in)
-            FastLanes.unpack32(in, 0, w, o, 0); LE.fromInts(o, 0, 1024, out, outOff + b * 4096); b += 1
+            FastLanes.unpack32(in, 0, w, o, 0); LE.fromInts(o, 0, 1024, out, outOff + b * 4096);
+            b += 1
           }
         case 16 =>
           while (b < blocks) {
             LE.u16sInto(a, off + b * wordsPerBlock * 2, wordsPerBlock, in)
-            FastLanes.unpack16(in, 0, w, o, 0); LE.fromIntsAs16(o, 0, 1024, out, outOff + b * 2048); b += 1
+            FastLanes.unpack16(in, 0, w, o, 0); LE.fromIntsAs16(o, 0, 1024, out, outOff + b * 2048);
+            b += 1
           }
         case 8 =>
           while (b < blocks) {
             LE.u8sInto(a, off + b * wordsPerBlock, wordsPerBlock, in)
-            FastLanes.unpack8(in, 0, w, o, 0); LE.fromIntsAs8(o, 0, 1024, out, outOff + b * 1024); b += 1
+            FastLanes.unpack8(in, 0, w, o, 0); LE.fromIntsAs8(o, 0, 1024, out, outOff + b * 1024);
+            b += 1
           }
       }
     }
@@ -86,7 +105,10 @@ private[structural] final class FlatMini(bits: Int, ref: PageRef) extends MiniBl
 private[structural] object FlatMini {
   def decode(b: Slice, n: Int, bits: Int, ref: PageRef): Values = {
     val need = (n.toLong * bits + 7) / 8
-    ref.check(b.len >= need, s"Flat buffer of ${b.len} bytes holds fewer than $n values of $bits bits")
+    ref.check(
+      b.len >= need,
+      s"Flat buffer of ${b.len} bytes holds fewer than $n values of $bits bits"
+    )
     if (bits == 1) new FixedValues(n, 1, Codecs.bitsToBytes(b.a, b.off, n), 0)
     else new FixedValues(n, bits / 8, b.a, b.off)
   }
@@ -95,6 +117,7 @@ private[structural] object FlatMini {
 /** A chunk of at most 1024 values: [W as one S-bit word][1024*W/S words]. */
 private[structural] final class InlineBitpackMini(s: Int, ref: PageRef) extends MiniBlockCodec {
   private val unpacker = new Bitpack
+
   /**
    * The bytes of the last chunk's values, reused for the next chunk: a page owns its codec,
    * and a page's chunk is consumed (its values appended to the batch) before the page decodes
@@ -132,6 +155,7 @@ private[structural] final class InlineBitpackMini(s: Int, ref: PageRef) extends 
 }
 
 private[structural] object InlineBitpackMini {
+
   /** The bit width of the 1024-value block at `pos` (its leading word), checked against the
    *  word size `s` and against the bytes left in `b` for the block it announces. */
   def blockWidth(b: Slice, pos: Int, s: Int, ref: PageRef): Int = {
@@ -140,7 +164,9 @@ private[structural] object InlineBitpackMini {
     val w = LE.uint(b.a, pos, wb)
     if (w < 0 || w > s) throw ref.corrupt(s"bitpacked chunk width $w exceeds $s bits")
     val bytes = 128 * w.toInt
-    if (pos + wb + bytes > b.end) throw ref.corrupt(s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block")
+    if (pos + wb + bytes > b.end) throw ref.corrupt(
+      s"bitpacked chunk of ${b.len} bytes is shorter than its ${bytes}-byte block"
+    )
     w.toInt
   }
 
@@ -151,8 +177,14 @@ private[structural] object InlineBitpackMini {
     decodeInto(b, n, s, ref, unpacker, new Array[Byte](decodedBytes(n, s)))
 
   /** The `n` values unpacked into `out` (at least [[decodedBytes]] long), as values over it. */
-  def decodeInto(b: Slice, n: Int, s: Int, ref: PageRef, unpacker: Bitpack,
-      out: Array[Byte]): Values = {
+  def decodeInto(
+      b: Slice,
+      n: Int,
+      s: Int,
+      ref: PageRef,
+      unpacker: Bitpack,
+      out: Array[Byte]
+  ): Values = {
     val wb = s / 8
     val blocks = (n + 1023) / 1024
     var pos = b.off; var blk = 0
@@ -173,11 +205,13 @@ private[structural] final class FlatBlock(bits: Int, ref: PageRef) extends Block
 private[structural] final class InlineBitpackBlock(s: Int, ref: PageRef) extends BlockCodec {
   private val unpacker = new Bitpack
   def decode(buf: Slice, n: Int): Values =
-    if (n == 0) new FixedValues(0, s / 8, new Array[Byte](0), 0) else InlineBitpackMini.decode(buf, n, s, ref, unpacker)
+    if (n == 0) new FixedValues(0, s / 8, new Array[Byte](0), 0)
+    else InlineBitpackMini.decode(buf, n, s, ref, unpacker)
 }
 
 /** Whole blocks of 1024 at one width; the tail is either raw values or one padded block. */
-private[structural] final class OutOfLineBitpackBlock(s: Int, w: Int, ref: PageRef) extends BlockCodec {
+private[structural] final class OutOfLineBitpackBlock(s: Int, w: Int, ref: PageRef)
+    extends BlockCodec {
   private val unpacker = new Bitpack
   def decode(buf: Slice, n: Int): Values = {
     val wb = s / 8
@@ -185,11 +219,15 @@ private[structural] final class OutOfLineBitpackBlock(s: Int, w: Int, ref: PageR
     val perBlock = 128L * w
     val raw = full * perBlock + tail.toLong * wb
     val padded = full * perBlock + (if (tail > 0) perBlock else 0)
-    ref.check(buf.len == raw || buf.len == padded, s"bitpacked buffer of ${buf.len} bytes for $n values of $w bits (expected $raw or $padded)")
+    ref.check(
+      buf.len == raw || buf.len == padded,
+      s"bitpacked buffer of ${buf.len} bytes for $n values of $w bits (expected $raw or $padded)"
+    )
     val blocks = if (buf.len == padded) (n + 1023) / 1024 else full
     val out = new Array[Byte](math.max(blocks * 1024, n) * wb)
     unpacker.unpackBlocks(buf.a, buf.off, s, w, blocks, out, 0)
-    if (blocks == full && tail > 0) System.arraycopy(buf.a, buf.off + (full * perBlock).toInt, out, full * 1024 * wb, tail * wb)
+    if (blocks == full && tail > 0)
+      System.arraycopy(buf.a, buf.off + (full * perBlock).toInt, out, full * 1024 * wb, tail * wb)
     new FixedValues(n, wb, out, 0)
   }
 }

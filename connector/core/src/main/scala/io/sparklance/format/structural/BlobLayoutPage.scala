@@ -20,8 +20,15 @@ import io.sparklance.proto.EncodingsV21Protos.BlobLayout
  * outside lists owns a value slot, null or not, so every descriptor is appended.
  */
 private[structural] final class BlobLayoutPage(
-    blob: BlobLayout, io: PageIO, rows: Long, minor: Int, layers: Layers, from: Long, until: Long, ref: PageRef)
-  extends PageDecoder {
+    blob: BlobLayout,
+    io: PageIO,
+    rows: Long,
+    minor: Int,
+    layers: Layers,
+    from: Long,
+    until: Long,
+    ref: PageRef
+) extends PageDecoder {
 
   // A blob inside a list would need the smuggled repetition levels to find rows; pylance cannot
   // fetch such blobs either (take_blobs addresses top-level rows).
@@ -31,8 +38,18 @@ private[structural] final class BlobLayoutPage(
 
   private val innerLayers = new Layers(Array(false))
   private val innerBatch = new LeafBatch(innerLayers, BlobBuilders.descriptors(BlobColumn.V1))
-  private val inner: PageDecoder = PageDecoders.openLayout(blob.getInnerLayout, io, rows, minor, innerLayers,
-    innerBatch.values, false, from, until, ref)
+  private val inner: PageDecoder = PageDecoders.openLayout(
+    blob.getInnerLayout,
+    io,
+    rows,
+    minor,
+    innerLayers,
+    innerBatch.values,
+    false,
+    from,
+    until,
+    ref
+  )
 
   def skip(k: Int): Unit = inner.skip(k)
 
@@ -42,10 +59,13 @@ private[structural] final class BlobLayoutPage(
     val (positions, sizes) = innerBatch.values.result(null) match {
       case s: StructArray if s.length == k && s.children.length == 2 =>
         (s.children(0), s.children(1)) match {
-          case (p: FixedWidthArray, z: FixedWidthArray) if p.byteWidth == 8 && z.byteWidth == 8 => (p.data, z.data)
+          case (p: FixedWidthArray, z: FixedWidthArray) if p.byteWidth == 8 && z.byteWidth == 8 =>
+            (p.data, z.data)
           case _ => throw ref.corrupt("blob descriptors are not two 64-bit fields")
         }
-      case other => throw ref.corrupt(s"blob descriptors decoded to ${other.length} rows of ${other.getClass.getSimpleName}, expected $k structs")
+      case other => throw ref.corrupt(
+          s"blob descriptors decoded to ${other.length} rows of ${other.getClass.getSimpleName}, expected $k structs"
+        )
     }
     var defs: Array[Short] = null
     var i = 0
@@ -53,17 +73,30 @@ private[structural] final class BlobLayoutPage(
       val size = LE.i64(sizes, i * 8)
       val pos = LE.i64(positions, i * 8)
       if (size == 0 && pos != 0) {
-        val rep = pos & 0xFFFF
-        val d = ((pos >>> 16) & 0xFFFF).toInt
-        ref.check(rep == 0 && (pos >>> 32) == 0, s"blob row ${from + i} has size 0 and position $pos, which is no definition level")
-        ref.check(d < defMap.length, s"blob row ${from + i} carries definition level $d but the page's layers define ${defMap.length - 1}")
+        val rep = pos & 0xffff
+        val d = ((pos >>> 16) & 0xffff).toInt
+        ref.check(
+          rep == 0 && (pos >>> 32) == 0,
+          s"blob row ${from + i} has size 0 and position $pos, which is no definition level"
+        )
+        ref.check(
+          d < defMap.length,
+          s"blob row ${from + i} carries definition level $d but the page's layers define ${defMap.length - 1}"
+        )
         if (defs == null) defs = new Array[Short](k)
         defs(i) = d.toShort
       }
       i += 1
     }
     out.appendLevels(null, defs, defMap, 0, k)
-    out.values.append(new StructValues(k, Array(new FixedValues(k, 8, positions, 0), new FixedValues(k, 8, sizes, 0))), 0, k)
+    out.values.append(
+      new StructValues(
+        k,
+        Array(new FixedValues(k, 8, positions, 0), new FixedValues(k, 8, sizes, 0))
+      ),
+      0,
+      k
+    )
   }
 }
 
@@ -72,6 +105,12 @@ private[structural] object BlobBuilders {
   def descriptors(version: BlobColumn.Version): ValuesBuilder = version match {
     case BlobColumn.V1 => new StructBuilder(Array(new FixedBuilder(8), new FixedBuilder(8)))
     case BlobColumn.V2 =>
-      new StructBuilder(Array(new FixedBuilder(1), new FixedBuilder(8), new FixedBuilder(8), new FixedBuilder(4), new VarBuilder))
+      new StructBuilder(Array(
+        new FixedBuilder(1),
+        new FixedBuilder(8),
+        new FixedBuilder(8),
+        new FixedBuilder(4),
+        new VarBuilder
+      ))
   }
 }

@@ -19,14 +19,17 @@ private[structural] abstract class MiniBlockCodec {
 }
 
 private[structural] abstract class BlockCodec {
+
   /** False for codecs whose values live in the encoding itself (constant, range). */
   def needsPayload: Boolean = true
+
   /** Decodes `n` values from the whole buffer. */
   def decode(buf: Slice, n: Int): Values
 }
 
 private[structural] abstract class FixedPerValueCodec {
   def bytesPerValue: Int
+
   /** `n` values laid out contiguously, `bytesPerValue` each, starting at `buf.off`. */
   def decode(buf: Slice, n: Int): Values
 }
@@ -36,7 +39,8 @@ private[structural] abstract class VarPerValueCodec {
 }
 
 private[structural] object Codecs {
-  private def need(ref: PageRef, cond: Boolean, why: => String): Unit = if (!cond) throw ref.corrupt(why)
+  private def need(ref: PageRef, cond: Boolean, why: => String): Unit =
+    if (!cond) throw ref.corrupt(why)
 
   // ------------------------------------------------------------------ mini-block codecs
   def miniBlock(e: CE, ref: PageRef): MiniBlockCodec = e.getCompressionCase match {
@@ -57,8 +61,11 @@ private[structural] object Codecs {
     case CompressionCase.FIXED_SIZE_LIST => new FslMini(fslLayers(e.getFixedSizeList, ref), ref)
     case CompressionCase.BYTE_STREAM_SPLIT =>
       val v = e.getByteStreamSplit.getValues
-      need(ref, v.hasFlat && (v.getFlat.getBitsPerValue == 32 || v.getFlat.getBitsPerValue == 64),
-        "ByteStreamSplit needs 32 or 64-bit Flat values")
+      need(
+        ref,
+        v.hasFlat && (v.getFlat.getBitsPerValue == 32 || v.getFlat.getBitsPerValue == 64),
+        "ByteStreamSplit needs 32 or 64-bit Flat values"
+      )
       new BssMini(v.getFlat.getBitsPerValue.toInt / 8, ref)
     case CompressionCase.GENERAL =>
       val g = e.getGeneral
@@ -66,20 +73,35 @@ private[structural] object Codecs {
     case CompressionCase.PACKED_STRUCT =>
       val p = e.getPackedStruct
       val bits = p.getBitsPerValueList.asScala.map(_.toLong).toArray
-      need(ref, bits.forall(b => b > 0 && b % 8 == 0), s"packed struct field widths ${bits.mkString(",")} are not whole bytes")
+      need(
+        ref,
+        bits.forall(b => b > 0 && b % 8 == 0),
+        s"packed struct field widths ${bits.mkString(",")} are not whole bytes"
+      )
       val total = bits.sum
-      need(ref, p.getValues.hasFlat && p.getValues.getFlat.getBitsPerValue == total,
-        "packed struct values must be Flat of the summed field widths")
+      need(
+        ref,
+        p.getValues.hasFlat && p.getValues.getFlat.getBitsPerValue == total,
+        "packed struct values must be Flat of the summed field widths"
+      )
       new PackedStructMini(bits.map(b => (b / 8).toInt), ref)
     case other => throw ref.unsupported(s"compression $other inside mini-block chunks")
   }
 
   private def bitsOf(b: Long, ref: PageRef): Int = {
-    need(ref, b == 1 || (b > 0 && b % 8 == 0 && b <= 8 * 1024 * 1024), s"Flat width $b bits is not supported")
+    need(
+      ref,
+      b == 1 || (b > 0 && b % 8 == 0 && b <= 8 * 1024 * 1024),
+      s"Flat width $b bits is not supported"
+    )
     b.toInt
   }
   private def wordBits(b: Long, ref: PageRef): Int = {
-    need(ref, b == 8 || b == 16 || b == 32 || b == 64, s"bitpacking word of $b bits (must be 8, 16, 32 or 64)")
+    need(
+      ref,
+      b == 8 || b == 16 || b == 32 || b == 64,
+      s"bitpacking word of $b bits (must be 8, 16, 32 or 64)"
+    )
     b.toInt
   }
   private def scheme(c: BufferCompression, ref: PageRef): Int = c.getSchemeValue match {
@@ -93,7 +115,11 @@ private[structural] object Codecs {
     val o = v.getOffsets
     if (o.hasFlat) {
       val b = o.getFlat.getBitsPerValue
-      need(ref, (b == 32 || b == 64) && !o.getFlat.hasData, s"mini-block Variable offsets of $b bits")
+      need(
+        ref,
+        (b == 32 || b == 64) && !o.getFlat.hasData,
+        s"mini-block Variable offsets of $b bits"
+      )
       new VariableMini(b.toInt / 8, ref)
     } else {
       // Newer writers may compress the offsets with a block codec (bitpacking, ...): the chunk
@@ -117,7 +143,11 @@ private[structural] object Codecs {
     val vals = scala.collection.mutable.ArrayBuffer[Boolean]()
     var f = f0
     while (true) {
-      need(ref, f.getItemsPerValue > 0 && f.getItemsPerValue < (1 << 24), s"fixed-size list dimension ${f.getItemsPerValue}")
+      need(
+        ref,
+        f.getItemsPerValue > 0 && f.getItemsPerValue < (1 << 24),
+        s"fixed-size list dimension ${f.getItemsPerValue}"
+      )
       dims += f.getItemsPerValue.toInt; vals += f.getHasValidity
       val v = f.getValues
       if (v.hasFixedSizeList) f = v.getFixedSizeList
@@ -135,11 +165,13 @@ private[structural] object Codecs {
   private def rleParts(r: Rle, ref: PageRef): (Int, Int, BlockCodec, BlockCodec) = {
     def childBits(c: CE): (Int, BlockCodec) = c.getCompressionCase match {
       case CompressionCase.FLAT => (c.getFlat.getBitsPerValue.toInt, null)
-      case CompressionCase.OUT_OF_LINE_BITPACKING => (c.getOutOfLineBitpacking.getUncompressedBitsPerValue.toInt, block(c, ref))
+      case CompressionCase.OUT_OF_LINE_BITPACKING =>
+        (c.getOutOfLineBitpacking.getUncompressedBitsPerValue.toInt, block(c, ref))
       case CompressionCase.GENERAL =>
         val inner = c.getGeneral.getValues
         val b = if (inner.hasFlat) inner.getFlat.getBitsPerValue.toInt
-        else if (inner.hasOutOfLineBitpacking) inner.getOutOfLineBitpacking.getUncompressedBitsPerValue.toInt
+        else if (inner.hasOutOfLineBitpacking)
+          inner.getOutOfLineBitpacking.getUncompressedBitsPerValue.toInt
         else throw ref.unsupported(s"RLE child ${inner.getCompressionCase} under General")
         (b, block(c, ref))
       case other => throw ref.unsupported(s"RLE child encoding $other")
@@ -182,7 +214,12 @@ private[structural] object Codecs {
       new RangeBlock(wordBits(r.getUncompressedBitsPerValue, ref) / 8, r.getStart, r.getStep)
     case CompressionCase.DELTA =>
       val d = e.getDelta
-      new DeltaBlock(wordBits(d.getUncompressedBitsPerValue, ref) / 8, d.getBase, block(d.getDeltas, ref), ref)
+      new DeltaBlock(
+        wordBits(d.getUncompressedBitsPerValue, ref) / 8,
+        d.getBase,
+        block(d.getDeltas, ref),
+        ref
+      )
     case other => throw ref.unsupported(s"compression $other as a block encoding")
   }
 
@@ -199,29 +236,37 @@ private[structural] object Codecs {
     case CompressionCase.FIXED_SIZE_LIST => new FslPerValue(fslLayers(e.getFixedSizeList, ref), ref)
     case CompressionCase.PACKED_STRUCT =>
       val bits = e.getPackedStruct.getBitsPerValueList.asScala.map(_.toLong).toArray
-      need(ref, bits.forall(b => b > 0 && b % 8 == 0), "packed struct field widths are not whole bytes")
+      need(
+        ref,
+        bits.forall(b => b > 0 && b % 8 == 0),
+        "packed struct field widths are not whole bytes"
+      )
       val codec = new PackedStructMini(bits.map(b => (b / 8).toInt), ref)
       new FixedPerValueCodec {
         def bytesPerValue: Int = (bits.sum / 8).toInt
-        def decode(buf: Slice, n: Int): Values = codec.decode(Array(buf.sub(0, n * bytesPerValue)), n)
+        def decode(buf: Slice, n: Int): Values =
+          codec.decode(Array(buf.sub(0, n * bytesPerValue)), n)
       }
     case other => throw ref.unsupported(s"compression $other for fixed-width full-zip values")
   }
 
   def varPerValue(e: CE, ref: PageRef): VarPerValueCodec = e.getCompressionCase match {
-    case CompressionCase.VARIABLE => new VarPerValueCodec { def decode(raw: VarValues): Values = raw }
+    case CompressionCase.VARIABLE =>
+      new VarPerValueCodec { def decode(raw: VarValues): Values = raw }
     case CompressionCase.FSST =>
       val table = Fsst.parseTable(e.getFsst.getSymbolTable.toByteArray, ref.toString)
       new VarPerValueCodec {
         def decode(raw: VarValues): Values = {
-          val (o, d) = Fsst.decompress(table, raw.data, raw.offsets, raw.offOff, raw.count, ref.toString)
+          val (o, d) =
+            Fsst.decompress(table, raw.data, raw.offsets, raw.offOff, raw.count, ref.toString)
           new VarValues(raw.count, o, 0, d)
         }
       }
     case CompressionCase.GENERAL =>
       val s = scheme(e.getGeneral.getCompression, ref)
       new GeneralPerValue(s, ref)
-    case CompressionCase.VARIABLE_PACKED_STRUCT => new VariablePackedStructPerValue(e.getVariablePackedStruct, ref)
+    case CompressionCase.VARIABLE_PACKED_STRUCT =>
+      new VariablePackedStructPerValue(e.getVariablePackedStruct, ref)
     case other => throw ref.unsupported(s"compression $other for variable-width full-zip values")
   }
 
@@ -243,26 +288,33 @@ private[structural] object Codecs {
     case f: FixedValues =>
       val out = new Array[Int](f.count); var i = 0
       f.width match {
-        case 1 => while (i < f.count) { out(i) = f.data(f.off + i) & 0xFF; i += 1 }
+        case 1 => while (i < f.count) { out(i) = f.data(f.off + i) & 0xff; i += 1 }
         case 2 => while (i < f.count) { out(i) = LE.u16(f.data, f.off + 2 * i); i += 1 }
         case 4 => while (i < f.count) { out(i) = LE.i32(f.data, f.off + 4 * i); i += 1 }
         case 8 => while (i < f.count) { out(i) = LE.i64(f.data, f.off + 8 * i).toInt; i += 1 }
         case w => throw ref.corrupt(s"indices of $w bytes")
       }
       out
-    case c: ConstantValues if c.scalar != null => val k = toIndices(c.scalar, ref); Array.fill(c.count)(k(0))
-    case other => throw ref.corrupt(s"expected fixed-width integers, decoded ${other.getClass.getSimpleName}")
+    case c: ConstantValues if c.scalar != null =>
+      val k = toIndices(c.scalar, ref); Array.fill(c.count)(k(0))
+    case other =>
+      throw ref.corrupt(s"expected fixed-width integers, decoded ${other.getClass.getSimpleName}")
   }
 
   /** Levels (u16) from a decoded block. */
   def toLevels(v: Values, n: Int, ref: PageRef): Array[Short] = v match {
     case f: FixedValues if f.width == 2 =>
-      need(ref, f.count >= n && f.off + 2L * n <= f.data.length, s"level buffer holds ${f.count} levels, expected $n")
+      need(
+        ref,
+        f.count >= n && f.off + 2L * n <= f.data.length,
+        s"level buffer holds ${f.count} levels, expected $n"
+      )
       val out = new Array[Short](n); var i = 0
       while (i < n) { out(i) = LE.u16(f.data, f.off + 2 * i).toShort; i += 1 }
       out
     case c: ConstantValues if c.scalar != null => Array.fill(n)(toLevels(c.scalar, 1, ref)(0))
-    case other => throw ref.corrupt(s"levels must decode to 16-bit values, got ${other.getClass.getSimpleName}")
+    case other =>
+      throw ref.corrupt(s"levels must decode to 16-bit values, got ${other.getClass.getSimpleName}")
   }
 
   /** Offsets (32 or 64-bit fixed values) as longs. */
@@ -282,7 +334,8 @@ private[structural] object Codecs {
       val s = fixedSlice(c.scalar, w, ref); val out = new Array[Byte](c.count * w); var i = 0
       while (i < c.count) { System.arraycopy(s.a, s.off, out, i * w, w); i += 1 }
       Slice.of(out)
-    case other => throw ref.corrupt(s"expected $w-byte values, decoded ${other.getClass.getSimpleName}")
+    case other =>
+      throw ref.corrupt(s"expected $w-byte values, decoded ${other.getClass.getSimpleName}")
   }
 
   /** Wraps flattened items into nested fixed-size lists, outermost dimension first. */

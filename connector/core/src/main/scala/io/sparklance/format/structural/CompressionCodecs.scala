@@ -13,7 +13,10 @@ private[structural] final class BssMini(w: Int, ref: PageRef) extends MiniBlockC
   def numBuffers = 1
   def decode(bufs: Array[Slice], n: Int): Values = {
     val b = bufs(0)
-    ref.check(b.len.toLong >= n.toLong * w, s"byte-stream-split buffer of ${b.len} bytes for $n values")
+    ref.check(
+      b.len.toLong >= n.toLong * w,
+      s"byte-stream-split buffer of ${b.len} bytes for $n values"
+    )
     val out = new Array[Byte](n * w)
     var k = 0
     while (k < w) {
@@ -26,7 +29,8 @@ private[structural] final class BssMini(w: Int, ref: PageRef) extends MiniBlockC
 }
 
 /** General compression of buffer 0 of each chunk. */
-private[structural] final class GeneralMini(scheme: Int, inner: MiniBlockCodec, ref: PageRef) extends MiniBlockCodec {
+private[structural] final class GeneralMini(scheme: Int, inner: MiniBlockCodec, ref: PageRef)
+    extends MiniBlockCodec {
   def numBuffers: Int = inner.numBuffers
   def decode(bufs: Array[Slice], n: Int): Values = {
     val b = bufs(0)
@@ -36,26 +40,35 @@ private[structural] final class GeneralMini(scheme: Int, inner: MiniBlockCodec, 
   }
 }
 
-private[structural] final class GeneralBlock(scheme: Int, inner: BlockCodec, ref: PageRef) extends BlockCodec {
+private[structural] final class GeneralBlock(scheme: Int, inner: BlockCodec, ref: PageRef)
+    extends BlockCodec {
   def decode(buf: Slice, n: Int): Values =
-    inner.decode(Slice.of(GeneralCompression.decompress(scheme, buf.a, buf.off, buf.len, ref.toString)), n)
+    inner.decode(
+      Slice.of(GeneralCompression.decompress(scheme, buf.a, buf.off, buf.len, ref.toString)),
+      n
+    )
 }
 
 /** Each value separately compressed (LZ4 or ZSTD with their length prefixes); empty stays empty. */
-private[structural] final class GeneralPerValue(scheme: Int, ref: PageRef) extends VarPerValueCodec {
+private[structural] final class GeneralPerValue(scheme: Int, ref: PageRef)
+    extends VarPerValueCodec {
   def decode(raw: VarValues): Values = {
     val n = raw.count
     val parts = new Array[Array[Byte]](n)
     var total = 0L; var i = 0
     while (i < n) {
       val s = raw.offsets(raw.offOff + i); val e = raw.offsets(raw.offOff + i + 1)
-      parts(i) = if (e == s) Array.emptyByteArray else GeneralCompression.decompress(scheme, raw.data, s, e - s, ref.toString)
+      parts(i) = if (e == s) Array.emptyByteArray
+      else GeneralCompression.decompress(scheme, raw.data, s, e - s, ref.toString)
       total += parts(i).length; i += 1
     }
     ref.check(total < Int.MaxValue - 16, "decompressed values exceed 2 GiB")
     val data = new Array[Byte](total.toInt); val offs = new Array[Int](n + 1)
     i = 0; var o = 0
-    while (i < n) { System.arraycopy(parts(i), 0, data, o, parts(i).length); o += parts(i).length; offs(i + 1) = o; i += 1 }
+    while (i < n) {
+      System.arraycopy(parts(i), 0, data, o, parts(i).length); o += parts(i).length;
+      offs(i + 1) = o; i += 1
+    }
     new VarValues(n, offs, 0, data)
   }
 }

@@ -11,22 +11,41 @@ import io.sparklance.proto.EncodingsV21Protos.{CompressiveEncoding, ConstantLayo
  * u16 next to a scalar; possibly compressed (`rep_compression`) on all-null pages.
  */
 private[structural] final class ConstantPage(
-    io: PageIO, layout: ConstantLayout, layers: Layers, defMap: Array[Short], pageMaxVisibleDef: Int,
-    leafKind: ValuesBuilder, isBool: Boolean, numRows: Long, rowFrom: Long, rowUntil: Long, ref: PageRef)
-  extends LevelPage(layers, defMap, pageMaxVisibleDef, ref) {
+    io: PageIO,
+    layout: ConstantLayout,
+    layers: Layers,
+    defMap: Array[Short],
+    pageMaxVisibleDef: Int,
+    leafKind: ValuesBuilder,
+    isBool: Boolean,
+    numRows: Long,
+    rowFrom: Long,
+    rowUntil: Long,
+    ref: PageRef
+) extends LevelPage(layers, defMap, pageMaxVisibleDef, ref) {
 
   private val nb = io.numBuffers
   private val inline = layout.hasInlineValue
   private val hasScalar = inline || nb == 1 || nb == 3
   ref.check(nb <= 3, s"constant page with $nb buffers")
-  ref.check(!(inline && (nb == 1 || nb == 3)), s"constant page with an inline value and $nb buffers")
+  ref.check(
+    !(inline && (nb == 1 || nb == 3)),
+    s"constant page with an inline value and $nb buffers"
+  )
 
-  private val scalar: Values = if (!hasScalar) null else if (inline) fixedScalar(Slice.of(layout.getInlineValue.toByteArray)) else bufferScalar(io.buffer(0))
+  private val scalar: Values = if (!hasScalar) null
+  else if (inline) fixedScalar(Slice.of(layout.getInlineValue.toByteArray))
+  else bufferScalar(io.buffer(0))
 
   private def fixedScalar(s: Slice): Values = leafKind match {
     case f: FixedBuilder =>
-      if (isBool) { ref.check(s.len >= 1, "empty bool constant"); new FixedValues(1, 1, Array((s.a(s.off) & 1).toByte), 0) }
-      else { ref.check(s.len == f.width, s"constant of ${s.len} bytes for a ${f.width}-byte type"); new FixedValues(1, f.width, s.a, s.off) }
+      if (isBool) {
+        ref.check(s.len >= 1, "empty bool constant");
+        new FixedValues(1, 1, Array((s.a(s.off) & 1).toByte), 0)
+      } else {
+        ref.check(s.len == f.width, s"constant of ${s.len} bytes for a ${f.width}-byte type");
+        new FixedValues(1, f.width, s.a, s.off)
+      }
     case _: VarBuilder => new VarValues(1, Array(s.off, s.off + s.len), 0, s.a)
     case other => throw ref.unsupported(s"constant value for ${other.getClass.getSimpleName}")
   }
@@ -34,10 +53,16 @@ private[structural] final class ConstantPage(
   private def bufferScalar(b: Slice): Values = {
     ref.check(b.len >= 4, "constant value buffer has no header")
     val count = LE.i32(b.a, b.off)
-    ref.check(count >= 1 && count <= 8 && b.len >= 4 + 4 * count, s"constant value buffer declares $count buffers")
+    ref.check(
+      count >= 1 && count <= 8 && b.len >= 4 + 4 * count,
+      s"constant value buffer declares $count buffers"
+    )
     val lens = Array.tabulate(count)(k => LE.i32(b.a, b.off + 4 + 4 * k))
     val starts = lens.scanLeft(b.off + 4 + 4 * count)(_ + _)
-    ref.check(lens.forall(_ >= 0) && starts(count) == b.end, "constant value buffer lengths do not add up")
+    ref.check(
+      lens.forall(_ >= 0) && starts(count) == b.end,
+      "constant value buffer lengths do not add up"
+    )
     leafKind match {
       case _: VarBuilder if count == 2 =>
         val ow = lens(0) / 2
@@ -66,16 +91,33 @@ private[structural] final class ConstantPage(
     val first = if (hasScalar && !inline) 1 else 0
     if (nb - first < 2) (null, null)
     else if (hasScalar) (levels(first, None, 0), levels(first + 1, None, 0))
-    else (levels(0, if (layout.hasRepCompression) Some(layout.getRepCompression) else None, layout.getNumRepValues),
-      levels(1, if (layout.hasDefCompression) Some(layout.getDefCompression) else None, layout.getNumDefValues))
+    else (
+      levels(
+        0,
+        if (layout.hasRepCompression) Some(layout.getRepCompression) else None,
+        layout.getNumRepValues
+      ),
+      levels(
+        1,
+        if (layout.hasDefCompression) Some(layout.getDefCompression) else None,
+        layout.getNumDefValues
+      )
+    )
   }
-  ref.check(rep == null || defs == null || rep.length == defs.length, s"constant page has ${rep.length} rep but ${defs.length} def levels")
+  ref.check(
+    rep == null || defs == null || rep.length == defs.length,
+    s"constant page has ${rep.length} rep but ${defs.length} def levels"
+  )
 
-  private val nLevels = if (rep != null) rep.length else if (defs != null) defs.length else numRows.toInt
+  private val nLevels =
+    if (rep != null) rep.length else if (defs != null) defs.length else numRows.toInt
   // All-null pages without levels: every row is a null leaf item, outer layers valid.
   private val allNullDefs: Array[Short] =
     if (hasScalar || defs != null || rep != null) null
-    else { val d = new Array[Short](nLevels); java.util.Arrays.fill(d, defMap.indexOf(layers.nullLevel(0).toShort).max(1).toShort); d }
+    else {
+      val d = new Array[Short](nLevels);
+      java.util.Arrays.fill(d, defMap.indexOf(layers.nullLevel(0).toShort).max(1).toShort); d
+    }
   private val pageDefs = if (allNullDefs != null) allNullDefs else defs
   private val visible = if (pageDefs == null) nLevels else pageDefs.count(_ <= pageMaxVisibleDef)
 

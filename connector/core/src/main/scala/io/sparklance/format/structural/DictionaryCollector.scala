@@ -15,6 +15,7 @@ import io.sparklance.format._
 private[structural] final class DictionaryCollector {
   private var ids = new Array[Int](1024)
   private var n = 0
+
   /** The dictionaries of this batch in order of first use, as decoded values and as entries. */
   private val sources = scala.collection.mutable.ArrayBuffer[VarValues]()
   private val dicts = scala.collection.mutable.ArrayBuffer[StringDictionary]()
@@ -28,16 +29,19 @@ private[structural] final class DictionaryCollector {
   def size: Int = n
 
   private def ensure(more: Int): Unit =
-    if (n + more > ids.length) ids = java.util.Arrays.copyOf(ids, math.max(n + more, ids.length * 2))
+    if (n + more > ids.length)
+      ids = java.util.Arrays.copyOf(ids, math.max(n + more, ids.length * 2))
 
   /** Appends the ids of values [from, until) of `d`, whose dictionary is `dict`. */
   def append(d: DictValues, dict: VarValues, from: Int, until: Int): Unit = {
     var j = sources.indexWhere(_ eq dict)
     if (j < 0) {
-      val sd = if (dict eq lastSource) lastDict else { lastSource = dict; lastDict = toDictionary(dict); lastDict }
+      val sd = if (dict eq lastSource) lastDict
+      else { lastSource = dict; lastDict = toDictionary(dict); lastDict }
       sources += dict; dicts += sd; bases += entries.toInt
       entries += sd.size
-      if (entries > Int.MaxValue - 16) throw new IllegalStateException(s"$entries dictionary entries in one batch")
+      if (entries > Int.MaxValue - 16)
+        throw new IllegalStateException(s"$entries dictionary entries in one batch")
       j = sources.length - 1
     }
     val base = bases(j)
@@ -50,7 +54,9 @@ private[structural] final class DictionaryCollector {
   }
 
   /** `k` slots whose rows are null (id 0). */
-  def appendPlaceholders(k: Int): Unit = { ensure(k); java.util.Arrays.fill(ids, n, n + k, 0); n += k }
+  def appendPlaceholders(k: Int): Unit = {
+    ensure(k); java.util.Arrays.fill(ids, n, n + k, 0); n += k
+  }
 
   /**
    * The batch as a [[DictionaryArray]], or null when it should be plain bytes: no dictionary
@@ -66,7 +72,11 @@ private[structural] final class DictionaryCollector {
     if (dicts.isEmpty || entries == 0) new ConstantValues(n, null)
     else {
       val v = merged.values
-      new DictValues(n, java.util.Arrays.copyOf(ids, n), new VarValues(v.length, v.offsets, 0, v.data))
+      new DictValues(
+        n,
+        java.util.Arrays.copyOf(ids, n),
+        new VarValues(v.length, v.offsets, 0, v.data)
+      )
     }
 
   /** The batch's dictionaries as one, in the order `bases` numbers them (concat keeps that order). */
@@ -85,6 +95,11 @@ private[structural] final class DictionaryCollector {
     val offsets = new Array[Int](count + 1)
     var i = 0
     while (i <= count) { offsets(i) = v.offsets(v.offOff + i) - start; i += 1 }
-    new StringDictionary(new VarBinaryArray(count, null, offsets, java.util.Arrays.copyOfRange(v.data, start, end)))
+    new StringDictionary(new VarBinaryArray(
+      count,
+      null,
+      offsets,
+      java.util.Arrays.copyOfRange(v.data, start, end)
+    ))
   }
 }

@@ -11,25 +11,39 @@ import io.sparklance.proto.EncodingsV21Protos.FullZipLayout
  * of the rows in buffer 0, so exactly the bytes of the opened rows are read.
  */
 private[structural] final class FullZipPage(
-    io: PageIO, layout: FullZipLayout, layers: Layers, defMap: Array[Short], pageMaxVisibleDef: Int,
-    numRows: Long, rowFrom: Long, rowUntil: Long, ref: PageRef)
-  extends LevelPage(layers, defMap, pageMaxVisibleDef, ref) {
+    io: PageIO,
+    layout: FullZipLayout,
+    layers: Layers,
+    defMap: Array[Short],
+    pageMaxVisibleDef: Int,
+    numRows: Long,
+    rowFrom: Long,
+    rowUntil: Long,
+    ref: PageRef
+) extends LevelPage(layers, defMap, pageMaxVisibleDef, ref) {
 
   private val bitsRep = layout.getBitsRep
   private val bitsDef = layout.getBitsDef
   ref.check(bitsRep <= 16 && bitsDef <= 16, s"control word of $bitsRep+$bitsDef bits")
-  private val cw = if (bitsRep + bitsDef == 0) 0 else if (bitsRep + bitsDef <= 8) 1 else if (bitsRep + bitsDef <= 16) 2 else 4
+  private val cw = if (bitsRep + bitsDef == 0) 0
+  else if (bitsRep + bitsDef <= 8) 1
+  else if (bitsRep + bitsDef <= 16) 2
+  else 4
   private val defMask = (1 << bitsDef) - 1
   private val variable = layout.hasBitsPerOffset
-  private val fixedCodec = if (variable) null else Codecs.fixedPerValue(layout.getValueCompression, ref)
+  private val fixedCodec =
+    if (variable) null else Codecs.fixedPerValue(layout.getValueCompression, ref)
   private val varCodec = if (variable) Codecs.varPerValue(layout.getValueCompression, ref) else null
   private val lenBytes = if (variable) {
     val b = layout.getBitsPerOffset
     ref.check(b == 8 || b == 16 || b == 32 || b == 64, s"full-zip length prefix of $b bits"); b / 8
   } else 0
-  private val valueBytes = if (variable) 0 else {
-    ref.check(layout.getBitsPerValue == fixedCodec.bytesPerValue * 8L,
-      s"full-zip values of ${layout.getBitsPerValue} bits but the encoding gives ${fixedCodec.bytesPerValue * 8}")
+  private val valueBytes = if (variable) 0
+  else {
+    ref.check(
+      layout.getBitsPerValue == fixedCodec.bytesPerValue * 8L,
+      s"full-zip values of ${layout.getBitsPerValue} bits but the encoding gives ${fixedCodec.bytesPerValue * 8}"
+    )
     fixedCodec.bytesPerValue
   }
 
@@ -46,8 +60,14 @@ private[structural] final class FullZipPage(
       ref.check(w == 1 || w == 2 || w == 4 || w == 8, s"repetition index entries of $w bytes")
       (io.range(1, rowFrom * w, (rowUntil - rowFrom + 1) * w), w)
     } else {
-      ref.check(layers.maxRep == 0 && !variable, "a repeated or variable-width full-zip page needs a repetition index")
-      ref.check(stride * numRows <= io.bufferSize(0), s"data buffer of ${io.bufferSize(0)} bytes for $numRows rows of $stride bytes")
+      ref.check(
+        layers.maxRep == 0 && !variable,
+        "a repeated or variable-width full-zip page needs a repetition index"
+      )
+      ref.check(
+        stride * numRows <= io.bufferSize(0),
+        s"data buffer of ${io.bufferSize(0)} bytes for $numRows rows of $stride bytes"
+      )
       (null, 0)
     }
 
@@ -59,7 +79,10 @@ private[structural] final class FullZipPage(
   private val totalRows = (rowUntil - rowFrom).toInt
   locally {
     val a = rowStart(0); val b = rowStart(totalRows)
-    ref.check(a >= 0 && a <= b && b <= io.bufferSize(0), s"repetition index range [$a, $b) exceeds the data buffer")
+    ref.check(
+      a >= 0 && a <= b && b <= io.bufferSize(0),
+      s"repetition index range [$a, $b) exceeds the data buffer"
+    )
   }
 
   // The opened range is read in windows of whole rows of about WindowBytes each, not at once:
@@ -74,7 +97,10 @@ private[structural] final class FullZipPage(
     val first = nextRow
     val from = rowStart(first)
     var last = first + 1
-    if (index == null) last = math.min(totalRows.toLong, first + math.max(1L, FullZipPage.WindowBytes / math.max(1L, stride))).toInt
+    if (index == null) last = math.min(
+      totalRows.toLong,
+      first + math.max(1L, FullZipPage.WindowBytes / math.max(1L, stride))
+    ).toInt
     else while (last < totalRows && rowStart(last + 1) - from <= FullZipPage.WindowBytes) last += 1
     nextRow = last
     val until = rowStart(last)
@@ -85,9 +111,16 @@ private[structural] final class FullZipPage(
   /** Levels and values of `rows` whole rows zipped in `b`. */
   private def unzip(b: Slice, rows: Int): Chunk = {
     val a = b.a; val end = b.end
-    if (cw == 0 && !variable) return new Chunk(null, null, rows, fixedCodec.decode(b, rows)) // no levels: the bytes are the values
+    if (cw == 0 && !variable)
+      return new Chunk(
+        null,
+        null,
+        rows,
+        fixedCodec.decode(b, rows)
+      ) // no levels: the bytes are the values
     var rep = new Array[Short](1024); var defs = new Array[Short](1024); var n = 0
-    val vals = if (variable) null else new Array[Byte](b.len) // values never outnumber the window's bytes
+    val vals =
+      if (variable) null else new Array[Byte](b.len) // values never outnumber the window's bytes
     var offs = if (variable) new Array[Int](1025) else null
     var nv = 0
     var p = b.off
@@ -99,7 +132,9 @@ private[structural] final class FullZipPage(
         val word = LE.uint(a, p, cw).toInt; p += cw
         r = word >>> bitsDef; d = word & defMask
       }
-      if (n == rep.length) { rep = java.util.Arrays.copyOf(rep, n * 2); defs = java.util.Arrays.copyOf(defs, n * 2) }
+      if (n == rep.length) {
+        rep = java.util.Arrays.copyOf(rep, n * 2); defs = java.util.Arrays.copyOf(defs, n * 2)
+      }
       rep(n) = r.toShort; defs(n) = d.toShort; n += 1
       val visible = d <= pageMaxVisibleDef
       if (visible) {
@@ -120,12 +155,16 @@ private[structural] final class FullZipPage(
     }
     // A window must hold exactly its rows, starting at a row: otherwise a corrupt repetition
     // index would shift rows silently from one window to the next.
-    val starts = if (bitsRep == 0) n else {
+    val starts = if (bitsRep == 0) n
+    else {
       var k = 0; var i = 0; val m = layers.maxRep
       while (i < n) { if (rep(i) == m) k += 1; i += 1 }
       if (n > 0 && rep(0) != m) -1 else k
     }
-    ref.check(starts == rows, s"a window the repetition index gives $rows rows holds ${math.max(starts, 0)} row starts")
+    ref.check(
+      starts == rows,
+      s"a window the repetition index gives $rows rows holds ${math.max(starts, 0)} row starts"
+    )
     val values =
       if (variable) varCodec.decode(new VarValues(nv, offs, 0, varBytes))
       else fixedCodec.decode(new Slice(vals, 0, nv * valueBytes), nv)
@@ -142,7 +181,8 @@ private[structural] final class FullZipPage(
       val t = math.min(left, rowsLeftIn(cur)); walk(t, null); left -= t
     }
     if (left > 0) {
-      if (left > totalRows - nextRow) throw ref.corrupt(s"page ends ${left - (totalRows - nextRow)} rows early")
+      if (left > totalRows - nextRow)
+        throw ref.corrupt(s"page ends ${left - (totalRows - nextRow)} rows early")
       nextRow += left; cur = null
     }
   }
@@ -157,6 +197,7 @@ private[structural] final class FullZipPage(
 }
 
 private[structural] object FullZipPage {
+
   /** Bytes of buffer 0 read and unzipped at a time (at least one row). */
   val WindowBytes: Long = 4L << 20
 }

@@ -15,8 +15,10 @@ private[structural] final class LeafBatch(val layers: Layers, val values: Values
 
   private def ensure(more: Int): Unit = {
     val need = n + more
-    if (rep != null && need > rep.length) rep = java.util.Arrays.copyOf(rep, math.max(need, rep.length * 2))
-    if (defs != null && need > defs.length) defs = java.util.Arrays.copyOf(defs, math.max(need, defs.length * 2))
+    if (rep != null && need > rep.length)
+      rep = java.util.Arrays.copyOf(rep, math.max(need, rep.length * 2))
+    if (defs != null && need > defs.length)
+      defs = java.util.Arrays.copyOf(defs, math.max(need, defs.length * 2))
   }
   private def materializeDefs(more: Int): Unit =
     if (defs == null) defs = new Array[Short](math.max(n + more, 1024))
@@ -25,7 +27,13 @@ private[structural] final class LeafBatch(val layers: Layers, val values: Values
    * Appends levels [from, until): `r` (or null: every level starts a row), page def levels
    * `d` translated through `defMap` (or null: all valid).
    */
-  def appendLevels(r: Array[Short], d: Array[Short], defMap: Array[Short], from: Int, until: Int): Unit = {
+  def appendLevels(
+      r: Array[Short],
+      d: Array[Short],
+      defMap: Array[Short],
+      from: Int,
+      until: Int
+  ): Unit = {
     val k = until - from
     if (k <= 0) return
     if (d != null && defs == null) {

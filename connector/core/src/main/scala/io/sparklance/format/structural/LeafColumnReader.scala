@@ -12,8 +12,17 @@ import scala.jdk.CollectionConverters._
  * chunk between batches so consecutive `read` calls continue where the last stopped.
  */
 private[structural] final class LeafColumnReader(
-    container: FileContainer, column: Int, fieldName: String, fieldId: Int, val layers: Layers,
-    val batch: LeafBatch, isBool: Boolean, minor: Int, startRow0: Long, endRow0: Long) {
+    container: FileContainer,
+    column: Int,
+    fieldName: String,
+    fieldId: Int,
+    val layers: Layers,
+    val batch: LeafBatch,
+    isBool: Boolean,
+    minor: Int,
+    startRow0: Long,
+    endRow0: Long
+) {
 
   // Under fixed-size lists of structs the column's pages count level rows: itemsPerRow per row.
   private val perRow = layers.itemsPerRow
@@ -23,7 +32,10 @@ private[structural] final class LeafColumnReader(
   private val pages = meta.getPagesList.asScala.toArray
   private val pageStart: Array[Long] = pages.scanLeft(0L)(_ + _.getLength)
   private val columnRef = new PageRef(container.path, column, fieldName, fieldId, -1)
-  columnRef.check(pageStart.last >= endRow, s"column pages hold ${pageStart.last} rows but rows up to $endRow were requested")
+  columnRef.check(
+    pageStart.last >= endRow,
+    s"column pages hold ${pageStart.last} rows but rows up to $endRow were requested"
+  )
 
   private var pageIdx = {
     var p = 0
@@ -60,7 +72,9 @@ private[structural] final class LeafColumnReader(
   def skip(n: Int): Unit = {
     val k = n.toLong * perRow
     if (n < 0 || pos + k > endRow)
-      throw new IllegalArgumentException(s"asked to skip $n rows of column $column of ${container.path} but only ${(endRow - pos) / perRow} remain")
+      throw new IllegalArgumentException(
+        s"asked to skip $n rows of column $column of ${container.path} but only ${(endRow - pos) / perRow} remain"
+      )
     if (decoder != null && k < left) {
       guarded(decoder.skip(k.toInt))
       left -= k
@@ -78,11 +92,12 @@ private[structural] final class LeafColumnReader(
    * never as a raw runtime exception.
    */
   private def guarded[T](body: => T): T =
-    try body catch {
+    try body
+    catch {
       case e: io.sparklance.LanceException => throw e
       case e @ (_: IndexOutOfBoundsException | _: NegativeArraySizeException | _: ArithmeticException |
-                _: IllegalArgumentException | _: IllegalStateException | _: NullPointerException |
-                _: ClassCastException | _: java.nio.BufferUnderflowException | _: OutOfMemoryError) =>
+          _: IllegalArgumentException | _: IllegalStateException | _: NullPointerException |
+          _: ClassCastException | _: java.nio.BufferUnderflowException | _: OutOfMemoryError) =>
         throw new PageRef(container.path, column, fieldName, fieldId, math.max(0, pageIdx - 1))
           .corrupt(s"page does not decode (${e.getClass.getSimpleName}: ${e.getMessage})", e)
     }
@@ -107,10 +122,14 @@ private[structural] object PageDecoders {
     ref.check(p.hasEncoding && p.getEncoding.hasDirect, "page encoding is not a direct encoding")
     try {
       val any = com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding)
-      ref.check(any.getTypeUrl.endsWith(PageLayoutUrl), s"page encoding is ${any.getTypeUrl}, not a 2.1+ PageLayout")
+      ref.check(
+        any.getTypeUrl.endsWith(PageLayoutUrl),
+        s"page encoding is ${any.getTypeUrl}, not a 2.1+ PageLayout"
+      )
       PageLayout.parseFrom(any.getValue)
     } catch {
-      case e: com.google.protobuf.InvalidProtocolBufferException => throw ref.corrupt(s"page encoding does not decode: ${e.getMessage}", e)
+      case e: com.google.protobuf.InvalidProtocolBufferException =>
+        throw ref.corrupt(s"page encoding does not decode: ${e.getMessage}", e)
     }
   }
 
@@ -128,18 +147,44 @@ private[structural] object PageDecoders {
     s
   }
 
-  def open(container: FileContainer, p: File2Protos.ColumnMetadata.Page, minor: Int, layers: Layers,
-      leafKind: ValuesBuilder, isBool: Boolean, from: Long, until: Long, ref: PageRef): PageDecoder = {
+  def open(
+      container: FileContainer,
+      p: File2Protos.ColumnMetadata.Page,
+      minor: Int,
+      layers: Layers,
+      leafKind: ValuesBuilder,
+      isBool: Boolean,
+      from: Long,
+      until: Long,
+      ref: PageRef
+  ): PageDecoder = {
     val l = layout(p, ref)
-    ref.check(p.getBufferOffsetsCount == p.getBufferSizesCount, "page buffer offsets and sizes differ in count")
-    val io = new PageIO(container, p.getBufferOffsetsList.asScala.map(_.longValue).toArray,
-      p.getBufferSizesList.asScala.map(_.longValue).toArray, ref)
+    ref.check(
+      p.getBufferOffsetsCount == p.getBufferSizesCount,
+      "page buffer offsets and sizes differ in count"
+    )
+    val io = new PageIO(
+      container,
+      p.getBufferOffsetsList.asScala.map(_.longValue).toArray,
+      p.getBufferSizesList.asScala.map(_.longValue).toArray,
+      ref
+    )
     openLayout(l, io, p.getLength, minor, layers, leafKind, isBool, from, until, ref)
   }
 
   /** Opens page layout `l` (a page's own, or the inner layout of a blob page) over its buffers `io`. */
-  def openLayout(l: PageLayout, io: PageIO, rows: Long, minor: Int, layers: Layers, leafKind: ValuesBuilder,
-      isBool: Boolean, from: Long, until: Long, ref: PageRef): PageDecoder = {
+  def openLayout(
+      l: PageLayout,
+      io: PageIO,
+      rows: Long,
+      minor: Int,
+      layers: Layers,
+      leafKind: ValuesBuilder,
+      isBool: Boolean,
+      from: Long,
+      until: Long,
+      ref: PageRef
+  ): PageDecoder = {
     def prep(ls: java.util.List[RepDefLayer]) = {
       val arr = ls.asScala.toArray
       (layers.pageDefMap(arr, ref), maxVisible(arr))

@@ -5,7 +5,12 @@ package io.sparklance.format.structural
  * constant page. `defs` are in the page's own numbering. Cursor fields track how far a scan
  * has consumed it.
  */
-private[structural] final class Chunk(val rep: Array[Short], val defs: Array[Short], val nLevels: Int, val values: Values) {
+private[structural] final class Chunk(
+    val rep: Array[Short],
+    val defs: Array[Short],
+    val nLevels: Int,
+    val values: Values
+) {
   var pos = 0
   var item = 0
   def exhausted: Boolean = pos >= nLevels
@@ -13,8 +18,10 @@ private[structural] final class Chunk(val rep: Array[Short], val defs: Array[Sho
 
 /** Sequential decoding of one page over a row range fixed when it was opened. */
 private[structural] abstract class PageDecoder {
+
   /** Appends the next `k` rows of this page to `out`. */
   def read(k: Int, out: LeafBatch): Unit
+
   /** Moves past the next `k` rows, fewer than the page has left. */
   def skip(k: Int): Unit
 }
@@ -25,13 +32,18 @@ private[structural] abstract class PageDecoder {
  * from definition levels (def <= max visible def owns a value slot), and rows may continue
  * from one chunk into the next.
  */
-private[structural] abstract class LevelPage(val layers: Layers, val defMap: Array[Short], val pageMaxVisibleDef: Int,
-    val ref: PageRef) extends PageDecoder {
+private[structural] abstract class LevelPage(
+    val layers: Layers,
+    val defMap: Array[Short],
+    val pageMaxVisibleDef: Int,
+    val ref: PageRef
+) extends PageDecoder {
   private val maxRep = layers.maxRep
   protected var cur: Chunk = null
 
   /** The next chunk of the opened range, or null at its end. */
   protected def nextChunk(): Chunk
+
   /** Whether the chunk after the current one starts with levels continuing the current row. */
   protected def nextChunkContinuesRow: Boolean
 
@@ -47,7 +59,9 @@ private[structural] abstract class LevelPage(val layers: Layers, val defMap: Arr
 
   private def take(c: Chunk, until: Int, out: LeafBatch): Unit = {
     val vis = visibleIn(c, c.pos, until)
-    if (c.item + vis > c.values.count) throw ref.corrupt(s"levels reference ${c.item + vis} values but the chunk holds ${c.values.count}")
+    if (c.item + vis > c.values.count) throw ref.corrupt(
+      s"levels reference ${c.item + vis} values but the chunk holds ${c.values.count}"
+    )
     if (out != null) {
       out.appendLevels(c.rep, c.defs, defMap, c.pos, until)
       out.values.append(c.values, c.item, c.item + vis)
@@ -60,7 +74,9 @@ private[structural] abstract class LevelPage(val layers: Layers, val defMap: Arr
     if (maxRep == 0) {
       var left = k
       while (left > 0) {
-        if (cur == null || cur.exhausted) { cur = nextChunk(); if (cur == null) throw ref.corrupt(s"page ends $left rows early") }
+        if (cur == null || cur.exhausted) {
+          cur = nextChunk(); if (cur == null) throw ref.corrupt(s"page ends $left rows early")
+        }
         val t = math.min(left, cur.nLevels - cur.pos)
         take(cur, cur.pos + t, out); left -= t
       }

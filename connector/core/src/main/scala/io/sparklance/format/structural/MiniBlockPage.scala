@@ -16,20 +16,33 @@ import scala.jdk.CollectionConverters._
  * scan never decodes from the page start to skip rows.
  */
 private[structural] final class MiniBlockPage(
-    io: PageIO, layout: MiniBlockLayout, minor: Int, layers: Layers, defMap: Array[Short], pageMaxVisibleDef: Int,
-    numRows: Long, rowFrom: Long, rowUntil: Long, ref: PageRef)
-  extends LevelPage(layers, defMap, pageMaxVisibleDef, ref) {
+    io: PageIO,
+    layout: MiniBlockLayout,
+    minor: Int,
+    layers: Layers,
+    defMap: Array[Short],
+    pageMaxVisibleDef: Int,
+    numRows: Long,
+    rowFrom: Long,
+    rowUntil: Long,
+    ref: PageRef
+) extends LevelPage(layers, defMap, pageMaxVisibleDef, ref) {
 
   private val large = layout.getHasLargeChunk
-  if (minor >= 2) ref.check(large, "a 2.2 mini-block page must use the u32 chunk grammar (has_large_chunk)")
+  if (minor >= 2)
+    ref.check(large, "a 2.2 mini-block page must use the u32 chunk grammar (has_large_chunk)")
   else ref.check(!large, "a 2.1 mini-block page cannot use the u32 chunk grammar (has_large_chunk)")
 
   private val numBuffers = layout.getNumBuffers.toInt
-  private val repCodec = if (layout.hasRepCompression) Codecs.block(layout.getRepCompression, ref) else null
-  private val defCodec = if (layout.hasDefCompression) Codecs.block(layout.getDefCompression, ref) else null
+  private val repCodec =
+    if (layout.hasRepCompression) Codecs.block(layout.getRepCompression, ref) else null
+  private val defCodec =
+    if (layout.hasDefCompression) Codecs.block(layout.getDefCompression, ref) else null
   private val valueCodec = Codecs.miniBlock(layout.getValueCompression, ref)
-  ref.check(valueCodec.numBuffers == numBuffers || layout.hasDictionary && numBuffers >= 1,
-    s"page declares $numBuffers value buffers but its encoding uses ${valueCodec.numBuffers}")
+  ref.check(
+    valueCodec.numBuffers == numBuffers || layout.hasDictionary && numBuffers >= 1,
+    s"page declares $numBuffers value buffers but its encoding uses ${valueCodec.numBuffers}"
+  )
   private val numItems = layout.getNumItems
   private val depth = layout.getRepetitionIndexDepth
 
@@ -57,7 +70,10 @@ private[structural] final class MiniBlockPage(
     }
     chunkMeta = null
     ref.check(numChunks > 0 || numItems == 0, "page has values but no chunks")
-    ref.check(chunkStart(numChunks) <= io.bufferSize(1), s"chunks span ${chunkStart(numChunks)} bytes but the data buffer has ${io.bufferSize(1)}")
+    ref.check(
+      chunkStart(numChunks) <= io.bufferSize(1),
+      s"chunks span ${chunkStart(numChunks)} bytes but the data buffer has ${io.bufferSize(1)}"
+    )
   }
 
   private val dictionary: Values =
@@ -75,11 +91,15 @@ private[structural] final class MiniBlockPage(
     else {
       val ri = io.buffer(io.numBuffers - 1)
       val stride = (depth + 1) * 8
-      ref.check(ri.len == numChunks.toLong * stride, s"repetition index of ${ri.len} bytes for $numChunks chunks of depth $depth")
+      ref.check(
+        ri.len == numChunks.toLong * stride,
+        s"repetition index of ${ri.len} bytes for $numChunks chunks of depth $depth"
+      )
       val starts = new Array[Long](numChunks + 1); val tr = new Array[Boolean](numChunks)
       var pre = false; var i = 0
       while (i < numChunks) {
-        val ends = LE.i64(ri.a, ri.off + i * stride); val partial = LE.i64(ri.a, ri.off + i * stride + 8)
+        val ends = LE.i64(ri.a, ri.off + i * stride);
+        val partial = LE.i64(ri.a, ri.off + i * stride + 8)
         tr(i) = partial > 0
         starts(i + 1) = starts(i) + ends + (if (tr(i)) 1 else 0) - (if (pre) 1 else 0)
         pre = tr(i); i += 1
@@ -104,7 +124,8 @@ private[structural] final class MiniBlockPage(
   // The chunk range this scan needs, and the bytes of it.
   private val (firstChunk, lastChunk): (Int, Int) =
     if (numChunks == 0) (0, -1)
-    else if (layers.maxRep == 0) (chunkOfItem(rowFrom), chunkOfItem(math.max(rowFrom, rowUntil - 1)))
+    else if (layers.maxRep == 0)
+      (chunkOfItem(rowFrom), chunkOfItem(math.max(rowFrom, rowUntil - 1)))
     else if (rowStarts == null) (0, numChunks - 1)
     else {
       var last = chunkOfRow(math.max(rowFrom, rowUntil - 1))
@@ -115,6 +136,7 @@ private[structural] final class MiniBlockPage(
     if (lastChunk < firstChunk) null
     else io.range(1, chunkStart(firstChunk), chunkStart(lastChunk + 1) - chunkStart(firstChunk))
   private var nextIdx = firstChunk
+
   /** Page row the cursor stands on. */
   private var rowPos = rowFrom
 
@@ -163,14 +185,19 @@ private[structural] final class MiniBlockPage(
     if (p + 2 > end) throw truncated(i, size)
     val declared = LE.u16(a, p); p += 2
     var repSize = -1; var defSize = -1
-    if (repCodec != null) { if (p + 2 > end) throw truncated(i, size); repSize = LE.u16(a, p); p += 2 }
-    if (defCodec != null) { if (p + 2 > end) throw truncated(i, size); defSize = LE.u16(a, p); p += 2 }
+    if (repCodec != null) {
+      if (p + 2 > end) throw truncated(i, size); repSize = LE.u16(a, p); p += 2
+    }
+    if (defCodec != null) {
+      if (p + 2 > end) throw truncated(i, size); defSize = LE.u16(a, p); p += 2
+    }
     val sizes = new Array[Int](numBuffers)
     var b = 0
     while (b < numBuffers) {
       if (large) {
         if (p + 4 > end) throw truncated(i, size)
-        val s = LE.u32(a, p); if (s >= Int.MaxValue) throw ref.corrupt("huge chunk buffer"); sizes(b) = s.toInt; p += 4
+        val s = LE.u32(a, p); if (s >= Int.MaxValue) throw ref.corrupt("huge chunk buffer");
+        sizes(b) = s.toInt; p += 4
       } else { if (p + 2 > end) throw truncated(i, size); sizes(b) = LE.u16(a, p); p += 2 }
       b += 1
     }
@@ -188,12 +215,15 @@ private[structural] final class MiniBlockPage(
     b = 0
     while (b < numBuffers) {
       if (p + sizes(b) > end) throw truncated(i, size)
-      bufs(b) = new Slice(a, p, sizes(b)); p += sizes(b); p = start + (((p - start) + 7) & ~7); b += 1
+      bufs(b) = new Slice(a, p, sizes(b)); p += sizes(b); p = start + (((p - start) + 7) & ~7);
+      b += 1
     }
 
     val numLevels = resolveLevels(declared, repSlice, defSlice)
-    val rep = if (repSlice == null) null else Codecs.toLevels(repCodec.decode(repSlice, numLevels), numLevels, ref)
-    val defs = if (defSlice == null) null else Codecs.toLevels(defCodec.decode(defSlice, numLevels), numLevels, ref)
+    val rep = if (repSlice == null) null
+    else Codecs.toLevels(repCodec.decode(repSlice, numLevels), numLevels, ref)
+    val defs = if (defSlice == null) null
+    else Codecs.toLevels(defCodec.decode(defSlice, numLevels), numLevels, ref)
     val values =
       if (dictionary == null) valueCodec.decode(bufs, items)
       else {
@@ -209,7 +239,8 @@ private[structural] final class MiniBlockPage(
         }
         new DictValues(items, idx, dictionary)
       }
-    if (values.count != items) throw ref.corrupt(s"chunk $i decoded ${values.count} values, expected $items")
+    if (values.count != items)
+      throw ref.corrupt(s"chunk $i decoded ${values.count} values, expected $items")
     val nLevels = if (rep == null && defs == null) items else numLevels
     new Chunk(rep, defs, nLevels, values)
   }
@@ -222,7 +253,10 @@ private[structural] final class MiniBlockPage(
     }
     inferred(repCodec, rep).orElse(inferred(defCodec, defs)) match {
       case Some(n) =>
-        ref.check(n >= declared && n % 65536 == declared && n < Int.MaxValue, s"chunk declares $declared levels but its runs hold $n")
+        ref.check(
+          n >= declared && n % 65536 == declared && n < Int.MaxValue,
+          s"chunk declares $declared levels but its runs hold $n"
+        )
         n.toInt
       case None => declared
     }
@@ -237,7 +271,9 @@ private[structural] final class MiniBlockPage(
       // Skip the preamble (the end of a row begun in an earlier chunk), then whole rows.
       val r = c.rep; var p = 0; var it = 0
       if (i > 0 && trailer(i - 1)) {
-        while (p < c.nLevels && r(p) != layers.maxRep) { if (c.defs == null || c.defs(p) <= pageMaxVisibleDef) it += 1; p += 1 }
+        while (p < c.nLevels && r(p) != layers.maxRep) {
+          if (c.defs == null || c.defs(p) <= pageMaxVisibleDef) it += 1; p += 1
+        }
       }
       c.pos = p; c.item = it
       cur = c
@@ -251,7 +287,9 @@ private[structural] final class MiniBlockPage(
 
   private def skipLevelsNoRep(c: Chunk, k: Int): Unit = {
     var vis = k
-    if (c.defs != null) { vis = 0; var i = 0; while (i < k) { if (c.defs(i) <= pageMaxVisibleDef) vis += 1; i += 1 } }
+    if (c.defs != null) {
+      vis = 0; var i = 0; while (i < k) { if (c.defs(i) <= pageMaxVisibleDef) vis += 1; i += 1 }
+    }
     c.pos = k; c.item = vis
   }
 
@@ -260,19 +298,27 @@ private[structural] final class MiniBlockPage(
 }
 
 private[structural] object MiniBlockPage {
+
   /**
    * Fills byte starts and item starts of `n` chunks from their metadata words (u32 when
    * `large`, else u16: low 4 bits log2(values), the rest bytes/8 - 1). Returns -1, or
    * 4 * chunk + (0: non-final chunk of 2^0 values, 1: more values than the page, 2: last
    * chunk's count wrong) for the first bad chunk.
    */
-  def chunkTable(m: Slice, large: Boolean, n: Int, numItems: Long, chunkStart: Array[Long], itemStart: Array[Long]): Int = {
+  def chunkTable(
+      m: Slice,
+      large: Boolean,
+      n: Int,
+      numItems: Long,
+      chunkStart: Array[Long],
+      itemStart: Array[Long]
+  ): Int = {
     val a = m.a; val off = m.off
     var i = 0
     while (i < n) {
       val word = if (large) LE.u32(a, off + 4 * i) else LE.u16(a, off + 2 * i).toLong
       chunkStart(i + 1) = chunkStart(i) + ((word >>> 4) + 1) * 8
-      val log = (word & 0xF).toInt
+      val log = (word & 0xf).toInt
       if (i < n - 1) {
         if (log <= 0) return 4 * i
         itemStart(i + 1) = itemStart(i) + (1L << log)

@@ -3,7 +3,13 @@ package io.sparklance.format.structural
 import io.sparklance.{LanceCorruptFileException, LanceErrors, LanceUnsupportedException}
 
 /** Names one page for error messages: file, column (index, field name and id) and page. */
-private[structural] final class PageRef(val path: String, val column: Int, val field: String, val fieldId: Int, val page: Int) {
+private[structural] final class PageRef(
+    val path: String,
+    val column: Int,
+    val field: String,
+    val fieldId: Int,
+    val page: Int
+) {
   private def where = s"column $column (field '$field', id $fieldId), page $page"
   def corrupt(why: String, cause: Throwable = null): LanceCorruptFileException =
     LanceErrors.corruptFile(path, s"$where: $why", cause)

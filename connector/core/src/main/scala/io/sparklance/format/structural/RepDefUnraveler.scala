@@ -19,7 +19,11 @@ package io.sparklance.format.structural
  * dimension-th slot: the writer repeats the levels of a fixed-size list value for each of
  * its items, so the first of each group speaks for the value.
  */
-private[structural] final class Unraveled(val count: Array[Int], val nulls: Array[Array[Boolean]], val offsets: Array[Array[Int]])
+private[structural] final class Unraveled(
+    val count: Array[Int],
+    val nulls: Array[Array[Boolean]],
+    val offsets: Array[Array[Int]]
+)
 
 private[structural] object RepDefUnraveler {
   def unravel(b: LeafBatch, ref: => String): Unraveled = {
@@ -54,21 +58,28 @@ private[structural] object RepDefUnraveler {
     var d0 = 1
     while (d0 <= maxDef) {
       val o = L.owner(d0)
-      bottom(d0) = if (L.isList(o)) o else { var k = o - 1; while (k > 0 && !L.isList(k)) k -= 1; math.max(k, 0) }
+      bottom(d0) = if (L.isList(o)) o
+      else { var k = o - 1; while (k > 0 && !L.isList(k)) k -= 1; math.max(k, 0) }
       d0 += 1
     }
     val cap = new Array[Int](nl)
     var j = 0
-    while (j < nl) { if (L.isList(j)) { offsets(j) = new Array[Int](math.max(16, n + 1)) }; cap(j) = math.max(16, n); j += 1 }
+    while (j < nl) {
+      if (L.isList(j)) { offsets(j) = new Array[Int](math.max(16, n + 1)) };
+      cap(j) = math.max(16, n); j += 1
+    }
 
     var i = 0
     while (i < n) {
       val rv = rep(i)
-      if (rv < 0 || rv > maxRep) throw new IllegalStateException(s"$ref: repetition level $rv exceeds $maxRep")
+      if (rv < 0 || rv > maxRep)
+        throw new IllegalStateException(s"$ref: repetition level $rv exceeds $maxRep")
       val d = if (defs == null) 0 else defs(i).toInt
       if (d > maxDef) throw new IllegalStateException(s"$ref: definition level $d exceeds $maxDef")
       val t = top(rv); val bt = if (d == 0) 0 else bottom(d)
-      if (bt > t) throw new IllegalStateException(s"$ref: definition level $d contradicts repetition level $rv at level $i")
+      if (bt > t) throw new IllegalStateException(
+        s"$ref: definition level $d contradicts repetition level $rv at level $i"
+      )
       val own = if (d == 0) -1 else L.owner(d)
       var k = t
       while (k >= bt) {
@@ -82,7 +93,9 @@ private[structural] object RepDefUnraveler {
         if (isNull) {
           var a = nulls(k)
           if (a == null) { a = new Array[Boolean](math.max(cap(k), c + 1)); nulls(k) = a }
-          else if (c >= a.length) { a = java.util.Arrays.copyOf(a, math.max(c + 1, a.length * 2)); nulls(k) = a }
+          else if (c >= a.length) {
+            a = java.util.Arrays.copyOf(a, math.max(c + 1, a.length * 2)); nulls(k) = a
+          }
           a(c) = true
         }
         count(k) = c + 1
@@ -92,25 +105,37 @@ private[structural] object RepDefUnraveler {
     }
     j = 0
     while (j < nl) {
-      if (L.isList(j)) { offsets(j)(count(j)) = count(j - 1); offsets(j) = java.util.Arrays.copyOf(offsets(j), count(j) + 1) }
-      if (nulls(j) != null && nulls(j).length != count(j)) nulls(j) = java.util.Arrays.copyOf(nulls(j), count(j))
+      if (L.isList(j)) {
+        offsets(j)(count(j)) = count(j - 1);
+        offsets(j) = java.util.Arrays.copyOf(offsets(j), count(j) + 1)
+      }
+      if (nulls(j) != null && nulls(j).length != count(j))
+        nulls(j) = java.util.Arrays.copyOf(nulls(j), count(j))
       j += 1
     }
     decimateFsl(L, count, nulls, offsets, ref)
   }
 
   /** Folds the slots of fixed-size list layers, and of every layer above them, by the dimensions. */
-  private def decimateFsl(L: Layers, count: Array[Int], nulls: Array[Array[Boolean]], offsets: Array[Array[Int]],
-      ref: => String): Unraveled = {
+  private def decimateFsl(
+      L: Layers,
+      count: Array[Int],
+      nulls: Array[Array[Boolean]],
+      offsets: Array[Array[Int]],
+      ref: => String
+  ): Unraveled = {
     if (!L.hasFsl) return new Unraveled(count, nulls, offsets)
     var stride = 1L
     var j = 0
     while (j < L.numLayers) {
       if (L.fslDim(j) > 0) stride *= L.fslDim(j)
       if (stride > 1) {
-        if (L.isList(j)) throw new IllegalStateException(s"$ref: a list above a fixed-size list of structs")
+        if (L.isList(j))
+          throw new IllegalStateException(s"$ref: a list above a fixed-size list of structs")
         if (count(j) % stride != 0)
-          throw new IllegalStateException(s"$ref: ${count(j)} level rows are not whole fixed-size lists of $stride items")
+          throw new IllegalStateException(
+            s"$ref: ${count(j)} level rows are not whole fixed-size lists of $stride items"
+          )
         val m = (count(j) / stride).toInt
         val a = nulls(j)
         if (a != null) {

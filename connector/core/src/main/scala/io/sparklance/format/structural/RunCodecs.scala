@@ -9,12 +9,22 @@ import io.sparklance.format.codec.{LittleEndian => LE}
  */
 
 private[structural] object Rle {
+
   /** Runs up to this long are written value by value rather than by doubling copies. */
   private val ShortRun = 32
 
   /** Expands runs; `clamp` tolerates a last run longer than needed (mini-block form). */
-  def expand(values: Slice, lengths: Slice, vb: Int, lb: Int, vc: BlockCodec, lc: BlockCodec, n: Int,
-      clamp: Boolean, ref: PageRef): Values = {
+  def expand(
+      values: Slice,
+      lengths: Slice,
+      vb: Int,
+      lb: Int,
+      vc: BlockCodec,
+      lc: BlockCodec,
+      n: Int,
+      clamp: Boolean,
+      ref: PageRef
+  ): Values = {
     var vals = values; var lens = lengths
     if (lc != null && vc != null) throw ref.unsupported("RLE with both children compressed")
     if (lc != null) {
@@ -24,8 +34,10 @@ private[structural] object Rle {
       ref.check(lengths.len % lb == 0, "RLE run lengths are not whole values")
       val d = vc.decode(values, lengths.len / lb); vals = Codecs.fixedSlice(d, vb, ref)
     }
-    ref.check(vals.len % vb == 0 && lens.len % lb == 0 && vals.len / vb == lens.len / lb,
-      s"RLE buffers disagree: ${vals.len} value bytes, ${lens.len} length bytes")
+    ref.check(
+      vals.len % vb == 0 && lens.len % lb == 0 && vals.len / vb == lens.len / lb,
+      s"RLE buffers disagree: ${vals.len} value bytes, ${lens.len} length bytes"
+    )
     val runs = vals.len / vb
     val out = new Array[Byte](n * vb)
     var produced = 0; var r = 0
@@ -50,7 +62,10 @@ private[structural] object Rle {
         System.arraycopy(vals.a, src, out, start, vb)
         // Doubling copies fill the run in log(k) arraycopy calls.
         var filled = 1
-        while (filled < k) { val c = math.min(filled, k - filled); System.arraycopy(out, start, out, start + filled * vb, c * vb); filled += c }
+        while (filled < k) {
+          val c = math.min(filled, k - filled);
+          System.arraycopy(out, start, out, start + filled * vb, c * vb); filled += c
+        }
       }
       produced += k; r += 1
     }
@@ -65,7 +80,13 @@ private[structural] object Rle {
   }
 }
 
-private[structural] final class RleMini(vb: Int, lb: Int, vc: BlockCodec, lc: BlockCodec, ref: PageRef) extends MiniBlockCodec {
+private[structural] final class RleMini(
+    vb: Int,
+    lb: Int,
+    vc: BlockCodec,
+    lc: BlockCodec,
+    ref: PageRef
+) extends MiniBlockCodec {
   def numBuffers = 2
   def decode(bufs: Array[Slice], n: Int): Values =
     if (n == 0) new FixedValues(0, vb, new Array[Byte](0), 0)
@@ -73,15 +94,23 @@ private[structural] final class RleMini(vb: Int, lb: Int, vc: BlockCodec, lc: Bl
 }
 
 /** `u64 values_bytes | values | run lengths`. */
-private[structural] final class RleBlock(vb: Int, lb: Int, vc: BlockCodec, lc: BlockCodec, ref: PageRef) extends BlockCodec {
+private[structural] final class RleBlock(
+    vb: Int,
+    lb: Int,
+    vc: BlockCodec,
+    lc: BlockCodec,
+    ref: PageRef
+) extends BlockCodec {
   def decode(buf: Slice, n: Int): Values = {
     if (n == 0) return new FixedValues(0, vb, new Array[Byte](0), 0)
     val (v, l) = RleBlock.split(buf, ref)
     Rle.expand(v, l, vb, lb, vc, lc, n, clamp = false, ref)
   }
+
   /** The level count the runs encode, when it can be read without decoding children. */
   def countValues(buf: Slice): Option[Long] =
-    if (vc != null || lc != null) None else { val (_, l) = RleBlock.split(buf, ref); Some(Rle.sumRuns(l, lb)) }
+    if (vc != null || lc != null) None
+    else { val (_, l) = RleBlock.split(buf, ref); Some(Rle.sumRuns(l, lb)) }
 }
 
 private[structural] object RleBlock {
@@ -105,14 +134,18 @@ private[structural] final class RangeBlock(w: Int, start: Long, step: Long) exte
     val out = new Array[Byte](n * w); var i = 0
     while (i < n) {
       val v = start + step * i
-      w match { case 8 => LE.putI64(out, 8 * i, v); case 4 => LE.putI32(out, 4 * i, v.toInt); case 2 => LE.putI16(out, 2 * i, v.toShort); case _ => out(i) = v.toByte }
+      w match {
+        case 8 => LE.putI64(out, 8 * i, v); case 4 => LE.putI32(out, 4 * i, v.toInt);
+        case 2 => LE.putI16(out, 2 * i, v.toShort); case _ => out(i) = v.toByte
+      }
       i += 1
     }
     new FixedValues(n, w, out, 0)
   }
 }
 
-private[structural] final class DeltaBlock(w: Int, base: Long, deltas: BlockCodec, ref: PageRef) extends BlockCodec {
+private[structural] final class DeltaBlock(w: Int, base: Long, deltas: BlockCodec, ref: PageRef)
+    extends BlockCodec {
   def decode(buf: Slice, n: Int): Values = {
     val out = new Array[Byte](n * w)
     if (n == 0) return new FixedValues(0, w, out, 0)
@@ -120,7 +153,10 @@ private[structural] final class DeltaBlock(w: Int, base: Long, deltas: BlockCode
     var v = base; var i = 0
     while (i < n) {
       if (i > 0) v += LE.uint(d.a, d.off + (i - 1) * w, w)
-      w match { case 8 => LE.putI64(out, 8 * i, v); case 4 => LE.putI32(out, 4 * i, v.toInt); case 2 => LE.putI16(out, 2 * i, v.toShort); case _ => out(i) = v.toByte }
+      w match {
+        case 8 => LE.putI64(out, 8 * i, v); case 4 => LE.putI32(out, 4 * i, v.toInt);
+        case 2 => LE.putI16(out, 2 * i, v.toShort); case _ => out(i) = v.toByte
+      }
       i += 1
     }
     new FixedValues(n, w, out, 0)

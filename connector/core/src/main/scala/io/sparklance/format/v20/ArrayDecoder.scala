@@ -16,8 +16,12 @@ import io.sparklance.proto.EncodingsV20Protos.ArrayEncoding.ArrayEncodingCase
  * [[DictionaryArray]] (ids plus the page's entries) instead of gathered bytes; only for
  * top-level columns, whose arrays the Spark layer can hand over as dictionary vectors.
  */
-final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary: Boolean,
-    val keepStringDictionary: Boolean = false) {
+final class ArrayDecoder(
+    ctx: PageContext,
+    bufs: PageBuffers,
+    oneBasedDictionary: Boolean,
+    val keepStringDictionary: Boolean = false
+) {
 
   def decode(enc: ArrayEncoding, n: Int, shape: ValueShape): ColumnArray = ctx.guard {
     enc.getArrayEncodingCase match {
@@ -27,19 +31,27 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
         val fsl = enc.getFixedSizeList
         shape match {
           case ValueShape.FixedList(dim, item) =>
-            ctx.check(fsl.getDimension == dim, s"FixedSizeList dimension ${fsl.getDimension} but the field has $dim")
+            ctx.check(
+              fsl.getDimension == dim,
+              s"FixedSizeList dimension ${fsl.getDimension} but the field has $dim"
+            )
             val child = decode(fsl.getItems, Math.multiplyExact(n, dim), item)
             new FixedSizeListArray(n, null, dim, child)
           case other => throw ctx.corrupt(s"FixedSizeList encoding for a field of shape $other")
         }
       case ArrayEncodingCase.BINARY => BinaryDecoder.decode(enc.getBinary, n, shape, this, ctx)
-      case ArrayEncodingCase.DICTIONARY => DictionaryDecoder.decode(enc.getDictionary, n, shape, oneBasedDictionary, this, ctx)
+      case ArrayEncodingCase.DICTIONARY =>
+        DictionaryDecoder.decode(enc.getDictionary, n, shape, oneBasedDictionary, this, ctx)
       case ArrayEncodingCase.FSST => BinaryDecoder.fsst(enc.getFsst, n, shape, this, ctx)
       case ArrayEncodingCase.CONSTANT => constant(enc.getConstant.getValue.toByteArray, n, shape)
       case ArrayEncodingCase.FIXED_SIZE_BINARY =>
         val fsb = enc.getFixedSizeBinary
         val w = fsb.getByteWidth
-        val bytes = decode(fsb.getBytes, Math.multiplyExact(n, w), ValueShape.Fixed(1, bool = false)).asInstanceOf[FixedWidthArray]
+        val bytes = decode(
+          fsb.getBytes,
+          Math.multiplyExact(n, w),
+          ValueShape.Fixed(1, bool = false)
+        ).asInstanceOf[FixedWidthArray]
         shape match {
           case ValueShape.Fixed(bw, _) =>
             ctx.check(bw == w, s"FixedSizeBinary of $w bytes for a $bw-byte field")
@@ -51,10 +63,12 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
             new VarBinaryArray(n, null, offsets, bytes.data)
           case other => throw ctx.corrupt(s"FixedSizeBinary encoding for a field of shape $other")
         }
-      case ArrayEncodingCase.PACKED_STRUCT => throw ctx.corrupt("PackedStruct outside a struct column")
+      case ArrayEncodingCase.PACKED_STRUCT =>
+        throw ctx.corrupt("PackedStruct outside a struct column")
       case other =>
         throw io.sparklance.LanceErrors.unsupported(
-          s"Lance 2.0 encoding $other is not supported (file ${ctx.file}, field '${ctx.fieldName}' id ${ctx.fieldId}, column ${ctx.column}, page ${ctx.page})")
+          s"Lance 2.0 encoding $other is not supported (file ${ctx.file}, field '${ctx.fieldName}' id ${ctx.fieldId}, column ${ctx.column}, page ${ctx.page})"
+        )
     }
   }
 
@@ -64,13 +78,23 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
    * Flat validity, dictionary indices, binary offsets and bytes); null for any other
    * encoding, which the caller then decodes whole.
    */
-  def decodeWindow(enc: ArrayEncoding, n: Int, from: Int, until: Int, shape: ValueShape): ColumnArray = ctx.guard {
-    ctx.check(from >= 0 && from <= until && until <= n, s"row window [$from, $until) outside a page of $n rows")
+  def decodeWindow(
+      enc: ArrayEncoding,
+      n: Int,
+      from: Int,
+      until: Int,
+      shape: ValueShape
+  ): ColumnArray = ctx.guard {
+    ctx.check(
+      from >= 0 && from <= until && until <= n,
+      s"row window [$from, $until) outside a page of $n rows"
+    )
     enc.getArrayEncodingCase match {
       case ArrayEncodingCase.NULLABLE =>
         val nb = enc.getNullable
         nb.getNullabilityCase match {
-          case Nullable.NullabilityCase.NO_NULLS => decodeWindow(nb.getNoNulls.getValues, n, from, until, shape)
+          case Nullable.NullabilityCase.NO_NULLS =>
+            decodeWindow(nb.getNoNulls.getValues, n, from, until, shape)
           case Nullable.NullabilityCase.ALL_NULLS => ColumnArrays.allNull(shape, until - from)
           case Nullable.NullabilityCase.SOME_NULLS =>
             val sn = nb.getSomeNulls
@@ -92,7 +116,8 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
                     val isNull = ((bitmap(j >>> 3) >>> (j & 7)) & 1) == 0
                     nulls(i) = isNull; any |= isNull; i += 1
                   }
-                  if (!any) values else ColumnArrays.withNulls(values, mergeNulls(values.nulls, nulls))
+                  if (!any) values
+                  else ColumnArrays.withNulls(values, mergeNulls(values.nulls, nulls))
                 }
               }
             }
@@ -103,41 +128,72 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
           case ValueShape.Fixed(w, bool) if !(bool && enc.getFlat.getBitsPerValue == 1) =>
             val data = FlatDecoder.window(enc.getFlat, n, from, until, w, bufs, ctx)
             if (data == null) null else new FixedWidthArray(until - from, null, w, data)
-          case ValueShape.FixedList(dim, ValueShape.Fixed(w, false)) if enc.getFlat.getBitsPerValue == 8L * w * dim =>
+          case ValueShape.FixedList(dim, ValueShape.Fixed(w, false))
+              if enc.getFlat.getBitsPerValue == 8L * w * dim =>
             // A vector stored as one wide value per row: its bytes are the items' bytes.
-            val data = FlatDecoder.window(enc.getFlat, n, from, until, Math.multiplyExact(w, dim), bufs, ctx)
+            val data =
+              FlatDecoder.window(enc.getFlat, n, from, until, Math.multiplyExact(w, dim), bufs, ctx)
             if (data == null) null
-            else new FixedSizeListArray(until - from, null, dim, new FixedWidthArray(Math.multiplyExact(until - from, dim), null, w, data))
+            else new FixedSizeListArray(
+              until - from,
+              null,
+              dim,
+              new FixedWidthArray(Math.multiplyExact(until - from, dim), null, w, data)
+            )
           case _ => null
         }
       case ArrayEncodingCase.FIXED_SIZE_LIST =>
         val fsl = enc.getFixedSizeList
         shape match {
           case ValueShape.FixedList(dim, item) =>
-            ctx.check(fsl.getDimension == dim, s"FixedSizeList dimension ${fsl.getDimension} but the field has $dim")
-            val items = decodeWindow(fsl.getItems, Math.multiplyExact(n, dim), from * dim, Math.multiplyExact(until, dim), item)
+            ctx.check(
+              fsl.getDimension == dim,
+              s"FixedSizeList dimension ${fsl.getDimension} but the field has $dim"
+            )
+            val items = decodeWindow(
+              fsl.getItems,
+              Math.multiplyExact(n, dim),
+              from * dim,
+              Math.multiplyExact(until, dim),
+              item
+            )
             if (items == null) null else new FixedSizeListArray(until - from, null, dim, items)
           case _ => null
         }
       case ArrayEncodingCase.DICTIONARY =>
-        DictionaryDecoder.decodeWindow(enc.getDictionary, n, from, until, shape, oneBasedDictionary, this, ctx)
-      case ArrayEncodingCase.BINARY => BinaryDecoder.decodeWindow(enc.getBinary, n, from, until, shape, this, ctx)
+        DictionaryDecoder.decodeWindow(
+          enc.getDictionary,
+          n,
+          from,
+          until,
+          shape,
+          oneBasedDictionary,
+          this,
+          ctx
+        )
+      case ArrayEncodingCase.BINARY =>
+        BinaryDecoder.decodeWindow(enc.getBinary, n, from, until, shape, this, ctx)
       case _ => null
     }
   }
 
-  private def nullable(nb: Nullable, n: Int, shape: ValueShape): ColumnArray = nb.getNullabilityCase match {
-    case Nullable.NullabilityCase.NO_NULLS => decode(nb.getNoNulls.getValues, n, shape)
-    case Nullable.NullabilityCase.ALL_NULLS => ColumnArrays.allNull(shape, n)
-    case Nullable.NullabilityCase.SOME_NULLS =>
-      val sn = nb.getSomeNulls
-      val validity = sn.getValidity
-      ctx.check(validity.getArrayEncodingCase == ArrayEncodingCase.FLAT, s"validity encoded as ${validity.getArrayEncodingCase}, expected Flat")
-      val nulls = FlatDecoder.nullsFromValidity(validity.getFlat, n, bufs, ctx)
-      val values = decode(sn.getValues, n, shape)
-      if (nulls == null) values else ColumnArrays.withNulls(values, mergeNulls(values.nulls, nulls))
-    case other => throw ctx.corrupt(s"Nullable encoding without a nullability ($other)")
-  }
+  private def nullable(nb: Nullable, n: Int, shape: ValueShape): ColumnArray =
+    nb.getNullabilityCase match {
+      case Nullable.NullabilityCase.NO_NULLS => decode(nb.getNoNulls.getValues, n, shape)
+      case Nullable.NullabilityCase.ALL_NULLS => ColumnArrays.allNull(shape, n)
+      case Nullable.NullabilityCase.SOME_NULLS =>
+        val sn = nb.getSomeNulls
+        val validity = sn.getValidity
+        ctx.check(
+          validity.getArrayEncodingCase == ArrayEncodingCase.FLAT,
+          s"validity encoded as ${validity.getArrayEncodingCase}, expected Flat"
+        )
+        val nulls = FlatDecoder.nullsFromValidity(validity.getFlat, n, bufs, ctx)
+        val values = decode(sn.getValues, n, shape)
+        if (nulls == null) values
+        else ColumnArrays.withNulls(values, mergeNulls(values.nulls, nulls))
+      case other => throw ctx.corrupt(s"Nullable encoding without a nullability ($other)")
+    }
 
   private def mergeNulls(a: Array[Boolean], b: Array[Boolean]): Array[Boolean] = {
     if (a == null) return b
@@ -150,9 +206,17 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
     val f = enc.getFlat
     shape match {
       case ValueShape.Fixed(w, bool) => FlatDecoder.fixed(f, n, w, bool, bufs, ctx)
-      case ValueShape.FixedList(dim, ValueShape.Fixed(w, false)) if f.getBitsPerValue == 8L * w * dim =>
+      case ValueShape.FixedList(dim, ValueShape.Fixed(w, false))
+          if f.getBitsPerValue == 8L * w * dim =>
         // A vector stored as one wide value per row.
-        val child = FlatDecoder.fixed(f.toBuilder.setBitsPerValue(8L * w).build(), Math.multiplyExact(n, dim), w, bool = false, bufs, ctx)
+        val child = FlatDecoder.fixed(
+          f.toBuilder.setBitsPerValue(8L * w).build(),
+          Math.multiplyExact(n, dim),
+          w,
+          bool = false,
+          bufs,
+          ctx
+        )
         new FixedSizeListArray(n, null, dim, child)
       case other => throw ctx.corrupt(s"Flat encoding for a field of shape $other")
     }
@@ -172,7 +236,9 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
       val data = new Array[Byte](Math.multiplyExact(n, len))
       val offsets = new Array[Int](n + 1)
       var i = 0
-      while (i < n) { System.arraycopy(value, 0, data, i * len, len); offsets(i + 1) = (i + 1) * len; i += 1 }
+      while (i < n) {
+        System.arraycopy(value, 0, data, i * len, len); offsets(i + 1) = (i + 1) * len; i += 1
+      }
       new VarBinaryArray(n, null, offsets, data)
     case other => throw ctx.corrupt(s"Constant encoding for a field of shape $other")
   }
@@ -191,9 +257,18 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
   }
 
   /** Values `[from, until)` of `unsignedLongs`, reading only their bytes; null when the encoding does not allow it. */
-  def unsignedLongsWindow(enc: ArrayEncoding, n: Int, from: Int, until: Int, what: String): (Array[Long], Array[Boolean]) = {
+  def unsignedLongsWindow(
+      enc: ArrayEncoding,
+      n: Int,
+      from: Int,
+      until: Int,
+      what: String
+  ): (Array[Long], Array[Boolean]) = {
     val bits = innerFlatBits(enc)
-    ctx.check(bits == 8 || bits == 16 || bits == 32 || bits == 64, s"$what stored with $bits bits per value")
+    ctx.check(
+      bits == 8 || bits == 16 || bits == 32 || bits == 64,
+      s"$what stored with $bits bits per value"
+    )
     val w = (bits / 8).toInt
     decodeWindow(enc, n, from, until, ValueShape.Fixed(w, bool = false)) match {
       case null => null
@@ -205,7 +280,10 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
   /** `n` unsigned integer values (indices, offsets) as longs, with their null flags. */
   def unsignedLongs(enc: ArrayEncoding, n: Int, what: String): (Array[Long], Array[Boolean]) = {
     val bits = innerFlatBits(enc)
-    ctx.check(bits == 8 || bits == 16 || bits == 32 || bits == 64, s"$what stored with $bits bits per value")
+    ctx.check(
+      bits == 8 || bits == 16 || bits == 32 || bits == 64,
+      s"$what stored with $bits bits per value"
+    )
     val w = (bits / 8).toInt
     val arr = decode(enc, n, ValueShape.Fixed(w, bool = false)) match {
       case f: FixedWidthArray => f
@@ -218,17 +296,25 @@ final class ArrayDecoder(ctx: PageContext, bufs: PageBuffers, oneBasedDictionary
     val out = new Array[Long](n)
     w match {
       case 1 => var i = 0; while (i < n) { out(i) = d(i) & 0xffL; i += 1 }
-      case 2 => val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer()
+      case 2 =>
+        val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer()
         var i = 0; while (i < n) { out(i) = bb.get(i) & 0xffffL; i += 1 }
-      case 4 => val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer()
+      case 4 =>
+        val bb = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer()
         var i = 0; while (i < n) { out(i) = bb.get(i) & 0xffffffffL; i += 1 }
-      case 8 => java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(out, 0, n)
+      case 8 =>
+        java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(
+          out,
+          0,
+          n
+        )
     }
     out
   }
 }
 
 object ArrayDecoder {
+
   /**
    * Whether [[decodeWindow]] reads exactly a window's bytes and nothing else for `enc`: a tree
    * of uncompressed page-buffer Flats under Nullable and FixedSizeList nodes. (Dictionary and
@@ -238,7 +324,7 @@ object ArrayDecoder {
     case ArrayEncodingCase.FLAT =>
       val f = enc.getFlat
       f.hasBuffer && f.getBuffer.getBufferType == Buffer.BufferType.page &&
-        !(f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")
+      !(f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")
     case ArrayEncodingCase.FIXED_SIZE_LIST => windowReadsOnlyWindow(enc.getFixedSizeList.getItems)
     case ArrayEncodingCase.NULLABLE =>
       val nb = enc.getNullable
@@ -246,7 +332,9 @@ object ArrayDecoder {
         case Nullable.NullabilityCase.NO_NULLS => windowReadsOnlyWindow(nb.getNoNulls.getValues)
         case Nullable.NullabilityCase.ALL_NULLS => true
         case Nullable.NullabilityCase.SOME_NULLS =>
-          windowReadsOnlyWindow(nb.getSomeNulls.getValidity) && windowReadsOnlyWindow(nb.getSomeNulls.getValues)
+          windowReadsOnlyWindow(nb.getSomeNulls.getValidity) && windowReadsOnlyWindow(
+            nb.getSomeNulls.getValues
+          )
         case _ => false
       }
     case _ => false

@@ -11,7 +11,13 @@ import io.sparklance.proto.EncodingsV20Protos.{Binary, Fsst => FsstEncoding}
  */
 object BinaryDecoder {
 
-  def decode(b: Binary, n: Int, shape: ValueShape, dec: ArrayDecoder, ctx: PageContext): ColumnArray = {
+  def decode(
+      b: Binary,
+      n: Int,
+      shape: ValueShape,
+      dec: ArrayDecoder,
+      ctx: PageContext
+  ): ColumnArray = {
     val (ends, indexNulls) = dec.unsignedLongs(b.getIndices, n, "binary offsets")
     val nullAdj = b.getNullAdjustment
     val offsets = new Array[Int](n + 1)
@@ -27,7 +33,9 @@ object BinaryDecoder {
         nulls(i) = true
       }
       if (end < prev || end > Int.MaxValue - 16)
-        throw ctx.corrupt(s"binary offset $end of row $i is out of order (previous end $prev) or too large")
+        throw ctx.corrupt(
+          s"binary offset $end of row $i is out of order (previous end $prev) or too large"
+        )
       offsets(i + 1) = end.toInt
       prev = end
       i += 1
@@ -45,7 +53,15 @@ object BinaryDecoder {
   }
 
   /** Rows `[from, until)` of a page of `n` rows, reading only their offsets and bytes; null when the encoding does not allow it. */
-  def decodeWindow(b: Binary, n: Int, from: Int, until: Int, shape: ValueShape, dec: ArrayDecoder, ctx: PageContext): ColumnArray = {
+  def decodeWindow(
+      b: Binary,
+      n: Int,
+      from: Int,
+      until: Int,
+      shape: ValueShape,
+      dec: ArrayDecoder,
+      ctx: PageContext
+  ): ColumnArray = {
     val lo = if (from == 0) 0 else from - 1
     dec.unsignedLongsWindow(b.getIndices, n, lo, until, "binary offsets") match {
       case null => null
@@ -56,7 +72,8 @@ object BinaryDecoder {
         val k = until - from
         val skip = from - lo
         val first = if (skip == 0) 0L else unadjusted(ends(0))
-        if (first < 0 || first > Int.MaxValue - 16) throw ctx.corrupt(s"binary offset $first of row ${from - 1} is out of range")
+        if (first < 0 || first > Int.MaxValue - 16)
+          throw ctx.corrupt(s"binary offset $first of row ${from - 1} is out of range")
         val offsets = new Array[Int](k + 1)
         var nulls: Array[Boolean] = null
         var prev = first
@@ -69,7 +86,9 @@ object BinaryDecoder {
             nulls(i) = true
           }
           if (end < prev || end > Int.MaxValue - 16)
-            throw ctx.corrupt(s"binary offset $end of row ${from + i} is out of order (previous end $prev) or too large")
+            throw ctx.corrupt(
+              s"binary offset $end of row ${from + i} is out of order (previous end $prev) or too large"
+            )
           offsets(i + 1) = (end - first).toInt
           prev = end
           i += 1
@@ -80,40 +99,55 @@ object BinaryDecoder {
         }
         val data =
           if (prev == first) Array.emptyByteArray
-          else dec.decodeWindow(b.getBytes, prev.toInt, first.toInt, prev.toInt, ValueShape.Fixed(1, bool = false)) match {
+          else dec.decodeWindow(
+            b.getBytes,
+            prev.toInt,
+            first.toInt,
+            prev.toInt,
+            ValueShape.Fixed(1, bool = false)
+          ) match {
             case null => return null
             case f: FixedWidthArray => f.data
-            case other => throw ctx.corrupt(s"binary bytes decoded as ${other.getClass.getSimpleName}")
+            case other =>
+              throw ctx.corrupt(s"binary bytes decoded as ${other.getClass.getSimpleName}")
           }
         toShape(new VarBinaryArray(k, nulls, offsets, data), shape, ctx)
     }
   }
 
   /** 2.0 `Fsst{binary, symbol_table}`: FSST codes stored as Binary, decompressed per value. */
-  def fsst(f: FsstEncoding, n: Int, shape: ValueShape, dec: ArrayDecoder, ctx: PageContext): ColumnArray = {
+  def fsst(
+      f: FsstEncoding,
+      n: Int,
+      shape: ValueShape,
+      dec: ArrayDecoder,
+      ctx: PageContext
+  ): ColumnArray = {
     val codes = dec.decode(f.getBinary, n, ValueShape.Var) match {
       case v: VarBinaryArray => v
       case other => throw ctx.corrupt(s"FSST codes decoded as ${other.getClass.getSimpleName}")
     }
-    val (offsets, data) = Fsst.decompress(f.getSymbolTable.toByteArray, codes.data, codes.offsets, n)
+    val (offsets, data) =
+      Fsst.decompress(f.getSymbolTable.toByteArray, codes.data, codes.offsets, n)
     ctx.check(offsets.length == n + 1, s"FSST returned ${offsets.length - 1} values, expected $n")
     toShape(new VarBinaryArray(n, codes.nulls, offsets, data), shape, ctx)
   }
 
   /** Variable-width values for a fixed-size binary field must all have its width. */
-  private def toShape(a: VarBinaryArray, shape: ValueShape, ctx: PageContext): ColumnArray = shape match {
-    case ValueShape.Var => a
-    case ValueShape.Fixed(w, false) =>
-      val out = new Array[Byte](Math.multiplyExact(a.length, w))
-      var i = 0
-      while (i < a.length) {
-        val s = a.offsets(i); val len = a.offsets(i + 1) - s
-        if (len == w) System.arraycopy(a.data, s, out, i * w, w)
-        else if (!(a.nulls != null && a.nulls(i) && len == 0))
-          throw ctx.corrupt(s"value $i has $len bytes but the field holds $w-byte values")
-        i += 1
-      }
-      new FixedWidthArray(a.length, a.nulls, w, out)
-    case other => throw ctx.corrupt(s"binary encoding for a field of shape $other")
-  }
+  private def toShape(a: VarBinaryArray, shape: ValueShape, ctx: PageContext): ColumnArray =
+    shape match {
+      case ValueShape.Var => a
+      case ValueShape.Fixed(w, false) =>
+        val out = new Array[Byte](Math.multiplyExact(a.length, w))
+        var i = 0
+        while (i < a.length) {
+          val s = a.offsets(i); val len = a.offsets(i + 1) - s
+          if (len == w) System.arraycopy(a.data, s, out, i * w, w)
+          else if (!(a.nulls != null && a.nulls(i) && len == 0))
+            throw ctx.corrupt(s"value $i has $len bytes but the field holds $w-byte values")
+          i += 1
+        }
+        new FixedWidthArray(a.length, a.nulls, w, out)
+      case other => throw ctx.corrupt(s"binary encoding for a field of shape $other")
+    }
 }

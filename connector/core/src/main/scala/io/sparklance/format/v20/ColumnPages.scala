@@ -18,7 +18,8 @@ final class ColumnPages(val container: FileContainer, val column: Int, baseCtx: 
     var p = 0
     while (p < numPages) {
       val len = meta.getPages(p).getLength
-      if (len < 0 || len > Int.MaxValue) throw baseCtx.withPage(p).corrupt(s"page length $len is out of range")
+      if (len < 0 || len > Int.MaxValue)
+        throw baseCtx.withPage(p).corrupt(s"page length $len is out of range")
       s(p + 1) = s(p) + len
       p += 1
     }
@@ -58,14 +59,23 @@ final class ColumnPages(val container: FileContainer, val column: Int, baseCtx: 
   def buffers(p: Int): PageBuffers = {
     val page = meta.getPages(p)
     val c = ctx(p)
-    c.check(page.getBufferOffsetsCount == page.getBufferSizesCount,
-      s"page has ${page.getBufferOffsetsCount} buffer offsets but ${page.getBufferSizesCount} sizes")
-    c.check(meta.getBufferOffsetsCount == meta.getBufferSizesCount,
-      s"column has ${meta.getBufferOffsetsCount} buffer offsets but ${meta.getBufferSizesCount} sizes")
+    c.check(
+      page.getBufferOffsetsCount == page.getBufferSizesCount,
+      s"page has ${page.getBufferOffsetsCount} buffer offsets but ${page.getBufferSizesCount} sizes"
+    )
+    c.check(
+      meta.getBufferOffsetsCount == meta.getBufferSizesCount,
+      s"column has ${meta.getBufferOffsetsCount} buffer offsets but ${meta.getBufferSizesCount} sizes"
+    )
     def longs(n: Int, f: Int => Long) = Array.tabulate(n)(f)
-    new PageBuffers(c, container,
-      longs(page.getBufferOffsetsCount, page.getBufferOffsets), longs(page.getBufferSizesCount, page.getBufferSizes),
-      longs(meta.getBufferOffsetsCount, meta.getBufferOffsets), longs(meta.getBufferSizesCount, meta.getBufferSizes))
+    new PageBuffers(
+      c,
+      container,
+      longs(page.getBufferOffsetsCount, page.getBufferOffsets),
+      longs(page.getBufferSizesCount, page.getBufferSizes),
+      longs(meta.getBufferOffsetsCount, meta.getBufferOffsets),
+      longs(meta.getBufferSizesCount, meta.getBufferSizes)
+    )
   }
 }
 
@@ -73,13 +83,20 @@ final class ColumnPages(val container: FileContainer, val column: Int, baseCtx: 
 object EncodingUnwrap {
   private val ArrayEncodingUrl = "lance.encodings.ArrayEncoding"
 
-  def arrayEncoding(enc: File2Protos.Encoding, ctx: PageContext, container: FileContainer): EncodingsV20Protos.ArrayEncoding = {
+  def arrayEncoding(
+      enc: File2Protos.Encoding,
+      ctx: PageContext,
+      container: FileContainer
+  ): EncodingsV20Protos.ArrayEncoding = {
     val anyBytes: Array[Byte] = enc.getLocationCase match {
       case File2Protos.Encoding.LocationCase.DIRECT => enc.getDirect.getEncoding.toByteArray
       case File2Protos.Encoding.LocationCase.INDIRECT =>
         val d = enc.getIndirect
-        ctx.check(d.getBufferLocation >= 0 && d.getBufferLength >= 0 && d.getBufferLocation + d.getBufferLength <= container.fileSize &&
-          d.getBufferLength < Int.MaxValue, s"deferred encoding at (${d.getBufferLocation}, ${d.getBufferLength}) lies outside the file")
+        ctx.check(
+          d.getBufferLocation >= 0 && d.getBufferLength >= 0 && d.getBufferLocation + d.getBufferLength <= container.fileSize &&
+            d.getBufferLength < Int.MaxValue,
+          s"deferred encoding at (${d.getBufferLocation}, ${d.getBufferLength}) lies outside the file"
+        )
         container.input.read(d.getBufferLocation, d.getBufferLength.toInt)
       case other => throw ctx.corrupt(s"page has no encoding ($other)")
     }
@@ -90,7 +107,8 @@ object EncodingUnwrap {
         throw ctx.corrupt(s"page encoding is '$url', expected a 2.0 ArrayEncoding")
       EncodingsV20Protos.ArrayEncoding.parseFrom(any.getValue)
     } catch {
-      case e: com.google.protobuf.InvalidProtocolBufferException => throw ctx.corrupt(s"page encoding does not decode: ${e.getMessage}", e)
+      case e: com.google.protobuf.InvalidProtocolBufferException =>
+        throw ctx.corrupt(s"page encoding does not decode: ${e.getMessage}", e)
     }
   }
 }

@@ -40,12 +40,15 @@ final class LeafFieldReader(
     packedChildPositions: Array[Int] = null,
     batchWindowMinBytes: Long = LeafFieldReader.BatchWindowMinBytes,
     keepStringDictionary: Boolean = false,
-    utf8: Boolean = false) extends FieldReader {
+    utf8: Boolean = false
+) extends FieldReader {
   private var pageIdx = 0
   private var page: ColumnArray = null
+
   /** Row of the current page that `page(0)` holds: `page` may be a window of the page's rows. */
   private var pageOff = 0
   private var pos = 0
+
   /** The first row (of the column) the scan will not ask for; pages are decoded only up to it where the encoding allows. */
   private var limit = Long.MaxValue
 
@@ -65,7 +68,9 @@ final class LeafFieldReader(
   def seek(row: Long): Unit = {
     val p = pages.pageOf(row)
     pos = if (p < pages.numPages) (row - pages.starts(p)).toInt else 0
-    if (p != pageIdx || page == null || pos < pageOff || pos > pageOff + page.length) { page = null; pageIdx = p }
+    if (p != pageIdx || page == null || pos < pageOff || pos > pageOff + page.length) {
+      page = null; pageIdx = p
+    }
   }
 
   def next(n: Int): ColumnArray = {
@@ -75,7 +80,9 @@ final class LeafFieldReader(
     var single: ColumnArray = null
     while (remaining > 0) {
       if (pageIdx >= pages.numPages)
-        throw pages.ctx(pageIdx).corrupt(s"column has only ${pages.numRows} rows, fewer than the rows asked for")
+        throw pages.ctx(pageIdx).corrupt(
+          s"column has only ${pages.numRows} rows, fewer than the rows asked for"
+        )
       if (page == null) load(pageIdx, remaining)
       val avail = pageOff + page.length - pos
       if (avail == 0) {
@@ -111,7 +118,9 @@ final class LeafFieldReader(
     val batchOnly = rowBytes > 0 && want.toLong * rowBytes >= batchWindowMinBytes &&
       pos + want < toLimit && ArrayDecoder.windowReadsOnlyWindow(pages.encoding(p))
     val until = if (batchOnly) pos + want else toLimit
-    if (shape.isInstanceOf[ValueShape.Struct] || len == 0 || until <= pos || (pos == 0 && until == len)) {
+    if (
+      shape.isInstanceOf[ValueShape.Struct] || len == 0 || until <= pos || (pos == 0 && until == len)
+    ) {
       page = decodePage(p); pageOff = 0
     } else {
       val ctx = pages.ctx(p)
@@ -119,7 +128,10 @@ final class LeafFieldReader(
       val w = dec.decodeWindow(pages.encoding(p), len, pos, until, shape)
       if (w == null) { page = decodePage(p); pageOff = 0 }
       else {
-        ctx.check(w.length == until - pos, s"page window decoded to ${w.length} rows, expected ${until - pos}")
+        ctx.check(
+          w.length == until - pos,
+          s"page window decoded to ${w.length} rows, expected ${until - pos}"
+        )
         checkUtf8(w, ctx)
         page = w; pageOff = pos
       }
@@ -132,7 +144,8 @@ final class LeafFieldReader(
     val enc = pages.encoding(p)
     val dec = new ArrayDecoder(ctx, pages.buffers(p), oneBasedDictionary, keepStringDictionary)
     val out = shape match {
-      case s: ValueShape.Struct => PackedStructDecoder.decode(enc, len, s, packedChildPositions, pages.buffers(p), ctx)
+      case s: ValueShape.Struct =>
+        PackedStructDecoder.decode(enc, len, s, packedChildPositions, pages.buffers(p), ctx)
       case _ => dec.decode(enc, len, shape)
     }
     ctx.check(out.length == len, s"page decoded to ${out.length} rows but declares $len")
@@ -155,6 +168,7 @@ final class LeafFieldReader(
 }
 
 private[v20] object LeafFieldReader {
+
   /**
    * A batch of at least this many bytes is read on its own rather than from a decoded page:
    * below it, one read per batch costs more (requests to object stores) than the copy saved.
@@ -193,14 +207,17 @@ final class StructFieldReader(children: Array[FieldReader]) extends FieldReader 
  * list adds `null_offset_adjustment`. The items of consecutive pages follow each other in the
  * items column (page p's items start after the `num_items` of the earlier pages).
  */
-final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: ValueShape) extends FieldReader {
+final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: ValueShape)
+    extends FieldReader {
   private val itemsBefore: Array[Long] = {
     val a = new Array[Long](pages.numPages + 1)
     var p = 0
     while (p < pages.numPages) {
       val enc = pages.encoding(p)
       if (enc.getArrayEncodingCase != ArrayEncodingCase.LIST)
-        throw pages.ctx(p).corrupt(s"list column page is encoded as ${enc.getArrayEncodingCase}, expected List")
+        throw pages.ctx(p).corrupt(
+          s"list column page is encoded as ${enc.getArrayEncodingCase}, expected List"
+        )
       a(p + 1) = a(p) + (if (pages.pageLength(p) == 0) 0L else enc.getList.getNumItems)
       p += 1
     }
@@ -208,7 +225,8 @@ final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: V
   }
 
   private var pageIdx = -1
-  private var ends: Array[Long] = null // normalized item end (page-relative) of each row of the page
+  private var ends: Array[Long] =
+    null // normalized item end (page-relative) of each row of the page
   private var nulls: Array[Boolean] = null
   private var pos = 0
 
@@ -232,7 +250,9 @@ final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: V
     var total = 0L
     while (row < n) {
       if (pageIdx >= pages.numPages)
-        throw pages.ctx(pageIdx).corrupt(s"list column has only ${pages.numRows} rows, fewer than the rows asked for")
+        throw pages.ctx(pageIdx).corrupt(
+          s"list column has only ${pages.numRows} rows, fewer than the rows asked for"
+        )
       val len = ends.length
       if (pos == len) { load(pageIdx + 1); pos = 0 }
       else {
@@ -242,7 +262,9 @@ final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: V
         while (i < take) {
           val e = ends(pos + i)
           total += e - prev
-          if (total > Int.MaxValue - 16) throw pages.ctx(pageIdx).corrupt("too many list items in one batch; read fewer rows at a time")
+          if (total > Int.MaxValue - 16) throw pages.ctx(pageIdx).corrupt(
+            "too many list items in one batch; read fewer rows at a time"
+          )
           offsets(row + i + 1) = total.toInt
           prev = e
           i += 1
@@ -286,12 +308,17 @@ final class ListFieldReader(pages: ColumnPages, items: FieldReader, itemShape: V
         nl(i) = true
       }
       if (end < prev || end > numItems)
-        throw ctx.corrupt(s"list offset $end of row $i is out of order (previous $prev) or beyond the page's $numItems items")
+        throw ctx.corrupt(
+          s"list offset $end of row $i is out of order (previous $prev) or beyond the page's $numItems items"
+        )
       e(i) = end
       prev = end
       i += 1
     }
-    ctx.check(n == 0 || prev == numItems, s"list offsets end at item $prev but the page declares $numItems items")
+    ctx.check(
+      n == 0 || prev == numItems,
+      s"list offsets end at item $prev but the page declares $numItems items"
+    )
     ends = e
     nulls = nl
   }

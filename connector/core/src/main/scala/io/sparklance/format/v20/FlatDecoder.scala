@@ -13,29 +13,52 @@ object FlatDecoder {
   /** The (decompressed) buffer bytes, checked to hold at least `n` values. */
   def bytes(f: Flat, n: Int, bufs: PageBuffers, ctx: PageContext): Array[Byte] = {
     val bits = f.getBitsPerValue
-    ctx.check(bits >= 1 && bits <= 1024 && (bits == 1 || bits % 8 == 0), s"unsupported Flat width of $bits bits")
+    ctx.check(
+      bits >= 1 && bits <= 1024 && (bits == 1 || bits % 8 == 0),
+      s"unsupported Flat width of $bits bits"
+    )
     ctx.check(f.hasBuffer, "Flat encoding has no buffer")
     val raw = bufs.get(f.getBuffer)
     val data =
-      if (f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")
+      if (
+        f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none"
+      )
         BufferCompression.decompress(f.getCompression.getScheme, raw, ctx)
       else raw
     val need = if (bits == 1) (n.toLong + 7) / 8 else n.toLong * (bits / 8)
-    ctx.check(data.length >= need, s"Flat buffer holds ${data.length} bytes but $n values of $bits bits need $need")
+    ctx.check(
+      data.length >= need,
+      s"Flat buffer holds ${data.length} bytes but $n values of $bits bits need $need"
+    )
     data
   }
 
   /** `n` values of `byteWidth` bytes (bits must match), sharing the buffer when it is exactly that size. */
-  def fixed(f: Flat, n: Int, byteWidth: Int, bool: Boolean, bufs: PageBuffers, ctx: PageContext): ColumnArray = {
+  def fixed(
+      f: Flat,
+      n: Int,
+      byteWidth: Int,
+      bool: Boolean,
+      bufs: PageBuffers,
+      ctx: PageContext
+  ): ColumnArray = {
     val bits = f.getBitsPerValue
     val data = bytes(f, n, bufs, ctx)
     if (bits == 1) {
       ctx.check(byteWidth == 1, s"a 1-bit Flat cannot hold $byteWidth-byte values")
       new FixedWidthArray(n, null, 1, unpackBits(data, n))
     } else {
-      ctx.check(bits == 8L * byteWidth, s"Flat has $bits bits per value but the field stores ${8 * byteWidth}")
+      ctx.check(
+        bits == 8L * byteWidth,
+        s"Flat has $bits bits per value but the field stores ${8 * byteWidth}"
+      )
       val len = n * byteWidth
-      new FixedWidthArray(n, null, byteWidth, if (data.length == len) data else java.util.Arrays.copyOf(data, len))
+      new FixedWidthArray(
+        n,
+        null,
+        byteWidth,
+        if (data.length == len) data else java.util.Arrays.copyOf(data, len)
+      )
     }
   }
 
@@ -45,22 +68,40 @@ object FlatDecoder {
    * 0: the bitmap bytes covering the window, whose first value is bit `from % 8`). Null when
    * the buffer is compressed or not a page buffer; the caller then decodes the whole page.
    */
-  def window(f: Flat, n: Int, from: Int, until: Int, byteWidth: Int, bufs: PageBuffers, ctx: PageContext): Array[Byte] = {
+  def window(
+      f: Flat,
+      n: Int,
+      from: Int,
+      until: Int,
+      byteWidth: Int,
+      bufs: PageBuffers,
+      ctx: PageContext
+  ): Array[Byte] = {
     val bits = f.getBitsPerValue
-    if (!f.hasBuffer || (f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")) return null
+    if (
+      !f.hasBuffer || (f.hasCompression && f.getCompression.getScheme.nonEmpty && f.getCompression.getScheme != "none")
+    ) return null
     if (byteWidth == 0) {
       if (bits != 1) return null
       val lo = from >>> 3; val hi = (until + 7) >>> 3
       bufs.pageRange(f.getBuffer, lo, hi - lo, (n.toLong + 7) / 8)
     } else {
       if (bits != 8L * byteWidth) return null
-      bufs.pageRange(f.getBuffer, from.toLong * byteWidth, Math.multiplyExact(until - from, byteWidth), n.toLong * byteWidth)
+      bufs.pageRange(
+        f.getBuffer,
+        from.toLong * byteWidth,
+        Math.multiplyExact(until - from, byteWidth),
+        n.toLong * byteWidth
+      )
     }
   }
 
   /** Null flags (true = null) from an LSB-first validity bitmap; null when no value is null. */
   def nullsFromValidity(f: Flat, n: Int, bufs: PageBuffers, ctx: PageContext): Array[Boolean] = {
-    ctx.check(f.getBitsPerValue == 1, s"validity must be a 1-bit Flat, found ${f.getBitsPerValue} bits")
+    ctx.check(
+      f.getBitsPerValue == 1,
+      s"validity must be a 1-bit Flat, found ${f.getBitsPerValue} bits"
+    )
     val bitmap = bytes(f, n, bufs, ctx)
     val nulls = new Array[Boolean](n)
     var any = false
@@ -108,7 +149,7 @@ object BufferCompression {
     }
   }
 
-  private val ZstdMagic = 0xFD2FB528
+  private val ZstdMagic = 0xfd2fb528
 
   /** Lance writes `u64 LE uncompressed length` + a zstd frame; a bare frame is accepted too. */
   private def zstd(data: Array[Byte], ctx: PageContext): Array[Byte] = {
@@ -117,22 +158,36 @@ object BufferCompression {
     try {
       if (bareFrame) {
         val size = io.sparklance.format.codec.ZstdFrames.contentSize(data)
-        if (size >= 0 && size <= Int.MaxValue - 16) com.github.luben.zstd.Zstd.decompress(data, size.toInt)
+        if (size >= 0 && size <= Int.MaxValue - 16)
+          com.github.luben.zstd.Zstd.decompress(data, size.toInt)
         else {
           val in = new com.github.luben.zstd.ZstdInputStream(new java.io.ByteArrayInputStream(data))
-          try in.readAllBytes() finally in.close()
+          try in.readAllBytes()
+          finally in.close()
         }
       } else {
         val size = bb.getLong(0)
-        ctx.check(size >= 0 && size <= Int.MaxValue - 16, s"zstd buffer claims $size uncompressed bytes")
+        ctx.check(
+          size >= 0 && size <= Int.MaxValue - 16,
+          s"zstd buffer claims $size uncompressed bytes"
+        )
         val out = new Array[Byte](size.toInt)
-        val got = com.github.luben.zstd.Zstd.decompressByteArray(out, 0, out.length, data, 8, data.length - 8)
+        val got = com.github.luben.zstd.Zstd.decompressByteArray(
+          out,
+          0,
+          out.length,
+          data,
+          8,
+          data.length - 8
+        )
         ctx.check(got == size, s"zstd buffer decompressed to $got bytes, expected $size")
         out
       }
     } catch {
-      case e: com.github.luben.zstd.ZstdException => throw ctx.corrupt(s"zstd buffer does not decompress: ${e.getMessage}", e)
-      case e: java.io.IOException => throw ctx.corrupt(s"zstd buffer does not decompress: ${e.getMessage}", e)
+      case e: com.github.luben.zstd.ZstdException =>
+        throw ctx.corrupt(s"zstd buffer does not decompress: ${e.getMessage}", e)
+      case e: java.io.IOException =>
+        throw ctx.corrupt(s"zstd buffer does not decompress: ${e.getMessage}", e)
     }
   }
 
@@ -143,10 +198,18 @@ object BufferCompression {
     ctx.check(size >= 0, s"lz4 buffer claims $size uncompressed bytes")
     val out = new Array[Byte](size)
     try {
-      val got = net.jpountz.lz4.LZ4Factory.fastestJavaInstance().safeDecompressor().decompress(data, 4, data.length - 4, out, 0, size)
+      val got = net.jpountz.lz4.LZ4Factory.fastestJavaInstance().safeDecompressor().decompress(
+        data,
+        4,
+        data.length - 4,
+        out,
+        0,
+        size
+      )
       ctx.check(got == size, s"lz4 buffer decompressed to $got bytes, expected $size")
     } catch {
-      case e: net.jpountz.lz4.LZ4Exception => throw ctx.corrupt(s"lz4 buffer does not decompress: ${e.getMessage}", e)
+      case e: net.jpountz.lz4.LZ4Exception =>
+        throw ctx.corrupt(s"lz4 buffer does not decompress: ${e.getMessage}", e)
     }
     out
   }

@@ -21,9 +21,12 @@ object PackedStructDecoder {
       shape: ValueShape.Struct,
       childPositions: Array[Int],
       bufs: PageBuffers,
-      ctx: PageContext): ColumnArray = ctx.guard {
-    ctx.check(enc.getArrayEncodingCase == ArrayEncodingCase.PACKED_STRUCT,
-      s"struct column page is encoded as ${enc.getArrayEncodingCase}, expected PackedStruct")
+      ctx: PageContext
+  ): ColumnArray = ctx.guard {
+    ctx.check(
+      enc.getArrayEncodingCase == ArrayEncodingCase.PACKED_STRUCT,
+      s"struct column page is encoded as ${enc.getArrayEncodingCase}, expected PackedStruct"
+    )
     val ps = enc.getPackedStruct
     val widths = Array.tabulate(ps.getInnerCount) { i =>
       // Children are plain Flat, or (blob descriptors, whose children are non-nullable fields)
@@ -31,7 +34,10 @@ object PackedStructDecoder {
       var inner = ps.getInner(i)
       if (inner.getArrayEncodingCase == ArrayEncodingCase.NULLABLE && inner.getNullable.hasNoNulls)
         inner = inner.getNullable.getNoNulls.getValues
-      ctx.check(inner.getArrayEncodingCase == ArrayEncodingCase.FLAT, s"packed child $i is encoded as ${inner.getArrayEncodingCase}")
+      ctx.check(
+        inner.getArrayEncodingCase == ArrayEncodingCase.FLAT,
+        s"packed child $i is encoded as ${inner.getArrayEncodingCase}"
+      )
       val bits = inner.getFlat.getBitsPerValue
       ctx.check(bits > 0 && bits % 8 == 0, s"packed child $i has $bits bits per value")
       (bits / 8).toInt
@@ -39,12 +45,18 @@ object PackedStructDecoder {
     val starts = widths.scanLeft(0)(_ + _)
     val stride = starts.last
     val data = bufs.get(ps.getBuffer)
-    ctx.check(data.length.toLong >= n.toLong * stride, s"packed struct buffer holds ${data.length} bytes, $n rows of $stride need ${n.toLong * stride}")
+    ctx.check(
+      data.length.toLong >= n.toLong * stride,
+      s"packed struct buffer holds ${data.length} bytes, $n rows of $stride need ${n.toLong * stride}"
+    )
     val children = shape.children.zipWithIndex.map { case ((field, childShape), i) =>
       val pos = childPositions(i)
       if (pos < 0) new NullArray(n)
       else {
-        ctx.check(pos < widths.length, s"packed struct has ${widths.length} children, child '${field.name}' is number $pos")
+        ctx.check(
+          pos < widths.length,
+          s"packed struct has ${widths.length} children, child '${field.name}' is number $pos"
+        )
         val w = widths(pos)
         childShape match {
           case ValueShape.Fixed(bw, _) if bw == w =>
@@ -53,7 +65,8 @@ object PackedStructDecoder {
             var r = 0
             while (r < n) { System.arraycopy(data, r * stride + off, out, r * w, w); r += 1 }
             new FixedWidthArray(n, null, w, out)
-          case other => throw ctx.corrupt(s"packed child '${field.name}' of $w bytes does not fit shape $other")
+          case other =>
+            throw ctx.corrupt(s"packed child '${field.name}' of $w bytes does not fit shape $other")
         }
       }
     }

@@ -15,7 +15,8 @@ final class PageBuffers(
     pagePositions: Array[Long],
     pageSizes: Array[Long],
     columnPositions: Array[Long],
-    columnSizes: Array[Long]) {
+    columnSizes: Array[Long]
+) {
 
   private val pageCache = new Array[Array[Byte]](pagePositions.length)
 
@@ -23,7 +24,10 @@ final class PageBuffers(
     val idx = b.getBufferIndex
     b.getBufferType match {
       case Buffer.BufferType.page =>
-        ctx.check(idx >= 0 && idx < pagePositions.length, s"encoding names page buffer $idx but the page has ${pagePositions.length}")
+        ctx.check(
+          idx >= 0 && idx < pagePositions.length,
+          s"encoding names page buffer $idx but the page has ${pagePositions.length}"
+        )
         var bytes = pageCache(idx)
         if (bytes == null) {
           bytes = read(pagePositions(idx), pageSizes(idx), s"page buffer $idx")
@@ -31,7 +35,10 @@ final class PageBuffers(
         }
         bytes
       case Buffer.BufferType.column =>
-        ctx.check(idx >= 0 && idx < columnPositions.length, s"encoding names column buffer $idx but the column has ${columnPositions.length}")
+        ctx.check(
+          idx >= 0 && idx < columnPositions.length,
+          s"encoding names column buffer $idx but the column has ${columnPositions.length}"
+        )
         read(columnPositions(idx), columnSizes(idx), s"column buffer $idx")
       case Buffer.BufferType.file =>
         container.globalBuffer(idx)
@@ -47,23 +54,36 @@ final class PageBuffers(
   def pageRange(b: Buffer, off: Long, len: Int, minSize: Long): Array[Byte] = {
     if (b.getBufferType != Buffer.BufferType.page) return null
     val idx = b.getBufferIndex
-    ctx.check(idx >= 0 && idx < pagePositions.length, s"encoding names page buffer $idx but the page has ${pagePositions.length}")
+    ctx.check(
+      idx >= 0 && idx < pagePositions.length,
+      s"encoding names page buffer $idx but the page has ${pagePositions.length}"
+    )
     val size = pageSizes(idx)
-    ctx.check(size >= minSize, s"page buffer $idx holds $size bytes but the encoding needs $minSize")
-    ctx.check(off >= 0 && off + len <= size, s"range [$off, +$len) outside page buffer $idx of $size bytes")
+    ctx.check(
+      size >= minSize,
+      s"page buffer $idx holds $size bytes but the encoding needs $minSize"
+    )
+    ctx.check(
+      off >= 0 && off + len <= size,
+      s"range [$off, +$len) outside page buffer $idx of $size bytes"
+    )
     val cached = pageCache(idx)
     if (cached != null) java.util.Arrays.copyOfRange(cached, off.toInt, off.toInt + len)
     else if (len == 0) Array.emptyByteArray
     else {
-      ctx.check(pagePositions(idx) >= 0 && pagePositions(idx) + size <= container.fileSize,
-        s"page buffer $idx at (${pagePositions(idx)}, $size) lies outside the file (size ${container.fileSize})")
+      ctx.check(
+        pagePositions(idx) >= 0 && pagePositions(idx) + size <= container.fileSize,
+        s"page buffer $idx at (${pagePositions(idx)}, $size) lies outside the file (size ${container.fileSize})"
+      )
       container.input.read(pagePositions(idx) + off, len)
     }
   }
 
   private def read(pos: Long, size: Long, what: String): Array[Byte] = {
-    ctx.check(pos >= 0 && size >= 0 && pos + size <= container.fileSize,
-      s"$what at ($pos, $size) lies outside the file (size ${container.fileSize})")
+    ctx.check(
+      pos >= 0 && size >= 0 && pos + size <= container.fileSize,
+      s"$what at ($pos, $size) lies outside the file (size ${container.fileSize})"
+    )
     ctx.check(size <= Int.MaxValue - 16, s"$what is $size bytes, too large for one array")
     if (size == 0) Array.emptyByteArray else container.input.read(pos, size.toInt)
   }

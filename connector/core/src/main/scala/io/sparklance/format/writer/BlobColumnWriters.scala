@@ -32,7 +32,8 @@ private[writer] final class StructuralBlobWriter(
     version: FileVersion,
     container: ContainerWriter,
     pageBudgetBytes: Long,
-    sidecars: BlobSidecarWriter) extends LeafColumnWriter with LeafPage {
+    sidecars: BlobSidecarWriter
+) extends LeafColumnWriter with LeafPage {
   import StructuralBlobWriter._
 
   private val blobVersion: BlobColumn.Version = BlobColumn.version(lp.leaf).get
@@ -41,14 +42,19 @@ private[writer] final class StructuralBlobWriter(
     throw LanceErrors.unsupported(s"Column '${lp.path.map(_.name).mkString(".")}': blobs inside " +
       "lists need data_storage_version 2.2")
   if (blobVersion == BlobColumn.V2 && version.minor < 2)
-    throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later")
+    throw LanceErrors.unsupported(
+      s"Column '${lp.leaf.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later"
+    )
   if (blobVersion == BlobColumn.V1 && version.minor >= 2)
-    throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': blob v1 columns are written as blob v2 in Lance 2.2 files")
+    throw LanceErrors.unsupported(
+      s"Column '${lp.leaf.name}': blob v1 columns are written as blob v2 in Lance 2.2 files"
+    )
   private val thresholds = if (blobVersion == BlobColumn.V2) BlobThresholds.of(lp.leaf) else null
   private val width = if (blobVersion == BlobColumn.V1) V1Width else V2FixedWidth
 
   private val defs = if (lp.maxDef > 0) new ShortBuf() else null
   private val reps = if (lp.maxRep > 0) new ShortBuf() else null
+
   /**
    * One fixed-size descriptor per visible item (v1: position, size; v2: kind, position, size,
    * blob_id): per row at the top level, per list item (null items included) in lists.
@@ -74,18 +80,21 @@ private[writer] final class StructuralBlobWriter(
       case st: StructArray if blobVersion == BlobColumn.V2 && st.children.length >= 2 =>
         structs = st; null
       case other => throw new IllegalArgumentException(
-        s"blob column '${lp.leaf.name}' takes binary values, got ${other.getClass.getSimpleName}")
+          s"blob column '${lp.leaf.name}' takes binary values, got ${other.getClass.getSimpleName}"
+        )
     }
     desc.ensure(width * s.numVisible)
     var k = 0
     while (k < s.numVisible) {
       val i = if (s.visibleIdx == null) k else s.visibleIdx(k)
       if (i >= 0 && structs != null && !structs.isNull(i)) placeStruct(structs, i)
-      else if (i < 0 || bytes == null || bytes.isNull(i)) desc.zeros(width) // null: patched (v1) or masked (v2) at flush
+      else if (i < 0 || bytes == null || bytes.isNull(i))
+        desc.zeros(width) // null: patched (v1) or masked (v2) at flush
       else {
         val off = bytes.offsets(i); val len = bytes.offsets(i + 1) - off
         if (blobVersion == BlobColumn.V1) {
-          desc.u64(if (len == 0) 0L else container.writeBuffer(bytes.data, off, len)); desc.u64(len.toLong)
+          desc.u64(if (len == 0) 0L else container.writeBuffer(bytes.data, off, len));
+          desc.u64(len.toLong)
         } else place(bytes.data, off, len)
       }
       k += 1
@@ -106,15 +115,18 @@ private[writer] final class StructuralBlobWriter(
       var at = 0L
       val id =
         if (dedicated) sidecars.writeDedicated(data, off, len)
-        else { val (id, pos) = sidecars.writePacked(data, off, len, thresholds.packFile); at = pos; id }
+        else {
+          val (id, pos) = sidecars.writePacked(data, off, len, thresholds.packFile); at = pos; id
+        }
       if (sidecars.managed) {
         setUri(items, sidecars.lastUri) // this item's index in the page
         desc.u8(BlobKind.Managed)
       } else desc.u8(if (dedicated) BlobKind.Dedicated else BlobKind.Packed)
-      desc.u64(at); desc.u64(len.toLong); desc.u32(id & 0xFFFFFFFFL)
+      desc.u64(at); desc.u64(len.toLong); desc.u32(id & 0xffffffffL)
     } else {
       // An empty value still gets the position its (empty) buffer would have, as pylance gives it.
-      val pos = if (len == 0) container.writeBuffer(empty, 0, 0) else container.writeBuffer(data, off, len)
+      val pos =
+        if (len == 0) container.writeBuffer(empty, 0, 0) else container.writeBuffer(data, off, len)
       desc.u8(BlobKind.Inline); desc.u64(pos); desc.u64(len.toLong); desc.u32(0L)
     }
 
@@ -131,23 +143,31 @@ private[writer] final class StructuralBlobWriter(
     val data = st.children(0) match { case v: VarBinaryArray if !v.isNull(i) => v; case _ => null }
     val uri = st.children(1) match {
       case v: VarBinaryArray if !v.isNull(i) =>
-        new String(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i), java.nio.charset.StandardCharsets.UTF_8)
+        new String(
+          v.data,
+          v.offsets(i),
+          v.offsets(i + 1) - v.offsets(i),
+          java.nio.charset.StandardCharsets.UTF_8
+        )
       case _ => null
     }
-    def long(c: Int): Option[Long] = if (st.children.length <= c) None else st.children(c) match {
+    def long(c: Int): Option[Long] = if (st.children.length <= c) None
+    else st.children(c) match {
       case f: FixedWidthArray if !f.isNull(i) && f.byteWidth == 8 => Some(LE.i64(f.data, i * 8))
       case _ => None
     }
     val (position, size) = (long(2), long(3))
     if (data != null && uri != null) throw bad("a blob cannot have both data and uri")
-    if (data == null && uri == null) throw bad("a blob must set data or uri (a null blob is a null value)")
+    if (data == null && uri == null)
+      throw bad("a blob must set data or uri (a null blob is a null value)")
     if (data != null) {
       if (position.isDefined || size.isDefined) throw bad("position and size need a uri")
       val off = data.offsets(i)
       place(data.data, off, data.offsets(i + 1) - off)
     } else {
       if (uri.isEmpty) throw bad("the blob uri is empty")
-      if (position.isDefined != size.isDefined) throw bad("an external range needs both position and size")
+      if (position.isDefined != size.isDefined)
+        throw bad("an external range needs both position and size")
       if (position.exists(_ < 0)) throw bad(s"position ${position.get} is negative")
       if (size.exists(_ <= 0)) throw bad(s"size ${size.get} must be positive")
       val ext = sidecars.externals
@@ -158,7 +178,7 @@ private[writer] final class StructuralBlobWriter(
         val (id, rel) = ext.reference(uri, columnName)
         setUri(items, rel)
         desc.u8(BlobKind.External); desc.u64(position.getOrElse(0L)); desc.u64(size.getOrElse(0L))
-        desc.u32(id & 0xFFFFFFFFL)
+        desc.u32(id & 0xffffffffL)
       }
     }
   }
@@ -168,7 +188,8 @@ private[writer] final class StructuralBlobWriter(
 
   private def setUri(row: Int, uri: String): Unit = {
     if (uris == null) uris = new Array[String](math.max(64, row + 1))
-    else if (row >= uris.length) uris = java.util.Arrays.copyOf(uris, math.max(row + 1, uris.length * 2))
+    else if (row >= uris.length)
+      uris = java.util.Arrays.copyOf(uris, math.max(row + 1, uris.length * 2))
     uris(row) = uri
   }
 
@@ -212,8 +233,17 @@ private[writer] final class StructuralBlobWriter(
         outer.emit(buffers, PageLayout.newBuilder().setBlobLayout(blob).build())
       }
     }
-    if (!MiniBlockEncoder.write(inner, PageLevels(DescriptorLeaf, null, rows), new V1DescriptorChunks(desc.array, rows), null))
-      throw new IllegalStateException(s"blob column '${lp.leaf.name}': descriptors did not fit a mini-block page")
+    if (
+      !MiniBlockEncoder.write(
+        inner,
+        PageLevels(DescriptorLeaf, null, rows),
+        new V1DescriptorChunks(desc.array, rows),
+        null
+      )
+    )
+      throw new IllegalStateException(
+        s"blob column '${lp.leaf.name}': descriptors did not fit a mini-block page"
+      )
   }
 
   private var packedRows: VarValuesBuf = _
@@ -222,7 +252,9 @@ private[writer] final class StructuralBlobWriter(
     val d = canonicalDefs
     val n = items
     var valid = n
-    if (d != null) { valid = 0; var i = 0; while (i < this.levels) { if (d(i) == 0) valid += 1; i += 1 } }
+    if (d != null) {
+      valid = 0; var i = 0; while (i < this.levels) { if (d(i) == 0) valid += 1; i += 1 }
+    }
     if (valid == 0) { packedRows = null; AllNullPageEncoder.write(this, levels); return }
     // Row-major descriptor rows: the fixed fields, then blob_uri as a u32 length and its bytes
     // (none but for managed blobs).
@@ -233,7 +265,7 @@ private[writer] final class StructuralBlobWriter(
     while (i < n) {
       v.data.bytes(desc.array, i * V2FixedWidth, V2FixedWidth)
       val uri = if (uris == null || i >= uris.length || uris(i) == null) null
-        else uris(i).getBytes(java.nio.charset.StandardCharsets.UTF_8)
+      else uris(i).getBytes(java.nio.charset.StandardCharsets.UTF_8)
       if (uri == null) v.data.u32(0L)
       else {
         v.data.u32(uri.length.toLong); v.data.bytes(uri)
@@ -244,7 +276,11 @@ private[writer] final class StructuralBlobWriter(
     }
     v.maxLen = maxLen
     packedRows = v
-    FullZipEncoder.write(this, levels, new FullZipEncoder.VarPayload(v.offsets.array, v.data.array, V2Encoding))
+    FullZipEncoder.write(
+      this,
+      levels,
+      new FullZipEncoder.VarPayload(v.offsets.array, v.data.array, V2Encoding)
+    )
     packedRows = null
   }
 
@@ -257,39 +293,59 @@ private[writer] final class StructuralBlobWriter(
   def pageRows: Long = rows
   def isLarge: Boolean = version.minor >= 2
   def fileVersion: FileVersion = version
-  def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit = container.addPage(column, buffers, rows, firstRow, layout)
+  def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit =
+    container.addPage(column, buffers, rows, firstRow, layout)
 }
 
 private[writer] object StructuralBlobWriter {
   val V1Width = 16
+
   /** kind u8, position u64, size u64, blob_id u32. */
   val V2FixedWidth = 21
+
   /** A v2 descriptor row in a full-zip page: the fixed fields and a 4-byte empty blob_uri. */
   val V2RowWidth = 25
 
   /** The leaf of a blob page's inner descriptor page: one layer, never null. */
   private[writer] val DescriptorLeaf: LeafPath =
-    new LeafPath(Array(LanceField(-1, -1, "descriptor", LogicalType.FixedSizeBinary(V1Width), nullable = false, Map.empty, Nil)))
+    new LeafPath(Array(LanceField(
+      -1,
+      -1,
+      "descriptor",
+      LogicalType.FixedSizeBinary(V1Width),
+      nullable = false,
+      Map.empty,
+      Nil
+    )))
 
   private def fixedField(bits: Int): VariablePackedStruct.FieldEncoding =
-    VariablePackedStruct.FieldEncoding.newBuilder().setValue(Encodings.flat(bits)).setBitsPerValue(bits.toLong).build()
+    VariablePackedStruct.FieldEncoding.newBuilder().setValue(Encodings.flat(bits)).setBitsPerValue(
+      bits.toLong
+    ).build()
 
   /** `VariablePackedStruct` of kind u8, position u64, size u64, blob_id u32 (all Flat) and blob_uri (Variable, 32-bit lengths). */
   val V2Encoding: CompressiveEncoding = CompressiveEncoding.newBuilder().setVariablePackedStruct(
     VariablePackedStruct.newBuilder()
-      .addFields(fixedField(8)).addFields(fixedField(64)).addFields(fixedField(64)).addFields(fixedField(32))
-      .addFields(VariablePackedStruct.FieldEncoding.newBuilder().setValue(Encodings.variable(32)).setBitsPerLength(32)))
+      .addFields(fixedField(8)).addFields(fixedField(64)).addFields(fixedField(64)).addFields(
+        fixedField(32)
+      )
+      .addFields(VariablePackedStruct.FieldEncoding.newBuilder().setValue(
+        Encodings.variable(32)
+      ).setBitsPerLength(32))
+  )
     .build()
 }
 
 /** v1 descriptors in mini-block chunks: 16 bytes per row, described as `PackedStruct[64, 64](Flat 128)`. */
-private[writer] final class V1DescriptorChunks(data: Array[Byte], val count: Int) extends ChunkValues {
+private[writer] final class V1DescriptorChunks(data: Array[Byte], val count: Int)
+    extends ChunkValues {
   private val flat = new FlatChunks(data, StructuralBlobWriter.V1Width, bool = false, count)
   def numBuffers: Int = 1
   def bytes(from: Int, k: Int): Long = flat.bytes(from, k)
   def buffers(from: Int, k: Int): Seq[ByteBuf] = flat.buffers(from, k)
   def encoding: CompressiveEncoding = CompressiveEncoding.newBuilder().setPackedStruct(
-    PackedStruct.newBuilder().addBitsPerValue(64).addBitsPerValue(64).setValues(Encodings.flat(128))).build()
+    PackedStruct.newBuilder().addBitsPerValue(64).addBitsPerValue(64).setValues(Encodings.flat(128))
+  ).build()
 }
 
 /**
@@ -298,7 +354,8 @@ private[writer] final class V1DescriptorChunks(data: Array[Byte], val count: Int
  * validity (a null is `(1, 0)`, an empty value `(0, 0)`), and the column-level encoding
  * `ColumnEncoding{blob: Blob{inner: ColumnEncoding{values}}}` that tells readers so.
  */
-private[writer] final class V20BlobWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long) extends V20ColumnWriter {
+private[writer] final class V20BlobWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long)
+    extends V20ColumnWriter {
   private val pages = new V20PackedPages(col, c, budget, Seq(8, 8))
 
   def append(a: ColumnArray): Unit = {
@@ -317,7 +374,9 @@ private[writer] final class V20BlobWriter(f: LanceField, col: Int, c: ContainerW
           i += 1
         }
       case _: NullArray => var i = 0; while (i < n) { desc.u64(1L); desc.u64(0L); i += 1 }
-      case other => throw new IllegalArgumentException(s"blob column '${f.name}' takes binary values, got ${other.getClass.getSimpleName}")
+      case other => throw new IllegalArgumentException(
+          s"blob column '${f.name}' takes binary values, got ${other.getClass.getSimpleName}"
+        )
     }
     pages.added(n)
   }
@@ -331,5 +390,8 @@ private[writer] final class V20BlobWriter(f: LanceField, col: Int, c: ContainerW
 private[writer] object V20BlobWriter {
   import io.sparklance.proto.{EncodingsV20Protos => V20}
   val ColumnEncoding: V20.ColumnEncoding = V20.ColumnEncoding.newBuilder().setBlob(
-    V20.Blob.newBuilder().setInner(V20.ColumnEncoding.newBuilder().setValues(com.google.protobuf.Empty.getDefaultInstance))).build()
+    V20.Blob.newBuilder().setInner(
+      V20.ColumnEncoding.newBuilder().setValues(com.google.protobuf.Empty.getDefaultInstance)
+    )
+  ).build()
 }

@@ -11,13 +11,15 @@ final class ByteBuf(initial: Int = 256) {
   def array: Array[Byte] = a
   def toArray: Array[Byte] = java.util.Arrays.copyOf(a, n)
   def clear(): Unit = n = 0
+
   /** Keeps the first `size` bytes. */
   def truncate(size: Int): Unit = { require(size >= 0 && size <= n); n = size }
 
   def ensure(extra: Int): Unit = {
     val need = n.toLong + extra
     if (need > a.length) {
-      if (need > Int.MaxValue - 16) throw new IllegalStateException(s"buffer of $need bytes is too large")
+      if (need > Int.MaxValue - 16)
+        throw new IllegalStateException(s"buffer of $need bytes is too large")
       a = ByteBuf.grow(a, n, math.max(need, math.min(Int.MaxValue - 16L, a.length * 2L)).toInt)
     }
   }
@@ -30,11 +32,17 @@ final class ByteBuf(initial: Int = 256) {
   def u32(v: Long): Unit = { ensure(4); LE.putI32(a, n, v.toInt); n += 4 }
   def u64(v: Long): Unit = { ensure(8); LE.putI64(a, n, v); n += 8 }
   def bytes(b: Array[Byte]): Unit = bytes(b, 0, b.length)
-  def bytes(b: Array[Byte], off: Int, len: Int): Unit = { ensure(len); System.arraycopy(b, off, a, n, len); n += len }
-  def zeros(len: Int): Unit = { ensure(len); java.util.Arrays.fill(a, n, n + len, 0.toByte); n += len }
+  def bytes(b: Array[Byte], off: Int, len: Int): Unit = {
+    ensure(len); System.arraycopy(b, off, a, n, len); n += len
+  }
+  def zeros(len: Int): Unit = {
+    ensure(len); java.util.Arrays.fill(a, n, n + len, 0.toByte); n += len
+  }
+
   /** Grows the content by `len` bytes, left as they are for the caller to write at the
    * returned offset of [[array]]. */
   def extend(len: Int): Int = { ensure(len); val at = n; n += len; at }
+
   /** Pads with `fill` until the size is a multiple of `align`. */
   def pad(align: Int, fill: Byte): Unit = {
     val p = (align - (n % align)) % align
@@ -43,6 +51,7 @@ final class ByteBuf(initial: Int = 256) {
 }
 
 private[writer] object ByteBuf {
+
   /**
    * `a` grown to `cap` keeping its first `n` bytes: a copy of the whole array when it is
    * mostly content (a copy allocates without zeroing what it copies), else a new zeroed
@@ -60,12 +69,15 @@ final class ShortBuf(initial: Int = 1024) {
   def size: Int = n
   def array: Array[Short] = a
   def clear(): Unit = n = 0
-  def add(v: Short): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
+  def add(v: Short): Unit = {
+    if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1
+  }
   def addAll(src: Array[Short], from: Int, until: Int): Unit = {
     val k = until - from
     ensure(k)
     System.arraycopy(src, from, a, n, k); n += k
   }
+
   /** Appends `k` levels of 0 (`src` null) or `src`'s first `k`. */
   def addOrZeros(src: Array[Short], k: Int): Unit =
     if (src != null) addAll(src, 0, k)
@@ -77,6 +89,7 @@ final class ShortBuf(initial: Int = 1024) {
       else { val b = new Array[Short](cap); System.arraycopy(a, 0, b, 0, n); a = b }
     }
   def apply(i: Int): Short = a(i)
+
   /** Levels the array holds room for. */
   def capacity: Int = a.length
 }
@@ -88,10 +101,14 @@ final class IntBuf(initial: Int = 1024) {
   def size: Int = n
   def array: Array[Int] = a
   def clear(): Unit = n = 0
+
   /** Keeps the first `size` ints. */
   def truncate(size: Int): Unit = { require(size >= 0 && size <= n); n = size }
-  def add(v: Int): Unit = { if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1 }
+  def add(v: Int): Unit = {
+    if (n == a.length) a = java.util.Arrays.copyOf(a, a.length * 2); a(n) = v; n += 1
+  }
   def apply(i: Int): Int = a(i)
+
   /** Ints the array holds room for. */
   def capacity: Int = a.length
 }

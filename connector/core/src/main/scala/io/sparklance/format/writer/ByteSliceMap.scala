@@ -14,16 +14,16 @@ private[writer] final class ByteSliceMap(a: Array[Byte], initial: Int) {
   private var size = 0
 
   private def hash(off: Int, len: Int): Int = {
-    var h = 0x9E3779B97F4A7C15L ^ len
+    var h = 0x9e3779b97f4a7c15L ^ len
     var i = 0
     while (i + 8 <= len) {
-      h = (h ^ LE.i64(a, off + i)) * 0xFF51AFD7ED558CCDL; h ^= h >>> 29; i += 8
+      h = (h ^ LE.i64(a, off + i)) * 0xff51afd7ed558ccdL; h ^= h >>> 29; i += 8
     }
     if (i < len) {
       val w = LE.loadPartial(a, off + i, len - i)
-      h = (h ^ w) * 0xFF51AFD7ED558CCDL
+      h = (h ^ w) * 0xff51afd7ed558ccdL
     }
-    h = (h ^ (h >>> 32)) * 0xC4CEB9FE1A85EC53L
+    h = (h ^ (h >>> 32)) * 0xc4ceb9fe1a85ec53L
     (h ^ (h >>> 29)).toInt
   }
 

@@ -12,26 +12,32 @@ import io.sparklance.proto.EncodingsV21Protos._
 private[writer] abstract class ChunkValues {
   def count: Int
   def numBuffers: Int
+
   /** Most values in one chunk. */
   def maxValues: Int = 4096
+
   /** Fewest values in a chunk that is not the last (bitmaps need whole bytes). */
   def minValues: Int = 2
+
   /** Bytes of the chunk's value buffers before compression and padding. */
   def bytes(from: Int, k: Int): Long
+
   /** The chunk's value buffers, valid until the next call (they may be reused for it). */
   def buffers(from: Int, k: Int): Seq[ByteBuf]
   def encoding: CompressiveEncoding
 }
 
 /** Values stored as they are: `Flat` (booleans as an LSB bitmap). */
-private[writer] final class FlatChunks(data: Array[Byte], width: Int, bool: Boolean, val count: Int) extends ChunkValues {
+private[writer] final class FlatChunks(data: Array[Byte], width: Int, bool: Boolean, val count: Int)
+    extends ChunkValues {
   def numBuffers = 1
   override def minValues: Int = if (bool) 8 else 2
   def bytes(from: Int, k: Int): Long = if (bool) (k + 7) / 8 else k.toLong * width
   private val buf = new ByteBuf(1024)
   def buffers(from: Int, k: Int): Seq[ByteBuf] = {
     buf.clear()
-    if (bool) MiniBlockEncoder.bitmap(data, from, k, buf) else buf.bytes(data, from * width, k * width)
+    if (bool) MiniBlockEncoder.bitmap(data, from, k, buf)
+    else buf.bytes(data, from * width, k * width)
     Seq(buf)
   }
   def encoding: CompressiveEncoding = Encodings.flat(if (bool) 1 else width * 8)
@@ -41,7 +47,11 @@ private[writer] final class FlatChunks(data: Array[Byte], width: Int, bool: Bool
  * Packed struct rows (see [[PackedStructs]]): stored flat, `PackedStruct{bits_per_value: child
  * widths, values: Flat(row bits)}`; pylance never compresses them further.
  */
-private[writer] final class PackedStructChunks(data: Array[Byte], widths: Array[Int], val count: Int) extends ChunkValues {
+private[writer] final class PackedStructChunks(
+    data: Array[Byte],
+    widths: Array[Int],
+    val count: Int
+) extends ChunkValues {
   private val flat = new FlatChunks(data, widths.sum, bool = false, count)
   def numBuffers = 1
   def bytes(from: Int, k: Int): Long = flat.bytes(from, k)
@@ -54,7 +64,8 @@ private[writer] final class PackedStructChunks(data: Array[Byte], widths: Array[
 }
 
 /** Fastlanes `InlineBitpacking`: one 1024-value block per chunk, each with its own width. */
-private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val count: Int)
+    extends ChunkValues {
   def numBuffers = 1
   override def maxValues = 1024
   def bytes(from: Int, k: Int): Long = FastLanesPack.packedSize(data, width, from, from + k)
@@ -71,7 +82,8 @@ private[writer] final class BitpackChunks(data: Array[Byte], width: Int, val cou
  * `ByteStreamSplit(Flat)`: within each chunk, byte j of value i stored at `j * k + i`, which
  * groups similar bytes for the general compressor that always wraps it.
  */
-private[writer] final class BssChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+private[writer] final class BssChunks(data: Array[Byte], width: Int, val count: Int)
+    extends ChunkValues {
   def numBuffers = 1
   // pylance's chunk sizes: 1024 four-byte or 512 eight-byte values.
   override def maxValues: Int = if (width == 4) 1024 else 512
@@ -88,13 +100,17 @@ private[writer] final class BssChunks(data: Array[Byte], width: Int, val count: 
     Seq(b)
   }
   def encoding: CompressiveEncoding =
-    CompressiveEncoding.newBuilder().setByteStreamSplit(ByteStreamSplit.newBuilder().setValues(Encodings.flat(width * 8))).build()
+    CompressiveEncoding.newBuilder().setByteStreamSplit(
+      ByteStreamSplit.newBuilder().setValues(Encodings.flat(width * 8))
+    ).build()
 }
 
 /** `Rle{values: Flat, run_lengths: Flat(8)}`: run values and u8 run lengths (runs split at 255). */
-private[writer] final class RleChunks(data: Array[Byte], width: Int, val count: Int) extends ChunkValues {
+private[writer] final class RleChunks(data: Array[Byte], width: Int, val count: Int)
+    extends ChunkValues {
   def numBuffers = 2
-  def bytes(from: Int, k: Int): Long = ValueStats.runs(data, width, from, from + k, 255).toLong * (width + 1)
+  def bytes(from: Int, k: Int): Long =
+    ValueStats.runs(data, width, from, from + k, 255).toLong * (width + 1)
   def buffers(from: Int, k: Int): Seq[ByteBuf] = {
     val vals = new ByteBuf(256); val lens = new ByteBuf(128)
     var i = from; val end = from + k
@@ -111,14 +127,21 @@ private[writer] final class RleChunks(data: Array[Byte], width: Int, val count: 
     Seq(vals, lens)
   }
   def encoding: CompressiveEncoding =
-    CompressiveEncoding.newBuilder().setRle(Rle.newBuilder().setValues(Encodings.flat(width * 8)).setRunLengths(Encodings.flat(8))).build()
+    CompressiveEncoding.newBuilder().setRle(
+      Rle.newBuilder().setValues(Encodings.flat(width * 8)).setRunLengths(Encodings.flat(8))
+    ).build()
 }
 
 /**
  * `Variable`: per chunk, `k + 1` offsets relative to the chunk buffer (32 or 64-bit), then
  * the bytes, padded to the offset width. `offsets` index `data`.
  */
-private[writer] final class VarChunks(offsets: Array[Int], data: Array[Byte], large: Boolean, val count: Int) extends ChunkValues {
+private[writer] final class VarChunks(
+    offsets: Array[Int],
+    data: Array[Byte],
+    large: Boolean,
+    val count: Int
+) extends ChunkValues {
   private val ow = if (large) 8 else 4
   def numBuffers = 1
   def bytes(from: Int, k: Int): Long = {
@@ -137,8 +160,7 @@ private[writer] final class VarChunks(offsets: Array[Int], data: Array[Byte], la
     var i = 0
     if (large) {
       while (i <= k) { LE.putI64(o, at + 8 * i, (offsets(from + i) + shift).toLong); i += 1 }
-    }
-    else while (i <= k) { LE.putI32(o, at + 4 * i, offsets(from + i) + shift); i += 1 }
+    } else while (i <= k) { LE.putI32(o, at + 4 * i, offsets(from + i) + shift); i += 1 }
     b.bytes(data, base, offsets(from + k) - base)
     b.pad(ow, ContainerWriter.Pad)
     Seq(b)
@@ -163,26 +185,30 @@ private[writer] final class FslChunks(l: FslValuesBuf) extends ChunkValues {
   private def pad8(n: Long): Long = (n + 7) & ~7L
   def bytes(from: Int, k: Int): Long = {
     val items = k.toLong * l.dim
-    (if (l.anyItemNull) pad8((items + 7) / 8) else 0L) + (if (l.itemBool) (items + 7) / 8 else items * l.itemWidth)
+    (if (l.anyItemNull) pad8((items + 7) / 8) else 0L) + (if (l.itemBool) (items + 7) / 8
+                                                          else items * l.itemWidth)
   }
   def buffers(from: Int, k: Int): Seq[ByteBuf] = {
     val items = k * l.dim
     val d = new ByteBuf(items * l.itemWidth + 8)
-    if (l.itemBool) MiniBlockEncoder.bitmap(l.data.array, from * l.dim, items, d) else d.bytes(l.data.array, from * l.width, k * l.width)
+    if (l.itemBool) MiniBlockEncoder.bitmap(l.data.array, from * l.dim, items, d)
+    else d.bytes(l.data.array, from * l.width, k * l.width)
     if (l.anyItemNull) {
       val vb = new ByteBuf(items / 8 + 8)
       MiniBlockEncoder.bitmap(l.itemValid.array, from * l.dim, items, vb)
       Seq(vb, d)
     } else Seq(d)
   }
-  def encoding: CompressiveEncoding = Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(if (l.itemBool) 1 else l.itemWidth * 8))
+  def encoding: CompressiveEncoding =
+    Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(if (l.itemBool) 1 else l.itemWidth * 8))
 }
 
 /**
  * `General`: buffer 0 of every chunk compressed with zstd or lz4. Chunks are cut on the
  * uncompressed sizes, as pylance's wrapper does.
  */
-private[writer] final class GeneralChunks(inner: ChunkValues, scheme: Int, level: Option[Int]) extends ChunkValues {
+private[writer] final class GeneralChunks(inner: ChunkValues, scheme: Int, level: Option[Int])
+    extends ChunkValues {
   def count: Int = inner.count
   def numBuffers: Int = inner.numBuffers
   override def maxValues: Int = inner.maxValues

@@ -28,15 +28,19 @@ private[writer] object ConstantPageEncoder {
     levels.layers.foreach(b.addLayers)
     val value: ByteBuf = vals match {
       case f: FixedValuesBuf =>
-        val bytes = java.util.Arrays.copyOfRange(f.data.array, first * f.width, (first + 1) * f.width)
+        val bytes =
+          java.util.Arrays.copyOfRange(f.data.array, first * f.width, (first + 1) * f.width)
         if (f.width <= InlineMaxBytes) {
-          b.setInlineValue(com.google.protobuf.ByteString.copyFrom(if (f.bool) Array[Byte]((if (bytes(0) != 0) 1 else 0).toByte) else bytes))
+          b.setInlineValue(com.google.protobuf.ByteString.copyFrom(if (f.bool)
+            Array[Byte]((if (bytes(0) != 0) 1 else 0).toByte)
+          else bytes))
           null
         } else { val vb = new ByteBuf(f.width + 16); scalarBuffer(vb, Seq(bytes)); vb }
       case v: VarValuesBuf =>
         val s = v.offsets(first); val len = v.offsets(first + 1) - s
         val offs = new ByteBuf(16)
-        if (v.large) { offs.u64(0); offs.u64(len.toLong) } else { offs.u32(0); offs.u32(len.toLong) }
+        if (v.large) { offs.u64(0); offs.u64(len.toLong) }
+        else { offs.u32(0); offs.u32(len.toLong) }
         val vb = new ByteBuf(len + 32)
         scalarBuffer(vb, Seq(offs.toArray, java.util.Arrays.copyOfRange(v.data.array, s, s + len)))
         vb

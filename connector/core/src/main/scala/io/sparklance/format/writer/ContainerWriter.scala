@@ -18,6 +18,7 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   import ContainerWriter._
 
   private val pages = Array.fill(numColumns)(ArrayBuffer[File2Protos.ColumnMetadata.Page]())
+
   /** Each column's page encodings and buffer counts, as written: what [[PageTypeGuard]] checks. */
   private val written = Array.fill(numColumns)(ArrayBuffer[(com.google.protobuf.Message, Int)]())
 
@@ -28,7 +29,8 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   private val columnEncodings = new Array[File2Protos.Encoding](numColumns)
 
   /** Sets column `col`'s column-level encoding (a `lance.encodings.ColumnEncoding`). */
-  def setColumnEncoding(col: Int, encoding: com.google.protobuf.Message): Unit = columnEncodings(col) = direct(encoding)
+  def setColumnEncoding(col: Int, encoding: com.google.protobuf.Message): Unit =
+    columnEncodings(col) = direct(encoding)
   private val padding = Array.fill[Byte](Alignment)(Pad)
 
   private def align(): Unit = {
@@ -45,7 +47,13 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   }
 
   /** Writes the buffers of one page and records the page (rows `[firstRow, firstRow + rows)`) in column `col`. */
-  def addPage(col: Int, buffers: Seq[ByteBuf], rows: Long, firstRow: Long, encoding: com.google.protobuf.Message): Unit = {
+  def addPage(
+      col: Int,
+      buffers: Seq[ByteBuf],
+      rows: Long,
+      firstRow: Long,
+      encoding: com.google.protobuf.Message
+  ): Unit = {
     val p = File2Protos.ColumnMetadata.Page.newBuilder()
     buffers.foreach { b =>
       val pos = writeBuffer(b.array, 0, b.size)
@@ -57,7 +65,12 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
   }
 
   /** Records a page with no buffers (a 2.0 struct column, a constant page). */
-  def addEmptyPage(col: Int, rows: Long, firstRow: Long, encoding: com.google.protobuf.Message): Unit =
+  def addEmptyPage(
+      col: Int,
+      rows: Long,
+      firstRow: Long,
+      encoding: com.google.protobuf.Message
+  ): Unit =
     addPage(col, Nil, rows, firstRow, encoding)
 
   /**
@@ -65,8 +78,10 @@ final class ContainerWriter(sink: OutputSink, version: FileVersion, numColumns: 
    * `extraGlobalBuffers` become global buffers 1, 2, … after the descriptor (index files keep
    * their models there).
    */
-  def finish(descriptor: FileProtos.FileDescriptor,
-      extraGlobalBuffers: Seq[Array[Byte]] = Nil): Long = {
+  def finish(
+      descriptor: FileProtos.FileDescriptor,
+      extraGlobalBuffers: Seq[Array[Byte]] = Nil
+  ): Long = {
     align()
     val gb0 = descriptor.toByteArray
     val globals = (gb0 +: extraGlobalBuffers).map { b =>

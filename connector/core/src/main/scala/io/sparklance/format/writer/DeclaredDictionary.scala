@@ -32,8 +32,11 @@ private[writer] object DeclaredDictionary {
     case LogicalType.Int16 | LogicalType.UInt16 => 2
     case LogicalType.Int32 | LogicalType.UInt32 => 4
     case LogicalType.Int64 | LogicalType.UInt64 => 8
-    case other => throw LanceErrors.unsupportedType(column, d.text,
-      s"a dictionary's keys must be integers, not ${other.text}")
+    case other => throw LanceErrors.unsupportedType(
+        column,
+        d.text,
+        s"a dictionary's keys must be integers, not ${other.text}"
+      )
   }
 
   /**
@@ -55,8 +58,11 @@ private[writer] object DeclaredDictionary {
   def checkValues(column: String, d: LogicalType.Dictionary, vals: LeafValues): Unit = vals match {
     case f: FixedValuesBuf if !f.bool =>
     case _: VarValuesBuf =>
-    case _ => throw LanceErrors.unsupportedType(column, d.text,
-      s"dictionaries of ${d.value.text} values cannot be written")
+    case _ => throw LanceErrors.unsupportedType(
+        column,
+        d.text,
+        s"dictionaries of ${d.value.text} values cannot be written"
+      )
   }
 
   private def notDictionaryValues =
@@ -103,13 +109,23 @@ private[writer] object DeclaredDictionary {
   }
 
   /** A 2.1/2.2 page's dictionary block for `e`'s entries of values shaped as `vals`. */
-  def block(e: Entries, vals: LeafValues, params: EncodingParams,
-      version: FileVersion): MiniBlockEncoder.Dictionary = {
+  def block(
+      e: Entries,
+      vals: LeafValues,
+      params: EncodingParams,
+      version: FileVersion
+  ): MiniBlockEncoder.Dictionary = {
     val count = e.entries.size
     vals match {
       case v: VarValuesBuf =>
-        DictionaryEncoder.varBlock(e.entries.bytes, e.entries.offsets, count, v.large, params,
-          version)
+        DictionaryEncoder.varBlock(
+          e.entries.bytes,
+          e.entries.offsets,
+          count,
+          v.large,
+          params,
+          version
+        )
       case f: FixedValuesBuf =>
         DictionaryEncoder.wrap(e.entries.bytes, Encodings.flat(f.width * 8), params, version, count)
       case _ => throw notDictionaryValues
@@ -120,8 +136,13 @@ private[writer] object DeclaredDictionary {
    * A 2.0 page of `n` rows (`nulls(i)` != 0 for a null row): buffer 0 the keys, then the
    * items' buffers, and its encoding.
    */
-  def v20Page(column: String, d: LogicalType.Dictionary, vals: LeafValues, nulls: Array[Byte],
-      n: Int): (Seq[ByteBuf], ArrayEncoding) = {
+  def v20Page(
+      column: String,
+      d: LogicalType.Dictionary,
+      vals: LeafValues,
+      nulls: Array[Byte],
+      n: Int
+  ): (Seq[ByteBuf], ArrayEncoding) = {
     val isNull = new Array[Boolean](n)
     var anyNull = false
     var i = 0
@@ -145,10 +166,13 @@ private[writer] object DeclaredDictionary {
         if (anyNull) ends.u64(store.size.toLong + adj)
         val bytes = new ByteBuf(store.size + 8)
         bytes.bytes(store.array, 0, store.size)
-        (Seq(ends, bytes), ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
-          .setIndices(V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 1)))
-          .setBytes(V20ColumnWriter.flat(8, 2))
-          .setNullAdjustment(adj)).build())
+        (
+          Seq(ends, bytes),
+          ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
+            .setIndices(V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 1)))
+            .setBytes(V20ColumnWriter.flat(8, 2))
+            .setNullAdjustment(adj)).build()
+        )
       case f: FixedValuesBuf =>
         val data = new ByteBuf(items * f.width + 8)
         data.bytes(store.array, 0, store.size)
@@ -159,8 +183,13 @@ private[writer] object DeclaredDictionary {
           java.util.Arrays.fill(valid, 0, values, 1.toByte)
           val validity = new ByteBuf(items / 8 + 8)
           MiniBlockEncoder.bitmap(valid, 0, items, validity)
-          (Seq(validity, data), V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, 1),
-            V20ColumnWriter.flat(f.width * 8, 2)))
+          (
+            Seq(validity, data),
+            V20ColumnWriter.someNulls(
+              V20ColumnWriter.flat(1, 1),
+              V20ColumnWriter.flat(f.width * 8, 2)
+            )
+          )
         }
       case _ => throw notDictionaryValues
     }

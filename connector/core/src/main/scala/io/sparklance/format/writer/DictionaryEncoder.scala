@@ -27,7 +27,11 @@ private[writer] object DictionaryEncoder {
   private val UniqueRatio = 0.98
 
   /** u32 little-endian indices (one per visible value) and the dictionary. */
-  final class Encoded(val indices: Array[Byte], val count: Int, val dictionary: MiniBlockEncoder.Dictionary)
+  final class Encoded(
+      val indices: Array[Byte],
+      val count: Int,
+      val dictionary: MiniBlockEncoder.Dictionary
+  )
 
   def tryEncode(vals: LeafValues, params: EncodingParams, version: FileVersion): Option[Encoded] = {
     val n = vals.count
@@ -80,7 +84,8 @@ private[writer] object DictionaryEncoder {
       while (i < k) {
         val fresh = vals match {
           case f: FixedValuesBuf => map.getOrPut((start + i) * f.width, f.width, 0) < 0
-          case v: VarValuesBuf => val o = v.offsets(start + i); map.getOrPut(o, v.offsets(start + i + 1) - o, 0) < 0
+          case v: VarValuesBuf =>
+            val o = v.offsets(start + i); map.getOrPut(o, v.offsets(start + i + 1) - o, 0) < 0
           case _ => true
         }
         if (fresh) distinct += 1
@@ -91,8 +96,14 @@ private[writer] object DictionaryEncoder {
     if (taken < MinSamples) None else Some(distinct.toDouble / taken)
   }
 
-  private def encodeFixed(f: FixedValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
-      version: FileVersion): Option[Encoded] = {
+  private def encodeFixed(
+      f: FixedValuesBuf,
+      n: Int,
+      threshold: Long,
+      maxEncoded: Long,
+      params: EncodingParams,
+      version: FileVersion
+  ): Option[Encoded] = {
     val w = f.width
     val a = f.data.array
     // The indices alone (with one entry) already too big: no dictionary, nothing counted.
@@ -116,8 +127,14 @@ private[writer] object DictionaryEncoder {
     Some(new Encoded(idx, n, fixedBlock(dict, w, entries, params, version)))
   }
 
-  private def encodeVar(v: VarValuesBuf, n: Int, threshold: Long, maxEncoded: Long, params: EncodingParams,
-      version: FileVersion): Option[Encoded] = {
+  private def encodeVar(
+      v: VarValuesBuf,
+      n: Int,
+      threshold: Long,
+      maxEncoded: Long,
+      params: EncodingParams,
+      version: FileVersion
+  ): Option[Encoded] = {
     val a = v.data.array
     val ow = if (v.large) 8 else 4
     // The indices and the offsets of one entry already too big: no dictionary, nothing counted.
@@ -141,13 +158,14 @@ private[writer] object DictionaryEncoder {
           var m = pairs(len - 9)
           if (m == null) { m = new WordMap(64); pairs(len - 9) = m }
           m.getOrPut(LE.i64(a, s), LE.loadPartial(a, s + 8, len - 8), entries)
-        }
-        else map.getOrPut(s, len, entries)
+        } else map.getOrPut(s, len, entries)
       if (e < 0) {
         val bytes = dict.size.toLong + len
         // The dictionary only grows: once too big, it stays too big.
-        if (entries >= threshold || bytes > MaxDictBytes ||
-            bytes + indexBytes(n, entries + 1) + (entries + 2L) * ow > maxEncoded) return None
+        if (
+          entries >= threshold || bytes > MaxDictBytes ||
+          bytes + indexBytes(n, entries + 1) + (entries + 2L) * ow > maxEncoded
+        ) return None
         e = entries; dict.bytes(a, s, len); dictOffsets.add(dict.size); entries += 1
       }
       LE.putI32(idx, 4 * i, e)
@@ -164,17 +182,34 @@ private[writer] object DictionaryEncoder {
   private def general(params: EncodingParams, version: FileVersion): Option[Int] =
     if (version.minor >= 2) EncodingParams.scheme(params.dictValuesCompression) else None
 
-  private[writer] def wrap(buf: ByteBuf, enc: CompressiveEncoding, params: EncodingParams, version: FileVersion, entries: Int): MiniBlockEncoder.Dictionary =
+  private[writer] def wrap(
+      buf: ByteBuf,
+      enc: CompressiveEncoding,
+      params: EncodingParams,
+      version: FileVersion,
+      entries: Int
+  ): MiniBlockEncoder.Dictionary =
     general(params, version) match {
       case Some(s) =>
-        val c = GeneralCompressor.compress(s, params.dictValuesLevel.getOrElse(0), buf.array, 0, buf.size)
+        val c =
+          GeneralCompressor.compress(s, params.dictValuesLevel.getOrElse(0), buf.array, 0, buf.size)
         val out = new ByteBuf(c.length + 8); out.bytes(c)
-        new MiniBlockEncoder.Dictionary(out, Encodings.general(s, params.dictValuesLevel, enc), entries.toLong)
+        new MiniBlockEncoder.Dictionary(
+          out,
+          Encodings.general(s, params.dictValuesLevel, enc),
+          entries.toLong
+        )
       case None => new MiniBlockEncoder.Dictionary(buf, enc, entries.toLong)
     }
 
   /** Fixed-width entries: bitpacked when 64-bit and it can pay (2.2), else flat, then general compression (2.2). */
-  private def fixedBlock(dict: ByteBuf, w: Int, entries: Int, params: EncodingParams, version: FileVersion): MiniBlockEncoder.Dictionary = {
+  private def fixedBlock(
+      dict: ByteBuf,
+      w: Int,
+      entries: Int,
+      params: EncodingParams,
+      version: FileVersion
+  ): MiniBlockEncoder.Dictionary = {
     val a = dict.array
     if (w == 8) {
       val bw = FastLanesPack.bitWidth(a, 8, 0, entries)
@@ -183,24 +218,41 @@ private[writer] object DictionaryEncoder {
         val out = new ByteBuf(8 * entries + 1024)
         if (entries <= 1024) {
           FastLanesPack.packBlock(a, 8, 0, entries, out)
-          return new MiniBlockEncoder.Dictionary(out, Encodings.inlineBitpacking(64), entries.toLong)
+          return new MiniBlockEncoder.Dictionary(
+            out,
+            Encodings.inlineBitpacking(64),
+            entries.toLong
+          )
         }
         FastLanesPack.packOutOfLine(a, 8, 0, entries, bw, out)
-        return new MiniBlockEncoder.Dictionary(out, Encodings.outOfLineBitpacking(64, bw), entries.toLong)
+        return new MiniBlockEncoder.Dictionary(
+          out,
+          Encodings.outOfLineBitpacking(64, bw),
+          entries.toLong
+        )
       }
     }
     wrap(dict, Encodings.flat(w * 8), params, version, entries)
   }
 
   /** Variable-width entries in the block form: `u32 32 | u32 bytes_start | offsets | bytes` (u64s when large). */
-  private[writer] def varBlock(dict: ByteBuf, offsets: IntBuf, entries: Int, large: Boolean, params: EncodingParams,
-      version: FileVersion): MiniBlockEncoder.Dictionary = {
+  private[writer] def varBlock(
+      dict: ByteBuf,
+      offsets: IntBuf,
+      entries: Int,
+      large: Boolean,
+      params: EncodingParams,
+      version: FileVersion
+  ): MiniBlockEncoder.Dictionary = {
     val ow = if (large) 8 else 4
     val start = 2L * ow + (entries + 1L) * ow
     val out = new ByteBuf((start + dict.size).toInt + 8)
-    if (large) { out.u64(64); out.u64(start) } else { out.u32(32); out.u32(start) }
+    if (large) { out.u64(64); out.u64(start) }
+    else { out.u32(32); out.u32(start) }
     var i = 0
-    while (i <= entries) { if (large) out.u64(offsets(i).toLong) else out.u32(offsets(i).toLong); i += 1 }
+    while (i <= entries) {
+      if (large) out.u64(offsets(i).toLong) else out.u32(offsets(i).toLong); i += 1
+    }
     out.bytes(dict.array, 0, dict.size)
     wrap(out, Encodings.variable(ow * 8), params, version, entries)
   }

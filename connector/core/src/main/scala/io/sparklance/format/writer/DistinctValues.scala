@@ -12,6 +12,7 @@ private[writer] final class DistinctValues(initial: Int = 256) {
   private val store = new ByteBuf(1024)
   private val starts = new IntBuf(initial)
   starts.add(0)
+
   /** Each entry's hash, to place the entries again when some are dropped. */
   private val entryHashes = new IntBuf(initial)
   private var slots = empty(Integer.highestOneBit(math.max(16, initial) * 2))
@@ -61,8 +62,10 @@ private[writer] final class DistinctValues(initial: Int = 256) {
       val e = slots(s)
       if (hashes(s) == h) {
         val from = starts(e)
-        if (starts(e + 1) - from == len &&
-            java.util.Arrays.equals(store.array, from, from + len, a, off, off + len)) return s
+        if (
+          starts(e + 1) - from == len &&
+          java.util.Arrays.equals(store.array, from, from + len, a, off, off + len)
+        ) return s
       }
       s = (s + 1) & mask
     }
@@ -88,13 +91,13 @@ private[writer] final class DistinctValues(initial: Int = 256) {
   }
 
   private def hash(a: Array[Byte], off: Int, len: Int): Int = {
-    var h = 0x9E3779B97F4A7C15L ^ len
+    var h = 0x9e3779b97f4a7c15L ^ len
     var i = 0
     while (i + 8 <= len) {
-      h = (h ^ LE.i64(a, off + i)) * 0xFF51AFD7ED558CCDL; h ^= h >>> 29; i += 8
+      h = (h ^ LE.i64(a, off + i)) * 0xff51afd7ed558ccdL; h ^= h >>> 29; i += 8
     }
-    if (i < len) h = (h ^ LE.loadPartial(a, off + i, len - i)) * 0xFF51AFD7ED558CCDL
-    h = (h ^ (h >>> 32)) * 0xC4CEB9FE1A85EC53L
+    if (i < len) h = (h ^ LE.loadPartial(a, off + i, len - i)) * 0xff51afd7ed558ccdL
+    h = (h ^ (h >>> 32)) * 0xc4ceb9fe1a85ec53L
     (h ^ (h >>> 29)).toInt
   }
 }

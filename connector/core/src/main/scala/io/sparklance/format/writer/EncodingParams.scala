@@ -27,7 +27,8 @@ private[writer] final case class EncodingParams(
     dictValuesCompression: String,
     dictValuesLevel: Option[Int],
     rleThreshold: Option[Double],
-    bss: String = "auto") {
+    bss: String = "auto"
+) {
 
   /** The general scheme requested for values (zstd or lz4), if any. */
   def generalScheme: Option[Int] = compression.flatMap(EncodingParams.scheme)
@@ -60,26 +61,36 @@ private[writer] object EncodingParams {
     def str(f: LanceField, k: String): Option[String] = f.metadataString(k).map(_.trim)
     // String.toIntOption and friends are Scala 2.13 only.
     def parse[T](v: => T): Option[T] =
-      try Some(v) catch { case _: NumberFormatException => None }
+      try Some(v)
+      catch { case _: NumberFormatException => None }
     def bad(k: String, v: String, why: String): Nothing =
-      throw LanceErrors.unsupported(s"Column '${leaf.name}': field metadata $k=$v is not valid ($why)")
+      throw LanceErrors.unsupported(
+        s"Column '${leaf.name}': field metadata $k=$v is not valid ($why)"
+      )
     val compression = str(leaf, CompressionKey).map(_.toLowerCase)
     compression.foreach { c =>
-      if (!Set("none", "fsst", "zstd", "lz4").contains(c)) bad(CompressionKey, c, "expected none, fsst, zstd or lz4")
+      if (!Set("none", "fsst", "zstd", "lz4").contains(c))
+        bad(CompressionKey, c, "expected none, fsst, zstd or lz4")
     }
-    def int(k: String): Option[Int] = str(leaf, k).map(v => parse(v.toInt).getOrElse(bad(k, v, "expected an integer")))
+    def int(k: String): Option[Int] =
+      str(leaf, k).map(v => parse(v.toInt).getOrElse(bad(k, v, "expected an integer")))
     val structural = str(top, StructuralKey).map(_.toLowerCase)
     structural.foreach { s =>
       if (s != "miniblock" && s != "fullzip") bad(StructuralKey, s, "expected miniblock or fullzip")
     }
-    val divisor = str(leaf, DictDivisorKey).flatMap(v => parse(v.toLong)).filter(_ > 0).getOrElse(Default.dictDivisor)
+    val divisor = str(leaf, DictDivisorKey).flatMap(v => parse(v.toLong)).filter(_ > 0).getOrElse(
+      Default.dictDivisor
+    )
     val ratio = str(leaf, DictSizeRatioKey).map { v =>
       val r = parse(v.toDouble).getOrElse(bad(DictSizeRatioKey, v, "expected a number"))
       if (!(r > 0 && r <= 1)) bad(DictSizeRatioKey, v, "expected a ratio in (0, 1]")
       r
     }.getOrElse(Default.dictSizeRatio)
-    val dictValues = str(leaf, DictValuesCompressionKey).map(_.toLowerCase).getOrElse(Default.dictValuesCompression)
-    if (!Set("none", "zstd", "lz4").contains(dictValues)) bad(DictValuesCompressionKey, dictValues, "expected none, zstd or lz4")
+    val dictValues = str(leaf, DictValuesCompressionKey).map(_.toLowerCase).getOrElse(
+      Default.dictValuesCompression
+    )
+    if (!Set("none", "zstd", "lz4").contains(dictValues))
+      bad(DictValuesCompressionKey, dictValues, "expected none, zstd or lz4")
     EncodingParams(
       compression = compression,
       compressionLevel = int(CompressionLevelKey),
@@ -90,7 +101,8 @@ private[writer] object EncodingParams {
       dictValuesLevel = int(DictValuesLevelKey),
       rleThreshold = str(leaf, RleThresholdKey).flatMap(v => parse(v.toDouble)),
       // pylance ignores an unknown mode (with a warning) and stays on auto.
-      bss = str(leaf, BssKey).map(_.toLowerCase).filter(Set("auto", "on", "off")).getOrElse("auto"))
+      bss = str(leaf, BssKey).map(_.toLowerCase).filter(Set("auto", "on", "off")).getOrElse("auto")
+    )
   }
 }
 

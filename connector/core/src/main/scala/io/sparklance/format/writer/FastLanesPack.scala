@@ -107,7 +107,14 @@ private[writer] object FastLanesPack {
    * as raw values, whichever pylance's rule picks (pad when the padding costs fewer bits
    * than packing the tail saves). Readers tell the two apart by the buffer length.
    */
-  def packOutOfLine(a: Array[Byte], width: Int, from: Int, until: Int, w: Int, out: ByteBuf): Unit = {
+  def packOutOfLine(
+      a: Array[Byte],
+      width: Int,
+      from: Int,
+      until: Int,
+      w: Int,
+      out: ByteBuf
+  ): Unit = {
     val s = width * 8
     var b = from
     while (until - b >= 1024) { packWords(a, width, b, b + 1024, w, out); b += 1024 }
@@ -123,7 +130,9 @@ private[writer] object FastLanesPack {
     val s = width * 8
     val full = n / 1024; val tail = n % 1024
     val block = 128L * w
-    full * block + (if (tail == 0) 0L else if (w.toLong * (1024 - tail) < (s - w).toLong * tail) block else tail.toLong * width)
+    full * block + (if (tail == 0) 0L
+                    else if (w.toLong * (1024 - tail) < (s - w).toLong * tail) block
+                    else tail.toLong * width)
   }
 
   /** Bytes of the blocks packing values `[from, until)`. */

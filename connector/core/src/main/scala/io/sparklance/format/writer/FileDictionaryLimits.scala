@@ -12,9 +12,11 @@ import io.sparklance.format.{ColumnArray, FixedWidthArray, LanceField, NullArray
  * and rolls over to a new file for the rest.
  */
 private[writer] final class FileDictionaryLimits(fields: Seq[LanceField], version: FileVersion) {
+
   /** One dictionary leaf of top-level field `field`. */
   private final class Limit(val field: Int, val lp: LeafPath, val capacity: Int) {
     val seen = new DistinctValues()
+
     /** The last batch's items' rows and values, from [[rowsFitting]] for [[admit]]. */
     private var shredded: Shredded = _
     private var itemRows: Array[Int] = _
@@ -55,7 +57,8 @@ private[writer] final class FileDictionaryLimits(fields: Seq[LanceField], versio
             case f: FixedWidthArray => seen.getOrAdd(f.data, i * f.byteWidth, f.byteWidth)
             case _: NullArray =>
             case other => throw new IllegalArgumentException(
-              s"expected dictionary values, got ${other.getClass.getSimpleName}")
+                s"expected dictionary values, got ${other.getClass.getSimpleName}"
+              )
           }
           if (seen.size > capacity) return k
         }
@@ -109,5 +112,6 @@ private[writer] final class FileDictionaryLimits(fields: Seq[LanceField], versio
   /** The first dictionary column and its capacity, for an error when a row cannot fit at all. */
   def describe: String = limits.headOption.map(l =>
     s"column '${l.lp.path.map(_.name).mkString(".")}' (${l.lp.leaf.logicalType.text}) can " +
-      s"hold at most ${l.capacity} distinct values in one file").getOrElse("")
+      s"hold at most ${l.capacity} distinct values in one file"
+  ).getOrElse("")
 }

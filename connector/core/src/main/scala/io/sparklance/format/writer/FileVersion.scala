@@ -7,7 +7,13 @@ import io.sparklance.LanceErrors
  * agree: the manifest's `data_format.version`, each `DataFile`'s major/minor, and the file
  * footer (2.0 files carry footer 0.3, as the standard Lance writer does).
  */
-sealed abstract class FileVersion(val name: String, val major: Int, val minor: Int, val footerMajor: Int, val footerMinor: Int) extends Serializable {
+sealed abstract class FileVersion(
+    val name: String,
+    val major: Int,
+    val minor: Int,
+    val footerMajor: Int,
+    val footerMinor: Int
+) extends Serializable {
   def structural: Boolean = minor >= 1
   override def toString: String = name
 }
@@ -18,6 +24,7 @@ object FileVersion {
   case object V2_2 extends FileVersion("2.2", 2, 2, 2, 2)
 
   val all: Seq[FileVersion] = Seq(V2_0, V2_1, V2_2)
+
   /** What pylance 14 writes for a new dataset ("stable"). */
   val Default: FileVersion = V2_2
 
@@ -33,5 +40,7 @@ object FileVersion {
   def ofDataset(recorded: String, path: String): FileVersion = parse(recorded).getOrElse(
     throw LanceErrors.unsupported(
       s"Lance dataset $path stores data as version '$recorded', which this connector cannot write " +
-        "(it writes 2.0, 2.1 and 2.2); rewrite the dataset with a supported data_storage_version"))
+        "(it writes 2.0, 2.1 and 2.2); rewrite the dataset with a supported data_storage_version"
+    )
+  )
 }

@@ -15,7 +15,8 @@ final case class WrittenFile(
     columnIndices: Array[Int],
     numRows: Long,
     sizeBytes: Long,
-    version: FileVersion)
+    version: FileVersion
+)
 
 /** Options of the file writer. `pageBudgetBytes` bounds the values a column buffers before it writes a page. */
 final case class FileWriterOptions(pageBudgetBytes: Long = FileWriterOptions.DefaultPageBudget)
@@ -46,9 +47,11 @@ final class LanceFileWriter(
      */
     previous: LanceFileWriter = null,
     /** The file's path, for errors. */
-    name: String = "a new data file") extends AutoCloseable {
+    name: String = "a new data file"
+) extends AutoCloseable {
 
-  private val leafPaths: Seq[Seq[LeafPath]] = if (version.structural) fields.map(LeafPath.leaves) else Nil
+  private val leafPaths: Seq[Seq[LeafPath]] =
+    if (version.structural) fields.map(LeafPath.leaves) else Nil
   private val numColumns =
     if (version.structural) leafPaths.map(_.size).sum else V20ColumnWriter.numColumns(fields)
   private val container = new ContainerWriter(sink, version, numColumns)
@@ -60,25 +63,44 @@ final class LanceFileWriter(
     else {
       val reuse = previous != null && previous.canHandOver(fields, version)
       var col = 0
-      leafPaths.zipWithIndex.map { case (paths, f) => paths.zipWithIndex.map { case (lp, j) =>
-        val old = if (!reuse) null else previous.structural(f)(j) match {
-          case s: StructuralLeafWriter => s
-          case _ => null
+      leafPaths.zipWithIndex.map { case (paths, f) =>
+        paths.zipWithIndex.map { case (lp, j) =>
+          val old = if (!reuse) null
+          else previous.structural(f)(j) match {
+            case s: StructuralLeafWriter => s
+            case _ => null
+          }
+          val w =
+            if (lp.isBlob) new StructuralBlobWriter(
+              col,
+              lp,
+              version,
+              container,
+              options.pageBudgetBytes,
+              sidecarWriter
+            )
+            else new StructuralLeafWriter(
+              col,
+              lp,
+              version,
+              container,
+              options.pageBudgetBytes,
+              EncodingParams.of(lp.leaf, lp.path(0)),
+              old
+            )
+          col += 1
+          w
         }
-        val w =
-          if (lp.isBlob) new StructuralBlobWriter(col, lp, version, container,
-            options.pageBudgetBytes, sidecarWriter)
-          else new StructuralLeafWriter(col, lp, version, container, options.pageBudgetBytes,
-            EncodingParams.of(lp.leaf, lp.path(0)), old)
-        col += 1
-        w
-      }}
+      }
     }
   private val v20: Seq[V20ColumnWriter] =
     if (version.structural) Nil
     else {
       var col = 0
-      fields.map { f => val w = V20ColumnWriter(f, col, container, options.pageBudgetBytes); col += V20ColumnWriter.columnsOf(f); w }
+      fields.map { f =>
+        val w = V20ColumnWriter(f, col, container, options.pageBudgetBytes);
+        col += V20ColumnWriter.columnsOf(f); w
+      }
     }
 
   private var rows = 0L
@@ -127,12 +149,18 @@ final class LanceFileWriter(
    */
   def writeSome(columns: Array[ColumnArray]): Int = {
     require(!finished, "file already finished")
-    require(columns.length == fields.length,
-      s"expected ${fields.length} columns, got ${columns.length}")
+    require(
+      columns.length == fields.length,
+      s"expected ${fields.length} columns, got ${columns.length}"
+    )
     if (columns.isEmpty) return 0
     val all = columns(0).length
-    columns.foreach(c => require(c.length == all,
-      s"columns of one batch must have the same length ($all vs ${c.length})"))
+    columns.foreach(c =>
+      require(
+        c.length == all,
+        s"columns of one batch must have the same length ($all vs ${c.length})"
+      )
+    )
     if (all == 0) return 0
     val n = dictionaryLimits.fit(columns, all)
     if (n == 0) {
@@ -166,11 +194,16 @@ final class LanceFileWriter(
       else fields.flatMap(PackedStructs.columnFields)
     PageTypeGuard.check(name, version, columnFields, container.pagesOf)
     sidecarWriter.close()
-    val schema = FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(fields, version)).asJava)
+    val schema =
+      FileProtos.Schema.newBuilder().addAllFields(SchemaProtos.toProto(SchemaProtos.fileFields(
+        fields,
+        version
+      )).asJava)
     schemaMetadata.foreach { case (k, v) => schema.putMetadata(k, ByteString.copyFromUtf8(v)) }
     val size = container.finish(
       FileProtos.FileDescriptor.newBuilder().setSchema(schema).setLength(rows).build(),
-      globalBuffers)
+      globalBuffers
+    )
     val ids =
       if (version.structural) leafPaths.flatten.map(_.leaf.id).toArray
       else fields.flatMap(PackedStructs.columnFields).map(_.id).toArray
@@ -178,5 +211,7 @@ final class LanceFileWriter(
   }
 
   /** Closes the data file and any sidecar still open (after a failure; `finish` closes them otherwise). */
-  override def close(): Unit = try sidecarWriter.close() finally sink.close()
+  override def close(): Unit =
+    try sidecarWriter.close()
+    finally sink.close()
 }

@@ -11,17 +11,21 @@ import io.sparklance.proto.EncodingsV21Protos.PageLayout
  */
 private[writer] trait LeafPage {
   def leafPath: LeafPath
+
   /** Repetition levels of the page, or null when the leaf has none. */
   def repLevels: Array[Short]
+
   /** Canonical definition levels (see [[LeafPath]]), or null when the leaf has none. */
   def canonicalDefs: Array[Short]
   def levelCount: Int
   def pageValues: LeafValues
   def pageRows: Long
+
   /** 2.2 and later: 32-bit chunk sizes, compressed levels. */
   def isLarge: Boolean
   def fileVersion: FileVersion
   def emit(buffers: Seq[ByteBuf], layout: PageLayout): Unit
+
   /**
    * An empty buffer of at least `bytes` for the page's data, which [[emit]] writes out: the
    * same buffer for each page of a column, so pages are not assembled in a new one each time.

@@ -10,14 +10,17 @@ import io.sparklance.format._
  */
 private[writer] sealed abstract class LeafValues {
   def count: Int
+
   /** Bytes held, for the page budget. */
   def bytes: Long
+
   /**
    * Appends `n` items: item `k` is value `visibleIdx(k)` of `values` (-1: no value), or value
    * `k` when `visibleIdx` is null.
    */
   def append(values: ColumnArray, visibleIdx: Array[Int], n: Int): Unit
   def clear(): Unit
+
   /** Bytes the buffers hold room for (what keeping them costs). */
   def capacity: Long
 }
@@ -52,10 +55,13 @@ private[writer] final class FixedValuesBuf(val width: Int, val bool: Boolean) ex
           k = j
         }
       case _: NullArray => data.zeros(n * width)
-      case other => throw new IllegalArgumentException(s"expected fixed-width values, got ${other.getClass.getSimpleName}")
+      case other => throw new IllegalArgumentException(
+          s"expected fixed-width values, got ${other.getClass.getSimpleName}"
+        )
     }
     count += n
   }
+
   /** Value `i`'s bytes start at `i * width`. */
   def allEqual: Boolean = {
     if (count == 0) return false
@@ -105,14 +111,18 @@ private[writer] final class VarValuesBuf(val large: Boolean = false) extends Lea
         }
       }
     case _: NullArray => var k = 0; while (k < n) { offsets.add(data.size); k += 1 }
-    case other => throw new IllegalArgumentException(s"expected variable-width values, got ${other.getClass.getSimpleName}")
+    case other => throw new IllegalArgumentException(
+        s"expected variable-width values, got ${other.getClass.getSimpleName}"
+      )
   }
   def length(i: Int): Int = offsets(i + 1) - offsets(i)
 }
 
 /** Fixed-size lists of fixed-width items: `dim` items of `itemWidth` bytes per value, plus item validity. */
-private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val itemBool: Boolean) extends LeafValues {
+private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val itemBool: Boolean)
+    extends LeafValues {
   val data = new ByteBuf(4096)
+
   /** One byte per item, 1 = valid; kept only once a null item is seen. */
   val itemValid = new ByteBuf(256)
   var anyItemNull = false
@@ -128,7 +138,9 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
         require(l.dimension == dim, s"expected fixed-size lists of $dim items, got ${l.dimension}")
         val child = l.child match {
           case f: FixedWidthArray => f
-          case other => throw new IllegalArgumentException(s"fixed-size list items must be fixed width, got ${other.getClass.getSimpleName}")
+          case other => throw new IllegalArgumentException(
+              s"fixed-size list items must be fixed width, got ${other.getClass.getSimpleName}"
+            )
         }
         var k = 0
         while (k < n) {
@@ -143,7 +155,10 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
                 }
                 t += 1
               }
-              if (anyItemNull) { t = 0; while (t < dim) { itemValid.u8(if (child.nulls(i * dim + t)) 0 else 1); t += 1 } }
+              if (anyItemNull) {
+                t = 0;
+                while (t < dim) { itemValid.u8(if (child.nulls(i * dim + t)) 0 else 1); t += 1 }
+              }
             } else if (anyItemNull) { var t = 0; while (t < dim) { itemValid.u8(1); t += 1 } }
           } else {
             data.zeros(w)
@@ -156,11 +171,16 @@ private[writer] final class FslValuesBuf(val dim: Int, val itemWidth: Int, val i
         data.zeros(n * w)
         if (anyItemNull) { var t = 0; while (t < n * dim) { itemValid.u8(1); t += 1 } }
         count += n
-      case other => throw new IllegalArgumentException(s"expected fixed-size lists, got ${other.getClass.getSimpleName}")
+      case other => throw new IllegalArgumentException(
+          s"expected fixed-size lists, got ${other.getClass.getSimpleName}"
+        )
     }
   }
+
   /** The values before the first null item were all valid. */
-  private def backfillValid(): Unit = { var t = 0; while (t < count * dim) { itemValid.u8(1); t += 1 } }
+  private def backfillValid(): Unit = {
+    var t = 0; while (t < count * dim) { itemValid.u8(1); t += 1 }
+  }
 }
 
 /** The items of a `null` column: only counted, every one null. */
@@ -173,6 +193,7 @@ private[writer] final class NullValuesBuf extends LeafValues {
 }
 
 private[writer] object LeafValues {
+
   /** What a page encoder says of a `null` column, whose pages are all-null pages. */
   def noValues: Nothing =
     throw new IllegalStateException("a null column's pages hold no values to encode")
@@ -183,11 +204,14 @@ private[writer] object LeafValues {
     case _ => false
   }
 
-  def forShape(shape: ValueShape, column: String, large: Boolean = false): LeafValues = shape match {
-    case ValueShape.Fixed(w, bool) => new FixedValuesBuf(w, bool)
-    case ValueShape.Var => new VarValuesBuf(large)
-    case ValueShape.FixedList(dim, ValueShape.Fixed(w, bool)) => new FslValuesBuf(dim, w, bool)
-    case ValueShape.Nulls => new NullValuesBuf
-    case other => throw io.sparklance.LanceErrors.unsupported(s"Column '$column': cannot write values of shape $other")
-  }
+  def forShape(shape: ValueShape, column: String, large: Boolean = false): LeafValues =
+    shape match {
+      case ValueShape.Fixed(w, bool) => new FixedValuesBuf(w, bool)
+      case ValueShape.Var => new VarValuesBuf(large)
+      case ValueShape.FixedList(dim, ValueShape.Fixed(w, bool)) => new FslValuesBuf(dim, w, bool)
+      case ValueShape.Nulls => new NullValuesBuf
+      case other => throw io.sparklance.LanceErrors.unsupported(
+          s"Column '$column': cannot write values of shape $other"
+        )
+    }
 }

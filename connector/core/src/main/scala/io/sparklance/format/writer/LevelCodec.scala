@@ -14,6 +14,7 @@ import io.sparklance.proto.EncodingsV21Protos._
  */
 private[writer] sealed abstract class LevelCodec {
   def encoding: CompressiveEncoding
+
   /** Bytes of the levels `[from, until)` once encoded. */
   def size(lv: Array[Short], from: Int, until: Int): Long
   def encode(lv: Array[Short], from: Int, until: Int): ByteBuf
@@ -23,13 +24,15 @@ private[writer] object LevelCodec {
   object Plain extends LevelCodec {
     val encoding: CompressiveEncoding = Encodings.flat(16)
     def size(lv: Array[Short], from: Int, until: Int): Long = 2L * (until - from)
-    def encode(lv: Array[Short], from: Int, until: Int): ByteBuf = LevelRle.levels(lv, rle = false, from, until)
+    def encode(lv: Array[Short], from: Int, until: Int): ByteBuf =
+      LevelRle.levels(lv, rle = false, from, until)
   }
 
   object Rle extends LevelCodec {
     val encoding: CompressiveEncoding = Encodings.levelRle
     def size(lv: Array[Short], from: Int, until: Int): Long = LevelRle.encodedSize(lv, from, until)
-    def encode(lv: Array[Short], from: Int, until: Int): ByteBuf = LevelRle.levels(lv, rle = true, from, until)
+    def encode(lv: Array[Short], from: Int, until: Int): ByteBuf =
+      LevelRle.levels(lv, rle = true, from, until)
   }
 
   /** One 1024-level block per chunk, with its own width (pages of at most 1024 levels). */
@@ -46,7 +49,8 @@ private[writer] object LevelCodec {
   /** Every block at the page's widest width `w`. */
   final class OutOfLineBitpack(w: Int) extends LevelCodec {
     val encoding: CompressiveEncoding = Encodings.outOfLineBitpacking(16, w)
-    def size(lv: Array[Short], from: Int, until: Int): Long = FastLanesPack.outOfLineSize(2, until - from, w)
+    def size(lv: Array[Short], from: Int, until: Int): Long =
+      FastLanesPack.outOfLineSize(2, until - from, w)
     def encode(lv: Array[Short], from: Int, until: Int): ByteBuf = {
       val out = new ByteBuf(size(lv, from, until).toInt + 8)
       FastLanesPack.packOutOfLine(bytes(lv, from, until), 2, 0, until - from, w, out)
@@ -57,13 +61,15 @@ private[writer] object LevelCodec {
   private def bytes(lv: Array[Short], from: Int, until: Int): Array[Byte] = {
     val b = new Array[Byte](2 * (until - from))
     var i = from
-    while (i < until) { io.sparklance.format.codec.LittleEndian.putI16(b, 2 * (i - from), lv(i)); i += 1 }
+    while (i < until) {
+      io.sparklance.format.codec.LittleEndian.putI16(b, 2 * (i - from), lv(i)); i += 1
+    }
     b
   }
 
   private def bitWidth(lv: Array[Short], from: Int, until: Int): Int = {
     var or = 0; var i = from
-    while (i < until) { or |= lv(i) & 0xFFFF; i += 1 }
+    while (i < until) { or |= lv(i) & 0xffff; i += 1 }
     32 - Integer.numberOfLeadingZeros(or)
   }
 

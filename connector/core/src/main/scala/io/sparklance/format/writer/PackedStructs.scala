@@ -27,7 +27,8 @@ object PackedStructs {
   val Key = "lance-encoding:packed"
   val LegacyKey = "packed"
 
-  private def truthy(v: String): Boolean = Set("1", "true", "on", "yes", "y").contains(v.trim.toLowerCase)
+  private def truthy(v: String): Boolean =
+    Set("1", "true", "on", "yes", "y").contains(v.trim.toLowerCase)
 
   def isPacked(f: LanceField): Boolean =
     f.logicalType == LogicalType.Struct && f.children.nonEmpty &&
@@ -47,22 +48,30 @@ object PackedStructs {
    */
   def childWidths(f: LanceField, version: FileVersion): Array[Int] = {
     def refuse(why: String): Nothing =
-      throw LanceErrors.unsupported(s"Column '${f.name}': cannot write it as a packed struct ($Key): $why")
+      throw LanceErrors.unsupported(
+        s"Column '${f.name}': cannot write it as a packed struct ($Key): $why"
+      )
     val widths = f.children.map { c =>
-      if (c.children.nonEmpty) refuse(s"child '${c.name}' is a ${c.logicalType.text}; only fixed-width children can be packed")
+      if (c.children.nonEmpty) refuse(
+        s"child '${c.name}' is a ${c.logicalType.text}; only fixed-width children can be packed"
+      )
       ValueShape.ofType(c.logicalType, c) match {
-        case ValueShape.Fixed(_, true) => refuse(s"child '${c.name}' is boolean; Lance packs only whole-byte values")
+        case ValueShape.Fixed(_, true) =>
+          refuse(s"child '${c.name}' is boolean; Lance packs only whole-byte values")
         case ValueShape.Fixed(w, false) => w
         case ValueShape.Var if version.structural && version.minor >= 2 =>
           if (LeafValues.isLarge(c.logicalType)) -8 else -4
         case ValueShape.Var => refuse(s"child '${c.name}' is variable width; Lance packs " +
-          s"variable-width children from file version 2.2 on (this is " +
-          s"${version.major}.${version.minor})")
-        case other => refuse(s"child '${c.name}' has shape $other; only fixed-width children can be packed")
+            s"variable-width children from file version 2.2 on (this is " +
+            s"${version.major}.${version.minor})")
+        case other =>
+          refuse(s"child '${c.name}' has shape $other; only fixed-width children can be packed")
       }
     }.toArray
     if (version.structural && !isVariable(widths) && widths.sum >= MaxStructuralRowBytes)
-      refuse(s"a row takes ${widths.sum} bytes; Lance ${version.minor}.x packs rows under $MaxStructuralRowBytes bytes only")
+      refuse(
+        s"a row takes ${widths.sum} bytes; Lance ${version.minor}.x packs rows under $MaxStructuralRowBytes bytes only"
+      )
     widths
   }
 
@@ -71,8 +80,12 @@ object PackedStructs {
 
   /** The shape of a packed struct's values: fixed-width rows, or variable when a child is. */
   def shape(f: LanceField): ValueShape =
-    if (f.children.exists(c => c.children.isEmpty &&
-        scala.util.Try(ValueShape.ofType(c.logicalType, c)).toOption.contains(ValueShape.Var)))
+    if (
+      f.children.exists(c =>
+        c.children.isEmpty &&
+          scala.util.Try(ValueShape.ofType(c.logicalType, c)).toOption.contains(ValueShape.Var)
+      )
+    )
       ValueShape.Var
     else ValueShape.Fixed(rowWidth(f), bool = false)
 
@@ -108,7 +121,9 @@ object PackedStructs {
         s.children(c) match {
           case child: FixedWidthArray =>
             if (child.byteWidth != w)
-              throw new IllegalArgumentException(s"field '${f.name}': child $c has $w-byte values, got ${child.byteWidth}")
+              throw new IllegalArgumentException(
+                s"field '${f.name}': child $c has $w-byte values, got ${child.byteWidth}"
+              )
             var i = 0
             while (i < n) {
               if (!s.isNull(i)) {
@@ -121,17 +136,24 @@ object PackedStructs {
             var i = 0
             while (i < n) { if (!s.isNull(i)) throw nullChild(f, c, i); i += 1 }
           case other =>
-            throw new IllegalArgumentException(s"field '${f.name}': child $c is not fixed width (${other.getClass.getSimpleName})")
+            throw new IllegalArgumentException(
+              s"field '${f.name}': child $c is not fixed width (${other.getClass.getSimpleName})"
+            )
         }
         off += w
         c += 1
       }
       new FixedWidthArray(n, s.nulls, total, out)
-    case n: NullArray => new FixedWidthArray(n.length, n.nulls, widths.sum, new Array[Byte](n.length * widths.sum))
-    case other => throw new IllegalArgumentException(s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}")
+    case n: NullArray =>
+      new FixedWidthArray(n.length, n.nulls, widths.sum, new Array[Byte](n.length * widths.sum))
+    case other => throw new IllegalArgumentException(
+        s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}"
+      )
   }
 
   private[writer] def nullChild(f: LanceField, c: Int, row: Int) =
-    LanceErrors.unsupported(s"Column '${f.name}': child '${f.children(c).name}' is null in row $row of a valid struct; " +
-      s"a packed struct ($Key) cannot store null children (pylance refuses them too)")
+    LanceErrors.unsupported(
+      s"Column '${f.name}': child '${f.children(c).name}' is null in row $row of a valid struct; " +
+        s"a packed struct ($Key) cannot store null children (pylance refuses them too)"
+    )
 }

@@ -43,7 +43,8 @@ private[writer] object MiniBlockEncoder {
         while (i < nLevels) { if (canon(i) <= mv) { a(v) = i; v += 1 }; i += 1 }
         a
       }
-    def levelEnd(lastValue: Int): Int = if (valueLevel == null) lastValue + 1 else valueLevel(lastValue) + 1
+    def levelEnd(lastValue: Int): Int =
+      if (valueLevel == null) lastValue + 1 else valueLevel(lastValue) + 1
     val minK = vals.minValues
     val numBuffers = vals.numBuffers
     val maxValues = vals.maxValues
@@ -104,7 +105,8 @@ private[writer] object MiniBlockEncoder {
       val bufs = vals.buffers(cvs, k)
       val repBuf = if (hasRep) repCodec.encode(rep, cls, cls + cl) else null
       val defBuf = if (hasDef) defCodec.encode(pageDefs, cls, cls + cl) else null
-      if ((repBuf != null && repBuf.size > 65535) || (defBuf != null && defBuf.size > 65535)) return false
+      if ((repBuf != null && repBuf.size > 65535) || (defBuf != null && defBuf.size > 65535))
+        return false
       data.u16(if (levelBufs > 0) cl else 0)
       if (hasRep) data.u16(repBuf.size)
       if (hasDef) data.u16(defBuf.size)
@@ -147,7 +149,9 @@ private[writer] object MiniBlockEncoder {
     b.setRepetitionIndexDepth(if (hasRep) 1 else 0)
     b.setNumItems(n.toLong)
     b.setHasLargeChunk(w.isLarge)
-    val buffers = Seq(meta, data) ++ (if (dict != null) Seq(dict.buffer) else Nil) ++ (if (hasRep) Seq(repIndex) else Nil)
+    val buffers =
+      Seq(meta, data) ++ (if (dict != null) Seq(dict.buffer) else Nil) ++ (if (hasRep) Seq(repIndex)
+                                                                           else Nil)
     w.emit(buffers, PageLayout.newBuilder().setMiniBlockLayout(b).build())
     true
   }
@@ -177,7 +181,11 @@ private[writer] object FullZipEncoder {
    * Variable-width values as stored per value: `offsets` (n + 1) into `data`, and the
    * encoding describing them (plain `Variable`, `Fsst` codes or `General` per value).
    */
-  final class VarPayload(val offsets: Array[Int], val data: Array[Byte], val encoding: CompressiveEncoding)
+  final class VarPayload(
+      val offsets: Array[Int],
+      val data: Array[Byte],
+      val encoding: CompressiveEncoding
+  )
 
   def write(w: LeafPage, levels: PageLevels, payload: VarPayload): Unit = {
     val lp = w.leafPath
@@ -186,20 +194,30 @@ private[writer] object FullZipEncoder {
     val rep = w.repLevels
     val canon = w.canonicalDefs
     val pageDefs = levels.pageDefs(canon, 0, nLevels)
-    val maxRepSeen = if (rep == null) 0 else { var m = 0; var i = 0; while (i < nLevels) { m = math.max(m, rep(i).toInt); i += 1 }; m }
-    val maxDefSeen = if (pageDefs == null) 0 else { var m = 0; var i = 0; while (i < nLevels) { m = math.max(m, pageDefs(i).toInt); i += 1 }; m }
+    val maxRepSeen = if (rep == null) 0
+    else { var m = 0; var i = 0; while (i < nLevels) { m = math.max(m, rep(i).toInt); i += 1 }; m }
+    val maxDefSeen = if (pageDefs == null) 0
+    else {
+      var m = 0; var i = 0; while (i < nLevels) { m = math.max(m, pageDefs(i).toInt); i += 1 }; m
+    }
     val bitsRep = bitsFor(maxRepSeen); val bitsDef = bitsFor(maxDefSeen)
-    val cw = if (bitsRep + bitsDef == 0) 0 else if (bitsRep + bitsDef <= 8) 1 else if (bitsRep + bitsDef <= 16) 2 else 4
+    val cw = if (bitsRep + bitsDef == 0) 0
+    else if (bitsRep + bitsDef <= 8) 1
+    else if (bitsRep + bitsDef <= 16) 2
+    else 4
     val variable = vals.isInstanceOf[VarValuesBuf]
     val withIndex = variable || rep != null
     val large = vals match { case v: VarValuesBuf => v.large; case _ => false }
     val (vOffsets, vData) = vals match {
-      case v: VarValuesBuf => if (payload != null) (payload.offsets, payload.data) else (v.offsets.array, v.data.array)
+      case v: VarValuesBuf =>
+        if (payload != null) (payload.offsets, payload.data) else (v.offsets.array, v.data.array)
       case _ => (null, null)
     }
-    val payloadBytes = if (vOffsets != null) (vOffsets(vals.count) - vOffsets(0)).toLong else vals.bytes
+    val payloadBytes =
+      if (vOffsets != null) (vOffsets(vals.count) - vOffsets(0)).toLong else vals.bytes
     val out = w.pageBuffer(
-      math.max(1024L, payloadBytes + nLevels.toLong * (cw + 8)).min(Int.MaxValue - 64).toInt)
+      math.max(1024L, payloadBytes + nLevels.toLong * (cw + 8)).min(Int.MaxValue - 64).toInt
+    )
     val rowStarts = if (withIndex) new Array[Long](w.pageRows.toInt + 1) else null
     var row = 0
     var v = 0
@@ -235,14 +253,16 @@ private[writer] object FullZipEncoder {
     }
     val b = FullZipLayout.newBuilder().setBitsRep(bitsRep).setBitsDef(bitsDef)
     vals match {
-      case f: FixedValuesBuf => b.setBitsPerValue(f.width * 8).setValueCompression(Encodings.flat(f.width * 8))
+      case f: FixedValuesBuf =>
+        b.setBitsPerValue(f.width * 8).setValueCompression(Encodings.flat(f.width * 8))
       case l: FslValuesBuf =>
         val validityBits = if (l.anyItemNull) ((l.dim + 7) / 8) * 8 else 0
         b.setBitsPerValue(l.width * 8 + validityBits)
           .setValueCompression(Encodings.fsl(l.dim, l.anyItemNull, Encodings.flat(l.itemWidth * 8)))
       case _: VarValuesBuf =>
         val bits = if (large) 64 else 32
-        b.setBitsPerOffset(bits).setValueCompression(if (payload != null) payload.encoding else Encodings.variable(bits))
+        b.setBitsPerOffset(bits).setValueCompression(if (payload != null) payload.encoding
+        else Encodings.variable(bits))
       case _: NullValuesBuf => LeafValues.noValues
     }
     b.setNumItems(if (rep != null) nLevels else vals.count).setNumVisibleItems(vals.count)
@@ -252,11 +272,15 @@ private[writer] object FullZipEncoder {
       else {
         rowStarts(row) = out.size
         val total = out.size.toLong
-        val width = if (total <= 0xFFL) 1 else if (total <= 0xFFFFL) 2 else if (total <= 0xFFFFFFFFL) 4 else 8
+        val width =
+          if (total <= 0xffL) 1 else if (total <= 0xffffL) 2 else if (total <= 0xffffffffL) 4 else 8
         val idx = new ByteBuf((row + 1) * width + 8)
         var r = 0
         while (r <= row) {
-          width match { case 1 => idx.u8(rowStarts(r).toInt); case 2 => idx.u16(rowStarts(r).toInt); case 4 => idx.u32(rowStarts(r)); case _ => idx.u64(rowStarts(r)) }
+          width match {
+            case 1 => idx.u8(rowStarts(r).toInt); case 2 => idx.u16(rowStarts(r).toInt);
+            case 4 => idx.u32(rowStarts(r)); case _ => idx.u64(rowStarts(r))
+          }
           r += 1
         }
         Seq(out, idx)

@@ -6,6 +6,7 @@ package io.sparklance.format.writer
  * zeroed) anew for every page.
  */
 private[writer] final class PageScratch {
+
   /** FSST's code buffer: twice the largest page's string bytes so far (empty before). */
   var fsstCodes: Array[Byte] = Array.emptyByteArray
 

@@ -23,9 +23,14 @@ import io.sparklance.proto.EncodingsV21Protos._
  *  - a `null` column holds pages of nulls only.
  */
 private[writer] object PageTypeGuard {
+
   /** Checks the pages `pages(c)` of each column `c`, whose field is `columns(c)`. */
-  def check(file: String, version: FileVersion, columns: Seq[LanceField],
-      pages: Int => Seq[(Message, Int)]): Unit =
+  def check(
+      file: String,
+      version: FileVersion,
+      columns: Seq[LanceField],
+      pages: Int => Seq[(Message, Int)]
+  ): Unit =
     columns.zipWithIndex.foreach { case (f, c) =>
       pages(c).zipWithIndex.foreach { case ((page, buffers), p) =>
         mismatch(f, page, buffers).foreach { why =>
@@ -45,7 +50,8 @@ private[writer] object PageTypeGuard {
     def allNull = l.hasConstantLayout && !l.getConstantLayout.hasInlineValue &&
       (buffers == 0 || buffers == 2)
     val dict = if (l.hasMiniBlockLayout && l.getMiniBlockLayout.hasDictionary)
-      Some(l.getMiniBlockLayout) else None
+      Some(l.getMiniBlockLayout)
+    else None
     f.logicalType match {
       case d: LogicalType.Dictionary =>
         val want = 8L * DeclaredDictionary.keyWidth(f.name, d)
@@ -85,7 +91,7 @@ private[writer] object PageTypeGuard {
 
   private def isVar(t: LogicalType): Boolean = t match {
     case LogicalType.Utf8 | LogicalType.LargeUtf8 | LogicalType.Binary | LogicalType.LargeBinary |
-         LogicalType.Json => true
+        LogicalType.Json => true
     case _ => false
   }
 
@@ -120,8 +126,10 @@ private[writer] object PageTypeGuard {
       else {
         val keys = a.getDictionary.getIndices
         val got =
-          if (keys.hasNullable && keys.getNullable.hasNoNulls &&
-              keys.getNullable.getNoNulls.getValues.hasFlat)
+          if (
+            keys.hasNullable && keys.getNullable.hasNoNulls &&
+            keys.getNullable.getNoNulls.getValues.hasFlat
+          )
             Some(keys.getNullable.getNoNulls.getValues.getFlat.getBitsPerValue)
           else None
         if (got.contains(want)) None

@@ -8,11 +8,13 @@ import io.sparklance.proto.FileProtos
 
 /** Lance fields to `lance.file.Field` protobufs, flattened pre-order, as the manifest and file descriptor store them. */
 object SchemaProtos {
+
   /** Field metadata declaring an unenforced primary key (pylance 14), and its position. */
   val PrimaryKey = "lance-schema:unenforced-primary-key"
   val PrimaryKeyPosition = "lance-schema:unenforced-primary-key:position"
 
-  def toProto(fields: Seq[LanceField]): Seq[FileProtos.Field] = fields.flatMap(_.preOrder).map(fieldProto)
+  def toProto(fields: Seq[LanceField]): Seq[FileProtos.Field] =
+    fields.flatMap(_.preOrder).map(fieldProto)
 
   def fieldProto(f: LanceField): FileProtos.Field = {
     val b = FileProtos.Field.newBuilder()
@@ -50,12 +52,24 @@ object SchemaProtos {
 
   private def fileField(f: LanceField): LanceField =
     if (BlobColumn.version(f).contains(BlobColumn.V2)) {
-      def child(name: String, t: LogicalType) = LanceField(-1, -1, name, t, nullable = false, Map.empty, Nil)
+      def child(name: String, t: LogicalType) =
+        LanceField(-1, -1, name, t, nullable = false, Map.empty, Nil)
       val utf8 = (s: String) => s.getBytes("UTF-8")
-      LanceField(f.id, f.parentId, f.name, LogicalType.Struct, f.nullable,
+      LanceField(
+        f.id,
+        f.parentId,
+        f.name,
+        LogicalType.Struct,
+        f.nullable,
         Map(BlobColumn.BlobMetaKey -> utf8("true"), PackedKey -> utf8("true")),
-        Seq(child("kind", LogicalType.UInt8), child("position", LogicalType.UInt64), child("size", LogicalType.UInt64),
-          child("blob_id", LogicalType.UInt32), child("blob_uri", LogicalType.Utf8)))
+        Seq(
+          child("kind", LogicalType.UInt8),
+          child("position", LogicalType.UInt64),
+          child("size", LogicalType.UInt64),
+          child("blob_id", LogicalType.UInt32),
+          child("blob_uri", LogicalType.Utf8)
+        )
+      )
     } else if (f.children.isEmpty) f
     else f.copy(children = f.children.map(fileField))
 
@@ -64,10 +78,11 @@ object SchemaProtos {
   /** PLAIN for fixed width, lists and fixed-size lists; VAR_BINARY for strings and binaries; none for structs. */
   private def encodingOf(f: LanceField): Option[FileProtos.Encoding] = f.logicalType match {
     case LogicalType.Struct => None
-    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => Some(FileProtos.Encoding.PLAIN)
+    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct =>
+      Some(FileProtos.Encoding.PLAIN)
     case t => ValueShape.ofType(t, f) match {
-      case ValueShape.Var => Some(FileProtos.Encoding.VAR_BINARY)
-      case _ => Some(FileProtos.Encoding.PLAIN)
-    }
+        case ValueShape.Var => Some(FileProtos.Encoding.VAR_BINARY)
+        case _ => Some(FileProtos.Encoding.PLAIN)
+      }
   }
 }

@@ -14,8 +14,11 @@ import io.sparklance.format._
 private[writer] final class LeafPath(val path: Array[LanceField]) {
   val leaf: LanceField = path.last
   val numLayers: Int = path.length
+
   /** isList(j) for layer j, innermost (the leaf) first. */
-  val isList: Array[Boolean] = Array.tabulate(numLayers)(j => j > 0 && LeafPath.isListType(path(numLayers - 1 - j).logicalType))
+  val isList: Array[Boolean] = Array.tabulate(numLayers)(j =>
+    j > 0 && LeafPath.isListType(path(numLayers - 1 - j).logicalType)
+  )
   val maxRep: Int = isList.count(identity)
   val nullLevel: Array[Int] = {
     val a = new Array[Int](numLayers); var next = 1; var j = 0
@@ -23,13 +26,16 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
     a
   }
   val maxDef: Int = nullLevel(numLayers - 1) + (if (isList(numLayers - 1)) 1 else 0)
+
   /** Canonical def levels at or below this own a value slot (no list between them and the leaf). */
   val maxVisibleDef: Int = {
     val firstList = isList.indexWhere(identity)
     if (firstList < 0) maxDef else nullLevel(firstList - 1)
   }
+
   /** A blob column is one leaf whose input values are its bytes, whatever its Lance type (v2 is a struct). */
   val isBlob: Boolean = io.sparklance.format.blob.BlobColumn.isBlob(leaf)
+
   /** A packed struct is one leaf whose values are its rows packed into bytes. */
   val isPacked: Boolean = PackedStructs.isPacked(leaf)
   val shape: ValueShape =
@@ -40,7 +46,8 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
 
 private[writer] object LeafPath {
   def isListType(t: LogicalType): Boolean = t match {
-    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct => true
+    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct =>
+      true
     case _ => false
   }
 
@@ -50,7 +57,11 @@ private[writer] object LeafPath {
    */
   def leaves(f: LanceField): Seq[LeafPath] = {
     def go(prefix: Vector[LanceField], g: LanceField): Seq[LeafPath] =
-      if (g.children.isEmpty || io.sparklance.format.blob.BlobColumn.isBlob(g) || PackedStructs.isPacked(g))
+      if (
+        g.children.isEmpty || io.sparklance.format.blob.BlobColumn.isBlob(
+          g
+        ) || PackedStructs.isPacked(g)
+      )
         Seq(new LeafPath((prefix :+ g).toArray))
       else g.children.flatMap(c => go(prefix :+ g, c))
     go(Vector.empty, f)
@@ -69,9 +80,11 @@ private[writer] final class Shredded(
     val defs: Array[Short],
     val values: ColumnArray,
     val visibleIdx: Array[Int],
-    val numVisible: Int)
+    val numVisible: Int
+)
 
 private[writer] object Shredder {
+
   /** Shreds the rows of top-level array `top` down to the leaf of `lp`. */
   def shred(lp: LeafPath, top: ColumnArray): Shredded =
     if (lp.numLayers == 1) flat(lp, top) else nested(lp, top)
@@ -90,7 +103,8 @@ private[writer] object Shredder {
     val nullLevel = lp.nullLevel(0).toShort
     var s = 0
     while (s < n) {
-      if (nulls(s)) { vis(s) = -1; if (defs != null) defs(s) = nullLevel } else vis(s) = s
+      if (nulls(s)) { vis(s) = -1; if (defs != null) defs(s) = nullLevel }
+      else vis(s) = s
       s += 1
     }
     new Shredded(n, null, defs, a, vis, n)
@@ -112,14 +126,18 @@ private[writer] object Shredder {
       if (j == 0) {
         // The leaf: a null value is a null item (still visible).
         var s = 0
-        while (s < n) { val i = idx(s); if (i >= 0 && a.isNull(i)) defs(s) = lp.nullLevel(0).toShort; s += 1 }
+        while (s < n) {
+          val i = idx(s); if (i >= 0 && a.isNull(i)) defs(s) = lp.nullLevel(0).toShort; s += 1
+        }
       } else if (lp.isList(j)) {
         val q = listsAbove
         listsAbove -= 1
         val (offsets, child) = a match {
           case l: ListArray => (l.offsets, l.child)
           case _: NullArray => (null, new NullArray(0))
-          case other => throw new IllegalArgumentException(s"field '${f.name}' is a list but got ${other.getClass.getSimpleName}")
+          case other => throw new IllegalArgumentException(
+              s"field '${f.name}' is a list but got ${other.getClass.getSimpleName}"
+            )
         }
         var total = 0
         var s = 0
@@ -129,17 +147,20 @@ private[writer] object Shredder {
           else { val len = offsets(i + 1) - offsets(i); total += math.max(len, 1) }
           s += 1
         }
-        val nRep = new Array[Short](total); val nDef = new Array[Short](total); val nIdx = new Array[Int](total)
+        val nRep = new Array[Short](total); val nDef = new Array[Short](total);
+        val nIdx = new Array[Int](total)
         var o = 0
         s = 0
         while (s < n) {
           val i = idx(s)
           if (i < 0) { nRep(o) = rep(s); nDef(o) = defs(s); nIdx(o) = -1; o += 1 }
-          else if (a.isNull(i)) { nRep(o) = rep(s); nDef(o) = lp.nullLevel(j).toShort; nIdx(o) = -1; o += 1 }
-          else {
+          else if (a.isNull(i)) {
+            nRep(o) = rep(s); nDef(o) = lp.nullLevel(j).toShort; nIdx(o) = -1; o += 1
+          } else {
             val start = offsets(i); val len = offsets(i + 1) - start
-            if (len == 0) { nRep(o) = rep(s); nDef(o) = (lp.nullLevel(j) + 1).toShort; nIdx(o) = -1; o += 1 }
-            else {
+            if (len == 0) {
+              nRep(o) = rep(s); nDef(o) = (lp.nullLevel(j) + 1).toShort; nIdx(o) = -1; o += 1
+            } else {
               var k = 0
               while (k < len) {
                 nRep(o) = if (k == 0) rep(s) else (q - 1).toShort
@@ -164,7 +185,9 @@ private[writer] object Shredder {
         cur = a match {
           case st: StructArray => st.children(f.children.indexWhere(_ eq next))
           case _: NullArray => new NullArray(0)
-          case other => throw new IllegalArgumentException(s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}")
+          case other => throw new IllegalArgumentException(
+              s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}"
+            )
         }
       }
       d += 1

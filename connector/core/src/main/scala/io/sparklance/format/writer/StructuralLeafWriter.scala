@@ -23,7 +23,8 @@ private[writer] final class StructuralLeafWriter(
     pageBudgetBytes: Long,
     params: EncodingParams = EncodingParams.Default,
     /** The same leaf's finished writer of the previous file, whose empty buffers it takes. */
-    previous: StructuralLeafWriter = null) extends LeafColumnWriter with LeafPage {
+    previous: StructuralLeafWriter = null
+) extends LeafColumnWriter with LeafPage {
 
   private val large = version.minor >= 2
   private val rep: ShortBuf =
@@ -37,6 +38,7 @@ private[writer] final class StructuralLeafWriter(
   private var rows = 0L
   private var numLevels = 0
   private var firstRow = 0L
+
   /** Child byte widths when the leaf is a packed struct, else null. */
   private val packedWidths = if (lp.isPacked) PackedStructs.childWidths(lp.leaf, version) else null
 
@@ -47,7 +49,8 @@ private[writer] final class StructuralLeafWriter(
 
   def append(top: ColumnArray): Unit = {
     val s = Shredder.shred(lp, top)
-    val leafValues = if (packedWidths == null) s.values else PackedStructs.pack(lp.leaf, packedWidths, s.values)
+    val leafValues =
+      if (packedWidths == null) s.values else PackedStructs.pack(lp.leaf, packedWidths, s.values)
     if (rep != null) rep.addAll(s.rep, 0, s.numLevels)
     if (defs != null) defs.addOrZeros(s.defs, s.numLevels)
     numLevels += s.numLevels
@@ -76,17 +79,30 @@ private[writer] final class StructuralLeafWriter(
   /** Dictionary, mini-block or full-zip, falling back when a chunk cannot fit the grammar. */
   private def writeValues(levels: PageLevels): Unit = {
     val dict = DictionaryEncoder.tryEncode(values, params, version)
-    if (dict.exists(d => MiniBlockEncoder.write(this, levels, ValueCompressors.fixed(d.indices, 4, bool = false, d.count, params), d.dictionary))) return
+    if (
+      dict.exists(d =>
+        MiniBlockEncoder.write(
+          this,
+          levels,
+          ValueCompressors.fixed(d.indices, 4, bool = false, d.count, params),
+          d.dictionary
+        )
+      )
+    ) return
     val mini = params.structural match {
       case Some("miniblock") => true
       case Some(_) => false
       case None => narrow
     }
     if (mini && MiniBlockEncoder.write(this, levels, miniBlockValues, null)) return
-    FullZipEncoder.write(this, levels, values match {
-      case v: VarValuesBuf => ValueCompressors.fullZip(v, lp.leaf.logicalType, params, scratch)
-      case _ => null
-    })
+    FullZipEncoder.write(
+      this,
+      levels,
+      values match {
+        case v: VarValuesBuf => ValueCompressors.fullZip(v, lp.leaf.logicalType, params, scratch)
+        case _ => null
+      }
+    )
   }
 
   /** A page of a dictionary-typed leaf: keys of the declared width into the page's entries. */
@@ -123,23 +139,47 @@ private[writer] final class StructuralLeafWriter(
    */
   private def writePacked(levels: PageLevels): Unit = values match {
     case rows: VarValuesBuf =>
-      FullZipEncoder.write(this, levels, VariablePackedRows.payload(lp.leaf, packedWidths, rows,
-        c => EncodingParams.of(c, c), scratch))
+      FullZipEncoder.write(
+        this,
+        levels,
+        VariablePackedRows.payload(
+          lp.leaf,
+          packedWidths,
+          rows,
+          c => EncodingParams.of(c, c),
+          scratch
+        )
+      )
     case _ => writeFixedPacked(levels)
   }
 
   private def writeFixedPacked(levels: PageLevels): Unit = {
     val f = values.asInstanceOf[FixedValuesBuf]
-    if (!MiniBlockEncoder.write(this, levels, new PackedStructChunks(f.data.array, packedWidths, f.count), null))
-      throw LanceErrors.unsupported(s"Column '${lp.leaf.name}': a page of this packed struct does not fit Lance mini-block chunks")
+    if (
+      !MiniBlockEncoder.write(
+        this,
+        levels,
+        new PackedStructChunks(f.data.array, packedWidths, f.count),
+        null
+      )
+    )
+      throw LanceErrors.unsupported(
+        s"Column '${lp.leaf.name}': a page of this packed struct does not fit Lance mini-block chunks"
+      )
   }
 
   private def miniBlockValues: ChunkValues = values match {
-    case f: FixedValuesBuf => ValueCompressors.fixed(f.data.array, f.width, f.bool, f.count,
-      params, decimal128 = lp.leaf.logicalType match {
-        case LogicalType.Decimal(128, _, _) => true
-        case _ => false
-      })
+    case f: FixedValuesBuf => ValueCompressors.fixed(
+        f.data.array,
+        f.width,
+        f.bool,
+        f.count,
+        params,
+        decimal128 = lp.leaf.logicalType match {
+          case LogicalType.Decimal(128, _, _) => true
+          case _ => false
+        }
+      )
     case v: VarValuesBuf => ValueCompressors.variable(v, lp.leaf.logicalType, params, scratch)
     case l: FslValuesBuf => new FslChunks(l)
     case _: NullValuesBuf => LeafValues.noValues
@@ -154,7 +194,10 @@ private[writer] final class StructuralLeafWriter(
 
   private def countValid(): Int = {
     if (defs == null) values.count
-    else { var c = 0; var i = 0; val d = defs.array; while (i < numLevels) { if (d(i) == 0) c += 1; i += 1 }; c }
+    else {
+      var c = 0; var i = 0; val d = defs.array;
+      while (i < numLevels) { if (d(i) == 0) c += 1; i += 1 }; c
+    }
   }
 
   // The page encoders read the buffered page through LeafPage.
@@ -211,8 +254,14 @@ private[writer] object AllNullPageEncoder {
       val repBuf = levelBuf(rep)
       val defBuf = levelBuf(pageDefs)
       if (large) {
-        if (rep != null) b.setRepCompression(LevelCodec.choose(rep, numLevels, version).encoding).setNumRepValues(numLevels.toLong)
-        if (pageDefs != null) b.setDefCompression(LevelCodec.choose(pageDefs, numLevels, version).encoding).setNumDefValues(numLevels.toLong)
+        if (rep != null) b.setRepCompression(
+          LevelCodec.choose(rep, numLevels, version).encoding
+        ).setNumRepValues(numLevels.toLong)
+        if (pageDefs != null) b.setDefCompression(LevelCodec.choose(
+          pageDefs,
+          numLevels,
+          version
+        ).encoding).setNumDefValues(numLevels.toLong)
       }
       w.emit(Seq(repBuf, defBuf), PageLayout.newBuilder().setConstantLayout(b).build())
     }
@@ -223,7 +272,12 @@ private[writer] object AllNullPageEncoder {
  * The rep/def layer meanings of one page and the renumbering of canonical def levels into
  * them: a layer that has no null (or no empty list) in this page declares none and gets no level.
  */
-private[writer] final class PageLevels(val layers: Array[RepDefLayer], map: Array[Short], val maxPageDef: Int) {
+private[writer] final class PageLevels(
+    val layers: Array[RepDefLayer],
+    map: Array[Short],
+    val maxPageDef: Int
+) {
+
   /** Page def levels of `[from, until)`, or null when every level is 0 (no def buffer needed). */
   def pageDefs(canonical: Array[Short], from: Int, until: Int): Array[Short] = {
     if (canonical == null || maxPageDef == 0) return null
@@ -255,15 +309,19 @@ private[writer] object PageLevels {
     while (j < lp.numLayers) {
       val nl = lp.nullLevel(j)
       if (!lp.isList(j)) {
-        if (used(nl)) { layers(j) = RepDefLayer.REPDEF_NULLABLE_ITEM; map(nl) = next.toShort; next += 1 }
-        else layers(j) = RepDefLayer.REPDEF_ALL_VALID_ITEM
+        if (used(nl)) {
+          layers(j) = RepDefLayer.REPDEF_NULLABLE_ITEM; map(nl) = next.toShort; next += 1
+        } else layers(j) = RepDefLayer.REPDEF_ALL_VALID_ITEM
       } else {
         val hasNull = used(nl) || (!used(nl + 1) && levelsAbove(j + 1)); val hasEmpty = used(nl + 1)
         if (hasNull && hasEmpty) {
-          layers(j) = RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST; map(nl) = next.toShort; map(nl + 1) = (next + 1).toShort; next += 2
-        } else if (hasNull) { layers(j) = RepDefLayer.REPDEF_NULLABLE_LIST; map(nl) = next.toShort; next += 1 }
-        else if (hasEmpty) { layers(j) = RepDefLayer.REPDEF_EMPTYABLE_LIST; map(nl + 1) = next.toShort; next += 1 }
-        else layers(j) = RepDefLayer.REPDEF_ALL_VALID_LIST
+          layers(j) = RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST; map(nl) = next.toShort;
+          map(nl + 1) = (next + 1).toShort; next += 2
+        } else if (hasNull) {
+          layers(j) = RepDefLayer.REPDEF_NULLABLE_LIST; map(nl) = next.toShort; next += 1
+        } else if (hasEmpty) {
+          layers(j) = RepDefLayer.REPDEF_EMPTYABLE_LIST; map(nl + 1) = next.toShort; next += 1
+        } else layers(j) = RepDefLayer.REPDEF_ALL_VALID_LIST
       }
       j += 1
     }
@@ -278,34 +336,53 @@ private[writer] object Encodings {
 
   /** Rle{values: Flat(16), run_lengths: Flat(8)}, what pylance writes for levels. */
   val levelRle: CompressiveEncoding =
-    CompressiveEncoding.newBuilder().setRle(Rle.newBuilder().setValues(flat(16)).setRunLengths(flat(8))).build()
+    CompressiveEncoding.newBuilder().setRle(
+      Rle.newBuilder().setValues(flat(16)).setRunLengths(flat(8))
+    ).build()
 
   def inlineBitpacking(wordBits: Int): CompressiveEncoding =
-    CompressiveEncoding.newBuilder().setInlineBitpacking(InlineBitpacking.newBuilder().setUncompressedBitsPerValue(wordBits.toLong)).build()
+    CompressiveEncoding.newBuilder().setInlineBitpacking(
+      InlineBitpacking.newBuilder().setUncompressedBitsPerValue(wordBits.toLong)
+    ).build()
 
   def variable(offsetBits: Int): CompressiveEncoding =
-    CompressiveEncoding.newBuilder().setVariable(Variable.newBuilder().setOffsets(flat(offsetBits))).build()
+    CompressiveEncoding.newBuilder().setVariable(
+      Variable.newBuilder().setOffsets(flat(offsetBits))
+    ).build()
 
   def outOfLineBitpacking(wordBits: Int, packedBits: Int): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setOutOfLineBitpacking(
-      OutOfLineBitpacking.newBuilder().setUncompressedBitsPerValue(wordBits.toLong).setValues(flat(packedBits))).build()
+      OutOfLineBitpacking.newBuilder().setUncompressedBitsPerValue(wordBits.toLong).setValues(flat(
+        packedBits
+      ))
+    ).build()
 
   def fsst(table: Array[Byte], values: CompressiveEncoding): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setFsst(
-      Fsst.newBuilder().setSymbolTable(com.google.protobuf.ByteString.copyFrom(table)).setValues(values)).build()
+      Fsst.newBuilder().setSymbolTable(com.google.protobuf.ByteString.copyFrom(table)).setValues(
+        values
+      )
+    ).build()
 
   def general(scheme: Int, level: Option[Int], values: CompressiveEncoding): CompressiveEncoding = {
     val c = BufferCompression.newBuilder().setScheme(ValueStats.scheme(scheme))
     level.foreach(l => c.setLevel(l))
-    CompressiveEncoding.newBuilder().setGeneral(General.newBuilder().setCompression(c).setValues(values)).build()
+    CompressiveEncoding.newBuilder().setGeneral(
+      General.newBuilder().setCompression(c).setValues(values)
+    ).build()
   }
 
   def fsl(dim: Int, hasValidity: Boolean, items: CompressiveEncoding): CompressiveEncoding =
     CompressiveEncoding.newBuilder().setFixedSizeList(
-      FixedSizeList.newBuilder().setItemsPerValue(dim.toLong).setHasValidity(hasValidity).setValues(items)).build()
+      FixedSizeList.newBuilder().setItemsPerValue(dim.toLong).setHasValidity(hasValidity).setValues(
+        items
+      )
+    ).build()
 }
 
 private[writer] object WriterChecks {
   def tooManyLevels(column: String): Nothing =
-    throw LanceErrors.unsupported(s"Column '$column': a page has too many empty or null lists between two values to encode")
+    throw LanceErrors.unsupported(
+      s"Column '$column': a page has too many empty or null lists between two values to encode"
+    )
 }

@@ -21,33 +21,53 @@ private[writer] object V20ColumnWriter {
   def columnsOf(f: LanceField): Int = PackedStructs.columnFields(f).size
   def numColumns(fields: Seq[LanceField]): Int = fields.map(columnsOf).sum
 
-  def apply(f: LanceField, col: Int, c: ContainerWriter, budget: Long): V20ColumnWriter = f.logicalType match {
-    case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) =>
-      if (io.sparklance.format.blob.BlobColumn.version(f).contains(io.sparklance.format.blob.BlobColumn.V2))
-        throw LanceErrors.unsupported(s"Column '${f.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later")
-      new V20BlobWriter(f, col, c, budget)
-    case LogicalType.Struct if PackedStructs.isPacked(f) => new V20PackedStructWriter(f, col, c, budget)
-    case LogicalType.Struct =>
-      var next = col + 1
-      val kids = f.children.map { k => val w = apply(k, next, c, budget); next += columnsOf(k); w }
-      new V20StructWriter(f, col, c, kids.toArray)
-    case LogicalType.List | LogicalType.LargeList | _: LogicalType.ListOfStruct =>
-      new V20ListWriter(f, col, c, apply(f.children.head, col + 1, c, budget), budget)
-    case LogicalType.Map =>
-      throw LanceErrors.unsupported(s"Column '${f.name}': maps need data_storage_version 2.2 (Lance 2.0 cannot store them)")
-    case _ => new V20LeafWriter(f, col, c, budget)
-  }
+  def apply(f: LanceField, col: Int, c: ContainerWriter, budget: Long): V20ColumnWriter =
+    f.logicalType match {
+      case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) =>
+        if (
+          io.sparklance.format.blob.BlobColumn.version(f).contains(
+            io.sparklance.format.blob.BlobColumn.V2
+          )
+        )
+          throw LanceErrors.unsupported(
+            s"Column '${f.name}': blob v2 (lance.blob.v2) columns need data_storage_version 2.2 or later"
+          )
+        new V20BlobWriter(f, col, c, budget)
+      case LogicalType.Struct if PackedStructs.isPacked(f) =>
+        new V20PackedStructWriter(f, col, c, budget)
+      case LogicalType.Struct =>
+        var next = col + 1
+        val kids = f.children.map { k =>
+          val w = apply(k, next, c, budget); next += columnsOf(k); w
+        }
+        new V20StructWriter(f, col, c, kids.toArray)
+      case LogicalType.List | LogicalType.LargeList | _: LogicalType.ListOfStruct =>
+        new V20ListWriter(f, col, c, apply(f.children.head, col + 1, c, budget), budget)
+      case LogicalType.Map =>
+        throw LanceErrors.unsupported(
+          s"Column '${f.name}': maps need data_storage_version 2.2 (Lance 2.0 cannot store them)"
+        )
+      case _ => new V20LeafWriter(f, col, c, budget)
+    }
 
-  def buffer(i: Int): Buffer = Buffer.newBuilder().setBufferIndex(i).setBufferType(Buffer.BufferType.page).build()
+  def buffer(i: Int): Buffer =
+    Buffer.newBuilder().setBufferIndex(i).setBufferType(Buffer.BufferType.page).build()
   def flat(bits: Int, buf: Int): ArrayEncoding =
-    ArrayEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits.toLong).setBuffer(buffer(buf))).build()
+    ArrayEncoding.newBuilder().setFlat(
+      Flat.newBuilder().setBitsPerValue(bits.toLong).setBuffer(buffer(buf))
+    ).build()
   def noNulls(values: ArrayEncoding): ArrayEncoding =
-    ArrayEncoding.newBuilder().setNullable(Nullable.newBuilder().setNoNulls(Nullable.NoNull.newBuilder().setValues(values))).build()
+    ArrayEncoding.newBuilder().setNullable(
+      Nullable.newBuilder().setNoNulls(Nullable.NoNull.newBuilder().setValues(values))
+    ).build()
   def someNulls(validity: ArrayEncoding, values: ArrayEncoding): ArrayEncoding =
     ArrayEncoding.newBuilder().setNullable(Nullable.newBuilder().setSomeNulls(
-      Nullable.SomeNull.newBuilder().setValidity(validity).setValues(values))).build()
+      Nullable.SomeNull.newBuilder().setValidity(validity).setValues(values)
+    )).build()
   val allNulls: ArrayEncoding =
-    ArrayEncoding.newBuilder().setNullable(Nullable.newBuilder().setAllNulls(Nullable.AllNull.newBuilder())).build()
+    ArrayEncoding.newBuilder().setNullable(
+      Nullable.newBuilder().setAllNulls(Nullable.AllNull.newBuilder())
+    ).build()
 
   /** Items `[offsets(0), offsets(n))` of a list batch, minus those hidden under null lists. */
   def listItems(l: ListArray): (Array[Int], ColumnArray) = {
@@ -59,35 +79,53 @@ private[writer] object V20ColumnWriter {
         if (l.offsets(0) == 0 && l.offsets(n) == l.child.length) l.child
         else ColumnArrays.slice(l.child, l.offsets(0), l.offsets(n) - l.offsets(0))
       } else {
-        val idx = (0 until n).filterNot(l.isNull).flatMap(i => l.offsets(i) until l.offsets(i + 1)).toArray
+        val idx =
+          (0 until n).filterNot(l.isNull).flatMap(i => l.offsets(i) until l.offsets(i + 1)).toArray
         ColumnArrays.take(l.child, idx)
       }
     (lens, child)
   }
 }
 
-private[writer] final class V20StructWriter(f: LanceField, col: Int, c: ContainerWriter, kids: Array[V20ColumnWriter])
-  extends V20ColumnWriter {
+private[writer] final class V20StructWriter(
+    f: LanceField,
+    col: Int,
+    c: ContainerWriter,
+    kids: Array[V20ColumnWriter]
+) extends V20ColumnWriter {
   private var rows = 0L
   def append(a: ColumnArray): Unit = a match {
     case s: StructArray =>
       if (s.hasNulls && s.nulls.exists(identity))
         throw LanceErrors.unsupported(
-          s"Column '${f.name}' holds null structs, which Lance file version 2.0 cannot store; write with data_storage_version 2.1 or later")
+          s"Column '${f.name}' holds null structs, which Lance file version 2.0 cannot store; write with data_storage_version 2.1 or later"
+        )
       var i = 0
       while (i < kids.length) { kids(i).append(s.children(i)); i += 1 }
       rows += s.length
     case n: NullArray if n.length == 0 =>
-    case other => throw new IllegalArgumentException(s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}")
+    case other => throw new IllegalArgumentException(
+        s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}"
+      )
   }
   def finish(): Unit = {
     kids.foreach(_.finish())
-    c.addEmptyPage(col, rows, 0, ArrayEncoding.newBuilder().setStruct(SimpleStruct.newBuilder()).build())
+    c.addEmptyPage(
+      col,
+      rows,
+      0,
+      ArrayEncoding.newBuilder().setStruct(SimpleStruct.newBuilder()).build()
+    )
   }
 }
 
-private[writer] final class V20ListWriter(f: LanceField, col: Int, c: ContainerWriter, items: V20ColumnWriter, budget: Long)
-  extends V20ColumnWriter {
+private[writer] final class V20ListWriter(
+    f: LanceField,
+    col: Int,
+    c: ContainerWriter,
+    items: V20ColumnWriter,
+    budget: Long
+) extends V20ColumnWriter {
   private val lens = new IntBuf(1024)
   private val nulls = new ByteBuf(1024)
   private var firstRow = 0L
@@ -98,7 +136,9 @@ private[writer] final class V20ListWriter(f: LanceField, col: Int, c: ContainerW
       while (i < l.length) { lens.add(ls(i)); nulls.u8(if (l.isNull(i)) 1 else 0); i += 1 }
       items.append(child)
       if (8L * lens.size >= budget) flush()
-    case other => throw new IllegalArgumentException(s"field '${f.name}' is a list but got ${other.getClass.getSimpleName}")
+    case other => throw new IllegalArgumentException(
+        s"field '${f.name}' is a list but got ${other.getClass.getSimpleName}"
+      )
   }
   private def flush(): Unit = {
     val n = lens.size
@@ -115,7 +155,8 @@ private[writer] final class V20ListWriter(f: LanceField, col: Int, c: ContainerW
       io.sparklance.proto.EncodingsV20Protos.List.newBuilder()
         .setOffsets(V20ColumnWriter.noNulls(V20ColumnWriter.flat(64, 0)))
         .setNullOffsetAdjustment(adj)
-        .setNumItems(total)).build()
+        .setNumItems(total)
+    ).build()
     c.addPage(col, Seq(b), n, firstRow, enc)
     firstRow += n
     lens.clear(); nulls.clear()
@@ -123,12 +164,14 @@ private[writer] final class V20ListWriter(f: LanceField, col: Int, c: ContainerW
   def finish(): Unit = { flush(); items.finish() }
 }
 
-private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long) extends V20ColumnWriter {
+private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long)
+    extends V20ColumnWriter {
   private val params = EncodingParams.of(f, f)
   private val values = LeafValues.forShape(ValueShape.ofType(f.logicalType, f), f.name)
   private val nulls = new ByteBuf(1024)
   private var nullCount = 0
   private var firstRow = 0L
+
   /** The field's dictionary type, if it has one: every page then is a dictionary page. */
   private val dict = DeclaredDictionary.of(f)
   dict.foreach(d => DeclaredDictionary.checkValues(f.name, d, values))
@@ -173,23 +216,35 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
       val (valueBufs, enc) = values match {
         case fx: FixedValuesBuf =>
           val b = new ByteBuf(fx.data.size + 8)
-          if (fx.bool) MiniBlockEncoder.bitmap(fx.data.array, 0, n, b) else b.bytes(fx.data.array, 0, fx.data.size)
+          if (fx.bool) MiniBlockEncoder.bitmap(fx.data.array, 0, n, b)
+          else b.bytes(fx.data.array, 0, fx.data.size)
           (Seq(b), V20ColumnWriter.flat(if (fx.bool) 1 else fx.width * 8, vi))
         case l: FslValuesBuf =>
           val b = new ByteBuf(l.data.size + 8)
-          if (l.itemBool) MiniBlockEncoder.bitmap(l.data.array, 0, n * l.dim, b) else b.bytes(l.data.array, 0, l.data.size)
+          if (l.itemBool) MiniBlockEncoder.bitmap(l.data.array, 0, n * l.dim, b)
+          else b.bytes(l.data.array, 0, l.data.size)
           val itemBits = if (l.itemBool) 1 else l.itemWidth * 8
           // Null items: a validity bitmap of the items before their values, as pylance writes them.
           val (bufs, items) =
-            if (!l.anyItemNull) (Seq(b), V20ColumnWriter.noNulls(V20ColumnWriter.flat(itemBits, vi)))
+            if (!l.anyItemNull)
+              (Seq(b), V20ColumnWriter.noNulls(V20ColumnWriter.flat(itemBits, vi)))
             else {
               val itemValidity = new ByteBuf(n * l.dim / 8 + 8)
               MiniBlockEncoder.bitmap(l.itemValid.array, 0, n * l.dim, itemValidity)
-              (Seq(itemValidity, b), V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, vi),
-                V20ColumnWriter.flat(itemBits, vi + 1)))
+              (
+                Seq(itemValidity, b),
+                V20ColumnWriter.someNulls(
+                  V20ColumnWriter.flat(1, vi),
+                  V20ColumnWriter.flat(itemBits, vi + 1)
+                )
+              )
             }
-          (bufs, ArrayEncoding.newBuilder().setFixedSizeList(
-            FixedSizeList.newBuilder().setDimension(l.dim).setHasValidity(false).setItems(items)).build())
+          (
+            bufs,
+            ArrayEncoding.newBuilder().setFixedSizeList(
+              FixedSizeList.newBuilder().setDimension(l.dim).setHasValidity(false).setItems(items)
+            ).build()
+          )
         case v: VarValuesBuf =>
           V20Strings.dictionary(f, v, nulls.array, n) match {
             case Some((bufs, enc)) => c.addPage(col, bufs, n, firstRow, enc)
@@ -201,7 +256,13 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
         case _: NullValuesBuf => LeafValues.noValues
       }
       if (valueBufs != null) {
-        if (nullCount > 0) c.addPage(col, validity +: valueBufs, n, firstRow, V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, 0), enc))
+        if (nullCount > 0) c.addPage(
+          col,
+          validity +: valueBufs,
+          n,
+          firstRow,
+          V20ColumnWriter.someNulls(V20ColumnWriter.flat(1, 0), enc)
+        )
         else c.addPage(col, valueBufs, n, firstRow, V20ColumnWriter.noNulls(enc))
       }
     }
@@ -228,17 +289,30 @@ private[writer] final class V20LeafWriter(f: LanceField, col: Int, c: ContainerW
 private[writer] object V20Strings {
   private val Threshold = 100
 
-  def binary(v: VarValuesBuf, nulls: Array[Byte], n: Int, params: EncodingParams): (Seq[ByteBuf], ArrayEncoding) = {
+  def binary(
+      v: VarValuesBuf,
+      nulls: Array[Byte],
+      n: Int,
+      params: EncodingParams
+  ): (Seq[ByteBuf], ArrayEncoding) = {
     val total = v.data.size.toLong
     val adj = total + 1
     val idxBuf = new ByteBuf(8 * n)
     var i = 0
-    while (i < n) { val e = v.offsets(i + 1).toLong; idxBuf.u64(if (nulls(i) != 0) e + adj else e); i += 1 }
+    while (i < n) {
+      val e = v.offsets(i + 1).toLong; idxBuf.u64(if (nulls(i) != 0) e + adj else e); i += 1
+    }
     val bytes = new ByteBuf(v.data.size + 8)
     val flat = Flat.newBuilder().setBitsPerValue(8).setBuffer(V20ColumnWriter.buffer(1))
     params.generalScheme match {
       case Some(s) =>
-        bytes.bytes(io.sparklance.format.codec.GeneralCompressor.compress(s, params.level, v.data.array, 0, v.data.size))
+        bytes.bytes(io.sparklance.format.codec.GeneralCompressor.compress(
+          s,
+          params.level,
+          v.data.array,
+          0,
+          v.data.size
+        ))
         val comp = Compression.newBuilder().setScheme(params.compression.get)
         params.compressionLevel.foreach(l => comp.setLevel(l))
         flat.setCompression(comp)
@@ -251,7 +325,12 @@ private[writer] object V20Strings {
     (Seq(idxBuf, bytes), enc)
   }
 
-  def dictionary(f: LanceField, v: VarValuesBuf, nulls: Array[Byte], n: Int): Option[(Seq[ByteBuf], ArrayEncoding)] = {
+  def dictionary(
+      f: LanceField,
+      v: VarValuesBuf,
+      nulls: Array[Byte],
+      n: Int
+  ): Option[(Seq[ByteBuf], ArrayEncoding)] = {
     if (f.logicalType != LogicalType.Utf8 || n < Threshold) return None
     val a = v.data.array
     val map = new ByteSliceMap(a, 256)

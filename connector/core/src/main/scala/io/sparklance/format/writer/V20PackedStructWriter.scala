@@ -10,15 +10,20 @@ import io.sparklance.proto.EncodingsV20Protos._
  * one buffer holds the rows packed, as pylance 14.0.2 writes them. 2.0 has no struct validity,
  * so a null struct is refused, as for plain structs.
  */
-private[writer] final class V20PackedStructWriter(f: LanceField, col: Int, c: ContainerWriter, budget: Long)
-  extends V20ColumnWriter {
+private[writer] final class V20PackedStructWriter(
+    f: LanceField,
+    col: Int,
+    c: ContainerWriter,
+    budget: Long
+) extends V20ColumnWriter {
   private val widths = PackedStructs.childWidths(f, FileVersion.V2_0)
   private val pages = new V20PackedPages(col, c, budget, widths)
 
   def append(a: ColumnArray): Unit = {
     if (a.hasNulls && a.nulls.exists(identity))
       throw LanceErrors.unsupported(
-        s"Column '${f.name}' holds null structs, which Lance file version 2.0 cannot store; write with data_storage_version 2.1 or later")
+        s"Column '${f.name}' holds null structs, which Lance file version 2.0 cannot store; write with data_storage_version 2.1 or later"
+      )
     val packed = PackedStructs.packFixed(f, widths, a)
     pages.buf.bytes(packed.data, 0, packed.length * widths.sum)
     pages.added(packed.length)
@@ -36,7 +41,12 @@ private[writer] final class V20PackedStructWriter(f: LanceField, col: Int, c: Co
  * buffer: page 0}` page per `budget` bytes. Packed structs and blob v1 descriptors (position,
  * size) are both written this way.
  */
-private[writer] final class V20PackedPages(col: Int, c: ContainerWriter, budget: Long, widths: Seq[Int]) {
+private[writer] final class V20PackedPages(
+    col: Int,
+    c: ContainerWriter,
+    budget: Long,
+    widths: Seq[Int]
+) {
   val buf = new ByteBuf(4096)
   private var rows = 0
   private var firstRow = 0L

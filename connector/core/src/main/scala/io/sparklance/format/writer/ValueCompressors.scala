@@ -28,11 +28,25 @@ private[writer] object ValueCompressors {
    * Mini-block values of fixed width: `a` holds `n` values of `width` bytes (`decimal128`:
    * decimal128 values, LZ4-compressed unless a compression is named).
    */
-  def fixed(a: Array[Byte], width: Int, bool: Boolean, n: Int, params: EncodingParams,
-      decimal128: Boolean = false): ChunkValues = {
+  def fixed(
+      a: Array[Byte],
+      width: Int,
+      bool: Boolean,
+      n: Int,
+      params: EncodingParams,
+      decimal128: Boolean = false
+  ): ChunkValues = {
     val inner =
-      if (bool || params.noCompression || !(width == 1 || width == 2 || width == 4 || width == 8)) new FlatChunks(a, width, bool, n)
-      else if (params.compression.exists(_ != "none") && (width == 4 || width == 8) && bss(a, width, n, params)) new BssChunks(a, width, n)
+      if (bool || params.noCompression || !(width == 1 || width == 2 || width == 4 || width == 8))
+        new FlatChunks(a, width, bool, n)
+      else if (
+        params.compression.exists(_ != "none") && (width == 4 || width == 8) && bss(
+          a,
+          width,
+          n,
+          params
+        )
+      ) new BssChunks(a, width, n)
       else {
         val raw = n.toLong * width
         val bitpack = FastLanesPack.packedSize(a, width, 0, n)
@@ -62,15 +76,19 @@ private[writer] object ValueCompressors {
   private val Decimal128 = GeneralCompression.Lz4
 
   /** Byte-stream split under general compression: `lance-encoding:bss` on, or auto and low byte entropy. */
-  private def bss(a: Array[Byte], width: Int, n: Int, params: EncodingParams): Boolean = params.bss match {
-    case "on" => true
-    case "off" => false
-    case _ => ValueStats.bytePositionEntropy(a, width, n) < 4.0
-  }
+  private def bss(a: Array[Byte], width: Int, n: Int, params: EncodingParams): Boolean =
+    params.bss match {
+      case "on" => true
+      case "off" => false
+      case _ => ValueStats.bytePositionEntropy(a, width, n) < 4.0
+    }
 
   /** `inner` under the general scheme named, or `default` when no compression is named. */
-  private def general(inner: ChunkValues, params: EncodingParams,
-      default: Option[Int] = None): ChunkValues =
+  private def general(
+      inner: ChunkValues,
+      params: EncodingParams,
+      default: Option[Int] = None
+  ): ChunkValues =
     params.generalScheme.orElse(if (params.compression.isEmpty) default else None) match {
       case Some(s) => new GeneralChunks(inner, s, params.compressionLevel)
       case None => inner
@@ -85,24 +103,33 @@ private[writer] object ValueCompressors {
     params.fsstRequested || (params.compression.isEmpty && isText(t) && v.maxLen >= FsstMinMaxLen &&
       dataSize(v) >= FsstMinBytes)
 
-  private def dataSize(v: VarValuesBuf): Long = v.data.size.toLong + (v.count + 1L) * (if (v.large) 8 else 4)
+  private def dataSize(v: VarValuesBuf): Long =
+    v.data.size.toLong + (v.count + 1L) * (if (v.large) 8 else 4)
 
   /**
    * FSST codes of the page, or None when they would not be smaller (and FSST was not
    * requested); written into `scratch`'s code buffer, which they become.
    */
-  private def fsst(v: VarValuesBuf, params: EncodingParams,
-      scratch: PageScratch): Option[FsstEncoder.Compressed] = {
+  private def fsst(
+      v: VarValuesBuf,
+      params: EncodingParams,
+      scratch: PageScratch
+  ): Option[FsstEncoder.Compressed] = {
     val n = v.count
     if (n == 0 || v.data.size == 0) return None
     val c = FsstEncoder.compress(v.data.array, v.offsets.array, n, scratch.fsstCodes)
     scratch.fsstCodes = c.codes
-    if (params.fsstRequested || c.codeBytes + FsstEncoder.TableBytes < v.data.size) Some(c) else None
+    if (params.fsstRequested || c.codeBytes + FsstEncoder.TableBytes < v.data.size) Some(c)
+    else None
   }
 
   /** Mini-block values of variable width (`scratch`: the column's reusable arrays). */
-  def variable(v: VarValuesBuf, t: LogicalType, params: EncodingParams,
-      scratch: PageScratch): ChunkValues = {
+  def variable(
+      v: VarValuesBuf,
+      t: LogicalType,
+      params: EncodingParams,
+      scratch: PageScratch
+  ): ChunkValues = {
     val n = v.count
     val plain = new VarChunks(v.offsets.array, v.data.array, v.large, n)
     if (params.noCompression) plain
@@ -117,8 +144,12 @@ private[writer] object ValueCompressors {
    * Full-zip payload of variable-width values, or null for the plain bytes (`scratch`: the
    * column's reusable arrays).
    */
-  def fullZip(v: VarValuesBuf, t: LogicalType, params: EncodingParams,
-      scratch: PageScratch): FullZipEncoder.VarPayload = {
+  def fullZip(
+      v: VarValuesBuf,
+      t: LogicalType,
+      params: EncodingParams,
+      scratch: PageScratch
+  ): FullZipEncoder.VarPayload = {
     if (params.noCompression) return null
     val bits = if (v.large) 64 else 32
     val perValue = v.maxLen > 32 * 1024 || params.generalScheme.nonEmpty
@@ -131,15 +162,32 @@ private[writer] object ValueCompressors {
       var i = 0
       while (i < n) {
         val s = v.offsets(i)
-        val c = GeneralCompressor.compress(GeneralCompression.Zstd, level.getOrElse(0), v.data.array, s, v.offsets(i + 1) - s)
+        val c = GeneralCompressor.compress(
+          GeneralCompression.Zstd,
+          level.getOrElse(0),
+          v.data.array,
+          s,
+          v.offsets(i + 1) - s
+        )
         out.bytes(c); offs(i + 1) = out.size
         i += 1
       }
       // pylance records the level it used, 0 (zstd's default) when none was named.
-      new FullZipEncoder.VarPayload(offs, out.array, Encodings.general(GeneralCompression.Zstd,
-        Some(level.getOrElse(0)), Encodings.variable(bits)))
+      new FullZipEncoder.VarPayload(
+        offs,
+        out.array,
+        Encodings.general(
+          GeneralCompression.Zstd,
+          Some(level.getOrElse(0)),
+          Encodings.variable(bits)
+        )
+      )
     } else if (fsstWanted(v, t, params)) fsst(v, params, scratch) match {
-      case Some(c) => new FullZipEncoder.VarPayload(c.offsets, c.codes, Encodings.fsst(c.table, Encodings.variable(bits)))
+      case Some(c) => new FullZipEncoder.VarPayload(
+          c.offsets,
+          c.codes,
+          Encodings.fsst(c.table, Encodings.variable(bits))
+        )
       case None => null
     }
     else null

@@ -97,7 +97,7 @@ private[writer] object ValueStats {
     while (pos < w) {
       java.util.Arrays.fill(counts, 0)
       var i = 0
-      while (i < samples) { counts(a(i * w + pos) & 0xFF) += 1; i += 1 }
+      while (i < samples) { counts(a(i * w + pos) & 0xff) += 1; i += 1 }
       var e = 0.0; var b = 0
       while (b < 256) {
         if (counts(b) > 0) {

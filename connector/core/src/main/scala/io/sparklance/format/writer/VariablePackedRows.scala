@@ -37,14 +37,21 @@ private[writer] object VariablePackedRows {
         i += 1
       }
       new VarBinaryArray(n, s.nulls, offsets, java.util.Arrays.copyOf(out.array, out.size))
-    case n: NullArray => new VarBinaryArray(n.length, n.nulls, new Array[Int](n.length + 1),
-      Array.emptyByteArray)
+    case n: NullArray =>
+      new VarBinaryArray(n.length, n.nulls, new Array[Int](n.length + 1), Array.emptyByteArray)
     case other => throw new IllegalArgumentException(
-      s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}")
+        s"field '${f.name}' is a struct but got ${other.getClass.getSimpleName}"
+      )
   }
 
-  private def appendChild(f: LanceField, c: Int, w: Int, child: ColumnArray, row: Int,
-      out: ByteBuf): Unit = child match {
+  private def appendChild(
+      f: LanceField,
+      c: Int,
+      w: Int,
+      child: ColumnArray,
+      row: Int,
+      out: ByteBuf
+  ): Unit = child match {
     case x if x.isNull(row) => throw PackedStructs.nullChild(f, c, row)
     case fx: FixedWidthArray if w > 0 && fx.byteWidth == w => out.bytes(fx.data, row * w, w)
     case v: VarBinaryArray if w < 0 =>
@@ -53,16 +60,21 @@ private[writer] object VariablePackedRows {
       if (w == -8) out.u64(len.toLong) else out.u32(len.toLong)
       out.bytes(v.data, st, len)
     case other => throw new IllegalArgumentException(s"field '${f.name}': child $c does not " +
-      s"hold ${if (w > 0) s"$w-byte" else "variable-width"} values " +
-      s"(${other.getClass.getSimpleName})")
+        s"hold ${if (w > 0) s"$w-byte" else "variable-width"} values " +
+        s"(${other.getClass.getSimpleName})")
   }
 
   /**
    * The page's rows (`rows`, as [[pack]] built them, nulls empty) with each variable child
    * compressed as pylance would, and the page's `VariablePackedStruct` encoding.
    */
-  def payload(f: LanceField, widths: Array[Int], rows: VarValuesBuf,
-      params: LanceField => EncodingParams, scratch: PageScratch): FullZipEncoder.VarPayload = {
+  def payload(
+      f: LanceField,
+      widths: Array[Int],
+      rows: VarValuesBuf,
+      params: LanceField => EncodingParams,
+      scratch: PageScratch
+  ): FullZipEncoder.VarPayload = {
     val n = rows.count
     val ro = rows.offsets.array
     val rd = rows.data.array
@@ -101,8 +113,12 @@ private[writer] object VariablePackedRows {
     }.toArray
     val compressed = widths.indices.map { c =>
       if (widths(c) > 0) null
-      else ValueCompressors.fullZip(children(c), f.children(c).logicalType, params(f.children(c)),
-        scratch)
+      else ValueCompressors.fullZip(
+        children(c),
+        f.children(c).logicalType,
+        params(f.children(c)),
+        scratch
+      )
     }.toArray
     val encoding = VariablePackedStruct.newBuilder()
     widths.indices.foreach { c =>
@@ -110,7 +126,7 @@ private[writer] object VariablePackedRows {
       val fe = VariablePackedStruct.FieldEncoding.newBuilder()
       if (w > 0) fe.setValue(Encodings.flat(w * 8)).setBitsPerValue(w * 8L)
       else fe.setValue(if (compressed(c) != null) compressed(c).encoding
-        else Encodings.variable(-w * 8)).setBitsPerLength(-w * 8L)
+      else Encodings.variable(-w * 8)).setBitsPerLength(-w * 8L)
       encoding.addFields(fe)
     }
     val enc = CompressiveEncoding.newBuilder().setVariablePackedStruct(encoding).build()

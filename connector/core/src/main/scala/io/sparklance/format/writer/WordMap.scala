@@ -21,9 +21,9 @@ private[writer] final class WordMap(initial: Int) {
    * leaves out of the low bits a slot is taken from.
    */
   private def slot(lo: Long, hi: Long): Int = {
-    var h = lo ^ (hi * 0x9E3779B97F4A7C15L)
-    h ^= h >>> 33; h *= 0xFF51AFD7ED558CCDL
-    h ^= h >>> 33; h *= 0xC4CEB9FE1A85EC53L
+    var h = lo ^ (hi * 0x9e3779b97f4a7c15L)
+    h ^= h >>> 33; h *= 0xff51afd7ed558ccdL
+    h ^= h >>> 33; h *= 0xc4ceb9fe1a85ec53L
     h ^= h >>> 33
     h.toInt & (cap - 1)
   }

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory
 
 /** A DynamoDB error answer: HTTP status and the exception name (`__type` without namespace). */
 final class DynamoDbException(val status: Int, val errorType: String, message: String)
-  extends IOException(message)
+    extends IOException(message)
 
 /**
  * DynamoDB's JSON API (`X-Amz-Target: DynamoDB_20120810.<Action>`) over the JDK HTTP client,
@@ -20,8 +20,10 @@ final class DynamoDbException(val status: Int, val errorType: String, message: S
  * server errors are retried with the S3 client's backoff. The endpoint is `dynamodb_endpoint`
  * (pylance: the environment variable DYNAMODB_ENDPOINT), else the region's AWS endpoint.
  */
-final class DynamoDbClient(config: S3Config,
-    env: String => Option[String] = k => Option(System.getenv(k))) {
+final class DynamoDbClient(
+    config: S3Config,
+    env: String => Option[String] = k => Option(System.getenv(k))
+) {
   import DynamoDbClient._
 
   private val credentials = new S3Credentials(config, env)
@@ -40,7 +42,9 @@ final class DynamoDbClient(config: S3Config,
     val body = Mapper.writeValueAsBytes(request)
     var attempt = 0
     while (true) {
-      val outcome = try Right(send(action, body)) catch { case e: IOException => Left(e) }
+      val outcome =
+        try Right(send(action, body))
+        catch { case e: IOException => Left(e) }
       val transient = outcome match {
         case Left(_) => true
         case Right((status, node)) => status >= 500 ||
@@ -54,14 +58,21 @@ final class DynamoDbClient(config: S3Config,
             .map(_.asText()).getOrElse("")
           throw new DynamoDbException(status, t, s"DynamoDB $action failed: HTTP $status $t $msg")
         case Left(e) => throw new IOException(
-          s"DynamoDB $action at $endpoint failed after ${attempt + 1} attempt(s): " +
-            e.getMessage, e)
+            s"DynamoDB $action at $endpoint failed after ${attempt + 1} attempt(s): " +
+              e.getMessage,
+            e
+          )
       }
       attempt += 1
       val delay = S3Client.backoffMillis(attempt)
-      log.warn(s"DynamoDB $action: ${outcome.fold(_.getMessage, r => s"HTTP ${r._1} " +
-        errorType(r._2))}; retry $attempt of ${config.maxRetries} in $delay ms")
-      try Thread.sleep(delay) catch {
+      log.warn(s"DynamoDB $action: ${outcome.fold(
+          _.getMessage,
+          r =>
+            s"HTTP ${r._1} " +
+              errorType(r._2)
+        )}; retry $attempt of ${config.maxRetries} in $delay ms")
+      try Thread.sleep(delay)
+      catch {
         case e: InterruptedException =>
           Thread.currentThread().interrupt()
           throw new java.io.InterruptedIOException(s"interrupted retrying DynamoDB $action")
@@ -77,17 +88,31 @@ final class DynamoDbClient(config: S3Config,
       .POST(HttpRequest.BodyPublishers.ofByteArray(body))
       .header("Content-Type", "application/x-amz-json-1.0")
       .header("X-Amz-Target", target)
-    credentials.get.foreach(c => SigV4.sign("POST", endpoint.getRawAuthority, "/", Nil,
-      config.region, c, service = "dynamodb", payloadHash = SigV4.payloadSha256(body))
-      .foreach { case (k, v) => b.header(k, v) })
-    val r = try http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray()) catch {
-      case e: InterruptedException =>
-        Thread.currentThread().interrupt()
-        throw new java.io.InterruptedIOException(s"interrupted in DynamoDB $action")
-    }
+    credentials.get.foreach(c =>
+      SigV4.sign(
+        "POST",
+        endpoint.getRawAuthority,
+        "/",
+        Nil,
+        config.region,
+        c,
+        service = "dynamodb",
+        payloadHash = SigV4.payloadSha256(body)
+      )
+        .foreach { case (k, v) => b.header(k, v) }
+    )
+    val r =
+      try http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray())
+      catch {
+        case e: InterruptedException =>
+          Thread.currentThread().interrupt()
+          throw new java.io.InterruptedIOException(s"interrupted in DynamoDB $action")
+      }
     val text = new String(r.body(), UTF_8)
-    val node = if (text.trim.isEmpty) Mapper.createObjectNode() else
-      try Mapper.readTree(text) catch {
+    val node = if (text.trim.isEmpty) Mapper.createObjectNode()
+    else
+      try Mapper.readTree(text)
+      catch {
         case _: IOException => Mapper.createObjectNode().put("message", text.take(200))
       }
     (r.statusCode(), node)
@@ -98,8 +123,13 @@ object DynamoDbClient {
   private val log = LoggerFactory.getLogger(classOf[DynamoDbClient])
   private val Mapper = new ObjectMapper()
 
-  private val Retryable = Set("ThrottlingException", "ProvisionedThroughputExceededException",
-    "RequestLimitExceeded", "InternalServerError", "LimitExceededException")
+  private val Retryable = Set(
+    "ThrottlingException",
+    "ProvisionedThroughputExceededException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "LimitExceededException"
+  )
 
   /** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` → its last part. */
   def errorType(node: JsonNode): String =

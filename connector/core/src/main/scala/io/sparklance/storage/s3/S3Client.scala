@@ -19,8 +19,10 @@ final case class S3Response(status: Int, headers: Map[String, String], body: Arr
  * when credentials are set, retried with exponential backoff and jitter on connection errors,
  * throttling (429, 503 SlowDown) and server errors (500, 502, 504).
  */
-final class S3Client(val config: S3Config,
-    env: String => Option[String] = k => Option(System.getenv(k))) {
+final class S3Client(
+    val config: S3Config,
+    env: String => Option[String] = k => Option(System.getenv(k))
+) {
   import S3Client._
 
   private val credentials = new S3Credentials(config, env)
@@ -37,8 +39,8 @@ final class S3Client(val config: S3Config,
     case Some(e) =>
       val u = URI.create(e)
       (s"${u.getScheme}://$bucket.${u.getRawAuthority}", "")
-    case None if config.pathStyle => (s"https://s3.${config.region}.amazonaws.com",
-      s"/${SigV4.encode(bucket)}")
+    case None if config.pathStyle =>
+      (s"https://s3.${config.region}.amazonaws.com", s"/${SigV4.encode(bucket)}")
     case None => (s"https://$bucket.s3.${config.region}.amazonaws.com", "")
   }
 
@@ -46,8 +48,14 @@ final class S3Client(val config: S3Config,
    * Sends one request and returns the response, retrying what is worth retrying.
    * `retryOn` statuses are returned to the caller without retry when not transient.
    */
-  def call(method: String, bucket: String, key: String, query: Seq[(String, String)] = Nil,
-      headers: Seq[(String, String)] = Nil, body: Array[Byte] = null): S3Response = {
+  def call(
+      method: String,
+      bucket: String,
+      key: String,
+      query: Seq[(String, String)] = Nil,
+      headers: Seq[(String, String)] = Nil,
+      body: Array[Byte] = null
+  ): S3Response = {
     val (base, bucketPath) = target(bucket)
     val path = bucketPath + "/" + SigV4.encode(key, keepSlash = true)
     val qs = query.map { case (k, v) => s"${SigV4.encode(k)}=${SigV4.encode(v)}" }.mkString("&")
@@ -65,13 +73,16 @@ final class S3Client(val config: S3Config,
       if (!transient || attempt >= config.maxRetries) outcome match {
         case Right(r) => return r
         case Left(e) => throw new IOException(
-          s"S3 $method s3://$bucket/$key failed after ${attempt + 1} attempt(s): ${e.getMessage}", e)
+            s"S3 $method s3://$bucket/$key failed after ${attempt + 1} attempt(s): ${e.getMessage}",
+            e
+          )
       }
       attempt += 1
       val delay = backoffMillis(attempt)
       log.warn(s"S3 $method s3://$bucket/$key: ${describe(outcome)}; retry $attempt of " +
         s"${config.maxRetries} in $delay ms")
-      try Thread.sleep(delay) catch {
+      try Thread.sleep(delay)
+      catch {
         case e: InterruptedException =>
           Thread.currentThread().interrupt()
           throw new java.io.InterruptedIOException(s"interrupted retrying S3 $method $key")
@@ -80,25 +91,37 @@ final class S3Client(val config: S3Config,
     throw new IllegalStateException("unreachable")
   }
 
-  private def send(method: String, uri: URI, path: String, query: Seq[(String, String)],
-      headers: Seq[(String, String)], body: Array[Byte]): S3Response = {
+  private def send(
+      method: String,
+      uri: URI,
+      path: String,
+      query: Seq[(String, String)],
+      headers: Seq[(String, String)],
+      body: Array[Byte]
+  ): S3Response = {
     val publisher =
       if (body == null) HttpRequest.BodyPublishers.noBody()
       else HttpRequest.BodyPublishers.ofByteArray(body)
     val b = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(config.requestTimeoutMillis))
       .method(method, publisher)
     headers.foreach { case (k, v) => b.header(k, v) }
-    credentials.get.foreach(c => SigV4.sign(method, uri.getRawAuthority, path, query,
-      config.region, c).foreach { case (k, v) => b.header(k, v) })
-    val r = try http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray()) catch {
-      case e: InterruptedException =>
-        Thread.currentThread().interrupt()
-        throw new java.io.InterruptedIOException(s"interrupted in S3 $method $uri")
-    }
+    credentials.get.foreach(c =>
+      SigV4.sign(method, uri.getRawAuthority, path, query, config.region, c).foreach {
+        case (k, v) => b.header(k, v)
+      }
+    )
+    val r =
+      try http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray())
+      catch {
+        case e: InterruptedException =>
+          Thread.currentThread().interrupt()
+          throw new java.io.InterruptedIOException(s"interrupted in S3 $method $uri")
+      }
     io.sparklance.storage.IoStats.request(if (method == "GET") r.body().length else 0)
     val hs = Map.newBuilder[String, String]
     r.headers().map().forEach((k, vs) =>
-      if (!vs.isEmpty) hs += k.toLowerCase(java.util.Locale.ROOT) -> vs.get(0))
+      if (!vs.isEmpty) hs += k.toLowerCase(java.util.Locale.ROOT) -> vs.get(0)
+    )
     S3Response(r.statusCode(), hs.result(), r.body())
   }
 

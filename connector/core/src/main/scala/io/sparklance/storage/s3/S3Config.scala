@@ -33,7 +33,8 @@ final case class S3Config(
     stsEndpoint: Option[String] = None,
     metadataEndpoint: Option[String] = None,
     ddbTableName: Option[String] = None,
-    dynamodbEndpoint: Option[String] = None) {
+    dynamodbEndpoint: Option[String] = None
+) {
 
   def credentials: Option[(String, String)] =
     for (a <- accessKey; s <- secretKey) yield (a, s)
@@ -44,6 +45,7 @@ final case class S3Config(
 }
 
 object S3Config {
+
   /** Smallest part S3 accepts in a multipart upload (all but the last). */
   val MinPartSize: Int = 5 * 1024 * 1024
 
@@ -64,16 +66,33 @@ object S3Config {
   private val StsEndpoint = keys("aws_sts_endpoint")
   private val MetadataEndpoint = keys("aws_metadata_endpoint")
   private val Timeout = keys("timeout")
+
   /** `s3+ddb://` commits: the DynamoDB table (pylance's URI query `ddbTableName`). */
   private val DdbTable = Seq("ddbTableName", "ddb_table_name")
+
   /** pylance reads the DynamoDB endpoint from the environment variable DYNAMODB_ENDPOINT. */
   private val DdbEndpoint = keys("dynamodb_endpoint")
   private val Retries = Seq("s3_max_retries")
   private val PartSize = Seq("s3_part_size")
 
-  private val Settings = Seq(AccessKey, SecretKey, SessionToken, Region, Endpoint, AllowHttp,
-    VirtualHosted, TokenFile, RoleArn, StsEndpoint, MetadataEndpoint, Timeout, DdbTable,
-    DdbEndpoint, Retries, PartSize)
+  private val Settings = Seq(
+    AccessKey,
+    SecretKey,
+    SessionToken,
+    Region,
+    Endpoint,
+    AllowHttp,
+    VirtualHosted,
+    TokenFile,
+    RoleArn,
+    StsEndpoint,
+    MetadataEndpoint,
+    Timeout,
+    DdbTable,
+    DdbEndpoint,
+    Retries,
+    PartSize
+  )
 
   /** The option names these settings are read from, as readers and writers take them. */
   val OptionNames: Seq[String] = Settings.flatten.distinct
@@ -82,8 +101,10 @@ object S3Config {
   val PylanceNames: Seq[String] = Settings.map(_.head)
 
   /** The settings in `conf` (with reader/writer options already in it) and the environment. */
-  def from(conf: Configuration, env: String => Option[String] = k => Option(System.getenv(k)))
-      : S3Config = {
+  def from(
+      conf: Configuration,
+      env: String => Option[String] = k => Option(System.getenv(k))
+  ): S3Config = {
     def find(names: Seq[String]): Option[(String, String)] =
       names.iterator.flatMap(n => Option(conf.get(n)).filter(_.nonEmpty).map(n -> _)).toSeq
         .headOption
@@ -100,10 +121,12 @@ object S3Config {
     def int(names: Seq[String], default: Int, min: Int): Int = find(names) match {
       case None => default
       case Some((n, v)) =>
-        val parsed = try parseSize(v) catch {
-          case _: NumberFormatException =>
-            throw LanceErrors.invalidOption(n, v, "expected a whole number")
-        }
+        val parsed =
+          try parseSize(v)
+          catch {
+            case _: NumberFormatException =>
+              throw LanceErrors.invalidOption(n, v, "expected a whole number")
+          }
         if (parsed < min) throw LanceErrors.invalidOption(n, v, s"must be at least $min")
         parsed
     }
@@ -113,18 +136,34 @@ object S3Config {
     val allowHttp = bool(AllowHttp).getOrElse(false)
     endpoint.filter(_.startsWith("http://")).foreach { e =>
       if (!allowHttp && bool(Seq("fs.s3a.connection.ssl.enabled")).forall(identity))
-        throw LanceErrors.invalidOption("aws_endpoint", e,
-          "the endpoint is plain http; set allow_http=true to use it")
+        throw LanceErrors.invalidOption(
+          "aws_endpoint",
+          e,
+          "the endpoint is plain http; set allow_http=true to use it"
+        )
     }
     // Path-style addressing unless asked otherwise, as pylance (object_store) addresses S3.
     val pathStyle = !bool(VirtualHosted).getOrElse(false)
     val region = get(Region).orElse(env("AWS_DEFAULT_REGION").filter(_.nonEmpty))
       .getOrElse("us-east-1")
-    S3Config(endpoint, region, get(AccessKey), get(SecretKey), get(SessionToken), pathStyle,
-      allowHttp, int(Retries, 10, 0), int(PartSize, 16 * 1024 * 1024, MinPartSize),
+    S3Config(
+      endpoint,
+      region,
+      get(AccessKey),
+      get(SecretKey),
+      get(SessionToken),
+      pathStyle,
+      allowHttp,
+      int(Retries, 10, 0),
+      int(PartSize, 16 * 1024 * 1024, MinPartSize),
       find(Timeout).map { case (n, v) => parseMillis(n, v) }.getOrElse(120000L),
-      get(TokenFile), get(RoleArn), get(StsEndpoint), get(MetadataEndpoint),
-      get(DdbTable), get(DdbEndpoint).map(_.trim.stripSuffix("/")))
+      get(TokenFile),
+      get(RoleArn),
+      get(StsEndpoint),
+      get(MetadataEndpoint),
+      get(DdbTable),
+      get(DdbEndpoint).map(_.trim.stripSuffix("/"))
+    )
   }
 
   /** pylance's durations: "30s", "500ms", "2m", "1h", or a plain number of seconds. */
@@ -136,10 +175,12 @@ object S3Config {
       else if (t.endsWith("m")) (t.dropRight(1), 60000L)
       else if (t.endsWith("h")) (t.dropRight(1), 3600000L)
       else (t, 1000L)
-    val ms = try { (num.trim.toDouble * unit).toLong } catch {
-      case _: NumberFormatException =>
-        throw LanceErrors.invalidOption(name, v, "expected a duration such as 30s or 500ms")
-    }
+    val ms =
+      try { (num.trim.toDouble * unit).toLong }
+      catch {
+        case _: NumberFormatException =>
+          throw LanceErrors.invalidOption(name, v, "expected a duration such as 30s or 500ms")
+      }
     if (ms <= 0) throw LanceErrors.invalidOption(name, v, "must be positive")
     ms
   }

@@ -9,8 +9,12 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.slf4j.LoggerFactory
 
 /** One set of AWS credentials, and until when it holds (None: static). */
-final case class AwsCredentials(accessKey: String, secretKey: String, token: Option[String],
-    expires: Option[Instant] = None) {
+final case class AwsCredentials(
+    accessKey: String,
+    secretKey: String,
+    token: Option[String],
+    expires: Option[Instant] = None
+) {
   override def toString: String = s"AwsCredentials(expires=${expires.getOrElse("never")})"
 }
 
@@ -70,33 +74,50 @@ final class S3Credentials(config: S3Config, env: String => Option[String]) {
   }
 
   private def webIdentity(tokenFile: String, roleArn: String): AwsCredentials = {
-    val token = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(tokenFile)),
-      UTF_8).trim
+    val token =
+      new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(tokenFile)), UTF_8).trim
     val sts = setting(config.stsEndpoint, "AWS_ENDPOINT_URL_STS")
       .orElse(config.endpoint)
       .getOrElse(s"https://sts.${config.region}.amazonaws.com").stripSuffix("/")
     val session = env("AWS_ROLE_SESSION_NAME").filter(_.nonEmpty)
       .getOrElse(s"spark-lance-${System.currentTimeMillis()}")
-    val q = Seq("Action" -> "AssumeRoleWithWebIdentity", "Version" -> "2011-06-15",
-      "RoleArn" -> roleArn, "RoleSessionName" -> session, "WebIdentityToken" -> token)
+    val q = Seq(
+      "Action" -> "AssumeRoleWithWebIdentity",
+      "Version" -> "2011-06-15",
+      "RoleArn" -> roleArn,
+      "RoleSessionName" -> session,
+      "WebIdentityToken" -> token
+    )
       .map { case (k, v) => s"${SigV4.encode(k)}=${SigV4.encode(v)}" }.mkString("&")
-    val body = send("POST", s"$sts/", Seq("Content-Type" ->
-      "application/x-www-form-urlencoded"), 30, q)
+    val body = send(
+      "POST",
+      s"$sts/",
+      Seq("Content-Type" ->
+        "application/x-www-form-urlencoded"),
+      30,
+      q
+    )
     def tag(name: String): Option[String] =
       s"<$name>([^<]*)</$name>".r.findFirstMatchIn(body).map(_.group(1))
     (tag("AccessKeyId"), tag("SecretAccessKey")) match {
       case (Some(a), Some(s)) =>
         AwsCredentials(a, s, tag("SessionToken"), tag("Expiration").map(Instant.parse))
       case _ => throw new java.io.IOException(
-        s"AssumeRoleWithWebIdentity for $roleArn returned no credentials")
+          s"AssumeRoleWithWebIdentity for $roleArn returned no credentials"
+        )
     }
   }
 
   /** IMDSv2: a session token, the instance's role, then its credentials. */
   private def instanceProfile(endpoint: String): Option[AwsCredentials] = {
-    val token = try send("PUT", s"$endpoint/latest/api/token",
-      Seq("X-aws-ec2-metadata-token-ttl-seconds" -> "21600"), 1)
-    catch { case _: java.io.IOException => return None } // not on EC2
+    val token =
+      try send(
+          "PUT",
+          s"$endpoint/latest/api/token",
+          Seq("X-aws-ec2-metadata-token-ttl-seconds" -> "21600"),
+          1
+        )
+      catch { case _: java.io.IOException => return None } // not on EC2
     val h = Seq("X-aws-ec2-metadata-token" -> token)
     val base = s"$endpoint/latest/meta-data/iam/security-credentials/"
     val role = send("GET", base, h, 2).linesIterator.map(_.trim).find(_.nonEmpty)
@@ -122,17 +143,27 @@ object S3Credentials {
     .connectTimeout(Duration.ofSeconds(1)).build()
 
   /** The body of a 200 answer; anything else is an IOException naming the URL (no secrets). */
-  private def send(method: String, url: String, headers: Seq[(String, String)],
-      timeoutSeconds: Int, body: String = null): String = {
+  private def send(
+      method: String,
+      url: String,
+      headers: Seq[(String, String)],
+      timeoutSeconds: Int,
+      body: String = null
+  ): String = {
     val b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeoutSeconds))
-      .method(method, if (body == null) HttpRequest.BodyPublishers.noBody()
-        else HttpRequest.BodyPublishers.ofString(body))
+      .method(
+        method,
+        if (body == null) HttpRequest.BodyPublishers.noBody()
+        else HttpRequest.BodyPublishers.ofString(body)
+      )
     headers.foreach { case (k, v) => b.header(k, v) }
-    val r = try http.send(b.build(), HttpResponse.BodyHandlers.ofString()) catch {
-      case e: InterruptedException =>
-        Thread.currentThread().interrupt()
-        throw new java.io.InterruptedIOException(s"interrupted getting credentials from $url")
-    }
+    val r =
+      try http.send(b.build(), HttpResponse.BodyHandlers.ofString())
+      catch {
+        case e: InterruptedException =>
+          Thread.currentThread().interrupt()
+          throw new java.io.InterruptedIOException(s"interrupted getting credentials from $url")
+      }
     if (r.statusCode() != 200)
       throw new java.io.IOException(s"$method $url for AWS credentials: HTTP ${r.statusCode()}")
     r.body()

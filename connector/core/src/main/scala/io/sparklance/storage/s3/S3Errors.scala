@@ -4,6 +4,7 @@ import java.io.{FileNotFoundException, IOException}
 
 /** S3 error responses as the exceptions the storage layer's callers expect. */
 object S3Errors {
+
   /** The `<Code>` of an S3 error body, if there is one. */
   def code(r: S3Response): Option[String] =
     if (r.body.isEmpty) None
@@ -16,9 +17,12 @@ object S3Errors {
         .getOrElse("")
     r.status match {
       case 404 => new FileNotFoundException(s"$url does not exist (S3 $method: HTTP 404$detail)")
-      case 403 => new java.nio.file.AccessDeniedException(url, null,
-        s"S3 $method refused (HTTP 403$detail); check the credentials " +
-          "(aws_access_key_id / aws_secret_access_key or fs.s3a.access.key / fs.s3a.secret.key)")
+      case 403 => new java.nio.file.AccessDeniedException(
+          url,
+          null,
+          s"S3 $method refused (HTTP 403$detail); check the credentials " +
+            "(aws_access_key_id / aws_secret_access_key or fs.s3a.access.key / fs.s3a.secret.key)"
+        )
       case s => new IOException(s"S3 $method $url failed: HTTP $s$detail")
     }
   }

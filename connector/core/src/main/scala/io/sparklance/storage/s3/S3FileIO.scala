@@ -49,10 +49,18 @@ final class S3FileIO(val config: S3Config) extends FileIO {
     p.objects.nonEmpty || p.prefixes.nonEmpty
   }
 
-  private def listPage(bucket: String, prefix: String, token: Option[String],
-      maxKeys: Int = 1000): S3Xml.ListPage = {
-    val q = Seq("list-type" -> "2", "prefix" -> prefix, "delimiter" -> "/",
-      "max-keys" -> maxKeys.toString) ++ token.map("continuation-token" -> _)
+  private def listPage(
+      bucket: String,
+      prefix: String,
+      token: Option[String],
+      maxKeys: Int = 1000
+  ): S3Xml.ListPage = {
+    val q = Seq(
+      "list-type" -> "2",
+      "prefix" -> prefix,
+      "delimiter" -> "/",
+      "max-keys" -> maxKeys.toString
+    ) ++ token.map("continuation-token" -> _)
     val r = client.call("GET", bucket, "", q)
     if (r.status == 404 && S3Errors.code(r).contains("NoSuchBucket"))
       return S3Xml.ListPage(Nil, Nil, None)
@@ -87,7 +95,8 @@ final class S3FileIO(val config: S3Config) extends FileIO {
     val r = client.call("HEAD", l.bucket, l.key)
     if (r.status != 200) throw S3Errors.failure("HEAD", path, r)
     r.header("content-length").map(_.toLong).getOrElse(
-      throw new IOException(s"S3 HEAD $path answered without a Content-Length"))
+      throw new IOException(s"S3 HEAD $path answered without a Content-Length")
+    )
   }
 
   override def readFully(path: String): Array[Byte] = {
@@ -100,22 +109,32 @@ final class S3FileIO(val config: S3Config) extends FileIO {
   override def readRange(path: String, offset: Long, length: Int): Array[Byte] = {
     if (length == 0) return Array.emptyByteArray
     val l = S3Location(path)
-    val r = client.call("GET", l.bucket, l.key,
-      headers = Seq("Range" -> s"bytes=$offset-${offset + length - 1}"))
-    if (r.status == 416) throw LanceErrors.corruptFile(path,
-      s"read of $length bytes at offset $offset is outside the file")
+    val r = client.call(
+      "GET",
+      l.bucket,
+      l.key,
+      headers = Seq("Range" -> s"bytes=$offset-${offset + length - 1}")
+    )
+    if (r.status == 416) throw LanceErrors.corruptFile(
+      path,
+      s"read of $length bytes at offset $offset is outside the file"
+    )
     if (r.status != 206 && r.status != 200) throw S3Errors.failure("GET", path, r)
     val body =
       if (r.status == 200) slice(r.body, offset, length, path) // a server that ignores Range
       else r.body
-    if (body.length != length) throw LanceErrors.corruptFile(path,
-      s"read of $length bytes at offset $offset returned ${body.length} bytes")
+    if (body.length != length) throw LanceErrors.corruptFile(
+      path,
+      s"read of $length bytes at offset $offset returned ${body.length} bytes"
+    )
     body
   }
 
   private def slice(all: Array[Byte], offset: Long, length: Int, path: String): Array[Byte] = {
-    if (offset + length > all.length) throw LanceErrors.corruptFile(path,
-      s"read of $length bytes at offset $offset is outside the file (size ${all.length} bytes)")
+    if (offset + length > all.length) throw LanceErrors.corruptFile(
+      path,
+      s"read of $length bytes at offset $offset is outside the file (size ${all.length} bytes)"
+    )
     java.util.Arrays.copyOfRange(all, offset.toInt, offset.toInt + length)
   }
 
@@ -133,7 +152,8 @@ final class S3FileIO(val config: S3Config) extends FileIO {
       case 206 =>
         val total = r.header("content-range").flatMap(_.split('/').lastOption)
           .map(_.trim.toLong).getOrElse(throw new IOException(
-            s"S3 GET $path answered a range without a Content-Range"))
+            s"S3 GET $path answered a range without a Content-Range"
+          ))
         (r.body, total)
       case 200 => (r.body.takeRight(n), r.body.length.toLong)
       case 416 => (Array.emptyByteArray, 0L) // an empty object
@@ -145,8 +165,8 @@ final class S3FileIO(val config: S3Config) extends FileIO {
     val l = S3Location(path)
     var conflicts = 0
     while (true) {
-      val r = client.call("PUT", l.bucket, l.key, headers = Seq("If-None-Match" -> "*"),
-        body = bytes)
+      val r =
+        client.call("PUT", l.bucket, l.key, headers = Seq("If-None-Match" -> "*"), body = bytes)
       r.status match {
         case 200 => return true
         case 412 =>
@@ -199,12 +219,12 @@ final class S3FileIO(val config: S3Config) extends FileIO {
 
   private[s3] def putNew(path: String, bytes: Array[Byte]): Unit = {
     val l = S3Location(path)
-    val first = client.call("PUT", l.bucket, l.key, headers = Seq("If-None-Match" -> "*"),
-      body = bytes)
+    val first =
+      client.call("PUT", l.bucket, l.key, headers = Seq("If-None-Match" -> "*"), body = bytes)
     // Data files have names no other writer picks, so on a store without conditional writes
     // a plain PUT is safe for them (the commit itself is still refused there).
     val r = if (refusesConditions(first)) client.call("PUT", l.bucket, l.key, body = bytes)
-      else first
+    else first
     // A 412 after a retry may answer our own first PUT, whose response was lost.
     if (r.status == 412 && !holds(path, bytes)) throw new FileAlreadyExistsException(path)
     if (r.status != 200 && r.status != 412) throw S3Errors.failure("PUT", path, r)
@@ -229,20 +249,25 @@ final class S3FileIO(val config: S3Config) extends FileIO {
 
   private[s3] def uploadPart(path: String, id: String, part: Int, bytes: Array[Byte]): String = {
     val l = S3Location(path)
-    val r = client.call("PUT", l.bucket, l.key,
-      Seq("partNumber" -> part.toString, "uploadId" -> id), body = bytes)
+    val r = client.call(
+      "PUT",
+      l.bucket,
+      l.key,
+      Seq("partNumber" -> part.toString, "uploadId" -> id),
+      body = bytes
+    )
     if (r.status != 200) throw S3Errors.failure("UploadPart", path, r)
     r.header("etag").getOrElse(throw new IOException(s"S3 UploadPart $path: no ETag"))
   }
 
-  private[s3] def completeUpload(path: String, id: String, etags: Seq[String],
-      size: Long): Unit = {
+  private[s3] def completeUpload(path: String, id: String, etags: Seq[String], size: Long): Unit = {
     val l = S3Location(path)
-    val r = client.call("POST", l.bucket, l.key, Seq("uploadId" -> id),
-      body = S3Xml.completeBody(etags))
+    val r =
+      client.call("POST", l.bucket, l.key, Seq("uploadId" -> id), body = S3Xml.completeBody(etags))
     // A retried completion finds the upload gone when the first one succeeded unanswered.
     val done = r.status == 404 && S3Errors.code(r).contains("NoSuchUpload") &&
-      (try this.size(path) == size catch { case _: FileNotFoundException => false })
+      (try this.size(path) == size
+      catch { case _: FileNotFoundException => false })
     // CompleteMultipartUpload can fail after a 200 status line: the error is in the body.
     if (!done && (r.status != 200 || S3Errors.code(r).isDefined))
       throw S3Errors.failure("CompleteMultipartUpload", path, r)

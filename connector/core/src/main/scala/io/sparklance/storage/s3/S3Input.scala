@@ -32,8 +32,10 @@ final class S3Input(io: S3FileIO, val path: String, knownSize: Long = -1L)
   override def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, len: Int): Unit = {
     load()
     if (offset < 0 || len < 0 || offset + len > size)
-      throw LanceErrors.corruptFile(path,
-        s"read of $len bytes at offset $offset is outside the file (size $size bytes)")
+      throw LanceErrors.corruptFile(
+        path,
+        s"read of $len bytes at offset $offset is outside the file (size $size bytes)"
+      )
     val tailStart = size - tail.length
     if (offset >= tailStart) System.arraycopy(tail, (offset - tailStart).toInt, dst, dstOffset, len)
     else if (len > 0) System.arraycopy(io.readRange(path, offset, len), 0, dst, dstOffset, len)
@@ -43,6 +45,7 @@ final class S3Input(io: S3FileIO, val path: String, knownSize: Long = -1L)
 }
 
 object S3Input {
+
   /** Enough for a Lance file's footer, column metadata offsets and usually its metadata. */
   val TailBytes: Int = 64 * 1024
 }

@@ -19,8 +19,8 @@ object S3Location {
     val scheme = path.substring(0, i)
     val rest = path.substring(i + 3)
     val slash = rest.indexOf('/')
-    val (bucket, key) = if (slash < 0) (rest, "") else (rest.substring(0, slash),
-      rest.substring(slash + 1).replaceAll("/{2,}", "/"))
+    val (bucket, key) = if (slash < 0) (rest, "")
+    else (rest.substring(0, slash), rest.substring(slash + 1).replaceAll("/{2,}", "/"))
     if (bucket.isEmpty) throw LanceErrors.invalidOption("path", path, "the URI names no bucket")
     S3Location(scheme, bucket, key)
   }

@@ -40,7 +40,8 @@ final class S3OutputStream(io: S3FileIO, path: String) extends OutputStream {
   }
 
   private def guarded[A](body: => A): A =
-    try body catch {
+    try body
+    catch {
       case e: Throwable =>
         abort()
         throw e

@@ -7,12 +7,12 @@ import org.w3c.dom.{Element, Node}
 
 /** The parts of S3's XML responses the storage layer reads: listings and multipart ids. */
 object S3Xml {
+
   /** One object of a listing: its key, size and last-modified time (epoch millis). */
   final case class ListedObject(key: String, size: Long, modified: Long)
 
   /** One page of ListObjectsV2: objects, common prefixes, and the token of the next page. */
-  final case class ListPage(objects: Seq[ListedObject], prefixes: Seq[String],
-      next: Option[String])
+  final case class ListPage(objects: Seq[ListedObject], prefixes: Seq[String], next: Option[String])
 
   private def parse(bytes: Array[Byte]): Element = {
     val f = DocumentBuilderFactory.newInstance()
@@ -26,7 +26,8 @@ object S3Xml {
     val out = Seq.newBuilder[Element]
     var n = e.getFirstChild
     while (n != null) {
-      if (n.getNodeType == Node.ELEMENT_NODE && n.getNodeName == name) out += n.asInstanceOf[Element]
+      if (n.getNodeType == Node.ELEMENT_NODE && n.getNodeName == name)
+        out += n.asInstanceOf[Element]
       n = n.getNextSibling
     }
     out.result()
@@ -38,9 +39,12 @@ object S3Xml {
   def listPage(bytes: Array[Byte]): ListPage = {
     val root = parse(bytes)
     val objects = children(root, "Contents").map { c =>
-      ListedObject(text(c, "Key").getOrElse(""), text(c, "Size").map(_.trim.toLong).getOrElse(0L),
+      ListedObject(
+        text(c, "Key").getOrElse(""),
+        text(c, "Size").map(_.trim.toLong).getOrElse(0L),
         text(c, "LastModified").map(t => java.time.Instant.parse(t.trim).toEpochMilli)
-          .getOrElse(0L))
+          .getOrElse(0L)
+      )
     }
     val prefixes = children(root, "CommonPrefixes").flatMap(p => text(p, "Prefix"))
     val truncated = text(root, "IsTruncated").exists(_.trim.equalsIgnoreCase("true"))
@@ -49,7 +53,8 @@ object S3Xml {
 
   def uploadId(bytes: Array[Byte]): String =
     text(parse(bytes), "UploadId").getOrElse(
-      throw new java.io.IOException("S3 CreateMultipartUpload answered without an UploadId"))
+      throw new java.io.IOException("S3 CreateMultipartUpload answered without an UploadId")
+    )
 
   /** The body of CompleteMultipartUpload for parts numbered from 1 with their ETags. */
   def completeBody(etags: Seq[String]): Array[Byte] = {
@@ -59,6 +64,8 @@ object S3Xml {
         .append(t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
         .append("</ETag></Part>")
     }
-    sb.append("</CompleteMultipartUpload>").toString.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+    sb.append("</CompleteMultipartUpload>").toString.getBytes(
+      java.nio.charset.StandardCharsets.UTF_8
+    )
   }
 }

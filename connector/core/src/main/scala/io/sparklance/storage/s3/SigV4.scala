@@ -22,23 +22,38 @@ object SigV4 {
    * if any, and `Authorization`. `path` is the URI path as sent (already encoded), `query` the
    * decoded query parameters.
    */
-  def sign(method: String, host: String, path: String, query: Seq[(String, String)],
-      region: String, credentials: AwsCredentials,
-      now: ZonedDateTime = ZonedDateTime.now(ZoneOffset.UTC), service: String = "s3",
-      payloadHash: String = UnsignedPayload): Seq[(String, String)] = {
+  def sign(
+      method: String,
+      host: String,
+      path: String,
+      query: Seq[(String, String)],
+      region: String,
+      credentials: AwsCredentials,
+      now: ZonedDateTime = ZonedDateTime.now(ZoneOffset.UTC),
+      service: String = "s3",
+      payloadHash: String = UnsignedPayload
+  ): Seq[(String, String)] = {
     val access = credentials.accessKey
     val secret = credentials.secretKey
     val amzDate = now.withZoneSameInstant(ZoneOffset.UTC).format(AmzDate)
     val day = amzDate.substring(0, 8)
-    val base = Seq("host" -> host, "x-amz-content-sha256" -> payloadHash,
-      "x-amz-date" -> amzDate) ++ credentials.token.map("x-amz-security-token" -> _)
+    val base = Seq(
+      "host" -> host,
+      "x-amz-content-sha256" -> payloadHash,
+      "x-amz-date" -> amzDate
+    ) ++ credentials.token.map("x-amz-security-token" -> _)
     val headers = base.sortBy(_._1)
     val signedHeaders = headers.map(_._1).mkString(";")
     val canonicalQuery = query.map { case (k, v) => (encode(k), encode(v)) }.sorted
       .map { case (k, v) => s"$k=$v" }.mkString("&")
-    val canonical = Seq(method, path, canonicalQuery,
-      headers.map { case (k, v) => s"$k:${v.trim}\n" }.mkString, signedHeaders,
-      payloadHash).mkString("\n")
+    val canonical = Seq(
+      method,
+      path,
+      canonicalQuery,
+      headers.map { case (k, v) => s"$k:${v.trim}\n" }.mkString,
+      signedHeaders,
+      payloadHash
+    ).mkString("\n")
     val scope = s"$day/$region/$service/aws4_request"
     val toSign = Seq("AWS4-HMAC-SHA256", amzDate, scope, hex(sha256(canonical))).mkString("\n")
     val key = Seq(day, region, service, "aws4_request")
@@ -57,8 +72,10 @@ object SigV4 {
     while (i < bytes.length) {
       val b = bytes(i) & 0xff
       val c = b.toChar
-      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-        c == '-' || c == '_' || c == '.' || c == '~' || (keepSlash && c == '/')) sb.append(c)
+      if (
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+        c == '-' || c == '_' || c == '.' || c == '~' || (keepSlash && c == '/')
+      ) sb.append(c)
       else sb.append('%').append(Character.toUpperCase(Character.forDigit(b >> 4, 16)))
         .append(Character.toUpperCase(Character.forDigit(b & 0xf, 16)))
       i += 1
@@ -81,8 +98,10 @@ object SigV4 {
 
   private def hex(bytes: Array[Byte]): String = {
     val sb = new java.lang.StringBuilder(bytes.length * 2)
-    bytes.foreach(b => sb.append(Character.forDigit((b >> 4) & 0xf, 16))
-      .append(Character.forDigit(b & 0xf, 16)))
+    bytes.foreach(b =>
+      sb.append(Character.forDigit((b >> 4) & 0xf, 16))
+        .append(Character.forDigit(b & 0xf, 16))
+    )
     sb.toString
   }
 }

@@ -27,8 +27,8 @@ private[sparklance] object CommitPauses {
     val (name, millis) =
       if (i < 0) (spec, 60000L) else (spec.substring(0, i), spec.substring(i + 1).toLong)
     val at = name.indexOf('@')
-    val (target, nth) = if (at < 0) (name, 1) else (name.substring(0, at),
-      name.substring(at + 1).toInt)
+    val (target, nth) =
+      if (at < 0) (name, 1) else (name.substring(0, at), name.substring(at + 1).toInt)
     if (target == point && reached.merge(point, 1, _ + _) == nth) {
       // A test waits for this exact line on the process's stderr before it kills the process.
       System.err.println(s"sparklance: commit paused at $point")

@@ -21,7 +21,8 @@ final case class NewDataFile(
      * Managed blob objects written for this file's rows (paths relative to the dataset root):
      * not part of the commit, deleted with the file when its write fails.
      */
-    blobObjects: Seq[String] = Nil) {
+    blobObjects: Seq[String] = Nil
+) {
 
   def toProto: TableProtos.DataFile =
     TableProtos.DataFile.newBuilder()
@@ -61,7 +62,10 @@ object DataFileNames {
    * including files of tasks that were killed before they could report them.
    */
   def next(token: String): String = {
-    require(token.length == 8 && token.forall(c => Character.digit(c, 16) >= 0), s"bad token $token")
+    require(
+      token.length == 8 && token.forall(c => Character.digit(c, 16) >= 0),
+      s"bad token $token"
+    )
     val bin = new StringBuilder
     val a = rnd.nextInt(1 << 24)
     (23 to 0 by -1).foreach(i => bin.append(if (((a >>> i) & 1) == 1) '1' else '0'))
@@ -74,5 +78,8 @@ object DataFileNames {
 
   /** Whether `name` is a data file written by the job with `token`. */
   def ofJob(name: String, token: String): Boolean =
-    name.length == 50 + ".lance".length && name.endsWith(".lance") && name.substring(24, 32) == token.toLowerCase
+    name.length == 50 + ".lance".length && name.endsWith(".lance") && name.substring(
+      24,
+      32
+    ) == token.toLowerCase
 }

@@ -20,12 +20,13 @@ import io.sparklance.table.{ManifestFile, Snapshot}
  * still has plus the new fragments made from fragments it covered.
  */
 object BTreeIndexRemap {
+
   /** Whether this connector can remap `i`: a BTREE index whose files it knows. */
   def remappable(i: TableProtos.IndexMetadata): Boolean =
     i.getIndexDetails.getTypeUrl == ScalarIndexes.BTreeDetailsType && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty &&
       i.getFilesList.asScala.map(_.getPath).toSet ==
-        Set(BTreeIndexWriter.DataFile, BTreeIndexWriter.LookupFile)
+      Set(BTreeIndexWriter.DataFile, BTreeIndexWriter.LookupFile)
 
   /**
    * Writes the remapped copy of `old` (an index of `s`) and returns its metadata.
@@ -34,41 +35,56 @@ object BTreeIndexRemap {
    *                  deleted row)
    * @param added     the new fragments made from fragments `old` covered
    */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
-    val field = s.schema.byId.getOrElse(old.getFields(0), throw LanceErrors.corruptFile(
-      s.manifestPath, s"index ${old.getName} names field ${old.getFields(0)}, which the " +
-        "schema lacks"))
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata = {
+    val field = s.schema.byId.getOrElse(
+      old.getFields(0),
+      throw LanceErrors.corruptFile(
+        s.manifestPath,
+        s"index ${old.getName} names field ${old.getFields(0)}, which the " +
+          "schema lacks"
+      )
+    )
     val oldDir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(old.getUuid))
     val uuid = UUID.randomUUID()
     val dir = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
-    val valueField = LanceField(0, -1, "values", field.logicalType, nullable = true, Map.empty,
-      Nil)
+    val valueField = LanceField(0, -1, "values", field.logicalType, nullable = true, Map.empty, Nil)
     val idField = LanceField(1, -1, "ids", LogicalType.UInt64, nullable = false, Map.empty, Nil)
-    val reader = LanceFileReader.openStandalone(io, Paths.join(oldDir, BTreeIndexWriter.DataFile),
-      FileFields(Array(0, 1), Array(0, 1)))
+    val reader = LanceFileReader.openStandalone(
+      io,
+      Paths.join(oldDir, BTreeIndexWriter.DataFile),
+      FileFields(Array(0, 1), Array(0, 1))
+    )
     val writer = new BTreeIndexWriter(io, dir, field.logicalType)
-    val files = try {
-      val rows = reader.numRows
-      val scan = reader.scan(Seq(valueField, idField), 0, rows)
-      var done = 0L
-      while (done < rows) {
-        val n = math.min(65536L, rows - done).toInt
-        val Array(values, ids) = scan.next(n)
-        val kept = remapped(ids.asInstanceOf[FixedWidthArray], moved)
-        val keep = kept._1
-        if (keep.length == n) writer.add(values, kept._2)
-        else if (keep.nonEmpty) writer.add(ColumnArrays.take(values, keep), kept._2)
-        done += n
-      }
-      writer.finish()
-    } finally { writer.close(); reader.close() }
+    val files =
+      try {
+        val rows = reader.numRows
+        val scan = reader.scan(Seq(valueField, idField), 0, rows)
+        var done = 0L
+        while (done < rows) {
+          val n = math.min(65536L, rows - done).toInt
+          val Array(values, ids) = scan.next(n)
+          val kept = remapped(ids.asInstanceOf[FixedWidthArray], moved)
+          val keep = kept._1
+          if (keep.length == n) writer.add(values, kept._2)
+          else if (keep.nonEmpty) writer.add(ColumnArrays.take(values, keep), kept._2)
+          done += n
+        }
+        writer.finish()
+      } finally { writer.close(); reader.close() }
     IndexFileLayout.remappedMetadata(old, uuid, moved, added, files)
   }
 
   /** The kept rows' positions and their new addresses. */
-  private[index] def remapped(ids: FixedWidthArray, moved: Map[Long, Array[Long]])
-      : (Array[Int], Array[Long]) = {
+  private[index] def remapped(
+      ids: FixedWidthArray,
+      moved: Map[Long, Array[Long]]
+  ): (Array[Int], Array[Long]) = {
     val bb = ByteBuffer.wrap(ids.data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     val keep = new Array[Int](ids.length)
     val out = new Array[Long](ids.length)

@@ -22,9 +22,14 @@ final class BTreeIndexWriter(io: FileIO, dir: String, valueType: LogicalType)
   private val version = FileVersion.V2_2
   private val dataPath = Paths.join(dir, DataFile)
   private val lookupPath = Paths.join(dir, LookupFile)
-  private val data = new LanceFileWriter(new StreamSink(io.create(dataPath)), Seq(
-    LanceField(0, -1, "values", valueType, nullable = true, Map.empty, Nil),
-    LanceField(1, -1, "ids", LogicalType.UInt64, nullable = false, Map.empty, Nil)), version)
+  private val data = new LanceFileWriter(
+    new StreamSink(io.create(dataPath)),
+    Seq(
+      LanceField(0, -1, "values", valueType, nullable = true, Map.empty, Nil),
+      LanceField(1, -1, "ids", LogicalType.UInt64, nullable = false, Map.empty, Nil)
+    ),
+    version
+  )
 
   private var pending: Seq[ColumnArray] = Nil
   private var pendingIds: Seq[Array[Long]] = Nil
@@ -65,21 +70,31 @@ final class BTreeIndexWriter(io: FileIO, dir: String, valueType: LogicalType)
   /** Finishes both files and returns them as the index's `files` list (name, size in bytes). */
   def finish(): Seq[(String, Long)] = {
     flushPage()
-    val dataSize = try data.finish().sizeBytes finally data.close()
+    val dataSize =
+      try data.finish().sizeBytes
+      finally data.close()
     val pages = nullCounts.size
-    val lookup = new LanceFileWriter(new StreamSink(io.create(lookupPath)), Seq(
-      LanceField(0, -1, "min", valueType, nullable = true, Map.empty, Nil),
-      LanceField(1, -1, "max", valueType, nullable = true, Map.empty, Nil),
-      LanceField(2, -1, "null_count", LogicalType.UInt32, nullable = false, Map.empty, Nil),
-      LanceField(3, -1, "page_idx", LogicalType.UInt32, nullable = false, Map.empty, Nil)),
-      version, schemaMetadata = Map("batch_size" -> BatchSize.toString,
-        "range_partitioned" -> "false"))
-    val lookupSize = try {
-      if (pages > 0) lookup.write(Array(ColumnArrays.concat(mins.result()),
-        ColumnArrays.concat(maxs.result()), ints(nullCounts.toArray),
-        ints(Array.tabulate(pages)(identity))))
-      lookup.finish().sizeBytes
-    } finally lookup.close()
+    val lookup = new LanceFileWriter(
+      new StreamSink(io.create(lookupPath)),
+      Seq(
+        LanceField(0, -1, "min", valueType, nullable = true, Map.empty, Nil),
+        LanceField(1, -1, "max", valueType, nullable = true, Map.empty, Nil),
+        LanceField(2, -1, "null_count", LogicalType.UInt32, nullable = false, Map.empty, Nil),
+        LanceField(3, -1, "page_idx", LogicalType.UInt32, nullable = false, Map.empty, Nil)
+      ),
+      version,
+      schemaMetadata = Map("batch_size" -> BatchSize.toString, "range_partitioned" -> "false")
+    )
+    val lookupSize =
+      try {
+        if (pages > 0) lookup.write(Array(
+          ColumnArrays.concat(mins.result()),
+          ColumnArrays.concat(maxs.result()),
+          ints(nullCounts.toArray),
+          ints(Array.tabulate(pages)(identity))
+        ))
+        lookup.finish().sizeBytes
+      } finally lookup.close()
     Seq(DataFile -> dataSize, LookupFile -> lookupSize)
   }
 
@@ -90,6 +105,7 @@ final class BTreeIndexWriter(io: FileIO, dir: String, valueType: LogicalType)
 }
 
 object BTreeIndexWriter {
+
   /** Rows per page of the data file, as pylance writes them (`batch_size`). */
   val BatchSize: Int = 4096
   val DataFile = "page_data.lance"

@@ -10,8 +10,8 @@ import io.sparklance.storage.{FileIO, Paths}
  * the index holds, sorted (nulls first), with the row address of each, read by row range
  * (IndexPruning reads the pages its lookup picks, IndexAggregates reads from either end).
  */
-private[index] final class BTreePageData private (data: IndexFileLayout,
-    reader: LanceFileReader) extends AutoCloseable {
+private[index] final class BTreePageData private (data: IndexFileLayout, reader: LanceFileReader)
+    extends AutoCloseable {
 
   /** The `values` field (the indexed column's type). */
   def values: LanceField = data.fields.head
@@ -29,6 +29,7 @@ private[index] final class BTreePageData private (data: IndexFileLayout,
 }
 
 private[index] object BTreePageData {
+
   /**
    * Opens the page data of the BTREE index whose files are in `dir` (the data file of `size`
    * bytes as the index records it; 0: unknown, see [[IndexFileLayout.open]]).
@@ -36,7 +37,8 @@ private[index] object BTreePageData {
   def open(io: FileIO, dir: String, size: Long = 0L): BTreePageData = {
     val (data, reader) =
       IndexFileLayout.open(io, Paths.join(dir, BTreeIndexWriter.DataFile), size)
-    try data.expect("values", "ids") catch {
+    try data.expect("values", "ids")
+    catch {
       case e: Throwable => reader.close(); throw e
     }
     new BTreePageData(data, reader)

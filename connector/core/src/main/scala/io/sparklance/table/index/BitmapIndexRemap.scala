@@ -30,6 +30,7 @@ object BitmapIndexRemap {
   val LabelListDetailsType = "/lance.table.LabelListIndexDetails"
   val LookupFile = "bitmap_page_lookup.lance"
   private val StatsKey = "lance:index_stats"
+
   /** A LABEL_LIST index's metadata naming the global buffer of its null rows' tree map. */
   private val NullsKey = "lance:label_list_nulls"
 
@@ -45,10 +46,17 @@ object BitmapIndexRemap {
    *              deleted row)
    * @param added the new fragments made from fragments `old` covered
    */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
-    val oldPath = Paths.join(Paths.join(Paths.join(s.root, "_indices"),
-      ManifestFile.uuidText(old.getUuid)), LookupFile)
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata = {
+    val oldPath = Paths.join(
+      Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(old.getUuid)),
+      LookupFile
+    )
     val rowIds = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
     val uuid = UUID.randomUUID()
     val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), LookupFile)
@@ -62,30 +70,38 @@ object BitmapIndexRemap {
       if (!rowIds && nulls.contains(i + 1)) remap(b, moved, oldPath) else b
     }
     val reader = layout.reader(io)
-    val size = try {
-      val rows = reader.numRows
-      val Array(keys, bitmaps) = reader.scan(fields, 0, rows).next(rows.toInt)
-      val (newKeys, newBitmaps) = if (rowIds) (keys, bitmaps) else {
-        val old = bitmaps.asInstanceOf[VarBinaryArray]
-        val remapped = (0 until rows.toInt).map { i =>
-          val from = old.offsets(i)
-          remap(java.util.Arrays.copyOfRange(old.data, from, old.offsets(i + 1)), moved, oldPath)
-        }
-        // A value none of whose rows is left goes, as pylance drops it.
-        val keep = remapped.indices.filter(i => !isEmpty(remapped(i))).toArray
-        val out = keep.map(remapped)
-        val offsets = out.scanLeft(0)(_ + _.length)
-        (if (keep.length == rows) keys else ColumnArrays.take(keys, keep),
-          new VarBinaryArray(out.length, null, offsets, out.flatten))
-      }
-      val w = new LanceFileWriter(new StreamSink(io.create(path)), fields, FileVersion.V2_2,
-        schemaMetadata = metadata +
-          (StatsKey -> s"""{"num_bitmaps":${newKeys.length}}"""))
+    val size =
       try {
-        w.write(Array(newKeys, newBitmaps))
-        w.finish(newGlobals).sizeBytes
-      } finally w.close()
-    } finally reader.close()
+        val rows = reader.numRows
+        val Array(keys, bitmaps) = reader.scan(fields, 0, rows).next(rows.toInt)
+        val (newKeys, newBitmaps) = if (rowIds) (keys, bitmaps)
+        else {
+          val old = bitmaps.asInstanceOf[VarBinaryArray]
+          val remapped = (0 until rows.toInt).map { i =>
+            val from = old.offsets(i)
+            remap(java.util.Arrays.copyOfRange(old.data, from, old.offsets(i + 1)), moved, oldPath)
+          }
+          // A value none of whose rows is left goes, as pylance drops it.
+          val keep = remapped.indices.filter(i => !isEmpty(remapped(i))).toArray
+          val out = keep.map(remapped)
+          val offsets = out.scanLeft(0)(_ + _.length)
+          (
+            if (keep.length == rows) keys else ColumnArrays.take(keys, keep),
+            new VarBinaryArray(out.length, null, offsets, out.flatten)
+          )
+        }
+        val w = new LanceFileWriter(
+          new StreamSink(io.create(path)),
+          fields,
+          FileVersion.V2_2,
+          schemaMetadata = metadata +
+            (StatsKey -> s"""{"num_bitmaps":${newKeys.length}}""")
+        )
+        try {
+          w.write(Array(newKeys, newBitmaps))
+          w.finish(newGlobals).sizeBytes
+        } finally w.close()
+      } finally reader.close()
     IndexFileLayout.remappedMetadata(old, uuid, moved, added, Seq(LookupFile -> size))
   }
 
@@ -94,8 +110,11 @@ object BitmapIndexRemap {
     treeMap.length < 4 || ByteBuffer.wrap(treeMap).order(ByteOrder.LITTLE_ENDIAN).getInt(0) == 0
 
   /** One value's row-address tree map with the moved fragments' rows at their new addresses. */
-  private def remap(bytes: Array[Byte], moved: Map[Long, Array[Long]], file: String)
-      : Array[Byte] = {
+  private def remap(
+      bytes: Array[Byte],
+      moved: Map[Long, Array[Long]],
+      file: String
+  ): Array[Byte] = {
     val out = new java.util.TreeMap[Long, RoaringBitmap]()
     def add(addr: Long): Unit = {
       val frag = addr >>> 32

@@ -11,6 +11,7 @@ package io.sparklance.table.index
  * CPU as pylance's do.
  */
 private[index] object FlatLanes {
+
   /**
    * Whether pylance on this machine runs its AVX-512 kernels, which sum in sixteen lanes
    * ([[Wide]]): it picks them when the CPU has AVX-512F (x86-64 Linux: `/proc/cpuinfo`'s
@@ -22,8 +23,10 @@ private[index] object FlatLanes {
       val arch = System.getProperty("os.arch", "")
       (arch == "amd64" || arch == "x86_64") && scala.util.Try {
         val src = scala.io.Source.fromFile("/proc/cpuinfo")
-        try src.getLines().exists(l => l.startsWith("flags") &&
-          l.split("\\s+").contains("avx512f"))
+        try src.getLines().exists(l =>
+            l.startsWith("flags") &&
+              l.split("\\s+").contains("avx512f")
+          )
         finally src.close()
       }.getOrElse(false)
   }
@@ -89,8 +92,14 @@ private[index] object FlatLanes {
    * eight lanes over at most one chunk of eight, reduced; those two added, then the partial
    * chunk's sum. `lanes` is scratch of 16 floats.
    */
-  def cosineDot(x: Array[Float], i: Int, y: Array[Float], j: Int, dim: Int,
-      lanes: Array[Float]): Float = {
+  def cosineDot(
+      x: Array[Float],
+      i: Int,
+      y: Array[Float],
+      j: Int,
+      dim: Int,
+      lanes: Array[Float]
+  ): Float = {
     if (avx512) return Wide.cosineDot(x, i, y, j, dim)
     val wide = dim / 16 * 16
     val full = dim / 8 * 8
@@ -184,8 +193,14 @@ private[index] object FlatLanes {
     ((l(0) + l(4)) + (l(2) + l(6))) + ((l(1) + l(5)) + (l(3) + l(7)))
 
   /** The products from `from` to `dim`, summed in order. */
-  private def partial(x: Array[Float], i: Int, y: Array[Float], j: Int, from: Int,
-      dim: Int): Float = {
+  private def partial(
+      x: Array[Float],
+      i: Int,
+      y: Array[Float],
+      j: Int,
+      from: Int,
+      dim: Int
+  ): Float = {
     var rem = 0f
     var k = from
     while (k < dim) { rem += x(i + k) * y(j + k); k += 1 }

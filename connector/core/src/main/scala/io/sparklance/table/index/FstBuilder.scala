@@ -33,6 +33,7 @@ private[index] object FstBuilder {
   private val NoneAddress = 1L
   private val TableRows = 10000
   private val TransIndexThreshold = 32
+
   /** The crate's 63 most common input bytes, by rank (their index + 1 fits in a state). */
   private val Common = "te/oasripcnw.hlm-du012g=:bf3y5&_4v9678k%?xCDASFIBEjPTzRNM+LOqHG"
 
@@ -47,8 +48,11 @@ private[index] object FstBuilder {
       lastOut = 0
     }
     def addOutputPrefix(prefix: Long): Unit = {
-      node = Node(node.isFinal, if (node.isFinal) prefix + node.finalOutput else node.finalOutput,
-        node.trans.map(t => t.copy(out = prefix + t.out)))
+      node = Node(
+        node.isFinal,
+        if (node.isFinal) prefix + node.finalOutput else node.finalOutput,
+        node.trans.map(t => t.copy(out = prefix + t.out))
+      )
       if (hasLast) lastOut = prefix + lastOut
     }
   }

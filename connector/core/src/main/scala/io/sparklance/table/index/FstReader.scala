@@ -43,17 +43,22 @@ private[index] object FstReader {
         i += 1
       }
     }
-    try walk(root, 0, 0) catch {
+    try walk(root, 0, 0)
+    catch {
       case e: IndexOutOfBoundsException => throw fail(e.toString)
     }
     (keys.toArray, values.toArray)
   }
 
-  private final case class Decoded(isFinal: Boolean, finalOutput: Long, inputs: Array[Int],
-      outputs: Array[Long], addrs: Array[Long])
+  private final case class Decoded(
+      isFinal: Boolean,
+      finalOutput: Long,
+      inputs: Array[Int],
+      outputs: Array[Long],
+      addrs: Array[Long]
+  )
 
-  private def node(d: Array[Byte], addr: Int, version: Long,
-      fail: String => Exception): Decoded = {
+  private def node(d: Array[Byte], addr: Int, version: Long, fail: String => Exception): Decoded = {
     if (addr == 0) return Decoded(true, 0, Array.empty, Array.empty, Array.empty)
     val v = d(addr) & 0xff
     def unpackDelta(at: Int, size: Int, end: Int): Long = {
@@ -80,7 +85,8 @@ private[index] object FstReader {
         val isFinal = (v & 0x40) != 0
         val stateN = v & 0x3f
         val ntransLen = if (stateN == 0) 1 else 0
-        val ntrans = if (stateN != 0) stateN else {
+        val ntrans = if (stateN != 0) stateN
+        else {
           val n = d(addr - 1) & 0xff
           if (n == 1) 256 else n
         }
@@ -98,7 +104,7 @@ private[index] object FstReader {
           if (osize == 0) 0L else uint(d, base - totalTrans - i * osize - osize, osize)
         }
         val fin = if (osize == 0 || !isFinal) 0L
-          else uint(d, base - totalTrans - ntrans * osize - osize, osize)
+        else uint(d, base - totalTrans - ntrans * osize - osize, osize)
         if (end < 0) throw fail(s"a state at $addr runs past the start")
         Decoded(isFinal, fin, inputs, outputs, addrs)
     }

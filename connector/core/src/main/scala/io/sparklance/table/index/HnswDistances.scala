@@ -35,6 +35,7 @@ private[index] final class SqL2Distances(codes: Array[Byte], dim: Int, scale: Fl
 }
 
 private[index] object SqL2Distances {
+
   /** An "l2" index: `((end - start) as f32)² / 255²` in f32. */
   def l2(codes: Array[Byte], dim: Int, start: Double, end: Double): SqL2Distances = {
     val range = (end - start).toFloat
@@ -124,8 +125,14 @@ private[index] final class FlatCosineDistances(vectors: Array[Float], dim: Int)
  * @param codebook `2^bits` centroids of `subDim` floats per sub-vector, sub-vector by
  *                 sub-vector
  */
-private[index] final class PqDistances(codes: Array[Byte], numSub: Int,
-    codebook: Array[Float], subDim: Int, bits: Int, dot: Boolean) extends HnswDistances {
+private[index] final class PqDistances(
+    codes: Array[Byte],
+    numSub: Int,
+    codebook: Array[Float],
+    subDim: Int,
+    bits: Int,
+    dot: Boolean
+) extends HnswDistances {
   private val rowBytes = if (bits == 4) numSub / 2 else numSub
   val size: Int = if (rowBytes == 0) 0 else codes.length / rowBytes
 
@@ -179,8 +186,8 @@ private[index] final class FlatHammingDistances(vectors: Array[Byte], dim: Int)
  *
  * @param codes the codes, `dim` bytes a row
  */
-private[index] final class SqDotDistances(codes: Array[Byte], dim: Int, start: Double,
-    end: Double) extends HnswDistances {
+private[index] final class SqDotDistances(codes: Array[Byte], dim: Int, start: Double, end: Double)
+    extends HnswDistances {
   private val k: Float = (end - start).toFloat / 255f
   private val s: Float = start.toFloat
   private val constant: Float = dim.toFloat * s * s

@@ -7,11 +7,17 @@ package io.sparklance.table.index
  * their distances (rows' edges at `edgeOffsets(r)` until `edgeOffsets(r + 1)`); search starts
  * at `entryPoint`.
  */
-private[index] final case class HnswGraph(entryPoint: Int, levelOffsets: Array[Int],
-    nodeIds: Array[Int], edgeOffsets: Array[Int], edgeIds: Array[Int],
-    edgeDists: Array[Float]) {
+private[index] final case class HnswGraph(
+    entryPoint: Int,
+    levelOffsets: Array[Int],
+    nodeIds: Array[Int],
+    edgeOffsets: Array[Int],
+    edgeIds: Array[Int],
+    edgeDists: Array[Float]
+) {
   def numRows: Int = nodeIds.length
   def numLevels: Int = levelOffsets.length - 1
+
   /** The number of nodes (level 0's rows). */
   def numNodes: Int = if (levelOffsets.length < 2) 0 else levelOffsets(1) - levelOffsets(0)
 }
@@ -21,12 +27,15 @@ private[index] final class HnswLevel(n: Int) {
   val ids: Array[Array[Int]] = Array.fill(n)(HnswLevel.NoIds)
   val dists: Array[Array[Float]] = Array.fill(n)(HnswLevel.NoDists)
   val sizes = new Array[Int](n)
+
   /** The degree a node had before the deletions (the most it may keep). */
   val target = new Array[Int](n)
   val on = new Array[Boolean](n)
+
   /** The level's nodes in their row order. */
   var order = new Array[Int](16)
   var orderSize = 0
+
   /** Nodes that lost an edge. */
   var damaged = new Array[Int](16)
   var damagedSize = 0

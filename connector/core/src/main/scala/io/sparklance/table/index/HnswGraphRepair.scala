@@ -21,8 +21,12 @@ package io.sparklance.table.index
  * New distances come from the partition's remapped storage ([[HnswDistances]]); ties between
  * equal distances fall as Rust's sorts and heaps leave them ([[RustOrder]], [[RustHeap]]).
  */
-private[index] final class HnswGraphRepair(graph: HnswGraph, newIds: Array[Int],
-    store: HnswDistances, efConstruction: Int) {
+private[index] final class HnswGraphRepair(
+    graph: HnswGraph,
+    newIds: Array[Int],
+    store: HnswDistances,
+    efConstruction: Int
+) {
   private val kept = store.size
   private val levels = new Array[HnswLevel](graph.numLevels)
   // Search scratch, reused by every search.
@@ -40,8 +44,14 @@ private[index] final class HnswGraphRepair(graph: HnswGraph, newIds: Array[Int],
   /** The repaired graph (the input graph when nothing was deleted). */
   def run(): HnswGraph = {
     if (newIds.indices.forall(i => newIds(i) == i)) return graph
-    if (kept == 0) return HnswGraph(0, Array.fill(graph.levelOffsets.length)(0), Array.empty,
-      Array(0), Array.empty, Array.empty)
+    if (kept == 0) return HnswGraph(
+      0,
+      Array.fill(graph.levelOffsets.length)(0),
+      Array.empty,
+      Array(0),
+      Array.empty,
+      Array.empty
+    )
     var replacement = -1
     var highestFirst = -1
     var l = 0
@@ -359,8 +369,12 @@ private[index] final class HnswGraphRepair(graph: HnswGraph, newIds: Array[Int],
           System.arraycopy(level.ids(node), 0, bufIds, 0, s)
           System.arraycopy(level.dists(node), 0, bufDists, 0, s)
           val c = select(s, limit)
-          level.set(node, java.util.Arrays.copyOf(outIds, c),
-            java.util.Arrays.copyOf(outDists, c), c)
+          level.set(
+            node,
+            java.util.Arrays.copyOf(outIds, c),
+            java.util.Arrays.copyOf(outDists, c),
+            c
+          )
         }
       }
       node += 1

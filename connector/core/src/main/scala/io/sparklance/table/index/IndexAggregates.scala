@@ -15,13 +15,18 @@ import io.sparklance.table.txn.Rewrite
  * date, microsecond timestamp or string type, whose order the index shares with Spark.
  */
 object IndexAggregates {
+
   /**
    * The least (or, with `max`, the greatest) live non-null value of the top-level `column` as
    * a one-row array (None inside when there is none: the aggregate is null), or None when no
    * index answers it.
    */
-  def extreme(io: FileIO, s: Snapshot, column: String, max: Boolean)
-      : Option[Option[ColumnArray]] = {
+  def extreme(
+      io: FileIO,
+      s: Snapshot,
+      column: String,
+      max: Boolean
+  ): Option[Option[ColumnArray]] = {
     val field = s.schema.field(column).filter(f => f.children.isEmpty && Ordered(f.logicalType))
     field.flatMap { f =>
       val present = s.fragments.map(_.getId)
@@ -43,8 +48,12 @@ object IndexAggregates {
     }
   }
 
-  private def search(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata, max: Boolean)
-      : Option[ColumnArray] = {
+  private def search(
+      io: FileIO,
+      s: Snapshot,
+      i: TableProtos.IndexMetadata,
+      max: Boolean
+  ): Option[ColumnArray] = {
     val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
     val live = LiveRows(io, s, None)
     val data = BTreePageData.open(io, dir, ScalarIndexes.fileSize(i, BTreeIndexWriter.DataFile))

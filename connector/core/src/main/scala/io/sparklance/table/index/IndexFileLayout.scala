@@ -13,14 +13,21 @@ import io.sparklance.table.txn.Rewrite
  * and field metadata), its schema metadata and its global buffers after the file descriptor
  * (`globals(0)` is global buffer 1: the models and tree maps index files keep there).
  */
-private[index] final case class IndexFileLayout(path: String, fields: Seq[LanceField],
-    metadata: Map[String, String], globals: IndexedSeq[Array[Byte]]) {
+private[index] final case class IndexFileLayout(
+    path: String,
+    fields: Seq[LanceField],
+    metadata: Map[String, String],
+    globals: IndexedSeq[Array[Byte]]
+) {
 
   /** Fails naming the file unless its columns are `names`. */
   def expect(names: String*): Unit =
     if (fields.map(_.name) != names)
-      throw LanceErrors.corruptFile(path, s"unexpected columns " +
-        s"${fields.map(_.name).mkString(", ")} (an index file of ${names.mkString(", ")})")
+      throw LanceErrors.corruptFile(
+        path,
+        s"unexpected columns " +
+          s"${fields.map(_.name).mkString(", ")} (an index file of ${names.mkString(", ")})"
+      )
 
   /**
    * A reader of the file's rows whose fields may be lists: each leaf field (depth first) is
@@ -43,7 +50,8 @@ private[index] final case class IndexFileLayout(path: String, fields: Seq[LanceF
 private[index] object IndexFileLayout {
   def read(io: FileIO, path: String): IndexFileLayout = {
     val container = FileContainer.open(io.open(path))
-    try of(path, container) finally container.input.close()
+    try of(path, container)
+    finally container.input.close()
   }
 
   /**
@@ -64,10 +72,12 @@ private[index] object IndexFileLayout {
 
   private def of(path: String, container: FileContainer): IndexFileLayout = {
     val sch = container.descriptor.getSchema
-    IndexFileLayout(path,
+    IndexFileLayout(
+      path,
       LanceSchema.fromProto(sch.getFieldsList.asScala.toSeq, Map.empty, path).fields,
       sch.getMetadataMap.asScala.map { case (k, v) => k -> v.toStringUtf8 }.toMap,
-      (1 until container.numGlobalBuffers).map(container.globalBuffer))
+      (1 until container.numGlobalBuffers).map(container.globalBuffer)
+    )
   }
 
   /**
@@ -75,9 +85,13 @@ private[index] object IndexFileLayout {
    * the compacted fragments (`moved`'s keys) and with the new ones made from fragments it
    * covered (`added`, from [[Rewrite.joining]]).
    */
-  def remappedMetadata(old: TableProtos.IndexMetadata, uuid: java.util.UUID,
-      moved: Map[Long, Array[Long]], added: Seq[Long], files: Seq[(String, Long)])
-      : TableProtos.IndexMetadata = {
+  def remappedMetadata(
+      old: TableProtos.IndexMetadata,
+      uuid: java.util.UUID,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long],
+      files: Seq[(String, Long)]
+  ): TableProtos.IndexMetadata = {
     val b = old.toBuilder.clearFiles().setUuid(ScalarIndexes.uuidProto(uuid))
       .setFragmentBitmap(Rewrite.bitmapAfter(Rewrite.bitmap(old), moved.keys, added))
     files.foreach { case (path, size) =>

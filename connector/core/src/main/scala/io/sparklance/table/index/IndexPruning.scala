@@ -10,8 +10,17 @@ import org.slf4j.LoggerFactory
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{CompareOp, FeatureFlags, FilterDomain, FilterValue, LiveRows,
-  ManifestFile, RowFilter, RowFilterEvaluator, Snapshot}
+import io.sparklance.table.{
+  CompareOp,
+  FeatureFlags,
+  FilterDomain,
+  FilterValue,
+  LiveRows,
+  ManifestFile,
+  RowFilter,
+  RowFilterEvaluator,
+  Snapshot
+}
 import io.sparklance.table.RowFilter._
 import io.sparklance.table.txn.Rewrite
 
@@ -74,11 +83,13 @@ object IndexPruning {
   private def usable(s: Snapshot, i: TableProtos.IndexMetadata): Boolean =
     (BTreeIndexRemap.remappable(i) || isZoneMap(i) || isBitmap(i) &&
       (s.readerFeatureFlags & FeatureFlags.StableRowIds) == 0) &&
-      s.schema.fields.exists(f => f.id == i.getFields(0) && f.children.isEmpty &&
-        FilterDomain.of(f).exists {
-          case _: FilterDomain.Floating | FilterDomain.Decimal128 => false
-          case _ => true
-        })
+      s.schema.fields.exists(f =>
+        f.id == i.getFields(0) && f.children.isEmpty &&
+          FilterDomain.of(f).exists {
+            case _: FilterDomain.Floating | FilterDomain.Decimal128 => false
+            case _ => true
+          }
+      )
 
   private val ZoneMapType = "/lance.table.ZoneMapIndexDetails"
   private val ZoneMapFile = "zonemap.lance"
@@ -133,11 +144,12 @@ object IndexPruning {
       byColumn.get(column).flatMap { i =>
         val covered = Rewrite.bitmap(i)
         try lookup(i, f).map { hits =>
-          present.iterator.flatMap { id =>
-            if (!covered.contains(id.toInt)) Some(id -> None)
-            else hits.get(id).map(rows => id -> rows)
-          }.toMap
-        } catch {
+            present.iterator.flatMap { id =>
+              if (!covered.contains(id.toInt)) Some(id -> None)
+              else hits.get(id).map(rows => id -> rows)
+            }.toMap
+          }
+        catch {
           case e: Exception =>
             log.warn(s"Index ${i.getName} of ${s.root} was not used to prune fragments: " +
               e.getMessage)
@@ -152,8 +164,10 @@ object IndexPruning {
      * The rows (by fragment) the index holds a value matching `f` for (a fragment's None:
      * every row); None when the lookup would cost too much.
      */
-    private def lookup(i: TableProtos.IndexMetadata, f: RowFilter)
-        : Option[Map[Long, Option[RoaringBitmap]]] =
+    private def lookup(
+        i: TableProtos.IndexMetadata,
+        f: RowFilter
+    ): Option[Map[Long, Option[RoaringBitmap]]] =
       if (isBitmap(i)) Some(bitmapLookup(i, f))
       else if (isZoneMap(i)) Some(zoneMapLookup(i, f))
       else btreeLookup(i, f)
@@ -165,14 +179,26 @@ object IndexPruning {
      * `rows_per_zone` live rows, its span deleted ones too). The spans of the zones whose
      * range meets `f`.
      */
-    private def zoneMapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
-        : Map[Long, Option[RoaringBitmap]] = {
-      val (layout, reader) = IndexFileLayout.open(io, Paths.join(dir(i), ZoneMapFile),
-        ScalarIndexes.fileSize(i, ZoneMapFile))
+    private def zoneMapLookup(
+        i: TableProtos.IndexMetadata,
+        f: RowFilter
+    ): Map[Long, Option[RoaringBitmap]] = {
+      val (layout, reader) = IndexFileLayout.open(
+        io,
+        Paths.join(dir(i), ZoneMapFile),
+        ScalarIndexes.fileSize(i, ZoneMapFile)
+      )
       val out = scala.collection.mutable.HashMap.empty[Long, RoaringBitmap]
       try {
-        layout.expect("min", "max", "null_count", "nan_count", "fragment_id", "zone_start",
-          "zone_length")
+        layout.expect(
+          "min",
+          "max",
+          "null_count",
+          "nan_count",
+          "fragment_id",
+          "zone_start",
+          "zone_length"
+        )
         val n = reader.numRows.toInt
         val cols = reader.scan(layout.fields, 0, n).next(n)
         val byName = layout.fields.map(_.name).zip(cols).toMap
@@ -180,8 +206,8 @@ object IndexPruning {
           .evaluate(byName, n)
         def longs(c: String) = ByteBuffer.wrap(byName(c).asInstanceOf[FixedWidthArray].data)
           .order(ByteOrder.LITTLE_ENDIAN)
-        val (frag, start, length) = (longs("fragment_id"), longs("zone_start"),
-          longs("zone_length"))
+        val (frag, start, length) =
+          (longs("fragment_id"), longs("zone_start"), longs("zone_length"))
         var r = 0
         while (r < n) {
           if (ok(r)) {
@@ -199,8 +225,10 @@ object IndexPruning {
      * A BITMAP index (see [[BitmapIndexRemap]]): the values matching `f` among its keys, and
      * the union of their rows.
      */
-    private def bitmapLookup(i: TableProtos.IndexMetadata, f: RowFilter)
-        : Map[Long, Option[RoaringBitmap]] = {
+    private def bitmapLookup(
+        i: TableProtos.IndexMetadata,
+        f: RowFilter
+    ): Map[Long, Option[RoaringBitmap]] = {
       val path = Paths.join(dir(i), BitmapIndexRemap.LookupFile)
       val (layout, reader) =
         IndexFileLayout.open(io, path, ScalarIndexes.fileSize(i, BitmapIndexRemap.LookupFile))
@@ -215,8 +243,8 @@ object IndexPruning {
         var r = 0
         while (r < n) {
           if (ok(r)) {
-            val bytes = java.util.Arrays.copyOfRange(maps.data, maps.offsets(r),
-              maps.offsets(r + 1))
+            val bytes =
+              java.util.Arrays.copyOfRange(maps.data, maps.offsets(r), maps.offsets(r + 1))
             RowAddrTreeMap.entries(bytes).foreach { case (frag, entry) =>
               val rows = RowAddrTreeMap.offsets(entry, frag, path)
               out(frag) = out.get(frag).fold(rows)(orRows(_, rows))
@@ -229,41 +257,51 @@ object IndexPruning {
     }
 
     /** A BTREE index (see [[BTreeIndexWriter]]); None when `f` spans too many pages. */
-    private def btreeLookup(i: TableProtos.IndexMetadata, f: RowFilter)
-        : Option[Map[Long, Option[RoaringBitmap]]] = {
+    private def btreeLookup(
+        i: TableProtos.IndexMetadata,
+        f: RowFilter
+    ): Option[Map[Long, Option[RoaringBitmap]]] = {
       val dir = this.dir(i)
-      val (lookupFile, lookupReader) = IndexFileLayout.open(io,
+      val (lookupFile, lookupReader) = IndexFileLayout.open(
+        io,
         Paths.join(dir, BTreeIndexWriter.LookupFile),
-        ScalarIndexes.fileSize(i, BTreeIndexWriter.LookupFile))
-      val (batch, pages, total) = try {
-        lookupFile.expect("min", "max", "null_count", "page_idx")
-        if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
-        val batch = lookupFile.metadata.get("batch_size").map(_.toLong).getOrElse(
-          throw new IllegalStateException("its page lookup has no batch_size"))
-        val (pages, total) = matchingPages(lookupFile, lookupReader, f)
-        (batch, pages, total)
-      } finally lookupReader.close()
+        ScalarIndexes.fileSize(i, BTreeIndexWriter.LookupFile)
+      )
+      val (batch, pages, total) =
+        try {
+          lookupFile.expect("min", "max", "null_count", "page_idx")
+          if (!lookupFile.metadata.get("range_partitioned").forall(_ == "false")) return None
+          val batch = lookupFile.metadata.get("batch_size").map(_.toLong).getOrElse(
+            throw new IllegalStateException("its page lookup has no batch_size")
+          )
+          val (pages, total) = matchingPages(lookupFile, lookupReader, f)
+          (batch, pages, total)
+        } finally lookupReader.close()
       if (pages.length > 2 && pages.length * MaxPageShare > total) return None
       val data = BTreePageData.open(io, dir, ScalarIndexes.fileSize(i, BTreeIndexWriter.DataFile))
-      val hits = try {
-        val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> data.values))
-        LiveRows.allowList(pages.iterator.flatMap { p =>
-          val start = p * batch
-          val end = math.min(start + batch, data.numRows)
-          if (start >= end) Iterator.empty
-          else {
-            val (v, ids) = data.rows(start, end)
-            val ok = test.evaluate(_ => v, v.length)
-            ok.indices.iterator.filter(ok).map(r => ids.getLong(r * 8))
-          }
-        })
-      } finally data.close()
+      val hits =
+        try {
+          val test = new RowFilterEvaluator(rename(f, "values"), Map("values" -> data.values))
+          LiveRows.allowList(pages.iterator.flatMap { p =>
+            val start = p * batch
+            val end = math.min(start + batch, data.numRows)
+            if (start >= end) Iterator.empty
+            else {
+              val (v, ids) = data.rows(start, end)
+              val ok = test.evaluate(_ => v, v.length)
+              ok.indices.iterator.filter(ok).map(r => ids.getLong(r * 8))
+            }
+          })
+        } finally data.close()
       Some(hits.map { case (frag, rows) => frag -> Some(rows) })
     }
 
     /** The pages (`page_idx`) whose value range can hold a row matching `f`, and how many. */
-    private def matchingPages(layout: IndexFileLayout, reader: LanceFileReader, f: RowFilter)
-        : (Array[Long], Int) = {
+    private def matchingPages(
+        layout: IndexFileLayout,
+        reader: LanceFileReader,
+        f: RowFilter
+    ): (Array[Long], Int) = {
       val n = reader.numRows.toInt
       val cols = reader.scan(layout.fields, 0, n).next(n)
       val byName = Map("min" -> cols(0), "max" -> cols(1), "null_count" -> cols(2))

@@ -24,12 +24,16 @@ import io.sparklance.table.Snapshot
  * Fragments covered by other kinds are not compacted here.
  */
 object IndexRemap {
-  private val KeptJoiningNew = Set("/lance.table.BitmapIndexDetails",
-    "/lance.table.LabelListIndexDetails", "/lance.table.NGramIndexDetails",
-    "/lance.table.InvertedIndexDetails", "/lance.index.pb.VectorIndexDetails",
-    "/lance.table.VectorIndexDetails")
-  private val KeptNotJoiningNew = Set("/lance.table.ZoneMapIndexDetails",
-    "/lance.index.pb.BloomFilterIndexDetails")
+  private val KeptJoiningNew = Set(
+    "/lance.table.BitmapIndexDetails",
+    "/lance.table.LabelListIndexDetails",
+    "/lance.table.NGramIndexDetails",
+    "/lance.table.InvertedIndexDetails",
+    "/lance.index.pb.VectorIndexDetails",
+    "/lance.table.VectorIndexDetails"
+  )
+  private val KeptNotJoiningNew =
+    Set("/lance.table.ZoneMapIndexDetails", "/lance.index.pb.BloomFilterIndexDetails")
 
   /**
    * Whether a compaction of a table with stable row ids keeps `i` as it is, editing only its
@@ -53,17 +57,26 @@ object IndexRemap {
     KeptNotJoiningNew(i.getIndexDetails.getTypeUrl)
 
   /** Whether the fragments `i` (an index of `s`) covers can be compacted here. */
-  def remappable(io: FileIO, s: Snapshot, i: TableProtos.IndexMetadata,
-      stableRowIds: Boolean): Boolean =
+  def remappable(
+      io: FileIO,
+      s: Snapshot,
+      i: TableProtos.IndexMetadata,
+      stableRowIds: Boolean
+  ): Boolean =
     if (stableRowIds) BTreeIndexRemap.remappable(i) || keptWithStableRowIds(i).isDefined
     else BTreeIndexRemap.remappable(i) || BitmapIndexRemap.remappable(i) ||
-      NgramIndexRemap.remappable(i) || untouchedWithoutStableRowIds(i) ||
-      InvertedIndexRemap.remappable(io, s, i) || IvfIndexRemap.remappable(io, s, i) ||
-      IvfHnswIndexRemap.remappable(io, s, i)
+    NgramIndexRemap.remappable(i) || untouchedWithoutStableRowIds(i) ||
+    InvertedIndexRemap.remappable(io, s, i) || IvfIndexRemap.remappable(io, s, i) ||
+    IvfHnswIndexRemap.remappable(io, s, i)
 
   /** The remapped copy of `old` (see the kinds' objects for `moved` and `added`). */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata =
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata =
     if (BitmapIndexRemap.remappable(old)) BitmapIndexRemap(io, s, old, moved, added)
     else if (BTreeIndexRemap.remappable(old)) BTreeIndexRemap(io, s, old, moved, added)
     else if (NgramIndexRemap.remappable(old)) NgramIndexRemap(io, s, old, moved, added)

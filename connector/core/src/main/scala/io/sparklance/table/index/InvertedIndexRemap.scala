@@ -47,10 +47,14 @@ object InvertedIndexRemap {
   private val PositionColumns = Seq("_compressed_position", "_position_block_offset")
   private val DocsColumns = Seq("_rowid", "_num_tokens")
   private val TokensColumns = Seq("_token_fst_bytes", "_token_next_id", "_token_total_length")
-  private val PositionKeys = Map("positions_layout" -> "shared_stream_v2",
-    "positions_codec" -> "packed_delta_v1")
-  private val Expected = Map("token_set_format" -> "fst", "format_version" -> "2",
-    "posting_tail_codec" -> "varint_delta_v1", "posting_block_size" -> "128")
+  private val PositionKeys =
+    Map("positions_layout" -> "shared_stream_v2", "positions_codec" -> "packed_delta_v1")
+  private val Expected = Map(
+    "token_set_format" -> "fst",
+    "format_version" -> "2",
+    "posting_tail_codec" -> "varint_delta_v1",
+    "posting_block_size" -> "128"
+  )
 
   private def docsFile(p: Long) = s"part_${p}_docs.lance"
   private def invertFile(p: Long) = s"part_${p}_invert.lance"
@@ -74,8 +78,10 @@ object InvertedIndexRemap {
     val params = meta.getOrElse("params", "").replace(" ", "")
     val positions = params.contains("\"with_position\":true")
     def has(m: Map[String, String]) = m.forall { case (k, v) => meta.get(k).contains(v) }
-    if (!has(Expected) || (!positions && !params.contains("\"with_position\":false")) ||
-        (positions && !has(PositionKeys)))
+    if (
+      !has(Expected) || (!positions && !params.contains("\"with_position\":false")) ||
+      (positions && !has(PositionKeys))
+    )
       throw LanceErrors.corruptFile(path, "an INVERTED index layout not remapped here")
     val parts = meta.getOrElse("partitions", "").trim.stripPrefix("[").stripSuffix("]")
       .split(',').map(_.trim).filter(_.nonEmpty).map(_.toLong).toSeq
@@ -95,8 +101,13 @@ object InvertedIndexRemap {
    *              deleted row)
    * @param added the new fragments made from fragments `old` covered
    */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata = {
     val from = dir(s, old)
     val uuid = UUID.randomUUID()
     val to = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
@@ -104,12 +115,23 @@ object InvertedIndexRemap {
     val files = parts.flatMap(p => remapPartition(io, from, to, p, positions, moved))
     val meta = io.readFully(Paths.join(from, MetadataFile))
     io.write(Paths.join(to, MetadataFile), meta)
-    IndexFileLayout.remappedMetadata(old, uuid, moved, added,
-      files :+ (MetadataFile -> meta.length.toLong))
+    IndexFileLayout.remappedMetadata(
+      old,
+      uuid,
+      moved,
+      added,
+      files :+ (MetadataFile -> meta.length.toLong)
+    )
   }
 
-  private def remapPartition(io: FileIO, from: String, to: String, part: Long,
-      positions: Boolean, moved: Map[Long, Array[Long]]): Seq[(String, Long)] = {
+  private def remapPartition(
+      io: FileIO,
+      from: String,
+      to: String,
+      part: Long,
+      positions: Boolean,
+      moved: Map[Long, Array[Long]]
+  ): Seq[(String, Long)] = {
     // Documents: the rows left, at their new addresses; `newId(d)` -1 for a removed one.
     val docsLayout = IndexFileLayout.read(io, Paths.join(from, docsFile(part)))
     docsLayout.expect(DocsColumns: _*)
@@ -150,14 +172,24 @@ object InvertedIndexRemap {
     var t = 0
     while (t < tokens) {
       val blocks = (postings.offsets(t) until postings.offsets(t + 1)).map { b =>
-        java.util.Arrays.copyOfRange(blockBytes.data, blockBytes.offsets(b),
-          blockBytes.offsets(b + 1))
+        java.util.Arrays.copyOfRange(
+          blockBytes.data,
+          blockBytes.offsets(b),
+          blockBytes.offsets(b + 1)
+        )
       }
       val (docs, freqs) = PostingListCodec.decode(blocks, lengths(t), invertPath)
-      val docPositions = if (!positions) null else PostingListCodec.decodePositions(
+      val docPositions = if (!positions) null
+      else PostingListCodec.decodePositions(
         java.util.Arrays.copyOfRange(streams.data, streams.offsets(t), streams.offsets(t + 1)),
-        java.util.Arrays.copyOfRange(offsetValues, offsetLists.offsets(t),
-          offsetLists.offsets(t + 1)), freqs, invertPath)
+        java.util.Arrays.copyOfRange(
+          offsetValues,
+          offsetLists.offsets(t),
+          offsetLists.offsets(t + 1)
+        ),
+        freqs,
+        invertPath
+      )
       var m = 0
       var j = 0
       while (j < docs.length) {
@@ -171,37 +203,62 @@ object InvertedIndexRemap {
       }
       if (m > 0) {
         keptToken(t) = true
-        encoded += PostingListCodec.encode(java.util.Arrays.copyOf(docs, m),
-          java.util.Arrays.copyOf(freqs, m), keptTokens, avgdl,
-          if (positions) java.util.Arrays.copyOf(docPositions, m) else null)
+        encoded += PostingListCodec.encode(
+          java.util.Arrays.copyOf(docs, m),
+          java.util.Arrays.copyOf(freqs, m),
+          keptTokens,
+          avgdl,
+          if (positions) java.util.Arrays.copyOf(docPositions, m) else null
+        )
         newLengths += m
       }
       t += 1
     }
     val lists = encoded.result()
 
-    val docsOut = docsFile(part) -> write(io, to, docsFile(part), docsLayout,
+    val docsOut = docsFile(part) -> write(
+      io,
+      to,
+      docsFile(part),
+      docsLayout,
       docsLayout.metadata.updated("total_tokens", totalTokens.toString),
-      Array(u64Array(keptRowIds), u32Array(keptTokens)))
-    val postingColumns = Array[ColumnArray](binaryLists(lists.map(_.blocks)),
-      f32Array(lists.map(_.maxScore)), u32Array(newLengths.result()),
-      binaryLists(lists.map(_.impacts)))
-    val positionColumns = if (!positions) Array.empty[ColumnArray] else {
+      Array(u64Array(keptRowIds), u32Array(keptTokens))
+    )
+    val postingColumns = Array[ColumnArray](
+      binaryLists(lists.map(_.blocks)),
+      f32Array(lists.map(_.maxScore)),
+      u32Array(newLengths.result()),
+      binaryLists(lists.map(_.impacts))
+    )
+    val positionColumns = if (!positions) Array.empty[ColumnArray]
+    else {
       val ss = lists.map(_.positions)
       val offs = lists.map(_.positionOffsets)
-      Array[ColumnArray](new VarBinaryArray(ss.length, null, ss.scanLeft(0)(_ + _.length),
-        ss.flatten), new ListArray(offs.length, null, offs.scanLeft(0)(_ + _.length),
-        u32Array(offs.flatten)))
+      Array[ColumnArray](
+        new VarBinaryArray(ss.length, null, ss.scanLeft(0)(_ + _.length), ss.flatten),
+        new ListArray(offs.length, null, offs.scanLeft(0)(_ + _.length), u32Array(offs.flatten))
+      )
     }
-    val invertOut = invertFile(part) -> write(io, to, invertFile(part), invertLayout,
-      invertLayout.metadata, postingColumns ++ positionColumns)
+    val invertOut = invertFile(part) -> write(
+      io,
+      to,
+      invertFile(part),
+      invertLayout,
+      invertLayout.metadata,
+      postingColumns ++ positionColumns
+    )
     val tokensOut = tokensFile(part) -> remapTokens(io, from, to, part, keptToken)
     Seq(invertOut, tokensOut, docsOut)
   }
 
   /** Writes the token set without the tokens that went; returns the file's size. */
-  private def remapTokens(io: FileIO, from: String, to: String, part: Long,
-      kept: Array[Boolean]): Long = {
+  private def remapTokens(
+      io: FileIO,
+      from: String,
+      to: String,
+      part: Long,
+      kept: Array[Boolean]
+  ): Long = {
     val path = Paths.join(from, tokensFile(part))
     val layout = IndexFileLayout.read(io, path)
     layout.expect(TokensColumns: _*)
@@ -220,12 +277,24 @@ object InvertedIndexRemap {
       var r = 0
       kept.indices.foreach { i => rank(i) = r; if (kept(i)) r += 1 }
       val keep = keys.indices.filter(k => kept(ids(k).toInt)).toArray
-      (FstBuilder.build(keep.map(keys), keep.map(k => rank(ids(k).toInt).toLong)), keep.length,
-        keep.foldLeft(0L)((a, k) => a + keys(k).length))
+      (
+        FstBuilder.build(keep.map(keys), keep.map(k => rank(ids(k).toInt).toLong)),
+        keep.length,
+        keep.foldLeft(0L)((a, k) => a + keys(k).length)
+      )
     }
-    write(io, to, tokensFile(part), layout, layout.metadata,
-      Array(new VarBinaryArray(1, null, Array(0, bytes.length), bytes),
-        u32Array(Array(nextId)), u64Array(Array(total))))
+    write(
+      io,
+      to,
+      tokensFile(part),
+      layout,
+      layout.metadata,
+      Array(
+        new VarBinaryArray(1, null, Array(0, bytes.length), bytes),
+        u32Array(Array(nextId)),
+        u64Array(Array(total))
+      )
+    )
   }
 
   private def newAddress(rowId: Long, moved: Map[Long, Array[Long]]): Long =
@@ -244,10 +313,20 @@ object InvertedIndexRemap {
     } finally reader.close()
   }
 
-  private def write(io: FileIO, dir: String, name: String, layout: IndexFileLayout,
-      metadata: Map[String, String], columns: Array[ColumnArray]): Long = {
-    val w = new LanceFileWriter(new StreamSink(io.create(Paths.join(dir, name))), layout.fields,
-      FileVersion.V2_2, schemaMetadata = metadata)
+  private def write(
+      io: FileIO,
+      dir: String,
+      name: String,
+      layout: IndexFileLayout,
+      metadata: Map[String, String],
+      columns: Array[ColumnArray]
+  ): Long = {
+    val w = new LanceFileWriter(
+      new StreamSink(io.create(Paths.join(dir, name))),
+      layout.fields,
+      FileVersion.V2_2,
+      schemaMetadata = metadata
+    )
     try {
       w.write(columns)
       w.finish(layout.globals).sizeBytes
@@ -285,8 +364,8 @@ object InvertedIndexRemap {
   /** A list<large_binary> column: row `i` holds the byte strings `rows(i)`. */
   private def binaryLists(rows: Array[Array[Array[Byte]]]): ListArray = {
     val items = rows.flatten
-    val child = new VarBinaryArray(items.length, null, items.scanLeft(0)(_ + _.length),
-      items.flatten)
+    val child =
+      new VarBinaryArray(items.length, null, items.scanLeft(0)(_ + _.length), items.flatten)
     new ListArray(rows.length, null, rows.scanLeft(0)(_ + _.length), child)
   }
 }

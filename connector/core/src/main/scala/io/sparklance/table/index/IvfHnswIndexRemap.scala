@@ -56,12 +56,12 @@ object IvfHnswIndexRemap {
     i.getIndexDetails.getTypeUrl == IvfIndexRemap.DetailsType && i.getFieldsCount == 1 &&
       !i.getFragmentBitmap.isEmpty &&
       i.getFilesList.asScala.map(_.getPath).toSet ==
-        Set(IvfIndexRemap.AuxFile, IvfIndexRemap.IndexFile) &&
+      Set(IvfIndexRemap.AuxFile, IvfIndexRemap.IndexFile) &&
       indexInfo(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.IndexFile)).exists { n =>
         val kind = n.path("type").asText
         val metric = metricOf(n)
-        def aux = IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i),
-          IvfIndexRemap.AuxFile))
+        def aux =
+          IndexFileLayout.read(io, Paths.join(IvfIndexRemap.dir(s, i), IvfIndexRemap.AuxFile))
         // Vectors stored as they are must be f32 (or u8 for hamming): f16 distances come from
         // C kernels that differ by CPU, f64 ones are not reproduced here.
         def vectorsOf(t: LogicalType) = aux.fields.lift(1).exists(_.logicalType match {
@@ -84,7 +84,7 @@ object IvfHnswIndexRemap {
     try {
       val c = FileContainer.open(io.open(path))
       try Option(c.descriptor.getSchema.getMetadataMap.get("lance:index"))
-        .map(v => json.readTree(v.toStringUtf8))
+          .map(v => json.readTree(v.toStringUtf8))
       finally c.input.close()
     } catch { case _: Exception => None }
 
@@ -111,8 +111,13 @@ object IvfHnswIndexRemap {
   }
 
   /** Writes the remapped copy of `old` (see [[IvfIndexRemap.apply]] for `moved`, `added`). */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata = {
     val oldDir = IvfIndexRemap.dir(s, old)
     val metric = indexInfo(io, Paths.join(oldDir, IvfIndexRemap.IndexFile)).map(metricOf)
       .getOrElse("l2")
@@ -144,9 +149,14 @@ object IvfHnswIndexRemap {
     // Lists keep their items in a column of their own: a column per leaf, none for a list.
     val preOrder = layout.fields.flatMap(_.preOrder)
     val leafColumns = preOrder.map(_.isLeaf).scanLeft(0)((c, leaf) => if (leaf) c + 1 else c)
-    val reader = LanceFileReader.openStandalone(io, indexPath,
-      FileFields(preOrder.map(_.id).toArray,
-        preOrder.indices.map(i => if (preOrder(i).isLeaf) leafColumns(i) else -1).toArray))
+    val reader = LanceFileReader.openStandalone(
+      io,
+      indexPath,
+      FileFields(
+        preOrder.map(_.id).toArray,
+        preOrder.indices.map(i => if (preOrder(i).isLeaf) leafColumns(i) else -1).toArray
+      )
+    )
 
     def repairPartition(p: Int): HnswGraph = {
       val (off, len) = (ivf.getOffsets(p), ivf.getLengths(p) & 0xffffffffL)
@@ -156,8 +166,8 @@ object IvfHnswIndexRemap {
       val metaText = hnsw.get(p).asText
       val meta = if (metaText.isEmpty) json.createObjectNode() else json.readTree(metaText)
       val graph =
-        if (metaText.isEmpty && len == 0) HnswGraph(0, Array(0), Array.empty, Array(0),
-          Array.empty, Array.empty)
+        if (metaText.isEmpty && len == 0)
+          HnswGraph(0, Array(0), Array.empty, Array(0), Array.empty, Array.empty)
         else readGraph(reader, layout.fields, off, len.toInt, meta, indexPath)
       val ids = kept.newIds.getOrElse(p, new Array[Int](0))
       if (ids.length != graph.numNodes)
@@ -183,53 +193,69 @@ object IvfHnswIndexRemap {
             // A cosine index's codes are of unit vectors, measured as L2 ones.
             new PqDistances(rows, m.numSub, m.codebook, m.subDim, m.bits, metric == "dot")
           case None => metric match {
-            case "cosine" => SqL2Distances.cosine(bytes, kept.dim, start, end)
-            case "dot" => new SqDotDistances(bytes, kept.dim, start, end)
-            case _ => SqL2Distances.l2(bytes, kept.dim, start, end)
-          }
+              case "cosine" => SqL2Distances.cosine(bytes, kept.dim, start, end)
+              case "dot" => new SqDotDistances(bytes, kept.dim, start, end)
+              case _ => SqL2Distances.l2(bytes, kept.dim, start, end)
+            }
         }
       val efc = meta.path("params").path("ef_construction").asInt(150)
       val repaired = new HnswGraphRepair(graph, ids, store, efc).run()
       newHnsw.add(
         if (repaired eq graph) metaText
         else if (repaired.numRows == 0) ""
-        else metadataText(meta, repaired))
+        else metadataText(meta, repaired)
+      )
       repaired
     }
 
-    val graphs = try {
-      (0 until ivf.getOffsetsCount).map(p => repairPartition(p))
-    } finally reader.close()
+    val graphs =
+      try {
+        (0 until ivf.getOffsetsCount).map(p => repairPartition(p))
+      } finally reader.close()
 
     val newIndex = Paths.join(newDir, IvfIndexRemap.IndexFile)
-    val w = new LanceFileWriter(new StreamSink(io.create(newIndex)), layout.fields,
+    val w = new LanceFileWriter(
+      new StreamSink(io.create(newIndex)),
+      layout.fields,
       FileVersion.V2_2,
-      schemaMetadata = layout.metadata + (HnswKey -> json.writeValueAsString(newHnsw)))
-    val indexSize = try {
-      var written = 0L
-      graphs.foreach { g =>
-        if (g.numRows > 0) w.write(columns(g))
-        newIvf.addOffsets(written).addLengths(g.numRows)
-        written += g.numRows
-      }
-      w.finish(layout.globals.indices.map { i =>
-        if (i == ivfIndex - 1) newIvf.build().toByteArray else layout.globals(i)
-      }).sizeBytes
-    } finally w.close()
-    IndexFileLayout.remappedMetadata(old, uuid, moved, added,
-      Seq(IvfIndexRemap.AuxFile -> auxSize, IvfIndexRemap.IndexFile -> indexSize))
+      schemaMetadata = layout.metadata + (HnswKey -> json.writeValueAsString(newHnsw))
+    )
+    val indexSize =
+      try {
+        var written = 0L
+        graphs.foreach { g =>
+          if (g.numRows > 0) w.write(columns(g))
+          newIvf.addOffsets(written).addLengths(g.numRows)
+          written += g.numRows
+        }
+        w.finish(layout.globals.indices.map { i =>
+          if (i == ivfIndex - 1) newIvf.build().toByteArray else layout.globals(i)
+        }).sizeBytes
+      } finally w.close()
+    IndexFileLayout.remappedMetadata(
+      old,
+      uuid,
+      moved,
+      added,
+      Seq(IvfIndexRemap.AuxFile -> auxSize, IvfIndexRemap.IndexFile -> indexSize)
+    )
   }
 
   /** A 4- or 8-bit product quantizer with an f32 codebook, as `auxiliary.idx` describes it. */
-  private final case class PqModel(numSub: Int, subDim: Int, bits: Int, codebook: Array[Float],
-      transposed: Boolean)
+  private final case class PqModel(
+      numSub: Int,
+      subDim: Int,
+      bits: Int,
+      codebook: Array[Float],
+      transposed: Boolean
+  )
 
   /** The PQ model of `auxiliary.idx` (`storage_metadata` and the codebook's global buffer). */
   private def pqModel(aux: IndexFileLayout): PqModel = {
     def corrupt(why: String) = LanceErrors.corruptFile(aux.path, why)
     val m = StorageMetadata.first(aux.metadata).getOrElse(throw corrupt("no PQ storage_metadata"))
-    val (bits, numSub, dim) = (m.path("nbits").asInt(8), m.path("num_sub_vectors").asInt(0),
-      m.path("dimension").asInt(0))
+    val (bits, numSub, dim) =
+      (m.path("nbits").asInt(8), m.path("num_sub_vectors").asInt(0), m.path("dimension").asInt(0))
     if (bits != 8 && bits != 4) throw LanceErrors.unsupported(s"${aux.path}: $bits-bit PQ codes")
     if (numSub <= 0 || dim <= 0 || dim % numSub != 0 || bits == 4 && numSub % 2 != 0)
       throw corrupt(s"$numSub $bits-bit sub-vectors of a $dim-dimensional vector")
@@ -267,17 +293,36 @@ object IvfHnswIndexRemap {
   }
 
   /** Rows `[off, off + len)` of `index.idx`: one partition's graph. */
-  private def readGraph(reader: LanceFileReader, fields: Seq[LanceField], off: Long, len: Int,
-      meta: JsonNode, path: String): HnswGraph = {
+  private def readGraph(
+      reader: LanceFileReader,
+      fields: Seq[LanceField],
+      off: Long,
+      len: Int,
+      meta: JsonNode,
+      path: String
+  ): HnswGraph = {
     val levelOffsets = meta.path("level_offsets").elements().asScala.map(_.asInt).toArray
-    if (levelOffsets.length < 2 || levelOffsets.last != len || levelOffsets.head != 0 ||
-        levelOffsets.sliding(2).exists(w => w(0) > w(1)))
-      throw LanceErrors.corruptFile(path, s"HNSW level offsets ${levelOffsets.mkString(",")} " +
-        s"do not cover the partition's $len rows")
-    if (len == 0) return HnswGraph(meta.path("entry_point").asInt, levelOffsets, Array.empty,
-      Array(0), Array.empty, Array.empty)
+    if (
+      levelOffsets.length < 2 || levelOffsets.last != len || levelOffsets.head != 0 ||
+      levelOffsets.sliding(2).exists(w => w(0) > w(1))
+    )
+      throw LanceErrors.corruptFile(
+        path,
+        s"HNSW level offsets ${levelOffsets.mkString(",")} " +
+          s"do not cover the partition's $len rows"
+      )
+    if (len == 0) return HnswGraph(
+      meta.path("entry_point").asInt,
+      levelOffsets,
+      Array.empty,
+      Array(0),
+      Array.empty,
+      Array.empty
+    )
     val scan = reader.scan(fields, off, off + len)
-    val cols = try scan.next(len) finally scan.close()
+    val cols =
+      try scan.next(len)
+      finally scan.close()
     val ids = cols(0).asInstanceOf[FixedWidthArray]
     val nbs = cols(1).asInstanceOf[ListArray]
     val ds = cols(2).asInstanceOf[ListArray]
@@ -294,8 +339,11 @@ object IvfHnswIndexRemap {
       nodeIds(r) = ib.getInt(r * 4)
       val (a, b) = (nbs.offsets(r), nbs.offsets(r + 1))
       if (ds.offsets(r + 1) - ds.offsets(r) != b - a)
-        throw LanceErrors.corruptFile(path, s"graph row ${off + r} has ${b - a} neighbours " +
-          s"but ${ds.offsets(r + 1) - ds.offsets(r)} distances")
+        throw LanceErrors.corruptFile(
+          path,
+          s"graph row ${off + r} has ${b - a} neighbours " +
+            s"but ${ds.offsets(r + 1) - ds.offsets(r)} distances"
+        )
       edges += b - a
       edgeOffsets(r + 1) = edges
       r += 1
@@ -316,8 +364,14 @@ object IvfHnswIndexRemap {
     val n = levelOffsets(1)
     if (nodeIds.exists(id => id < 0 || id >= n) || edgeIds.exists(id => id < 0 || id >= n))
       throw LanceErrors.corruptFile(path, s"a graph row names a node outside the partition's $n")
-    HnswGraph(meta.path("entry_point").asInt, levelOffsets, nodeIds, edgeOffsets, edgeIds,
-      edgeDists)
+    HnswGraph(
+      meta.path("entry_point").asInt,
+      levelOffsets,
+      nodeIds,
+      edgeOffsets,
+      edgeIds,
+      edgeDists
+    )
   }
 
   /** The graph's rows as `index.idx` columns. */
@@ -330,9 +384,11 @@ object IvfHnswIndexRemap {
     val ds = ByteBuffer.allocate(g.edgeDists.length * 4).order(ByteOrder.LITTLE_ENDIAN)
     g.edgeDists.foreach(ds.putFloat)
     val e = g.edgeIds.length
-    Array(new FixedWidthArray(n, null, 4, ids.array()),
+    Array(
+      new FixedWidthArray(n, null, 4, ids.array()),
       new ListArray(n, null, g.edgeOffsets.clone(), new FixedWidthArray(e, null, 4, nb.array())),
-      new ListArray(n, null, g.edgeOffsets.clone(), new FixedWidthArray(e, null, 4, ds.array())))
+      new ListArray(n, null, g.edgeOffsets.clone(), new FixedWidthArray(e, null, 4, ds.array()))
+    )
   }
 
   /** A partition's `lance:hnsw` entry for its repaired graph, in serde's field order. */

@@ -45,11 +45,11 @@ object IvfIndexRemap {
   private val Kinds = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ")
   private val StorageColumns = Set("flat", "__sq_code", "__pq_code")
   private[index] val RabitCodes = "_rabit_codes"
+
   /** An IVF_RQ index's columns after `_rowid`: without and with extended codes. */
-  private val RabitColumns = Seq(RabitCodes, "__add_factors", "__scale_factors",
-    "__error_factors")
-  private val RabitExColumns = RabitColumns ++ Seq("__blocked_ex_codes", "__add_factors_ex",
-    "__scale_factors_ex")
+  private val RabitColumns = Seq(RabitCodes, "__add_factors", "__scale_factors", "__error_factors")
+  private val RabitExColumns =
+    RabitColumns ++ Seq("__blocked_ex_codes", "__add_factors_ex", "__scale_factors_ex")
 
   private[index] def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
     Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
@@ -105,13 +105,23 @@ object IvfIndexRemap {
    *              deleted row)
    * @param added the new fragments made from fragments `old` covered
    */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata = {
     val (uuid, newDir, auxSize) = remapAux(io, s, old, moved, null)
     val indexBytes = io.readFully(Paths.join(dir(s, old), IndexFile))
     io.write(Paths.join(newDir, IndexFile), indexBytes)
-    IndexFileLayout.remappedMetadata(old, uuid, moved, added,
-      Seq(AuxFile -> auxSize, IndexFile -> indexBytes.length.toLong))
+    IndexFileLayout.remappedMetadata(
+      old,
+      uuid,
+      moved,
+      added,
+      Seq(AuxFile -> auxSize, IndexFile -> indexBytes.length.toLong)
+    )
   }
 
   /**
@@ -128,8 +138,13 @@ object IvfIndexRemap {
    * Writes the remapped `auxiliary.idx` of `old` under a new UUID, telling `observer` (if not
    * null) what each partition keeps; the UUID, its directory and the file's size.
    */
-  private[index] def remapAux(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], observer: AuxObserver): (UUID, String, Long) = {
+  private[index] def remapAux(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      observer: AuxObserver
+  ): (UUID, String, Long) = {
     val oldDir = dir(s, old)
     val auxPath = Paths.join(oldDir, AuxFile)
     val layout = IndexFileLayout.read(io, auxPath)
@@ -159,36 +174,41 @@ object IvfIndexRemap {
     val newAux = Paths.join(newDir, AuxFile)
     val reader = layout.reader(io)
     val newIvf = ivf.toBuilder.clearOffsets().clearLengths()
-    val auxSize = try {
-      val w = new LanceFileWriter(new StreamSink(io.create(newAux)), fields, FileVersion.V2_2,
-        schemaMetadata = metadata)
+    val auxSize =
       try {
-        val scan = reader.scan(fields, 0, reader.numRows)
+        val w = new LanceFileWriter(
+          new StreamSink(io.create(newAux)),
+          fields,
+          FileVersion.V2_2,
+          schemaMetadata = metadata
+        )
         try {
-          var pos = 0L
-          var written = 0L
-          var p = 0
-          while (p < ivf.getOffsetsCount) {
-            val start = ivf.getOffsets(p)
-            val len = ivf.getLengths(p) & 0xffffffffL
-            if (start < pos || start + len > reader.numRows)
-              throw corrupt(s"partition $p [$start, +$len) overlaps another or lies outside " +
-                s"the ${reader.numRows} rows")
-            if (start > pos) scan.skip((start - pos).toInt)
-            val kept = remapPartition(scan, p, len, moved, transposed, packed, auxPath, w,
-              observer)
-            newIvf.addOffsets(written).addLengths(kept.toInt)
-            written += kept
-            pos = start + len
-            p += 1
-          }
-        } finally scan.close()
-        // Buffer 0 is the descriptor; the others keep their places, the IVF model renewed.
-        w.finish(globals.indices.map { i =>
-          if (i == ivfIndex - 1) newIvf.build().toByteArray else globals(i)
-        }).sizeBytes
-      } finally w.close()
-    } finally reader.close()
+          val scan = reader.scan(fields, 0, reader.numRows)
+          try {
+            var pos = 0L
+            var written = 0L
+            var p = 0
+            while (p < ivf.getOffsetsCount) {
+              val start = ivf.getOffsets(p)
+              val len = ivf.getLengths(p) & 0xffffffffL
+              if (start < pos || start + len > reader.numRows)
+                throw corrupt(s"partition $p [$start, +$len) overlaps another or lies outside " +
+                  s"the ${reader.numRows} rows")
+              if (start > pos) scan.skip((start - pos).toInt)
+              val kept =
+                remapPartition(scan, p, len, moved, transposed, packed, auxPath, w, observer)
+              newIvf.addOffsets(written).addLengths(kept.toInt)
+              written += kept
+              pos = start + len
+              p += 1
+            }
+          } finally scan.close()
+          // Buffer 0 is the descriptor; the others keep their places, the IVF model renewed.
+          w.finish(globals.indices.map { i =>
+            if (i == ivfIndex - 1) newIvf.build().toByteArray else globals(i)
+          }).sizeBytes
+        } finally w.close()
+      } finally reader.close()
     (uuid, newDir, auxSize)
   }
 
@@ -197,9 +217,17 @@ object IvfIndexRemap {
    * kept. A partition whose codes are transposed (PQ) or packed (RQ) is read whole and its
    * kept rows' codes laid out so again.
    */
-  private def remapPartition(scan: FileScan, p: Int, len: Long, moved: Map[Long, Array[Long]],
-      transposed: Boolean, packed: Boolean, path: String, w: LanceFileWriter,
-      observer: AuxObserver): Long = {
+  private def remapPartition(
+      scan: FileScan,
+      p: Int,
+      len: Long,
+      moved: Map[Long, Array[Long]],
+      transposed: Boolean,
+      packed: Boolean,
+      path: String,
+      w: LanceFileWriter,
+      observer: AuxObserver
+  ): Long = {
     if (len == 0) return 0L
     if (!transposed && !packed) {
       var kept = 0L
@@ -229,8 +257,12 @@ object IvfIndexRemap {
       val codes =
         if (packed) RabitCodeBlocks.take(child.data, n, rowBytes, keep)
         else transposedTake(child.data, n, rowBytes, keep)
-      val keptCodes = new FixedSizeListArray(k, null, fsl.dimension,
-        new FixedWidthArray(k * fsl.dimension, null, child.byteWidth, codes))
+      val keptCodes = new FixedSizeListArray(
+        k,
+        null,
+        fsl.dimension,
+        new FixedWidthArray(k * fsl.dimension, null, child.byteWidth, codes)
+      )
       val rest = columns.drop(2).map(c => if (k == n) c else ColumnArrays.take(c, keep))
       if (k > 0) w.write(Array[ColumnArray](idArray(newIds), keptCodes) ++ rest)
       if (observer != null) observer.rows(p, len, 0L, keep, keptCodes)
@@ -239,8 +271,12 @@ object IvfIndexRemap {
   }
 
   /** The rows `keep` of `n` codes of `rowBytes` stored transposed, transposed again. */
-  private def transposedTake(in: Array[Byte], n: Int, rowBytes: Int,
-      keep: Array[Int]): Array[Byte] = {
+  private def transposedTake(
+      in: Array[Byte],
+      n: Int,
+      rowBytes: Int,
+      keep: Array[Int]
+  ): Array[Byte] = {
     val k = keep.length
     val out = new Array[Byte](k * rowBytes)
     var j = 0

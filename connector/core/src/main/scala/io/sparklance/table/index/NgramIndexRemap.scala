@@ -41,34 +41,50 @@ object NgramIndexRemap {
    *              deleted row)
    * @param added the new fragments made from fragments `old` covered
    */
-  def apply(io: FileIO, s: Snapshot, old: TableProtos.IndexMetadata,
-      moved: Map[Long, Array[Long]], added: Seq[Long]): TableProtos.IndexMetadata = {
-    val oldPath = Paths.join(Paths.join(Paths.join(s.root, "_indices"),
-      ManifestFile.uuidText(old.getUuid)), PostingsFile)
+  def apply(
+      io: FileIO,
+      s: Snapshot,
+      old: TableProtos.IndexMetadata,
+      moved: Map[Long, Array[Long]],
+      added: Seq[Long]
+  ): TableProtos.IndexMetadata = {
+    val oldPath = Paths.join(
+      Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(old.getUuid)),
+      PostingsFile
+    )
     val uuid = UUID.randomUUID()
-    val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString),
-      PostingsFile)
+    val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), PostingsFile)
     val layout = IndexFileLayout.read(io, oldPath)
     layout.expect("tokens", "posting_list")
     val (fields, metadata, globals) = (layout.fields, layout.metadata, layout.globals)
     val reader = layout.reader(io)
-    val size = try {
-      val rows = reader.numRows.toInt
-      val Array(tokens, postings) = reader.scan(fields, 0, rows).next(rows)
-      val lists = postings.asInstanceOf[VarBinaryArray]
-      val remapped = (0 until rows).map { i =>
-        remap(java.util.Arrays.copyOfRange(lists.data, lists.offsets(i), lists.offsets(i + 1)),
-          moved, oldPath)
-      }
-      val out = remapped.toArray
-      val w = new LanceFileWriter(new StreamSink(io.create(path)), fields, FileVersion.V2_2,
-        schemaMetadata = metadata)
+    val size =
       try {
-        w.write(Array(tokens,
-          new VarBinaryArray(out.length, null, out.scanLeft(0)(_ + _.length), out.flatten)))
-        w.finish(globals).sizeBytes
-      } finally w.close()
-    } finally reader.close()
+        val rows = reader.numRows.toInt
+        val Array(tokens, postings) = reader.scan(fields, 0, rows).next(rows)
+        val lists = postings.asInstanceOf[VarBinaryArray]
+        val remapped = (0 until rows).map { i =>
+          remap(
+            java.util.Arrays.copyOfRange(lists.data, lists.offsets(i), lists.offsets(i + 1)),
+            moved,
+            oldPath
+          )
+        }
+        val out = remapped.toArray
+        val w = new LanceFileWriter(
+          new StreamSink(io.create(path)),
+          fields,
+          FileVersion.V2_2,
+          schemaMetadata = metadata
+        )
+        try {
+          w.write(Array(
+            tokens,
+            new VarBinaryArray(out.length, null, out.scanLeft(0)(_ + _.length), out.flatten)
+          ))
+          w.finish(globals).sizeBytes
+        } finally w.close()
+      } finally reader.close()
     IndexFileLayout.remappedMetadata(old, uuid, moved, added, Seq(PostingsFile -> size))
   }
 
@@ -76,8 +92,11 @@ object NgramIndexRemap {
    * One posting list (a portable 64-bit Roaring tree map) with the moved fragments' rows at
    * their new addresses (an empty one when no row is left, which pylance keeps too).
    */
-  private def remap(bytes: Array[Byte], moved: Map[Long, Array[Long]], file: String)
-      : Array[Byte] = {
+  private def remap(
+      bytes: Array[Byte],
+      moved: Map[Long, Array[Long]],
+      file: String
+  ): Array[Byte] = {
     val in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
     val out = new java.util.TreeMap[Long, RoaringBitmap]()
     def bitmapOf(frag: Long) = {
@@ -106,8 +125,8 @@ object NgramIndexRemap {
         i += 1
       }
     } catch {
-      case e: Exception => throw LanceErrors.corruptFile(file,
-        s"a posting list does not decode: ${e.getMessage}", e)
+      case e: Exception =>
+        throw LanceErrors.corruptFile(file, s"a posting list does not decode: ${e.getMessage}", e)
     }
     out.values().removeIf(_.isEmpty)
     val total = 8 + out.values.asScala.map(4 + _.serializedSizeInBytes()).sum

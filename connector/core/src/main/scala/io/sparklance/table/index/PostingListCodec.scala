@@ -27,8 +27,13 @@ private[index] object PostingListCodec {
   private val B = 0.75f
   private val Level1Blocks = 32
 
-  final case class Encoded(blocks: Array[Array[Byte]], maxScore: Float,
-      impacts: Array[Array[Byte]], positions: Array[Byte], positionOffsets: Array[Int])
+  final case class Encoded(
+      blocks: Array[Array[Byte]],
+      maxScore: Float,
+      impacts: Array[Array[Byte]],
+      positions: Array[Byte],
+      positionOffsets: Array[Int]
+  )
 
   /**
    * The positions of each document of a list of `freqs` held in `stream` (a list's
@@ -37,13 +42,20 @@ private[index] object PostingListCodec {
    * position before in the document, the first as it is), 128 at a time bit-packed after a
    * byte of their bit width ([[BitPacker4x]], not as differences), the rest varints.
    */
-  def decodePositions(stream: Array[Byte], offsets: Array[Int], freqs: Array[Int],
-      file: String): Array[Array[Int]] = {
+  def decodePositions(
+      stream: Array[Byte],
+      offsets: Array[Int],
+      freqs: Array[Int],
+      file: String
+  ): Array[Array[Int]] = {
     val n = freqs.length
     val numBlocks = (n + BitPacker4x.BlockLen - 1) / BitPacker4x.BlockLen
     if (offsets.length != numBlocks)
-      throw LanceErrors.corruptFile(file, s"a list of $n documents has ${offsets.length} " +
-        "position blocks")
+      throw LanceErrors.corruptFile(
+        file,
+        s"a list of $n documents has ${offsets.length} " +
+          "position blocks"
+      )
     val out = new Array[Array[Int]](n)
     try {
       var b = 0
@@ -58,8 +70,13 @@ private[index] object PostingListCodec {
         var k = 0
         while (total - k >= BitPacker4x.BlockLen) {
           val nbits = stream(pos(0)) & 0xff
-          System.arraycopy(BitPacker4x.unpack(stream, pos(0) + 1, nbits), 0, deltas, k,
-            BitPacker4x.BlockLen)
+          System.arraycopy(
+            BitPacker4x.unpack(stream, pos(0) + 1, nbits),
+            0,
+            deltas,
+            k,
+            BitPacker4x.BlockLen
+          )
           pos(0) += 1 + 16 * nbits
           k += BitPacker4x.BlockLen
         }
@@ -133,8 +150,11 @@ private[index] object PostingListCodec {
     val full = length / BitPacker4x.BlockLen
     val tail = length % BitPacker4x.BlockLen
     if (blocks.length != full + (if (tail > 0) 1 else 0))
-      throw LanceErrors.corruptFile(file, s"a posting list of $length documents has " +
-        s"${blocks.length} blocks")
+      throw LanceErrors.corruptFile(
+        file,
+        s"a posting list of $length documents has " +
+          s"${blocks.length} blocks"
+      )
     try {
       var b = 0
       while (b < full) {
@@ -179,8 +199,13 @@ private[index] object PostingListCodec {
    * Encodes the list of `docs` (increasing) with `freqs`, over a partition whose document `d`
    * has `numTokens(d)` tokens, `avgdl` tokens on average.
    */
-  def encode(docs: Array[Int], freqs: Array[Int], numTokens: Array[Int], avgdl: Float,
-      positions: Array[Array[Int]] = null): Encoded = {
+  def encode(
+      docs: Array[Int],
+      freqs: Array[Int],
+      numTokens: Array[Int],
+      avgdl: Float,
+      positions: Array[Array[Int]] = null
+  ): Encoded = {
     val n = docs.length
     val idfScale = idf(n, numTokens.length) * (K1 + 1.0f)
     val numBlocks = (n + BitPacker4x.BlockLen - 1) / BitPacker4x.BlockLen
@@ -204,7 +229,7 @@ private[index] object PostingListCodec {
       val score = best * idfScale
       maxScore = math.max(maxScore, score)
       blocks(b) = if (until - from == BitPacker4x.BlockLen) fullBlock(score, docs, freqs, from)
-        else tailBlock(score, docs, freqs, from, until)
+      else tailBlock(score, docs, freqs, from, until)
       level0(b) = impact(docs, freqs, numTokens, from, until)
       if ((b + 1) % Level1Blocks == 0 || b == numBlocks - 1) {
         level1 += impact(docs, freqs, numTokens, groupStart, until)
@@ -222,8 +247,12 @@ private[index] object PostingListCodec {
     math.log(x.toDouble).toFloat
   }
 
-  private def fullBlock(score: Float, docs: Array[Int], freqs: Array[Int], from: Int)
-      : Array[Byte] = {
+  private def fullBlock(
+      score: Float,
+      docs: Array[Int],
+      freqs: Array[Int],
+      from: Int
+  ): Array[Byte] = {
     val d = java.util.Arrays.copyOfRange(docs, from, from + BitPacker4x.BlockLen)
     val f = java.util.Arrays.copyOfRange(freqs, from, from + BitPacker4x.BlockLen)
     val deltas = BitPacker4x.deltas(d(0), d)
@@ -239,8 +268,13 @@ private[index] object PostingListCodec {
     out
   }
 
-  private def tailBlock(score: Float, docs: Array[Int], freqs: Array[Int], from: Int,
-      until: Int): Array[Byte] = {
+  private def tailBlock(
+      score: Float,
+      docs: Array[Int],
+      freqs: Array[Int],
+      from: Int,
+      until: Int
+  ): Array[Byte] = {
     val out = new ByteArrayOutputStream(4 + 2 * (until - from))
     val s = java.lang.Float.floatToRawIntBits(score)
     (0 until 4).foreach(i => out.write(s >>> (8 * i)))
@@ -259,8 +293,13 @@ private[index] object PostingListCodec {
    * length the higher frequency) the varint of `(frequency step - 1) << 1 | explicit`, and
    * when `explicit` the byte of the quantized length's step (a step of 1 is implied).
    */
-  private def impact(docs: Array[Int], freqs: Array[Int], numTokens: Array[Int], from: Int,
-      until: Int): Array[Byte] = {
+  private def impact(
+      docs: Array[Int],
+      freqs: Array[Int],
+      numTokens: Array[Int],
+      from: Int,
+      until: Int
+  ): Array[Byte] = {
     val shortest = new java.util.TreeMap[Integer, Integer]()
     var i = from
     while (i < until) {

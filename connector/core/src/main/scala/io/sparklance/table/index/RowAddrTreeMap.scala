@@ -12,6 +12,7 @@ import io.sparklance.LanceErrors
  * bitmap of row offsets — 0 meaning every row of the fragment — and the bitmap.
  */
 private[index] object RowAddrTreeMap {
+
   /** The entries of `bytes`: fragment id and its bitmap's bytes (empty: every row). */
   def entries(bytes: Array[Byte]): Iterator[(Long, Array[Byte])] =
     if (bytes.isEmpty) Iterator.empty
@@ -31,9 +32,13 @@ private[index] object RowAddrTreeMap {
     if (entry.isEmpty) None
     else {
       val b = new RoaringBitmap()
-      try b.deserialize(ByteBuffer.wrap(entry)) catch {
-        case e: Exception => throw LanceErrors.corruptFile(file,
-          s"a bitmap of fragment $frag does not decode: ${e.getMessage}", e)
+      try b.deserialize(ByteBuffer.wrap(entry))
+      catch {
+        case e: Exception => throw LanceErrors.corruptFile(
+            file,
+            s"a bitmap of fragment $frag does not decode: ${e.getMessage}",
+            e
+          )
       }
       Some(b)
     }

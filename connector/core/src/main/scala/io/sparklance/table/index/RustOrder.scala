@@ -23,8 +23,13 @@ private[index] object RustOrder {
    * Sorts `ids(from until to)` / `dists(...)` by distance as `sort_unstable` does for
    * `OrderedNode`s, or with `copyTuples` for `(u32, f32)` tuples.
    */
-  def sortUnstable(ids: Array[Int], dists: Array[Float], from: Int, to: Int,
-      copyTuples: Boolean = false): Unit = {
+  def sortUnstable(
+      ids: Array[Int],
+      dists: Array[Float],
+      from: Int,
+      to: Int,
+      copyTuples: Boolean = false
+  ): Unit = {
     val n = to - from
     if (n < 2) return
     if (n <= 20) { insertion(ids, dists, from, to); return }
@@ -85,8 +90,13 @@ private[index] object RustOrder {
     insertion(ids, dists, from, to, presorted)
   }
 
-  private def insertion(ids: Array[Int], dists: Array[Float], from: Int, to: Int,
-      presorted: Int = 1): Unit = {
+  private def insertion(
+      ids: Array[Int],
+      dists: Array[Float],
+      from: Int,
+      to: Int,
+      presorted: Int = 1
+  ): Unit = {
     var i = from + presorted
     while (i < to) {
       val id = ids(i)
@@ -112,8 +122,16 @@ private[index] object RustOrder {
   }
 
   /** Rust's `quicksort`; `ancestor` is the index of the ancestor pivot or -1. */
-  private def quicksort(ids: Array[Int], dists: Array[Float], from0: Int, to: Int,
-      ancestor0: Int, ancestorDist0: Float, limit0: Int, copyTuples: Boolean): Unit = {
+  private def quicksort(
+      ids: Array[Int],
+      dists: Array[Float],
+      from0: Int,
+      to: Int,
+      ancestor0: Int,
+      ancestorDist0: Float,
+      limit0: Int,
+      copyTuples: Boolean
+  ): Unit = {
     var from = from0
     var hasAncestor = ancestor0 >= 0
     var ancestorDist = ancestorDist0
@@ -134,8 +152,16 @@ private[index] object RustOrder {
         hasAncestor = false
       } else {
         val lt = partition(ids, dists, from, to, p, lessOrEqual = false)
-        quicksort(ids, dists, from, from + lt, if (hasAncestor) 0 else -1, ancestorDist, limit,
-          copyTuples)
+        quicksort(
+          ids,
+          dists,
+          from,
+          from + lt,
+          if (hasAncestor) 0 else -1,
+          ancestorDist,
+          limit,
+          copyTuples
+        )
         hasAncestor = true
         ancestorDist = dists(from + lt)
         from = from + lt + 1
@@ -146,7 +172,8 @@ private[index] object RustOrder {
   private def median3(d: Array[Float], a: Int, b: Int, c: Int): Int = {
     val x = less(d(a), d(b))
     val y = less(d(a), d(c))
-    if (x == y) { if (less(d(b), d(c)) ^ x) c else b } else a
+    if (x == y) { if (less(d(b), d(c)) ^ x) c else b }
+    else a
   }
 
   private def median3Rec(d: Array[Float], a0: Int, b0: Int, c0: Int, n: Int): Int = {
@@ -171,8 +198,14 @@ private[index] object RustOrder {
    * the rest partitioned by `< pivot` (or `<= pivot`), the pivot put between; how many went
    * left.
    */
-  private def partition(ids: Array[Int], dists: Array[Float], from: Int, to: Int, p: Int,
-      lessOrEqual: Boolean): Int = {
+  private def partition(
+      ids: Array[Int],
+      dists: Array[Float],
+      from: Int,
+      to: Int,
+      p: Int,
+      lessOrEqual: Boolean
+  ): Int = {
     swap(ids, dists, from, p)
     val pivot = dists(from)
     def goesLeft(d: Float) = if (lessOrEqual) !less(pivot, d) else less(d, pivot)

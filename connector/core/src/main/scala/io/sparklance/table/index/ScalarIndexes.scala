@@ -44,11 +44,19 @@ object ScalarIndexes {
     val parts = column.split('.').toSeq
     val top = s.schema.field(parts.head)
     val f = parts.tail.foldLeft(top)((p, n) => p.flatMap(_.children.find(_.name == n)))
-      .getOrElse(throw LanceErrors.schemaMismatch(s.root, column, "is not a column of the " +
-        s"dataset (columns: ${s.schema.fields.map(_.name).mkString(", ")})"))
+      .getOrElse(throw LanceErrors.schemaMismatch(
+        s.root,
+        column,
+        "is not a column of the " +
+          s"dataset (columns: ${s.schema.fields.map(_.name).mkString(", ")})"
+      ))
     if (!BTreeTypes(f.logicalType))
-      throw LanceErrors.unsupportedType(column, f.logicalType.toString, "a BTREE index is " +
-        "built here on integer, date, timestamp (not nanosecond), string and binary columns")
+      throw LanceErrors.unsupportedType(
+        column,
+        f.logicalType.toString,
+        "a BTREE index is " +
+          "built here on integer, date, timestamp (not nanosecond), string and binary columns"
+      )
     f
   }
 
@@ -65,9 +73,16 @@ object ScalarIndexes {
    * Builds a BTREE index on `column` of `read`: `fill` adds every live row's value and row
    * address (see [[BTreeIndexWriter]]) sorted; then commits it. Returns the committed version.
    */
-  def createBTree(io: FileIO, read: Snapshot, column: String, name: Option[String],
-      replace: Boolean, options: CommitOptions = CommitOptions())(
-      fill: BTreeIndexWriter => Unit): CommitResult = {
+  def createBTree(
+      io: FileIO,
+      read: Snapshot,
+      column: String,
+      name: Option[String],
+      replace: Boolean,
+      options: CommitOptions = CommitOptions()
+  )(
+      fill: BTreeIndexWriter => Unit
+  ): CommitResult = {
     val field = indexableField(read, column)
     val indexName = name.getOrElse(defaultName(column))
     val existing = list(io, read).filter(_.getName == indexName)
@@ -76,12 +91,19 @@ object ScalarIndexes {
     val dir = Paths.join(Paths.join(read.root, "_indices"), uuid.toString)
     try {
       val writer = new BTreeIndexWriter(io, dir, field.logicalType)
-      val files = try { fill(writer); writer.finish() } finally writer.close()
+      val files =
+        try { fill(writer); writer.finish() }
+        finally writer.close()
       val meta = metadata(uuid, indexName, field.id, read, files)
-      val r = new Committer(io, read.root, options).commit(Some(read), CreateIndex(Seq(meta),
-        existing))
-      log.info("Created BTREE index {} on {} of {} as version {}", indexName, column,
-        read.root, Long.box(r.version))
+      val r =
+        new Committer(io, read.root, options).commit(Some(read), CreateIndex(Seq(meta), existing))
+      log.info(
+        "Created BTREE index {} on {} of {} as version {}",
+        indexName,
+        column,
+        read.root,
+        Long.box(r.version)
+      )
       r
     } catch {
       case e: Throwable =>
@@ -91,8 +113,12 @@ object ScalarIndexes {
   }
 
   /** Drops the index `name` (its files stay until cleanup, as pylance leaves them). */
-  def drop(io: FileIO, read: Snapshot, name: String,
-      options: CommitOptions = CommitOptions()): CommitResult = {
+  def drop(
+      io: FileIO,
+      read: Snapshot,
+      name: String,
+      options: CommitOptions = CommitOptions()
+  ): CommitResult = {
     val all = list(io, read)
     val gone = all.filter(_.getName == name)
     if (gone.isEmpty) throw LanceErrors.indexNotFound(read.root, name, all.map(_.getName))
@@ -108,8 +134,13 @@ object ScalarIndexes {
     TableProtos.UUID.newBuilder().setUuid(ByteString.copyFrom(id)).build()
   }
 
-  private def metadata(uuid: UUID, name: String, fieldId: Int, read: Snapshot,
-      files: Seq[(String, Long)]): TableProtos.IndexMetadata = {
+  private def metadata(
+      uuid: UUID,
+      name: String,
+      fieldId: Int,
+      read: Snapshot,
+      files: Seq[(String, Long)]
+  ): TableProtos.IndexMetadata = {
     val fragments = new RoaringBitmap()
     read.fragments.foreach(f => fragments.add(f.getId.toInt))
     val b = TableProtos.IndexMetadata.newBuilder()

@@ -11,8 +11,17 @@ import io.sparklance.format.{ColumnArray, LanceField, ListArray, NullArray, Stru
 import io.sparklance.format.blob.{BlobColumn, BlobDescriptors, BlobKind}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileEntry, FileIO, Paths}
-import io.sparklance.table.{Branches, DataFileRef, DeletionVector, FragmentRef, LanceDataset,
-  ManifestFile, Snapshot, Tags, VersionSpec}
+import io.sparklance.table.{
+  Branches,
+  DataFileRef,
+  DeletionVector,
+  FragmentRef,
+  LanceDataset,
+  ManifestFile,
+  Snapshot,
+  Tags,
+  VersionSpec
+}
 import io.sparklance.table.txn.WritePlan
 
 /**
@@ -24,7 +33,8 @@ final case class CleanupPolicy(
     olderThan: Option[FiniteDuration] = None,
     retainVersions: Option[Int] = None,
     deleteUnverified: Boolean = false,
-    errorIfTaggedOldVersions: Boolean = true) {
+    errorIfTaggedOldVersions: Boolean = true
+) {
   retainVersions.foreach(n => require(n > 0, s"retain_versions must be positive, not $n"))
 }
 
@@ -36,7 +46,8 @@ final case class CleanupStats(
     transactionFilesRemoved: Long,
     indexFilesRemoved: Long,
     deletionFilesRemoved: Long,
-    files: Seq[String])
+    files: Seq[String]
+)
 
 /**
  * `cleanup_old_versions` as pylance 14 does it (`rust/lance/src/dataset/cleanup.rs`):
@@ -67,6 +78,7 @@ object CleanupOldVersions {
     val deletions: mutable.Set[String] = set()
     val transactions: mutable.Set[String] = set()
     val indexUuids: mutable.Set[String] = set()
+
     /** Data files (under `data/`) of managed-blob versions, with their schema's blob fields. */
     val managed = new java.util.concurrent.ConcurrentHashMap[String, ManagedFile]()
   }
@@ -75,17 +87,26 @@ object CleanupOldVersions {
    * A data file whose blob columns may reference managed objects under `_blobs/`, with its
    * fragment as one version has it (rows that version deleted reference nothing).
    */
-  private final case class ManagedFile(file: DataFileRef, fragment: FragmentRef,
-      fields: Seq[LanceField])
+  private final case class ManagedFile(
+      file: DataFileRef,
+      fragment: FragmentRef,
+      fields: Seq[LanceField]
+  )
 
-  def apply(fileIO: FileIO, root0: String, policy: CleanupPolicy, dryRun: Boolean = false,
-      nowMillis: Long = System.currentTimeMillis()): CleanupStats = {
+  def apply(
+      fileIO: FileIO,
+      root0: String,
+      policy: CleanupPolicy,
+      dryRun: Boolean = false,
+      nowMillis: Long = System.currentTimeMillis()
+  ): CleanupStats = {
     val root = Paths.stripTrailingSlash(root0)
     val dataset = LanceDataset.open(fileIO, root)
     val versions = dataset.versions()
     val latest = versions.last.version
     val beforeMillis = policy.olderThan.orElse(
-      if (policy.retainVersions.isEmpty) Some(DefaultOlderThan) else None)
+      if (policy.retainVersions.isEmpty) Some(DefaultOlderThan) else None
+    )
       .map(d => nowMillis - d.toMillis)
     val beforeVersion = policy.retainVersions.map { n =>
       if (versions.size <= n) versions.head.version else versions(versions.size - n).version
@@ -136,10 +157,14 @@ object CleanupOldVersions {
     // is deleted.
     val managed = !kept.managed.isEmpty || !verified.managed.isEmpty
     val keptObjects = if (!managed) Set.empty[String]
-      else managedObjects(fileIO, kept.managed.values.asScala.toSeq)
+    else managedObjects(fileIO, kept.managed.values.asScala.toSeq)
     val verifiedObjects = if (!managed) Set.empty[String]
-      else managedObjects(fileIO, verified.managed.asScala.collect {
-        case (key, f) if !kept.managed.containsKey(key) => f }.toSeq)
+    else managedObjects(
+      fileIO,
+      verified.managed.asScala.collect {
+        case (key, f) if !kept.managed.containsKey(key) => f
+      }.toSeq
+    )
 
     val unverifiedBefore = nowMillis - UnverifiedThreshold.toMillis
     val removed = mutable.ArrayBuffer.empty[(String, Long, Char)]
@@ -161,8 +186,10 @@ object CleanupOldVersions {
         else if (rel.endsWith(".blob") && parts.head == "data" && parts.length == 3) {
           val owner = s"data/${parts(1)}.lance"
           Some('d').filter(_ => decide(kept.data(owner), verified.data(owner)))
-        } else if (managed && rel.endsWith(".blob") && parts.head == "_blobs" &&
-            parts.length == 2)
+        } else if (
+          managed && rel.endsWith(".blob") && parts.head == "_blobs" &&
+          parts.length == 2
+        )
           Some('d').filter(_ => decide(keptObjects(rel), verifiedObjects(rel)))
         else if ((rel.endsWith(".arrow") || rel.endsWith(".bin")) && parts.head == "_deletions")
           Some('x').filter(_ => decide(kept.deletions(rel), verified.deletions(rel)))
@@ -178,11 +205,23 @@ object CleanupOldVersions {
     def shown(path: String): String =
       if (path.startsWith(root)) path
       else Paths.join(root, path.substring(path.indexOf(root) + root.length).stripPrefix("/"))
-    log.info("Cleanup of {}{}: {} old versions, {} files", root, if (dryRun) " (dry run)" else "",
-      Long.box(oldManifests.size.toLong), Int.box(all.size))
+    log.info(
+      "Cleanup of {}{}: {} old versions, {} files",
+      root,
+      if (dryRun) " (dry run)" else "",
+      Long.box(oldManifests.size.toLong),
+      Int.box(all.size)
+    )
     def count(k: Char) = removed.count(_._3 == k).toLong
-    CleanupStats(all.map(_._2).sum, oldManifests.size.toLong, count('d'), count('t'),
-      count('i'), count('x'), all.map(f => shown(f._1)))
+    CleanupStats(
+      all.map(_._2).sum,
+      oldManifests.size.toLong,
+      count('d'),
+      count('t'),
+      count('i'),
+      count('x'),
+      all.map(f => shown(f._1))
+    )
   }
 
   /** Deletes `paths` with at most `DeleteThreads` deletes in flight (object stores are slow). */
@@ -203,11 +242,14 @@ object CleanupOldVersions {
     else {
       val pool = java.util.concurrent.Executors.newFixedThreadPool(math.min(threads, xs.size))
       try {
-        val futures = xs.map(x => pool.submit(new java.util.concurrent.Callable[B] {
-          def call(): B = f(x)
-        }))
+        val futures = xs.map(x =>
+          pool.submit(new java.util.concurrent.Callable[B] {
+            def call(): B = f(x)
+          })
+        )
         futures.map { fu =>
-          try fu.get() catch {
+          try fu.get()
+          catch {
             case e: java.util.concurrent.ExecutionException => throw e.getCause
           }
         }
@@ -219,11 +261,13 @@ object CleanupOldVersions {
   private def record(fileIO: FileIO, s: Snapshot, into: Files): Unit = {
     val m = s.manifest
     m.getFragmentsList.asScala.foreach { f =>
-      f.getFilesList.asScala.filterNot(_.hasBaseId).foreach(df => into.data += s"data/${df.getPath}")
+      f.getFilesList.asScala.filterNot(_.hasBaseId).foreach(df =>
+        into.data += s"data/${df.getPath}"
+      )
       if (f.hasDeletionFile && !f.getDeletionFile.hasBaseId) {
         val d = f.getDeletionFile
         val ext = if (d.getFileType == TableProtos.DeletionFile.DeletionFileType.BITMAP) "bin"
-          else "arrow"
+        else "arrow"
         into.deletions +=
           s"_deletions/${f.getId}-${d.getReadVersion}-${java.lang.Long.toUnsignedString(d.getId)}.$ext"
       }
@@ -236,14 +280,17 @@ object CleanupOldVersions {
           val held = blobFields.filter(f => f.preOrder.exists(g => df.holds(g.id)))
           // One entry per data file and deletion state (versions share most of them).
           if (held.nonEmpty)
-            into.managed.putIfAbsent(rel + "#" + fr.deletionPath.getOrElse(""),
-              ManagedFile(df, fr, held))
+            into.managed.putIfAbsent(
+              rel + "#" + fr.deletionPath.getOrElse(""),
+              ManagedFile(df, fr, held)
+            )
         }
       }
     }
     if (!m.getTransactionFile.isEmpty) into.transactions += s"_transactions/${m.getTransactionFile}"
     ManifestFile.indices(fileIO, s).foreach(i =>
-      into.indexUuids += ManifestFile.uuidText(i.getUuid))
+      into.indexUuids += ManifestFile.uuidText(i.getUuid)
+    )
   }
 
   /**
@@ -264,7 +311,8 @@ object CleanupOldVersions {
             val first = row
             val live = (i: Int) => !deleted.contains((first + i).toInt)
             scan.next(n).zip(mf.fields).foreach { case (a, f) =>
-              collect(f, a, live, mf.file.path, out) }
+              collect(f, a, live, mf.file.path, out)
+            }
             row += n
           }
         } finally scan.close()
@@ -276,35 +324,42 @@ object CleanupOldVersions {
    * Adds to `out` the managed objects named in `a`, the values of field `f`, in the rows
    * `live` keeps (items of a list kept with their row).
    */
-  private def collect(f: LanceField, a: ColumnArray, live: Int => Boolean, file: String,
-      out: mutable.Set[String]): Unit = BlobColumn.version(f) match {
+  private def collect(
+      f: LanceField,
+      a: ColumnArray,
+      live: Int => Boolean,
+      file: String,
+      out: mutable.Set[String]
+  ): Unit = BlobColumn.version(f) match {
     case Some(BlobColumn.V2) => a match {
-      case _: NullArray =>
-      case _ =>
-        val d = BlobDescriptors.of(a, BlobColumn.V2, s"$file (blob column '${f.name}')")
-        var i = 0
-        while (i < d.length) {
-          if (live(i) && !d.isNull(i) && (d.kinds(i) == BlobKind.Managed ||
-              d.kinds(i) == BlobKind.ManagedWithBase)) out += d.uri(i)
-          i += 1
-        }
-    }
+        case _: NullArray =>
+        case _ =>
+          val d = BlobDescriptors.of(a, BlobColumn.V2, s"$file (blob column '${f.name}')")
+          var i = 0
+          while (i < d.length) {
+            if (
+              live(i) && !d.isNull(i) && (d.kinds(i) == BlobKind.Managed ||
+                d.kinds(i) == BlobKind.ManagedWithBase)
+            ) out += d.uri(i)
+            i += 1
+          }
+      }
     case Some(_) =>
     case None => a match {
-      case st: StructArray =>
-        f.children.zip(st.children).foreach { case (c, ca) => collect(c, ca, live, file, out) }
-      case l: ListArray => f.children.headOption.foreach { item =>
-        // An item is live when its row is.
-        val rowOf = new Array[Int](math.max(0, l.offsets(l.length)))
-        var r = 0
-        while (r < l.length) {
-          var k = l.offsets(r); while (k < l.offsets(r + 1)) { rowOf(k) = r; k += 1 }
-          r += 1
-        }
-        collect(item, l.child, (k: Int) => live(rowOf(k)), file, out)
+        case st: StructArray =>
+          f.children.zip(st.children).foreach { case (c, ca) => collect(c, ca, live, file, out) }
+        case l: ListArray => f.children.headOption.foreach { item =>
+            // An item is live when its row is.
+            val rowOf = new Array[Int](math.max(0, l.offsets(l.length)))
+            var r = 0
+            while (r < l.length) {
+              var k = l.offsets(r); while (k < l.offsets(r + 1)) { rowOf(k) = r; k += 1 }
+              r += 1
+            }
+            collect(item, l.child, (k: Int) => live(rowOf(k)), file, out)
+          }
+        case _ =>
       }
-      case _ =>
-    }
   }
 
   private def walk(fileIO: FileIO, dir: String): Seq[FileEntry] =

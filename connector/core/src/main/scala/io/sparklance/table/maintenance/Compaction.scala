@@ -4,12 +4,27 @@ import org.slf4j.LoggerFactory
 
 import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.proto.TableProtos
-import io.sparklance.table.{DeletionVector, FeatureFlags, FragmentRef, LanceDataset, ManifestFile,
-  RowCounts, RowIdSequences, Snapshot, VersionSpec}
+import io.sparklance.table.{
+  DeletionVector,
+  FeatureFlags,
+  FragmentRef,
+  LanceDataset,
+  ManifestFile,
+  RowCounts,
+  RowIdSequences,
+  Snapshot,
+  VersionSpec
+}
 import io.sparklance.table.index.IndexRemap
 import io.sparklance.table.commit.DataFileNames
-import io.sparklance.table.txn.{CommitOptions, Committer, ManifestBuilder, ReserveFragments,
-  Rewrite, RewriteGroup}
+import io.sparklance.table.txn.{
+  CommitOptions,
+  Committer,
+  ManifestBuilder,
+  ReserveFragments,
+  Rewrite,
+  RewriteGroup
+}
 
 /**
  * `compact_files` as pylance 14 does it: plan from the latest version (CompactionPlanner),
@@ -33,9 +48,14 @@ object Compaction {
    * Compacts the dataset at `root0` as planned from version `read` (the latest when None)
    * and returns pylance's metrics.
    */
-  def apply(io: FileIO, root0: String, options: CompactionOptions = CompactionOptions(),
-      runner: Runner = null, commitOptions: CommitOptions = CommitOptions(),
-      read: Option[Snapshot] = None): CompactionMetrics = {
+  def apply(
+      io: FileIO,
+      root0: String,
+      options: CompactionOptions = CompactionOptions(),
+      runner: Runner = null,
+      commitOptions: CommitOptions = CommitOptions(),
+      read: Option[Snapshot] = None
+  ): CompactionMetrics = {
     val root = Paths.stripTrailingSlash(root0)
     val opts = options.validated()
     val s = read.getOrElse(LanceDataset.open(io, root).open(VersionSpec.Latest))
@@ -54,55 +74,75 @@ object Compaction {
     val results = Option(runner).getOrElse(inThisThread(io))(tasks)
     try {
       val metrics = commit(io, root, s, indices, plan, results, stable, commitOptions)
-      log.info("Compacted {}: {} fragment(s) into {} at read version {}", root,
-        Long.box(metrics.fragmentsRemoved), Long.box(metrics.fragmentsAdded),
-        Long.box(s.version))
+      log.info(
+        "Compacted {}: {} fragment(s) into {} at read version {}",
+        root,
+        Long.box(metrics.fragmentsRemoved),
+        Long.box(metrics.fragmentsAdded),
+        Long.box(s.version)
+      )
       metrics
     } catch {
       case e: Throwable =>
         val files = results.flatten.map(_.fragment.file.path)
         log.warn(s"Compaction of $root did not commit; deleting its ${files.size} new data " +
           "file(s)")
-        files.foreach(f => try io.delete(Paths.join(Paths.join(root, "data"), f)) catch {
-          case _: Throwable =>
-        })
+        files.foreach(f =>
+          try io.delete(Paths.join(Paths.join(root, "data"), f))
+          catch {
+            case _: Throwable =>
+          }
+        )
         throw e
     }
   }
 
-  private def commit(io: FileIO, root: String, s: Snapshot,
-      indices: Seq[TableProtos.IndexMetadata], plan: CompactionPlan,
-      results: Seq[Seq[CompactedFragment]], stable: Boolean, commitOptions: CommitOptions)
-      : CompactionMetrics = {
+  private def commit(
+      io: FileIO,
+      root: String,
+      s: Snapshot,
+      indices: Seq[TableProtos.IndexMetadata],
+      plan: CompactionPlan,
+      results: Seq[Seq[CompactedFragment]],
+      stable: Boolean,
+      commitOptions: CommitOptions
+  ): CompactionMetrics = {
     val total = results.map(_.size).sum
     val committer = new Committer(io, root, commitOptions)
     val reserved = committer.commit(Some(s), ReserveFragments(total))
     val onto = LanceDataset.open(io, root).open(VersionSpec.Number(reserved.version))
     var next = (onto.manifest.getMaxFragmentId & 0xffffffffL) - total + 1
     val groups = plan.groups.zip(results).map { case (g, frags) =>
-      RewriteGroup(g.fragments, frags.map { cf =>
-        val p = cf.fragment.toProto(next).toBuilder
-        next += 1
-        if (stable) {
-          p.setInlineRowIds(RowIdSequences.encode(cf.rowIds).toByteString)
-          if (cf.rowIds.nonEmpty)
-            p.setInlineCreatedAtVersions(RowIdSequences.encodeVersions(cf.createdAt))
-              .setInlineLastUpdatedAtVersions(RowIdSequences.encodeVersions(cf.updatedAt))
+      RewriteGroup(
+        g.fragments,
+        frags.map { cf =>
+          val p = cf.fragment.toProto(next).toBuilder
+          next += 1
+          if (stable) {
+            p.setInlineRowIds(RowIdSequences.encode(cf.rowIds).toByteString)
+            if (cf.rowIds.nonEmpty)
+              p.setInlineCreatedAtVersions(RowIdSequences.encodeVersions(cf.createdAt))
+                .setInlineLastUpdatedAtVersions(RowIdSequences.encodeVersions(cf.updatedAt))
+          }
+          p.build()
         }
-        p.build()
-      })
+      )
     }
     val remapped = remapIndices(io, s, indices, groups, stable)
     // With stable row ids, the indices pylance keeps as they are get only a new bitmap.
-    val kept = if (!stable) Map.empty[String, Boolean] else indices
+    val kept = if (!stable) Map.empty[String, Boolean]
+    else indices
       .flatMap(i => IndexRemap.keptWithStableRowIds(i).map(ManifestFile.uuidText(i.getUuid) -> _))
       .toMap
     try committer.commitOn(Some(s), Some(onto), Rewrite(groups, remapped, kept))
     catch {
       case e: Throwable =>
         remapped.foreach { case (_, n) =>
-          FileTrees.deleteQuietly(io, Paths.join(Paths.join(root, "_indices"),
-            ManifestFile.uuidText(n.getUuid)), log)
+          FileTrees.deleteQuietly(
+            io,
+            Paths.join(Paths.join(root, "_indices"), ManifestFile.uuidText(n.getUuid)),
+            log
+          )
         }
         throw e
     }
@@ -112,29 +152,35 @@ object Compaction {
       fragmentsAdded = total,
       filesRemoved = old.map(f => f.getFilesCount + (if (f.hasDeletionFile) 1 else 0)).sum,
       filesAdded = total,
-      indexedFragmentsSkipped = plan.indexedFragmentsSkipped)
+      indexedFragmentsSkipped = plan.indexedFragmentsSkipped
+    )
   }
 
   /**
    * The indices covering compacted fragments, remapped to the new fragments (pylance remaps
    * them inside its Rewrite, with or without stable row ids): old and new metadata.
    */
-  private def remapIndices(io: FileIO, s: Snapshot, indices: Seq[TableProtos.IndexMetadata],
-      groups: Seq[RewriteGroup], stable: Boolean)
-      : Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
+  private def remapIndices(
+      io: FileIO,
+      s: Snapshot,
+      indices: Seq[TableProtos.IndexMetadata],
+      groups: Seq[RewriteGroup],
+      stable: Boolean
+  ): Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = {
     val oldIds = groups.flatMap(_.oldIds).toSet
     // Each index's bitmap decoded once.
     val affected = indices.filterNot(_.getName.startsWith("__"))
-      .filterNot(i => if (stable) IndexRemap.keptWithStableRowIds(i).isDefined
-        else IndexRemap.untouchedWithoutStableRowIds(i))
+      .filterNot(i =>
+        if (stable) IndexRemap.keptWithStableRowIds(i).isDefined
+        else IndexRemap.untouchedWithoutStableRowIds(i)
+      )
       .map(i => i -> Rewrite.bitmap(i))
       .filter { case (_, covered) => oldIds.exists(id => covered.contains(id.toInt)) }
     if (affected.isEmpty) return Nil
     val moved = groups.flatMap(g => newAddresses(io, s, g)).toMap
     affected.map { case (i, covered) =>
       val added = Rewrite.joining(groups, covered)
-      i -> IndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) },
-        added)
+      i -> IndexRemap(io, s, i, moved.filter { case (id, _) => covered.contains(id.toInt) }, added)
     }
   }
 

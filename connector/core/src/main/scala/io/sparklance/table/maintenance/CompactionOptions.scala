@@ -19,21 +19,35 @@ final case class CompactionOptions(
     maxBytesPerFile: Long = 90L * 1024 * 1024 * 1024,
     materializeDeletions: Boolean = true,
     materializeDeletionsThreshold: Double = 0.1,
-    deferIndexRemap: Boolean = false) {
+    deferIndexRemap: Boolean = false
+) {
 
   def validated(): CompactionOptions = {
     if (targetRowsPerFragment <= 0)
-      throw LanceErrors.invalidOption("target_rows_per_fragment", targetRowsPerFragment.toString,
-        "must be positive")
+      throw LanceErrors.invalidOption(
+        "target_rows_per_fragment",
+        targetRowsPerFragment.toString,
+        "must be positive"
+      )
     if (maxRowsPerGroup <= 0)
-      throw LanceErrors.invalidOption("max_rows_per_group", maxRowsPerGroup.toString,
-        "must be positive")
+      throw LanceErrors.invalidOption(
+        "max_rows_per_group",
+        maxRowsPerGroup.toString,
+        "must be positive"
+      )
     if (maxBytesPerFile <= 0)
-      throw LanceErrors.invalidOption("max_bytes_per_file", maxBytesPerFile.toString,
-        "must be positive")
+      throw LanceErrors.invalidOption(
+        "max_bytes_per_file",
+        maxBytesPerFile.toString,
+        "must be positive"
+      )
     if (deferIndexRemap)
-      throw LanceErrors.invalidOption("defer_index_remap", "true", "the fragment-reuse index " +
-        "is not written by this connector; compact without it")
+      throw LanceErrors.invalidOption(
+        "defer_index_remap",
+        "true",
+        "the fragment-reuse index " +
+          "is not written by this connector; compact without it"
+      )
     // As pylance: a threshold of 100% or more turns materializing deletions off.
     if (materializeDeletions && materializeDeletionsThreshold >= 1.0)
       copy(materializeDeletions = false)
@@ -47,4 +61,5 @@ final case class CompactionMetrics(
     fragmentsAdded: Long,
     filesRemoved: Long,
     filesAdded: Long,
-    indexedFragmentsSkipped: Long = 0L)
+    indexedFragmentsSkipped: Long = 0L
+)

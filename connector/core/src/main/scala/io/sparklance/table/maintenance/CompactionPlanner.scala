@@ -16,7 +16,8 @@ final case class CompactionGroup(fragments: Seq[TableProtos.DataFragment])
 final case class CompactionPlan(
     snapshot: Snapshot,
     groups: Seq[CompactionGroup],
-    indexedFragmentsSkipped: Long)
+    indexedFragmentsSkipped: Long
+)
 
 /**
  * pylance's `plan_compaction` (`rust/lance/src/dataset/optimize.rs`): fragments in manifest
@@ -37,8 +38,12 @@ object CompactionPlanner {
   }
 
   /** Plans the compaction of `s`, whose index section is `indices`. */
-  def plan(io: FileIO, s: Snapshot, options: CompactionOptions,
-      indices: Seq[TableProtos.IndexMetadata]): CompactionPlan = {
+  def plan(
+      io: FileIO,
+      s: Snapshot,
+      options: CompactionOptions,
+      indices: Seq[TableProtos.IndexMetadata]
+  ): CompactionPlan = {
     val all = indices.toIndexedSeq
     val fragmaps = indexFragmaps(all)
     val bins = mutable.ArrayBuffer.empty[Bin]
@@ -73,8 +78,11 @@ object CompactionPlanner {
       decided.getOrElseUpdate(i, IndexRemap.remappable(io, s, all(i), stable))
     val (kept, skipped) = bins.filterNot(_.noop)
       .partition(_.indices.forall(i => remappable(i)))
-    CompactionPlan(s, kept.toSeq.flatMap(split(_, options.targetRowsPerFragment)),
-      skipped.map(_.fragments.size.toLong).sum)
+    CompactionPlan(
+      s,
+      kept.toSeq.flatMap(split(_, options.targetRowsPerFragment)),
+      skipped.map(_.fragments.size.toLong).sum
+    )
   }
 
   /** pylance's `split_for_size`: runs of at least `min` rows, the rest in the last one. */

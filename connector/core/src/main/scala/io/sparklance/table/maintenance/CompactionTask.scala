@@ -18,7 +18,8 @@ final case class CompactedFragment(
     fragment: NewFragment,
     rowIds: Array[Long],
     createdAt: Array[Long],
-    updatedAt: Array[Long])
+    updatedAt: Array[Long]
+)
 
 /**
  * Rewrites one compaction group: the live rows of its fragments, in order, into one new
@@ -35,7 +36,8 @@ final case class CompactionTask(
     version: FileVersion,
     stableRowIds: Boolean,
     options: CompactionOptions,
-    jobToken: String) {
+    jobToken: String
+) {
   import CompactionTask.LineageArrays
 
   def run(io: FileIO): Seq[CompactedFragment] = {
@@ -47,17 +49,18 @@ final case class CompactionTask(
     try {
       fragments.foreach { ref =>
         val lineage = if (stableRowIds) Some(lineageOf(ref)) else None
-        val reader = new FragmentReader(io, ref, fields, DeletionVector.read(io, ref), 0L,
-          ref.physicalRows)
+        val reader =
+          new FragmentReader(io, ref, fields, DeletionVector.read(io, ref), 0L, ref.physicalRows)
         val offsets = new Array[Long](CompactionTask.Batch)
         try while (reader.remaining > 0) {
-          val n = math.min(reader.remaining, CompactionTask.Batch.toLong).toInt
-          val (cols, kept) = reader.next(n)
-          if (kept > 0) {
-            reader.keptOffsets(offsets, kept)
-            out.add(cols, kept, lineage, offsets)
+            val n = math.min(reader.remaining, CompactionTask.Batch.toLong).toInt
+            val (cols, kept) = reader.next(n)
+            if (kept > 0) {
+              reader.keptOffsets(offsets, kept)
+              out.add(cols, kept, lineage, offsets)
+            }
           }
-        } finally reader.close()
+        finally reader.close()
       }
       out.finish()
     } catch {
@@ -75,8 +78,12 @@ final case class CompactionTask(
     private val created = mutable.ArrayBuilder.make[Long]
     private val updated = mutable.ArrayBuilder.make[Long]
 
-    def add(cols: Array[ColumnArray], n: Int, lineage: Option[LineageArrays],
-        offsets: Array[Long]): Unit = {
+    def add(
+        cols: Array[ColumnArray],
+        n: Int,
+        lineage: Option[LineageArrays],
+        offsets: Array[Long]
+    ): Unit = {
       // Dictionary-decoded strings come back as ids into a page's dictionary: the writer
       // takes the values (and picks its own encoding, as for any write).
       val values = cols.map(ColumnArrays.materialize)
@@ -108,11 +115,23 @@ final case class CompactionTask(
     private def close(): Unit = {
       val w = writer
       writer = null
-      val f = try w.finish() finally w.close()
+      val f =
+        try w.finish()
+        finally w.close()
       done += CompactedFragment(
-        NewFragment(NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor,
-          f.sizeBytes, f.numRows)),
-        ids.result(), created.result(), updated.result())
+        NewFragment(NewDataFile(
+          name,
+          f.fieldIds,
+          f.columnIndices,
+          version.major,
+          version.minor,
+          f.sizeBytes,
+          f.numRows
+        )),
+        ids.result(),
+        created.result(),
+        updated.result()
+      )
       ids.clear(); created.clear(); updated.clear()
     }
 
@@ -123,39 +142,64 @@ final case class CompactionTask(
 
     /** Deletes every file this task wrote. */
     def abort(): Unit = {
-      if (writer != null) { try writer.close() catch { case _: Throwable => }; writer = null }
+      if (writer != null) {
+        try writer.close()
+        catch { case _: Throwable => }; writer = null
+      }
       (done.map(_.fragment.file.path) ++ Option(name)).distinct.foreach { n =>
-        try io.delete(Paths.join(dataDir, n)) catch { case _: Throwable => }
+        try io.delete(Paths.join(dataDir, n))
+        catch { case _: Throwable => }
       }
     }
   }
 
   private def lineageOf(ref: FragmentRef): LineageArrays = {
-    def missing = LanceErrors.corruptFile(root,
-      s"fragment ${ref.id} of a dataset with stable row ids has no row ids")
+    def missing = LanceErrors.corruptFile(
+      root,
+      s"fragment ${ref.id} of a dataset with stable row ids has no row ids"
+    )
     val l = ref.lineage.getOrElse(throw missing)
     val rows = ref.physicalRows.toInt
-    LineageArrays(l.decodeRowIds().getOrElse(throw missing), l.decodeCreatedAt(rows),
-      l.decodeUpdatedAt(rows))
+    LineageArrays(
+      l.decodeRowIds().getOrElse(throw missing),
+      l.decodeCreatedAt(rows),
+      l.decodeUpdatedAt(rows)
+    )
   }
 }
 
 object CompactionTask {
+
   /** A fragment's lineage decoded per physical row. */
-  private final case class LineageArrays(ids: Array[Long], created: Array[Long],
-      updated: Array[Long])
+  private final case class LineageArrays(
+      ids: Array[Long],
+      created: Array[Long],
+      updated: Array[Long]
+  )
 
   /** Rows read per batch. */
   val Batch = 8192
 
   /** The task for `group` of the version `s`. */
-  def of(s: Snapshot, group: CompactionGroup, stable: Boolean, options: CompactionOptions,
-      jobToken: String): CompactionTask = {
+  def of(
+      s: Snapshot,
+      group: CompactionGroup,
+      stable: Boolean,
+      options: CompactionOptions,
+      jobToken: String
+  ): CompactionTask = {
     val refs = group.fragments.map { f =>
       val r = FragmentRef(s.root, s, f)
       if (stable) r.copy(lineage = Some(FragmentLineage.of(f))) else r
     }
-    CompactionTask(s.root, refs, s.schema.fields,
-      FileVersion.ofDataset(s.dataStorageVersion, s.root), stable, options, jobToken)
+    CompactionTask(
+      s.root,
+      refs,
+      s.schema.fields,
+      FileVersion.ofDataset(s.dataStorageVersion, s.root),
+      stable,
+      options,
+      jobToken
+    )
   }
 }

@@ -16,11 +16,12 @@ final case class NamespaceEntry(
     objectType: String,
     location: Option[String],
     metadata: Option[String] = None,
-    baseObjects: Option[Seq[String]] = None) {
+    baseObjects: Option[Seq[String]] = None
+) {
   def isTable: Boolean = objectType == NamespaceEntry.Table
   def isNamespace: Boolean = objectType == NamespaceEntry.Namespace
-  def id: Seq[String] = objectId.split(java.util.regex.Pattern.quote(DirectoryNamespace.Delimiter),
-    -1).toSeq
+  def id: Seq[String] =
+    objectId.split(java.util.regex.Pattern.quote(DirectoryNamespace.Delimiter), -1).toSeq
 }
 
 object NamespaceEntry {
@@ -56,7 +57,8 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
 
   /** The child namespaces of `parent` (their last id part). */
   def listNamespaces(parent: Seq[String]): Seq[String] = {
-    if (!namespaceExists(parent)) throw LanceErrors.pathNotFound(s"namespace ${parent.mkString(".")}")
+    if (!namespaceExists(parent))
+      throw LanceErrors.pathNotFound(s"namespace ${parent.mkString(".")}")
     entries().filter(e => e.isNamespace && e.id.init == parent).map(_.id.last).sorted
   }
 
@@ -65,9 +67,9 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
     if (!namespaceExists(ns)) throw LanceErrors.pathNotFound(s"namespace ${ns.mkString(".")}")
     val rows = entries().filter(e => e.isTable && e.id.init == ns).map(_.id.last)
     val listed = if (ns.nonEmpty || !fileIO.isDirectory(root)) Nil
-      else fileIO.list(root).filter(e => e.isDirectory && e.name.endsWith(RootSuffix))
-        .filter(e => WritePlan.existing(fileIO, e.path).isDefined)
-        .map(_.name.stripSuffix(RootSuffix))
+    else fileIO.list(root).filter(e => e.isDirectory && e.name.endsWith(RootSuffix))
+      .filter(e => WritePlan.existing(fileIO, e.path).isDefined)
+      .map(_.name.stripSuffix(RootSuffix))
     (rows ++ listed).distinct.sorted
   }
 
@@ -129,13 +131,15 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
    */
   def renameTable(from: Seq[String], to: Seq[String]): Unit = {
     val source = tableLocation(from).getOrElse(
-      throw LanceErrors.pathNotFound(s"table ${from.mkString(".")} in $root"))
+      throw LanceErrors.pathNotFound(s"table ${from.mkString(".")} in $root")
+    )
     if (!namespaceExists(to.init))
       throw LanceErrors.pathNotFound(s"namespace ${to.init.mkString(".")}")
     if (tableLocation(to).isDefined || entries().exists(_.objectId == objectId(to)))
       throw LanceErrors.unsupported(s"table ${to.mkString(".")} already exists in $root")
     val moved = Some(newLocation(to)).filter(_ =>
-      from.size == 1 && source == Paths.join(root, from.head + RootSuffix))
+      from.size == 1 && source == Paths.join(root, from.head + RootSuffix)
+    )
     moved.foreach { loc =>
       if (!fileIO.renameDirectory(source, Paths.join(root, loc)))
         throw LanceErrors.unsupported(s"Cannot rename table ${from.mkString(".")} to " +
@@ -144,12 +148,13 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
           "stores have no directory rename)")
     }
     try change { rows =>
-      if (rows.exists(_.objectId == objectId(to)))
-        throw LanceErrors.unsupported(s"table ${to.mkString(".")} already exists in $root")
-      val row = rows.find(e => e.isTable && e.objectId == objectId(from))
-      rows.filterNot(e => e.isTable && e.objectId == objectId(from)) :+
-        NamespaceEntry(objectId(to), NamespaceEntry.Table, moved.orElse(row.flatMap(_.location)))
-    } catch {
+        if (rows.exists(_.objectId == objectId(to)))
+          throw LanceErrors.unsupported(s"table ${to.mkString(".")} already exists in $root")
+        val row = rows.find(e => e.isTable && e.objectId == objectId(from))
+        rows.filterNot(e => e.isTable && e.objectId == objectId(from)) :+
+          NamespaceEntry(objectId(to), NamespaceEntry.Table, moved.orElse(row.flatMap(_.location)))
+      }
+    catch {
       case e: Throwable =>
         moved.foreach(loc => fileIO.renameDirectory(Paths.join(root, loc), source))
         throw e
@@ -175,40 +180,55 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
       val next = f(s.map(read).getOrElse(Nil))
       val fields = s.map(_.schema.fields).getOrElse(Fields)
       // A new __manifest is written in 2.2, as pylance writes it; an existing one keeps its own.
-      Overwrite(Seq(write(next, fields)), fields, Map.empty,
-        if (s.isEmpty) Some(FileVersion.V2_2) else None, mustCreate = s.isEmpty)
+      Overwrite(
+        Seq(write(next, fields)),
+        fields,
+        Map.empty,
+        if (s.isEmpty) Some(FileVersion.V2_2) else None,
+        mustCreate = s.isEmpty
+      )
     }
   }
 
   private def read(s: Snapshot): Seq[NamespaceEntry] = {
     val fields = Seq("object_id", "object_type", "location", "metadata", "base_objects")
-      .map(n => s.schema.field(n).getOrElse(throw LanceErrors.corruptFile(s.root,
-        s"a namespace __manifest without column '$n'")))
+      .map(n =>
+        s.schema.field(n).getOrElse(throw LanceErrors.corruptFile(
+          s.root,
+          s"a namespace __manifest without column '$n'"
+        ))
+      )
     s.fragments.flatMap { f =>
       val ref = FragmentRef(s.root, s, f)
-      val r = new FragmentReader(fileIO, ref, fields, DeletionVector.read(fileIO, ref), 0,
-        ref.physicalRows)
+      val r = new FragmentReader(
+        fileIO,
+        ref,
+        fields,
+        DeletionVector.read(fileIO, ref),
+        0,
+        ref.physicalRows
+      )
       try {
         val (arrays, n) = r.next(ref.physicalRows.toInt)
         if (n == 0) Nil
         else {
           val Seq(ids, types, locs, meta) = arrays.take(4).toSeq.map(strings)
           val bases = lists(arrays(4))
-          (0 until n).map(i => NamespaceEntry(ids(i).get, types(i).get, locs(i), meta(i),
-            bases(i)))
+          (0 until n).map(i => NamespaceEntry(ids(i).get, types(i).get, locs(i), meta(i), bases(i)))
         }
       } finally r.close()
     }
   }
 
-  private def strings(a: ColumnArray): IndexedSeq[Option[String]] = ColumnArrays.materialize(a) match {
-    case v: VarBinaryArray => (0 until v.length).map { i =>
-      if (v.isNull(i)) None
-      else Some(new String(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i), UTF_8))
+  private def strings(a: ColumnArray): IndexedSeq[Option[String]] =
+    ColumnArrays.materialize(a) match {
+      case v: VarBinaryArray => (0 until v.length).map { i =>
+          if (v.isNull(i)) None
+          else Some(new String(v.data, v.offsets(i), v.offsets(i + 1) - v.offsets(i), UTF_8))
+        }
+      case n: NullArray => IndexedSeq.fill(n.length)(None)
+      case other => throw new IllegalStateException(s"not a string column: $other")
     }
-    case n: NullArray => IndexedSeq.fill(n.length)(None)
-    case other => throw new IllegalStateException(s"not a string column: $other")
-  }
 
   private def lists(a: ColumnArray): IndexedSeq[Option[Seq[String]]] = a match {
     case l: ListArray =>
@@ -225,34 +245,52 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
     def utf8(vs: Seq[Option[String]]): VarBinaryArray = {
       val bytes = vs.map(_.map(_.getBytes(UTF_8)).getOrElse(Array.emptyByteArray))
       val nulls = vs.map(_.isEmpty).toArray
-      new VarBinaryArray(vs.size, if (nulls.contains(true)) nulls else null,
-        bytes.scanLeft(0)(_ + _.length).toArray, bytes.flatten.toArray)
+      new VarBinaryArray(
+        vs.size,
+        if (nulls.contains(true)) nulls else null,
+        bytes.scanLeft(0)(_ + _.length).toArray,
+        bytes.flatten.toArray
+      )
     }
     val lists = rows.map(_.baseObjects)
     val items = utf8(lists.flatMap(_.getOrElse(Nil)).map(Some(_)))
     val listNulls = lists.map(_.isEmpty).toArray
-    val base = new ListArray(rows.size, if (listNulls.contains(true)) listNulls else null,
-      lists.map(_.map(_.size).getOrElse(0)).scanLeft(0)(_ + _).toArray, items)
+    val base = new ListArray(
+      rows.size,
+      if (listNulls.contains(true)) listNulls else null,
+      lists.map(_.map(_.size).getOrElse(0)).scanLeft(0)(_ + _).toArray,
+      items
+    )
     val byName: Map[String, ColumnArray] = Map(
       "object_id" -> utf8(rows.map(r => Some(r.objectId))),
       "object_type" -> utf8(rows.map(r => Some(r.objectType))),
       "location" -> utf8(rows.map(_.location)),
       "metadata" -> utf8(rows.map(_.metadata)),
-      "base_objects" -> base)
+      "base_objects" -> base
+    )
     val name = DataFileNames.next()
     val dir = Paths.join(manifestPath, "data")
     val version = snapshot.map(s => FileVersion.ofDataset(s.dataStorageVersion, manifestPath))
       .getOrElse(FileVersion.V2_2)
     val out = new java.io.ByteArrayOutputStream()
     val w = new LanceFileWriter(new StreamSink(out), fields, version)
-    val f = try {
-      if (rows.nonEmpty) w.write(fields.map(x => byName.getOrElse(x.name,
-        new NullArray(rows.size): ColumnArray)).toArray)
-      w.finish()
-    } finally w.close()
+    val f =
+      try {
+        if (rows.nonEmpty) w.write(fields.map(x =>
+          byName.getOrElse(x.name, new NullArray(rows.size): ColumnArray)
+        ).toArray)
+        w.finish()
+      } finally w.close()
     fileIO.write(Paths.join(dir, name), out.toByteArray)
-    NewFragment(NewDataFile(name, f.fieldIds, f.columnIndices, version.major, version.minor,
-      f.sizeBytes, f.numRows))
+    NewFragment(NewDataFile(
+      name,
+      f.fieldIds,
+      f.columnIndices,
+      version.major,
+      version.minor,
+      f.sizeBytes,
+      f.numRows
+    ))
   }
 }
 
@@ -264,11 +302,26 @@ object DirectoryNamespace {
 
   /** `__manifest`'s schema as pylance 14 creates it (object_id is the primary key). */
   val Fields: Seq[LanceField] = Seq(
-    LanceField(0, -1, "object_id", LogicalType.Utf8, nullable = false,
-      Map("lance-schema:unenforced-primary-key:position" -> "0".getBytes(UTF_8)), Nil),
+    LanceField(
+      0,
+      -1,
+      "object_id",
+      LogicalType.Utf8,
+      nullable = false,
+      Map("lance-schema:unenforced-primary-key:position" -> "0".getBytes(UTF_8)),
+      Nil
+    ),
     LanceField(1, -1, "object_type", LogicalType.Utf8, nullable = false, Map.empty, Nil),
     LanceField(2, -1, "location", LogicalType.Utf8, nullable = true, Map.empty, Nil),
     LanceField(3, -1, "metadata", LogicalType.Utf8, nullable = true, Map.empty, Nil),
-    LanceField(4, -1, "base_objects", LogicalType.List, nullable = true, Map.empty,
-      Seq(LanceField(5, 4, "object_id", LogicalType.Utf8, nullable = true, Map.empty, Nil))))
+    LanceField(
+      4,
+      -1,
+      "base_objects",
+      LogicalType.List,
+      nullable = true,
+      Map.empty,
+      Seq(LanceField(5, 4, "object_id", LogicalType.Utf8, nullable = true, Map.empty, Nil))
+    )
+  )
 }

@@ -46,15 +46,22 @@ object ColumnCast {
    * returns the Merge committing them with the data files written (deleted by the caller
    * when the commit fails).
    */
-  def write(fileIO: FileIO, s: Snapshot, casts: Seq[(String, LogicalType)]): (Merge, Seq[String]) = {
+  def write(
+      fileIO: FileIO,
+      s: Snapshot,
+      casts: Seq[(String, LogicalType)]
+  ): (Merge, Seq[String]) = {
     val root = Paths.stripTrailingSlash(s.root)
     val olds = casts.map { case (name, to) =>
       val f = s.schema.fields.find(_.name == name).getOrElse(throw LanceErrors
         .invalidSchemaChange(root, s"column '$name' does not exist"))
       if (!supported(f.logicalType, to))
-        throw LanceErrors.invalidSchemaChange(root, s"column '$name' cannot change type from " +
-          s"${f.logicalType.text} to ${to.text}: only widenings every value survives exactly " +
-          "(integers to wider integers, float32 to float64, wider decimals)")
+        throw LanceErrors.invalidSchemaChange(
+          root,
+          s"column '$name' cannot change type from " +
+            s"${f.logicalType.text} to ${to.text}: only widenings every value survives exactly " +
+            "(integers to wider integers, float32 to float64, wider decimals)"
+        )
       f
     }
     val first = SchemaEdits.firstFreeId(s.manifest)
@@ -78,26 +85,45 @@ object ColumnCast {
       (Merge(fragments, fields, rewritesRows = true), written.toSeq)
     } catch {
       case e: Throwable =>
-        written.foreach(p => try fileIO.delete(p) catch { case _: Exception => })
+        written.foreach(p =>
+          try fileIO.delete(p)
+          catch { case _: Exception => }
+        )
         throw e
     }
   }
 
-  private def castFragment(fileIO: FileIO, s: Snapshot,
-      frag: TableProtos.DataFragment, olds: Seq[LanceField],
-      news: Seq[LanceField], version: FileVersion, path: String, name: String): NewDataFile = {
+  private def castFragment(
+      fileIO: FileIO,
+      s: Snapshot,
+      frag: TableProtos.DataFragment,
+      olds: Seq[LanceField],
+      news: Seq[LanceField],
+      version: FileVersion,
+      path: String,
+      name: String
+  ): NewDataFile = {
     val ref = FragmentRef(s.root, s, frag)
     val w = new LanceFileWriter(new StreamSink(fileIO.create(path)), news, version)
     try {
       val r = new FragmentReader(fileIO, ref, olds, DeletionVector.Empty, 0, ref.physicalRows)
       try while (r.remaining > 0) {
-        val (arrays, n) = r.next(math.min(BatchRows.toLong, r.remaining).toInt)
-        w.write(arrays.indices.map(i => cast(arrays(i), olds(i).logicalType,
-          news(i).logicalType, n)).toArray)
-      } finally r.close()
+          val (arrays, n) = r.next(math.min(BatchRows.toLong, r.remaining).toInt)
+          w.write(arrays.indices.map(i =>
+            cast(arrays(i), olds(i).logicalType, news(i).logicalType, n)
+          ).toArray)
+        }
+      finally r.close()
       val done = w.finish()
-      NewDataFile(name, done.fieldIds, done.columnIndices, version.major, version.minor,
-        done.sizeBytes, done.numRows)
+      NewDataFile(
+        name,
+        done.fieldIds,
+        done.columnIndices,
+        version.major,
+        version.minor,
+        done.sizeBytes,
+        done.numRows
+      )
     } finally w.close()
   }
 
@@ -107,16 +133,20 @@ object ColumnCast {
   }
 
   /** One batch of `from` values as `to` (a supported pair). */
-  private[txn] def cast(a: ColumnArray, from: LogicalType, to: LogicalType, n: Int)
-      : ColumnArray = a match {
-    case _: NullArray => // the column is absent from this fragment: all null
-      new FixedWidthArray(n, Array.fill(n)(true), widthOf(to), new Array[Byte](n * widthOf(to)))
-    case in: FixedWidthArray => castValues(in, from, to, n)
-    case other => throw new IllegalStateException(s"cannot cast ${other.getClass.getSimpleName}")
-  }
+  private[txn] def cast(a: ColumnArray, from: LogicalType, to: LogicalType, n: Int): ColumnArray =
+    a match {
+      case _: NullArray => // the column is absent from this fragment: all null
+        new FixedWidthArray(n, Array.fill(n)(true), widthOf(to), new Array[Byte](n * widthOf(to)))
+      case in: FixedWidthArray => castValues(in, from, to, n)
+      case other => throw new IllegalStateException(s"cannot cast ${other.getClass.getSimpleName}")
+    }
 
-  private def castValues(in: FixedWidthArray, from: LogicalType, to: LogicalType, n: Int)
-      : ColumnArray = {
+  private def castValues(
+      in: FixedWidthArray,
+      from: LogicalType,
+      to: LogicalType,
+      n: Int
+  ): ColumnArray = {
     val src = java.nio.ByteBuffer.wrap(in.data).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     val width = widthOf(to)
     val out = java.nio.ByteBuffer.allocate(n * width).order(java.nio.ByteOrder.LITTLE_ENDIAN)

@@ -34,7 +34,8 @@ final case class ColumnUpdate(
     files: Map[Long, TableProtos.DataFile],
     matched: Map[Long, RoaringBitmap],
     fieldsModified: Seq[Int],
-    updated: Seq[TableProtos.DataFragment] = Nil) extends Operation with IndexEdit {
+    updated: Seq[TableProtos.DataFragment] = Nil
+) extends Operation with IndexEdit {
   override def name: String = "Update"
 
   override def writeTo(t: Transaction.Builder): Unit = {
@@ -58,14 +59,19 @@ final case class ColumnUpdate(
     val present = m.manifest.getFragmentsList.asScala.map(_.getId).toSet
     val gone = files.keySet -- present
     if (gone.nonEmpty)
-      throw LanceErrors.concurrentModification(m.root, m.readVersion, s"fragment(s) " +
-        s"${gone.toSeq.sorted.mkString(", ")} this update rewrites columns of are gone",
-        retryable = false)
+      throw LanceErrors.concurrentModification(
+        m.root,
+        m.readVersion,
+        s"fragment(s) " +
+          s"${gone.toSeq.sorted.mkString(", ")} this update rewrites columns of are gone",
+        retryable = false
+      )
     val done = m.manifest.getFragmentsBuilderList.asScala.filter(f => files.contains(f.getId))
       .map { f =>
         val kept = f.getFilesList.asScala.map { d =>
           val ids = d.getFieldsList.asScala.map(id =>
-            if (modified(id.intValue)) -2 else id.intValue)
+            if (modified(id.intValue)) -2 else id.intValue
+          )
           d.toBuilder.clearFields().addAllFields(ids.map(Int.box).asJava).build()
         }.filter(_.getFieldsList.asScala.exists(_.intValue != -2))
         f.clearFiles().addAllFiles(kept.asJava).addFiles(files(f.getId))
@@ -82,12 +88,17 @@ final case class ColumnUpdate(
 
   override def editsIndices: Boolean = true
 
-  override def editIndices(root: String, readVersion: Long,
-      indices: Seq[TableProtos.IndexMetadata]): Seq[TableProtos.IndexMetadata] = {
+  override def editIndices(
+      root: String,
+      readVersion: Long,
+      indices: Seq[TableProtos.IndexMetadata]
+  ): Seq[TableProtos.IndexMetadata] = {
     val modified = fieldsModified.toSet
     indices.map { i =>
-      if (i.getFragmentBitmap.isEmpty ||
-          !i.getFieldsList.asScala.exists(f => modified(f.intValue))) i
+      if (
+        i.getFragmentBitmap.isEmpty ||
+        !i.getFieldsList.asScala.exists(f => modified(f.intValue))
+      ) i
       else {
         val bitmap = Rewrite.bitmap(i)
         files.keys.foreach(id => bitmap.remove(id.toInt))
@@ -99,8 +110,8 @@ final case class ColumnUpdate(
   override def conflictRow: ConflictRow = ConflictRow.ColumnUpdate
 
   override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
-    def overlap(ids: Set[Long], what: String): Resolution = Resolution.retryableOnOverlap(c, ids,
-      what, files.keySet, "this update rewrites columns of")
+    def overlap(ids: Set[Long], what: String): Resolution =
+      Resolution.retryableOnOverlap(c, ids, what, files.keySet, "this update rewrites columns of")
     kind match {
       case OperationKind.Rewrite => overlap(c.rewrittenFragmentIds, "rewrote")
       case OperationKind.DataReplacement =>

@@ -11,12 +11,14 @@ import io.sparklance.storage.s3.{DynamoDbClient, S3Config, S3FileIO}
  * plugs in here later.
  */
 trait CommitHandler extends Serializable {
+
   /** Writes `bytes` at `path` unless something is there; false when another writer was first. */
   def commit(path: String, bytes: Array[Byte]): Boolean
 }
 
 object CommitHandler {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[CommitHandler])
+
   /** DynamoDB tables whose key schema was checked (once per table, as pylance does). */
   private val checkedTables = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
@@ -39,8 +41,7 @@ object CommitHandler {
   /** The option (or Hadoop setting) that accepts rename commits on such a store. */
   val UnsafeRenameCommit = "unsafe_rename_commit"
 
-  private def renameOnObjectStore(fileIO: FileIO, root: String, scheme: String)
-      : CommitHandler = {
+  private def renameOnObjectStore(fileIO: FileIO, root: String, scheme: String): CommitHandler = {
     val allowed = fileIO match {
       case r: RoutingFileIO =>
         r.setting(UnsafeRenameCommit).exists(_.trim.equalsIgnoreCase("true"))
@@ -62,11 +63,15 @@ object CommitHandler {
       case r: RoutingFileIO => r.s3Config
       case s: S3FileIO => s.config
       case other => throw LanceErrors.unsupported(
-        s"$root: s3+ddb:// commits need the connector's S3 storage, not ${other.getClass}")
+          s"$root: s3+ddb:// commits need the connector's S3 storage, not ${other.getClass}"
+        )
     }
-    val table = config.ddbTableName.getOrElse(throw LanceErrors.invalidOption("ddbTableName",
-      "", s"$root commits through DynamoDB: name its table as pylance does " +
-        "(s3+ddb://bucket/path?ddbTableName=t) or with the option ddbTableName"))
+    val table = config.ddbTableName.getOrElse(throw LanceErrors.invalidOption(
+      "ddbTableName",
+      "",
+      s"$root commits through DynamoDB: name its table as pylance does " +
+        "(s3+ddb://bucket/path?ddbTableName=t) or with the option ddbTableName"
+    ))
     val store = new DynamoDbManifestStore(new DynamoDbClient(config), table)
     if (!checkedTables.contains(table)) {
       store.checkTable()

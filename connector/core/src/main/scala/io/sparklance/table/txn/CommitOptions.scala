@@ -20,14 +20,18 @@ final case class CommitOptions(
      * Recorded in the transaction's `transaction_properties`, as pylance's
      * `transaction_properties`; a commit message goes under [[CommitOptions.CommitMessageKey]].
      */
-    transactionProperties: Map[String, String] = Map.empty) {
+    transactionProperties: Map[String, String] = Map.empty
+) {
 
   /** These options with `message` as the commit message (pylance's `commit_message`). */
   def withCommitMessage(message: String): CommitOptions =
-    copy(transactionProperties = transactionProperties + (CommitOptions.CommitMessageKey -> message))
+    copy(transactionProperties =
+      transactionProperties + (CommitOptions.CommitMessageKey -> message)
+    )
 }
 
 object CommitOptions {
+
   /** The reserved property pylance stores `commit_message` under. */
   val CommitMessageKey = "__lance_commit_message"
 }

@@ -24,16 +24,20 @@ final case class CommittedTransaction(version: Long, txn: Option[Transaction]) {
 
   /** Fragments whose deletion vector or data a Delete or Update committed here changed. */
   def updatedFragmentIds: Set[Long] = deleteOrUpdate(
-    _.getUpdatedFragmentsList.asScala.map(_.getId), _.getUpdatedFragmentsList.asScala.map(_.getId))
+    _.getUpdatedFragmentsList.asScala.map(_.getId),
+    _.getUpdatedFragmentsList.asScala.map(_.getId)
+  )
 
   /** Fragments a Delete or Update committed here removed whole. */
   def removedFragmentIds: Set[Long] = deleteOrUpdate(
     _.getDeletedFragmentIdsList.asScala.map(_.longValue),
-    _.getRemovedFragmentIdsList.asScala.map(_.longValue))
+    _.getRemovedFragmentIdsList.asScala.map(_.longValue)
+  )
 
   private def deleteOrUpdate(
       ofDelete: Transaction.Delete => Iterable[Long],
-      ofUpdate: Transaction.Update => Iterable[Long]): Set[Long] = txn.map { t =>
+      ofUpdate: Transaction.Update => Iterable[Long]
+  ): Set[Long] = txn.map { t =>
     t.getOperationCase match {
       case DELETE => ofDelete(t.getDelete).toSet
       case UPDATE => ofUpdate(t.getUpdate).toSet

@@ -71,8 +71,14 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
       if (handler.commit(path, bytes)) {
         CommitPauses.at("after-manifest")
         writeHint(mb.version)
-        log.info("Committed {} as version {} of {} (read version {}, attempt {})",
-          op.name, Long.box(mb.version), root, Long.box(readVersion), Int.box(attempt))
+        log.info(
+          "Committed {} as version {} of {} (read version {}, attempt {})",
+          op.name,
+          Long.box(mb.version),
+          root,
+          Long.box(readVersion),
+          Int.box(attempt)
+        )
         return CommitResult(mb.version, path, attempt)
       }
       // Another writer committed this version: check everything committed since our base.
@@ -81,13 +87,23 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
       resolver.check(op, readVersion, txnLog.between(mb.version - 1, newest.version))
       val elapsedMs = (System.nanoTime() - started) / 1000000L
       if (attempt > options.maxRetries || elapsedMs >= options.maxRetryTime.toMillis)
-        throw LanceErrors.concurrentModification(root, readVersion,
+        throw LanceErrors.concurrentModification(
+          root,
+          readVersion,
           s"gave up after $attempt attempts in $elapsedMs ms: other writers kept committing " +
-            "new versions")
+            "new versions"
+        )
       val wait = backoff(attempt)
-      log.info("Version {} of {} was taken; retrying {} on version {} in {} ms (attempt {} of {})",
-        Long.box(mb.version), root, op.name, Long.box(newest.version), Long.box(wait),
-        Int.box(attempt + 1), Int.box(options.maxRetries + 1))
+      log.info(
+        "Version {} of {} was taken; retrying {} on version {} in {} ms (attempt {} of {})",
+        Long.box(mb.version),
+        root,
+        op.name,
+        Long.box(newest.version),
+        Long.box(wait),
+        Int.box(attempt + 1),
+        Int.box(options.maxRetries + 1)
+      )
       if (wait > 0) Thread.sleep(wait)
       base = Some(newest)
       attempt += 1
@@ -117,9 +133,15 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
           val elapsedMs = (System.nanoTime() - started) / 1000000L
           if (runs > options.maxRetries || elapsedMs >= options.maxRetryTime.toMillis) throw e
           val newest = LanceDataset.open(fileIO, root).open(VersionSpec.Latest)
-          log.info("Re-running an operation read at version {} of {} on version {} after a " +
-            "retryable conflict (run {}): {}", Long.box(snapshot.map(_.version).getOrElse(0L)),
-            root, Long.box(newest.version), Int.box(runs + 1), e.getMessage)
+          log.info(
+            "Re-running an operation read at version {} of {} on version {} after a " +
+              "retryable conflict (run {}): {}",
+            Long.box(snapshot.map(_.version).getOrElse(0L)),
+            root,
+            Long.box(newest.version),
+            Int.box(runs + 1),
+            e.getMessage
+          )
           snapshot = Some(newest)
           runs += 1
       }
@@ -129,8 +151,10 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
 
   /** Full jitter: uniform in [0, min(max, initial * 2^(attempt-1))]. */
   private def backoff(attempt: Int): Long = {
-    val cap = math.min(options.maxBackoff.toMillis,
-      options.initialBackoff.toMillis * (1L << math.min(attempt - 1, 20)))
+    val cap = math.min(
+      options.maxBackoff.toMillis,
+      options.initialBackoff.toMillis * (1L << math.min(attempt - 1, 20))
+    )
     if (cap <= 0) 0L else (random.nextDouble() * cap).toLong
   }
 

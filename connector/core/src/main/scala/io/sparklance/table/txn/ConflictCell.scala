@@ -7,6 +7,7 @@ package io.sparklance.table.txn
 sealed abstract class ConflictCell extends Product with Serializable
 
 object ConflictCell {
+
   /** Commit on top of it: the next manifest is built again from the newer version. */
   case object Rebase extends ConflictCell
 

@@ -11,12 +11,15 @@ sealed abstract class ConflictRow(val name: String) extends Product with Seriali
 
 object ConflictRow {
   case object Append extends ConflictRow("Append")
+
   /** An Overwrite that must create the dataset (error-if-exists, ignore). */
   case object Create extends ConflictRow("Overwrite (create)")
   case object Overwrite extends ConflictRow("Overwrite")
   case object Delete extends ConflictRow("Delete")
+
   /** Rows deleted where they were and written again (UPDATE, MERGE INTO, merge-insert). */
   case object Update extends ConflictRow("Update (rows)")
+
   /** Columns of whole fragments rewritten in place (`update_columns`, backfills). */
   case object ColumnUpdate extends ConflictRow("Update (columns)")
   case object Restore extends ConflictRow("Restore")
@@ -29,7 +32,20 @@ object ConflictRow {
   case object DataReplacement extends ConflictRow("DataReplacement")
 
   /** Every row, in the order TRANSACTIONS.md lists them. */
-  val all: Seq[ConflictRow] = Seq(Append, Create, Overwrite, Delete, Update, ColumnUpdate,
-    Restore, UpdateConfig, Project, Merge, ReserveFragments, CreateIndex, Rewrite,
-    DataReplacement)
+  val all: Seq[ConflictRow] = Seq(
+    Append,
+    Create,
+    Overwrite,
+    Delete,
+    Update,
+    ColumnUpdate,
+    Restore,
+    UpdateConfig,
+    Project,
+    Merge,
+    ReserveFragments,
+    CreateIndex,
+    Rewrite,
+    DataReplacement
+  )
 }

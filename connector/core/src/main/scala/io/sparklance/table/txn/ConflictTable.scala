@@ -45,7 +45,8 @@ object ConflictTable {
   /** What an operation's `refine` throws for a kind its row does not mark as Depends. */
   def noRule(op: Operation, kind: OperationKind): Nothing =
     throw new IllegalStateException(
-      s"the conflict table sends ${op.conflictRow.name} against ${kind.name} to no rule")
+      s"the conflict table sends ${op.conflictRow.name} against ${kind.name} to no rule"
+    )
 
   // An append only adds fragments: it lands on top of everything but what replaced the data.
   private def append(k: OperationKind): ConflictCell = k match {
@@ -82,7 +83,7 @@ object ConflictTable {
       C.Incompatible("replaced the data this Delete was based on")
     case K.Merge => C.Retry("rewrote every fragment's columns")
     case K.Update => C.Depends("retryable when it rewrote columns of, or moved every row " +
-      "out of, a fragment this deletes from")
+        "out of, a fragment this deletes from")
     case K.Rewrite | K.DataReplacement =>
       C.Depends("retryable when it rewrote a fragment this deletes from")
     case K.Append | K.Delete | K.CreateIndex | K.ReserveFragments | K.Project | K.UpdateConfig |
@@ -95,9 +96,9 @@ object ConflictTable {
     case K.Overwrite | K.Restore => C.Incompatible("replaced the data this Update read")
     case K.Merge => C.Retry("rewrote every fragment's columns")
     case K.Append => C.Depends("retryable when this inserts primary keys (it may have added " +
-      "them)")
+        "them)")
     case K.Update => C.Depends("retryable when both insert keys that may meet, or it " +
-      "removed or rewrote columns of a fragment this changes")
+        "removed or rewrote columns of a fragment this changes")
     case K.Delete => C.Depends("retryable when it removed a fragment this changes")
     case K.Rewrite | K.DataReplacement =>
       C.Depends("retryable when it rewrote a fragment this changes")
@@ -126,9 +127,9 @@ object ConflictTable {
 
   private def updateConfig(k: OperationKind): ConflictCell = k match {
     case K.Overwrite => C.Depends("incompatible when this changes schema or field metadata, " +
-      "or both set a config key")
+        "or both set a config key")
     case K.UpdateConfig => C.Depends("incompatible when both change a config key, the schema " +
-      "metadata or one field's metadata")
+        "metadata or one field's metadata")
     case K.Append | K.Delete | K.CreateIndex | K.Rewrite | K.Merge | K.Restore |
         K.ReserveFragments | K.Update | K.Project | K.DataReplacement | K.UpdateMemWalState |
         K.Clone | K.UpdateBases | K.DataOverlay => Rebase
@@ -166,7 +167,7 @@ object ConflictTable {
     case K.Rewrite => C.Depends("retryable when it rewrote a fragment this index covers")
     case K.DataReplacement => C.Depends("retryable when it replaced an indexed column's data")
     case K.Update => C.Depends("retryable when it rewrote the indexed column in a fragment " +
-      "this index covers")
+        "this index covers")
     case K.Append | K.Delete | K.Merge | K.ReserveFragments | K.Project | K.UpdateConfig |
         K.Clone | K.UpdateBases | K.DataOverlay => Rebase
   }
@@ -177,7 +178,7 @@ object ConflictTable {
     case K.Delete | K.Update | K.Rewrite | K.DataReplacement =>
       C.Depends("retryable when it changed a fragment this compacts")
     case K.CreateIndex => C.Depends("retryable when it covers a fragment this compacts, or " +
-      "dropped or replaced an index this remaps")
+        "dropped or replaced an index this remaps")
     case K.Append | K.ReserveFragments | K.Project | K.UpdateConfig | K.UpdateMemWalState |
         K.Clone | K.UpdateBases | K.DataOverlay => Rebase
   }
@@ -188,10 +189,10 @@ object ConflictTable {
     case K.Merge => C.Retry("changed data this DataReplacement replaces")
     case K.Delete => C.Depends("incompatible when it removed a fragment this replaces")
     case K.Update => C.Depends("incompatible when it removed a fragment this replaces; " +
-      "retryable when it changed one")
+        "retryable when it changed one")
     case K.Rewrite => C.Depends("retryable when it rewrote a fragment this replaces")
     case K.DataReplacement => C.Depends("retryable when it replaced a field this replaces in " +
-      "the same fragment")
+        "the same fragment")
     case K.CreateIndex => C.Depends("retryable when it indexed a field this replaces")
     case K.Project => C.Depends("incompatible when it dropped a field this replaces")
     case K.Append | K.ReserveFragments | K.UpdateConfig | K.Clone | K.UpdateBases |

@@ -20,7 +20,7 @@ import io.sparklance.table.ManifestFile
  * stay masked by deletion files, as in pylance).
  */
 final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq[IndexMetadata])
-  extends Operation with IndexEdit {
+    extends Operation with IndexEdit {
   override def name: String = "CreateIndex"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -32,8 +32,11 @@ final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq
   override def editsIndices: Boolean = true
 
   /** The next index section: the base version's indices without the removed ones, plus ours. */
-  override def editIndices(root: String, readVersion: Long, indices: Seq[IndexMetadata])
-      : Seq[IndexMetadata] = {
+  override def editIndices(
+      root: String,
+      readVersion: Long,
+      indices: Seq[IndexMetadata]
+  ): Seq[IndexMetadata] = {
     val removed = removedIndices.map(i => ManifestFile.uuidText(i.getUuid)).toSet
     indices.filterNot(i => removed(ManifestFile.uuidText(i.getUuid))) ++ newIndices
   }
@@ -54,8 +57,13 @@ final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq
       if (same.isEmpty) Resolution.Rebase
       else Resolution.Retryable(s"the ${c.operationName} also created index ${same.mkString(", ")}")
     case OperationKind.Rewrite =>
-      Resolution.retryableOnOverlap(c, c.rewrittenFragmentIds, "rewrote", covered,
-        "this index covers, so its row addresses no longer hold")
+      Resolution.retryableOnOverlap(
+        c,
+        c.rewrittenFragmentIds,
+        "rewrote",
+        covered,
+        "this index covers, so its row addresses no longer hold"
+      )
     case OperationKind.DataReplacement =>
       val hit = c.txn.get.getDataReplacement.getReplacementsList.asScala.exists { r =>
         r.getNewFile.getFieldsList.asScala.exists(f => indexedFields(f.intValue))
@@ -65,8 +73,13 @@ final case class CreateIndex(newIndices: Seq[IndexMetadata], removedIndices: Seq
     case OperationKind.Update =>
       val u = c.txn.get.getUpdate
       if (u.getFieldsModifiedList.asScala.exists(f => indexedFields(f.intValue)))
-        Resolution.retryableOnOverlap(c, c.updatedFragmentIds, "rewrote the indexed column in",
-          covered, "this index covers")
+        Resolution.retryableOnOverlap(
+          c,
+          c.updatedFragmentIds,
+          "rewrote the indexed column in",
+          covered,
+          "this index covers"
+        )
       else Resolution.Rebase
     case other => ConflictTable.noRule(this, other)
   }

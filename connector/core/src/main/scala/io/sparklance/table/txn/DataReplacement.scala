@@ -23,7 +23,7 @@ import io.sparklance.proto.TransactionProtos.Transaction
  * keeps the fragment, UpdateConfig, ReserveFragments, changes to other fragments or fields).
  */
 final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)])
-  extends Operation {
+    extends Operation {
   override def name: String = "DataReplacement"
 
   private def fields: Seq[Int] =
@@ -33,7 +33,8 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
     t.setDataReplacement(Transaction.DataReplacement.newBuilder().addAllReplacements(
       replacements.map { case (id, f) =>
         Transaction.DataReplacementGroup.newBuilder().setFragmentId(id).setNewFile(f).build()
-      }.asJava))
+      }.asJava
+    ))
 
   override def applyTo(m: ManifestBuilder): Operation = {
     val fieldSets = replacements.map(_._2.getFieldsList.asScala.toSeq).distinct
@@ -48,9 +49,11 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
     b.getFragmentsBuilderList.asScala.filter(f => byId.contains(f.getId)).foreach { f =>
       val next = byId(f.getId)
       val files = f.getFilesBuilderList.asScala
-      val same = files.filter(d => d.getFieldsList.asScala.map(_.intValue) == fields &&
-        d.getFileMajorVersion == next.getFileMajorVersion &&
-        d.getFileMinorVersion == next.getFileMinorVersion)
+      val same = files.filter(d =>
+        d.getFieldsList.asScala.map(_.intValue) == fields &&
+          d.getFileMajorVersion == next.getFileMajorVersion &&
+          d.getFileMinorVersion == next.getFileMinorVersion
+      )
       val covered = files.exists(_.getFieldsList.asScala.exists(id => ids(id.intValue)))
       if (same.nonEmpty) same.foreach { d =>
         d.setPath(next.getPath).setFileSizeBytes(next.getFileSizeBytes)
@@ -70,9 +73,13 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
     }
     val missing = byId.keySet -- b.getFragmentsList.asScala.map(_.getId)
     if (missing.nonEmpty)
-      throw LanceErrors.concurrentModification(m.root, m.readVersion, s"fragment(s) " +
-        s"${missing.toSeq.sorted.mkString(", ")} this DataReplacement replaces are gone",
-        retryable = false)
+      throw LanceErrors.concurrentModification(
+        m.root,
+        m.readVersion,
+        s"fragment(s) " +
+          s"${missing.toSeq.sorted.mkString(", ")} this DataReplacement replaces are gone",
+        retryable = false
+      )
     this
   }
 
@@ -97,8 +104,10 @@ final case class DataReplacement(replacements: Seq[(Long, TableProtos.DataFile)]
       case OperationKind.Rewrite => retryIf((c.rewrittenFragmentIds & mine).nonEmpty)
       case OperationKind.DataReplacement =>
         retryIf(c.txn.get.getDataReplacement.getReplacementsList.asScala.exists { g =>
-          mine(g.getFragmentId) && g.getNewFile.getFieldsList.asScala.exists(f => fields
-            .contains(f.intValue))
+          mine(g.getFragmentId) && g.getNewFile.getFieldsList.asScala.exists(f =>
+            fields
+              .contains(f.intValue)
+          )
         })
       case OperationKind.Project =>
         val kept = c.txn.get.getProject.getSchemaList.asScala.map(_.getId).toSet

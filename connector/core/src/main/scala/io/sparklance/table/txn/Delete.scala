@@ -26,7 +26,8 @@ final case class Delete(
     rows: Map[Long, RoaringBitmap],
     predicate: String = "",
     updated: Seq[TableProtos.DataFragment] = Nil,
-    removed: Seq[Long] = Nil) extends Operation {
+    removed: Seq[Long] = Nil
+) extends Operation {
   override def name: String = "Delete"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -45,8 +46,14 @@ final case class Delete(
   /** pylance's resolver for a Delete whose affected rows are known (`conflict_resolver.rs`). */
   override def refine(kind: OperationKind, c: CommittedTransaction): Resolution = {
     def touched(ids: Set[Long], what: String): Resolution =
-      Resolution.retryableOnOverlap(c, ids, what, rows.keySet, "this Delete deletes from, so " +
-        "its row offsets no longer address the same rows")
+      Resolution.retryableOnOverlap(
+        c,
+        ids,
+        what,
+        rows.keySet,
+        "this Delete deletes from, so " +
+          "its row offsets no longer address the same rows"
+      )
     kind match {
       case OperationKind.Update =>
         val u = c.txn.get.getUpdate

@@ -25,14 +25,21 @@ import io.sparklance.table.DeletionVector
  * named `{fragment_id}-{read_version}-{random u64}` so concurrent writers never collide.
  */
 object DeletionFileWriter {
+
   /** Lance's `BITMAP_THRESDHOLD`: at this many deletions the vector is a bitmap. */
   val BitmapThreshold = 5000
 
   private val random = new java.security.SecureRandom()
 
   /** `asBitmap` forces the Roaring form whatever the count (see `Delete` for when pylance does). */
-  def write(io: FileIO, root: String, fragmentId: Long, readVersion: Long,
-      deleted: RoaringBitmap, asBitmap: Boolean = false): TableProtos.DeletionFile = {
+  def write(
+      io: FileIO,
+      root: String,
+      fragmentId: Long,
+      readVersion: Long,
+      deleted: RoaringBitmap,
+      asBitmap: Boolean = false
+  ): TableProtos.DeletionFile = {
     val n = deleted.getLongCardinality
     val kind =
       if (asBitmap || n >= BitmapThreshold) TableProtos.DeletionFile.DeletionFileType.BITMAP
@@ -58,7 +65,8 @@ object DeletionFileWriter {
   }
 
   private val schema = new Schema(
-    Seq(new Field("row_id", FieldType.notNullable(new ArrowType.Int(32, false)), null)).asJava)
+    Seq(new Field("row_id", FieldType.notNullable(new ArrowType.Int(32, false)), null)).asJava
+  )
 
   private def arrow(deleted: RoaringBitmap): Array[Byte] = {
     val allocator = new RootAllocator(Long.MaxValue)
@@ -75,7 +83,8 @@ object DeletionFileWriter {
         vsr.setRowCount(n)
         val out = new ByteArrayOutputStream()
         val w = new ArrowFileWriter(vsr, null, Channels.newChannel(out))
-        try { w.start(); w.writeBatch(); w.end() } finally w.close()
+        try { w.start(); w.writeBatch(); w.end() }
+        finally w.close()
         out.toByteArray
       } finally vsr.close()
     } finally allocator.close()

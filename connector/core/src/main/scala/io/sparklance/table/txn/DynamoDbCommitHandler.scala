@@ -25,6 +25,7 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
   import DynamoDbCommitHandler.log
 
   private val rootLocation = S3Location(Paths.stripTrailingSlash(root))
+
   /** The dataset's key in its bucket: pylance's `base_uri`. */
   val baseUri: String = rootLocation.key.stripSuffix("/")
 
@@ -34,7 +35,8 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
   override def commit(path: String, bytes: Array[Byte]): Boolean = {
     val name = path.substring(path.lastIndexOf('/') + 1)
     val version = ManifestNaming.parse(name).map(_._1).getOrElse(
-      throw LanceErrors.unsupported(s"not a manifest name: $path"))
+      throw LanceErrors.unsupported(s"not a manifest name: $path")
+    )
     val staging = s"$path-${UUID.randomUUID()}"
     val stagingKey = S3Location(staging).key
     fileIO.write(staging, bytes)
@@ -64,14 +66,17 @@ final class DynamoDbCommitHandler(fileIO: FileIO, root: String, store: DynamoDbM
     val finalKey = record.path.substring(0, record.path.lastIndexOf(".manifest") + 9)
     val staging = url(record.path)
     val target = url(finalKey)
-    val bytes = known.orElse(try Some(fileIO.readFully(staging)) catch {
+    val bytes = known.orElse(try Some(fileIO.readFully(staging))
+    catch {
       case _: FileNotFoundException => None
     })
     bytes match {
       case Some(b) => fileIO.write(target, b)
       case None =>
         // Another writer finished and removed the staging copy: the final one must be there.
-        val there = try Some(fileIO.size(target)) catch { case _: FileNotFoundException => None }
+        val there =
+          try Some(fileIO.size(target))
+          catch { case _: FileNotFoundException => None }
         if (there.isEmpty || record.size.exists(_ != there.get)) {
           val found = there.fold("does not exist")(n => s"has $n bytes, not ${record.size.get}")
           throw LanceErrors.unsupported(s"Version ${record.version} of $root is recorded in " +

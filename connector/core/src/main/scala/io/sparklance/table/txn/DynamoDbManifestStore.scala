@@ -10,6 +10,7 @@ import io.sparklance.storage.s3.{DynamoDbClient, DynamoDbException}
 
 /** One row of the external manifest store: where `version`'s manifest is, and its size. */
 final case class ManifestRecord(version: Long, path: String, size: Option[Long]) {
+
   /** A staging manifest (`….manifest-{uuid}`) not yet copied to its final name. */
   def staged: Boolean = !path.endsWith(".manifest")
 }
@@ -27,18 +28,27 @@ final class DynamoDbManifestStore(client: DynamoDbClient, val tableName: String)
 
   /** Fails unless the table exists with pylance's key schema. */
   def checkTable(): Unit = {
-    val answer = try client.call("DescribeTable", request()) catch {
-      case e: DynamoDbException if e.errorType == "ResourceNotFoundException" =>
-        throw LanceErrors.invalidOption("ddbTableName", tableName,
-          "no such DynamoDB table; create it with keys base_uri (string, HASH) and version " +
-            "(number, RANGE)")
-    }
+    val answer =
+      try client.call("DescribeTable", request())
+      catch {
+        case e: DynamoDbException if e.errorType == "ResourceNotFoundException" =>
+          throw LanceErrors.invalidOption(
+            "ddbTableName",
+            tableName,
+            "no such DynamoDB table; create it with keys base_uri (string, HASH) and version " +
+              "(number, RANGE)"
+          )
+      }
     val keys = Option(answer.path("Table").get("KeySchema")).map(_.elements().asScala.map(k =>
-      k.path("AttributeName").asText() -> k.path("KeyType").asText()).toMap).getOrElse(Map.empty)
+      k.path("AttributeName").asText() -> k.path("KeyType").asText()
+    ).toMap).getOrElse(Map.empty)
     if (keys != Map(BaseUri -> "HASH", Version -> "RANGE"))
-      throw LanceErrors.invalidOption("ddbTableName", tableName,
+      throw LanceErrors.invalidOption(
+        "ddbTableName",
+        tableName,
         s"the table's keys are ${keys.mkString(", ")}; Lance needs base_uri (HASH) and " +
-          "version (RANGE)")
+          "version (RANGE)"
+      )
   }
 
   private def item(baseUri: String, version: Long, path: String, size: Long): ObjectNode = {
@@ -54,20 +64,25 @@ final class DynamoDbManifestStore(client: DynamoDbClient, val tableName: String)
 
   private def conditionalPut(r: ObjectNode, condition: String): Boolean = {
     r.put("ConditionExpression", condition)
-    try { client.call("PutItem", r); true } catch {
+    try { client.call("PutItem", r); true }
+    catch {
       case e: DynamoDbException if e.errorType == "ConditionalCheckFailedException" => false
     }
   }
 
   /** Records `version` at `path` unless it is recorded; false when it was. */
   def putIfNotExists(baseUri: String, version: Long, path: String, size: Long): Boolean =
-    conditionalPut(item(baseUri, version, path, size),
-      s"attribute_not_exists($BaseUri) AND attribute_not_exists($Version)")
+    conditionalPut(
+      item(baseUri, version, path, size),
+      s"attribute_not_exists($BaseUri) AND attribute_not_exists($Version)"
+    )
 
   /** Points the recorded `version` at `path`; false when it is not recorded. */
   def putIfExists(baseUri: String, version: Long, path: String, size: Long): Boolean =
-    conditionalPut(item(baseUri, version, path, size),
-      s"attribute_exists($BaseUri) AND attribute_exists($Version)")
+    conditionalPut(
+      item(baseUri, version, path, size),
+      s"attribute_exists($BaseUri) AND attribute_exists($Version)"
+    )
 
   def get(baseUri: String, version: Long): Option[ManifestRecord] = {
     val r = request().put("ConsistentRead", true)
@@ -81,9 +96,11 @@ final class DynamoDbManifestStore(client: DynamoDbClient, val tableName: String)
     def field(name: String, kind: String): Option[String] =
       Option(it.get(name)).flatMap(v => Option(v.get(kind))).map(_.asText())
     val version = field(Version, "N").map(_.toLong).getOrElse(throw LanceErrors.unsupported(
-      s"DynamoDB table $tableName: a row without a numeric $Version"))
+      s"DynamoDB table $tableName: a row without a numeric $Version"
+    ))
     val path = field(Path, "S").getOrElse(throw LanceErrors.unsupported(
-      s"DynamoDB table $tableName: version $version has no string $Path"))
+      s"DynamoDB table $tableName: version $version has no string $Path"
+    ))
     ManifestRecord(version, path, field(Size, "N").map(_.toLong))
   }
 }
@@ -94,6 +111,7 @@ object DynamoDbManifestStore {
   val Path = "path"
   val Committer = "committer"
   val Size = "size"
+
   /** What pylance records as the committer. */
   val CommitterName = "lancedb"
 }

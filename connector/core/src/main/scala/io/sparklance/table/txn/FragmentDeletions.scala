@@ -18,9 +18,11 @@ import io.sparklance.table.{DeletionVector, FragmentRef}
  */
 final case class FragmentDeletions(
     updated: Seq[TableProtos.DataFragment],
-    removed: Seq[Long])
+    removed: Seq[Long]
+)
 
 object FragmentDeletions {
+
   /**
    * Applies `rows` to the next manifest `m` (fragments of its base). `overlap` is what to do
    * when a concurrent transaction (committed after the read version) already deleted some of
@@ -28,15 +30,23 @@ object FragmentDeletions {
    * gives; an Update must not (it would re-insert a stale copy of a row another writer moved),
    * so it fails with a retryable conflict, as pylance's rebase does ("both modified rows").
    */
-  def apply(m: ManifestBuilder, rows: Map[Long, RoaringBitmap], op: String,
-      failOnOverlap: Boolean): FragmentDeletions = {
+  def apply(
+      m: ManifestBuilder,
+      rows: Map[Long, RoaringBitmap],
+      op: String,
+      failOnOverlap: Boolean
+  ): FragmentDeletions = {
     val base = m.base.getOrElse(
-      throw LanceErrors.unsupported(s"Cannot $op rows of ${m.root}: no dataset there"))
+      throw LanceErrors.unsupported(s"Cannot $op rows of ${m.root}: no dataset there")
+    )
     val live = base.fragments.map(_.getId).toSet
     val missing = rows.keySet.filter(id => !rows(id).isEmpty && !live.contains(id))
     if (missing.nonEmpty && base.version == m.readVersion)
-      throw LanceErrors.invalidOption("rows", missing.toSeq.sorted.mkString(", "),
-        s"no such fragment(s) in version ${base.version} of ${m.root}")
+      throw LanceErrors.invalidOption(
+        "rows",
+        missing.toSeq.sorted.mkString(", "),
+        s"no such fragment(s) in version ${base.version} of ${m.root}"
+      )
     if (missing.nonEmpty && failOnOverlap)
       throw conflict(m, op, s"fragment(s) ${missing.toSeq.sorted.mkString(", ")} were removed")
     val upd = Seq.newBuilder[TableProtos.DataFragment]
@@ -47,8 +57,11 @@ object FragmentDeletions {
         case Some(ours) =>
           val ref = FragmentRef(m.root, base, f)
           if ((ours.last() & 0xffffffffL) >= f.getPhysicalRows)
-            throw LanceErrors.invalidOption("rows", (ours.last() & 0xffffffffL).toString,
-              s"fragment ${f.getId} of ${m.root} has ${f.getPhysicalRows} rows")
+            throw LanceErrors.invalidOption(
+              "rows",
+              (ours.last() & 0xffffffffL).toString,
+              s"fragment ${f.getId} of ${m.root} has ${f.getPhysicalRows} rows"
+            )
           val existing = DeletionVector.read(m.fileIO, ref).deleted
           if (failOnOverlap && RoaringBitmap.intersects(existing, ours))
             throw conflict(m, op, s"rows of fragment ${f.getId} it changes were deleted or moved")
@@ -72,7 +85,11 @@ object FragmentDeletions {
   }
 
   private def conflict(m: ManifestBuilder, op: String, why: String) =
-    LanceErrors.concurrentModification(m.root, m.readVersion,
+    LanceErrors.concurrentModification(
+      m.root,
+      m.readVersion,
       s"this $op conflicts with a transaction committed before version ${m.version} " +
-        s"(retryable conflict: $why since version ${m.readVersion})", retryable = true)
+        s"(retryable conflict: $why since version ${m.readVersion})",
+      retryable = true
+    )
 }

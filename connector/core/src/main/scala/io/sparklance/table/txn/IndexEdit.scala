@@ -8,10 +8,10 @@ import io.sparklance.proto.TableProtos.IndexMetadata
  * version's section carried over.
  */
 trait IndexEdit {
+
   /** Whether this instance changes the index section at all. */
   def editsIndices: Boolean
 
   /** The next index section's indices, from the base version's (`root`: for errors). */
-  def editIndices(root: String, readVersion: Long, indices: Seq[IndexMetadata])
-      : Seq[IndexMetadata]
+  def editIndices(root: String, readVersion: Long, indices: Seq[IndexMetadata]): Seq[IndexMetadata]
 }

@@ -50,6 +50,7 @@ final class KeyBloom private (private val words: Array[Int]) extends Serializabl
 }
 
 object KeyBloom {
+
   /** Lance's fixed configuration: 8192 keys at 0.00057, i.e. 32 KiB (1024 blocks). */
   val NumberOfItems = 8192L
   val Probability = 0.00057

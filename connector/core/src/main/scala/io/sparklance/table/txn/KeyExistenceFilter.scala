@@ -50,7 +50,7 @@ object KeyExistenceFilter {
   sealed trait Data
 
   final case class Bloom(bitmap: Array[Byte], numberOfItems: Long, probability: Double)
-    extends Data {
+      extends Data {
     override def equals(o: Any): Boolean = o match {
       case Bloom(b, n, p) => java.util.Arrays.equals(bitmap, b) && n == numberOfItems &&
         p == probability
@@ -67,9 +67,11 @@ object KeyExistenceFilter {
     val data = p.getDataCase match {
       case Transaction.KeyExistenceFilter.DataCase.BLOOM =>
         val b = p.getBloom
-        Bloom(b.getBitmap.toByteArray,
+        Bloom(
+          b.getBitmap.toByteArray,
           if (b.getNumberOfItems == 0) KeyBloom.NumberOfItems else b.getNumberOfItems,
-          if (b.getProbability == 0.0) KeyBloom.Probability else b.getProbability)
+          if (b.getProbability == 0.0) KeyBloom.Probability else b.getProbability
+        )
       case Transaction.KeyExistenceFilter.DataCase.EXACT =>
         ExactSet(p.getExact.getKeyHashesList.asScala.map(_.longValue).toSet)
       case _ => ExactSet(Set.empty)

@@ -23,7 +23,8 @@ final class ManifestBuilder(
     val root: String,
     val readVersion: Long,
     val base: Option[Snapshot],
-    val options: CommitOptions) {
+    val options: CommitOptions
+) {
 
   val version: Long = base.map(_.version).getOrElse(0L) + 1
 
@@ -93,18 +94,20 @@ final class ManifestBuilder(
    * last-updated version is this one — what pylance 14's Update writes. `sources` are the
    * fragments the moved rows came from.
    */
-  def rewrittenFragments(rows: Seq[NewRows], sources: Set[Long])
-      : Seq[TableProtos.DataFragment] =
+  def rewrittenFragments(rows: Seq[NewRows], sources: Set[Long]): Seq[TableProtos.DataFragment] =
     if (!usesRowIds) newFragments(rows.map(_.fragment))
     else {
       lazy val created: Map[Long, Long] =
         base.toSeq.flatMap(_.fragments).filter(f => sources(f.getId)).flatMap { f =>
-        RowIdSequences.rowIds(f).toSeq.flatMap { ids =>
-          val vs = RowIdSequences.versions(
-            f.getInlineCreatedAtVersions, ids.length, 1L)
-          ids.iterator.zip(vs.iterator)
-        }
-      }.toMap
+          RowIdSequences.rowIds(f).toSeq.flatMap { ids =>
+            val vs = RowIdSequences.versions(
+              f.getInlineCreatedAtVersions,
+              ids.length,
+              1L
+            )
+            ids.iterator.zip(vs.iterator)
+          }
+        }.toMap
       rows.map { r =>
         val n = r.fragment.rows
         val kept = r.keptRowIds
@@ -120,7 +123,8 @@ final class ManifestBuilder(
         if (n > 0)
           p.setInlineCreatedAtVersions(RowIdSequences.encodeVersions(createdAt))
             .setInlineLastUpdatedAtVersions(
-              RowIdSequences.encodeVersions(Array.fill(n.toInt)(version)))
+              RowIdSequences.encodeVersions(Array.fill(n.toInt)(version))
+            )
         p.build()
       }
     }
@@ -132,7 +136,8 @@ final class ManifestBuilder(
   def updatedAll(f: TableProtos.DataFragment): TableProtos.DataFragment =
     if (!usesRowIds || f.getPhysicalRows == 0) f
     else f.toBuilder.setInlineLastUpdatedAtVersions(RowIdSequences.encodeVersions(
-      Array.fill(f.getPhysicalRows.toInt)(version))).build()
+      Array.fill(f.getPhysicalRows.toInt)(version)
+    )).build()
 
   /** The version whose index section the next manifest carries (a Restore picks its own). */
   var indicesFrom: Option[Snapshot] = base
@@ -174,8 +179,8 @@ final class ManifestBuilder(
   /** Stamps the per-commit values; call once after the operation has applied itself. */
   def finish(txnFileName: String, op: Operation): TableProtos.Manifest.Builder = {
     val b = manifest
-    val maxId = math.max(math.max(highWater, reservedUpTo),
-      ManifestBuilder.maxId(b.getFragmentsList.asScala))
+    val maxId =
+      math.max(math.max(highWater, reservedUpTo), ManifestBuilder.maxId(b.getFragmentsList.asScala))
     if (maxId >= 0) b.setMaxFragmentId(maxId.toInt)
     if (usesRowIds) b.setNextRowId(nextRowId)
     b.setVersion(version)
@@ -217,6 +222,7 @@ final class ManifestBuilder(
 }
 
 object ManifestBuilder {
+
   /**
    * A copy of `m` to build a later version's manifest from: positions into `m`'s file (index
    * and transaction sections) and per-version values (tag, auxiliary data) do not carry over.
@@ -230,6 +236,7 @@ object ManifestBuilder {
     FeatureFlags.UseV2Format | FeatureFlags.TableConfig | FeatureFlags.BasePaths |
     FeatureFlags.CoveredIndexMetadata | FeatureFlags.MixedDataFileVersions |
     FeatureFlags.FragmentReuseIndexTransitions | FeatureFlags.ManagedBlobs
+
   /** Field ids are never reused (pylance 14); operations that allocate none keep the rule. */
   val NonReusableFieldIds: Long = 1L << 15
 

@@ -18,8 +18,11 @@ import io.sparklance.table.{SchemaEdits, Snapshot}
  * Merge, DataReplacement) is retryable; Overwrite, Restore and Project are incompatible;
  * CreateIndex, ReserveFragments and UpdateConfig are rebased over.
  */
-final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[FileProtos.Field],
-    rewritesRows: Boolean = false) extends Operation {
+final case class Merge(
+    fragments: Seq[TableProtos.DataFragment],
+    fields: Seq[FileProtos.Field],
+    rewritesRows: Boolean = false
+) extends Operation {
   override def name: String = "Merge"
 
   override def writeTo(t: Transaction.Builder): Unit =
@@ -49,6 +52,7 @@ final case class Merge(fragments: Seq[TableProtos.DataFragment], fields: Seq[Fil
 }
 
 object Merge {
+
   /**
    * Top-level columns added with no values: the same fragments, the schema with `added`
    * appended (their ids from 0 in pre-order, re-numbered past every id the table used).

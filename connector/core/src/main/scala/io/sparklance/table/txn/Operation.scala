@@ -13,6 +13,7 @@ import io.sparklance.proto.TransactionProtos.Transaction
  *    in [[ConflictTable]] (the build refuses a row left out).
  */
 trait Operation extends Serializable {
+
   /** Lance's name of the operation ("Append", "Delete", ...), as conflict messages use it. */
   def name: String
 

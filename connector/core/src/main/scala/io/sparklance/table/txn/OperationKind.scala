@@ -29,9 +29,24 @@ object OperationKind {
   case object DataOverlay extends OperationKind("DataOverlay")
 
   /** Every kind, in `transaction.proto`'s order (the conflict table's column order). */
-  val all: Seq[OperationKind] = Seq(Append, Delete, Overwrite, CreateIndex, Rewrite, Merge,
-    Restore, ReserveFragments, Update, Project, UpdateConfig, DataReplacement,
-    UpdateMemWalState, Clone, UpdateBases, DataOverlay)
+  val all: Seq[OperationKind] = Seq(
+    Append,
+    Delete,
+    Overwrite,
+    CreateIndex,
+    Rewrite,
+    Merge,
+    Restore,
+    ReserveFragments,
+    Update,
+    Project,
+    UpdateConfig,
+    DataReplacement,
+    UpdateMemWalState,
+    Clone,
+    UpdateBases,
+    DataOverlay
+  )
 
   /**
    * The kind a recorded transaction's operation is; None when it records none, or one newer

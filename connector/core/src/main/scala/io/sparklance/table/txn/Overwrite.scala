@@ -22,7 +22,8 @@ final case class Overwrite(
     schemaMetadata: Map[String, Array[Byte]],
     dataVersion: Option[FileVersion],
     mustCreate: Boolean,
-    config: Map[String, String] = Map.empty) extends Operation {
+    config: Map[String, String] = Map.empty
+) extends Operation {
   override def name: String = "Overwrite"
 
   override def writeTo(t: TransactionProtos.Transaction.Builder): Unit = {
@@ -44,7 +45,8 @@ final case class Overwrite(
     val dv = dataVersion.map(_.name).orElse(m.base.map(_.dataStorageVersion))
       .getOrElse(FileVersion.Default.name)
     b.setDataFormat(
-      TableProtos.Manifest.DataStorageFormat.newBuilder().setFileFormat("lance").setVersion(dv))
+      TableProtos.Manifest.DataStorageFormat.newBuilder().setFileFormat("lance").setVersion(dv)
+    )
     b.putAllConfig(config.asJava)
     this
   }

@@ -8,6 +8,7 @@ package io.sparklance.table.txn
 sealed abstract class Resolution extends Serializable
 
 object Resolution {
+
   /** Commit on top of the other transaction: the next manifest is built from the newer version. */
   case object Rebase extends Resolution
 
@@ -22,8 +23,13 @@ object Resolution {
    * `what`: "rewrote", ...) among `ours`, which this operation `uses` ("compacts", ...);
    * else a rebase.
    */
-  def retryableOnOverlap(c: CommittedTransaction, theirs: Set[Long], what: String,
-      ours: Set[Long], uses: String): Resolution = {
+  def retryableOnOverlap(
+      c: CommittedTransaction,
+      theirs: Set[Long],
+      what: String,
+      ours: Set[Long],
+      uses: String
+  ): Resolution = {
     val hit = theirs.intersect(ours)
     if (hit.isEmpty) Rebase
     else Retryable(s"the ${c.operationName} $what fragment(s) " +

@@ -25,8 +25,10 @@ final case class Restore(version: Long) extends Operation {
     val latest = b.build()
     b.clear().mergeFrom(old.manifest).clearIndexSection().clearTransactionSection()
       .clearTransactionSectionDeprecated().clearTag().clearVersionAuxData()
-    if (latest.hasMaxAllocatedFieldId &&
-        (!b.hasMaxAllocatedFieldId || b.getMaxAllocatedFieldId < latest.getMaxAllocatedFieldId))
+    if (
+      latest.hasMaxAllocatedFieldId &&
+      (!b.hasMaxAllocatedFieldId || b.getMaxAllocatedFieldId < latest.getMaxAllocatedFieldId)
+    )
       b.setMaxAllocatedFieldId(latest.getMaxAllocatedFieldId)
     m.indicesFrom = Some(old)
     this

@@ -28,10 +28,11 @@ import io.sparklance.table.ManifestFile
  * retryable (compaction is planned again); Overwrite and Restore are incompatible;
  * everything else (Append, ReserveFragments, Project, UpdateConfig) is rebased over.
  */
-final case class Rewrite(groups: Seq[RewriteGroup],
+final case class Rewrite(
+    groups: Seq[RewriteGroup],
     rewrittenIndices: Seq[(TableProtos.IndexMetadata, TableProtos.IndexMetadata)] = Nil,
-    keptIndices: Map[String, Boolean] = Map.empty)
-  extends Operation with IndexEdit {
+    keptIndices: Map[String, Boolean] = Map.empty
+) extends Operation with IndexEdit {
   override def name: String = "Rewrite"
 
   private lazy val oldIds: Set[Long] = groups.flatMap(_.oldIds).toSet
@@ -49,14 +50,22 @@ final case class Rewrite(groups: Seq[RewriteGroup],
 
   override def editsIndices: Boolean = rewrittenIndices.nonEmpty || keptIndices.nonEmpty
 
-  override def editIndices(root: String, readVersion: Long,
-      indices: Seq[TableProtos.IndexMetadata]): Seq[TableProtos.IndexMetadata] = {
+  override def editIndices(
+      root: String,
+      readVersion: Long,
+      indices: Seq[TableProtos.IndexMetadata]
+  ): Seq[TableProtos.IndexMetadata] = {
     val byUuid = rewrittenIndices.map { case (o, n) => ManifestFile.uuidText(o.getUuid) -> n }
       .toMap
     val present = indices.map(i => ManifestFile.uuidText(i.getUuid)).toSet
     byUuid.keys.find(!present(_)).foreach { u =>
-      throw LanceErrors.concurrentModification(root, readVersion, s"index $u, which this " +
-        "compaction remaps, was dropped or replaced by a concurrent commit", retryable = true)
+      throw LanceErrors.concurrentModification(
+        root,
+        readVersion,
+        s"index $u, which this " +
+          "compaction remaps, was dropped or replaced by a concurrent commit",
+        retryable = true
+      )
     }
     indices.map { i =>
       val u = ManifestFile.uuidText(i.getUuid)
@@ -65,8 +74,10 @@ final case class Rewrite(groups: Seq[RewriteGroup],
   }
 
   /** A kept index's fragment bitmap after this rewrite (see [[Rewrite.bitmapAfter]]). */
-  private def keepWithNewBitmap(i: TableProtos.IndexMetadata, joins: Boolean)
-      : TableProtos.IndexMetadata = {
+  private def keepWithNewBitmap(
+      i: TableProtos.IndexMetadata,
+      joins: Boolean
+  ): TableProtos.IndexMetadata = {
     val bm = Rewrite.bitmap(i)
     if (!oldIds.exists(id => bm.contains(id.toInt))) return i
     val joined = if (joins) Rewrite.joining(groups, bm) else Nil
@@ -78,8 +89,13 @@ final case class Rewrite(groups: Seq[RewriteGroup],
     val frags = b.getFragmentsList.asScala.toVector
     val present = frags.map(_.getId).toSet
     oldIds.find(!present(_)).foreach { id =>
-      throw LanceErrors.concurrentModification(m.root, m.readVersion, s"fragment $id, which " +
-        "this compaction rewrites, is gone", retryable = true)
+      throw LanceErrors.concurrentModification(
+        m.root,
+        m.readVersion,
+        s"fragment $id, which " +
+          "this compaction rewrites, is gone",
+        retryable = true
+      )
     }
     // The fragment list stays in id order, as pylance 14 keeps it (observed: new fragments
     // after older ones the compaction left, even when they replace the first fragments).
@@ -107,8 +123,7 @@ final case class Rewrite(groups: Seq[RewriteGroup],
         if (indices.exists(_.getFragmentBitmap.isEmpty))
           Resolution.Retryable(s"the ${c.operationName} may cover the fragments this Rewrite " +
             "compacts")
-        else overlap(indices.flatMap(i => Rewrite.bitmap(i).toArray.map(_.toLong)).toSet,
-          "indexed")
+        else overlap(indices.flatMap(i => Rewrite.bitmap(i).toArray.map(_.toLong)).toSet, "indexed")
       case other => ConflictTable.noRule(this, other)
     }
   }
@@ -125,6 +140,7 @@ final case class Rewrite(groups: Seq[RewriteGroup],
 }
 
 object Rewrite {
+
   /** An index's fragment bitmap (portable Roaring), empty when it records none. */
   def bitmap(i: TableProtos.IndexMetadata): RoaringBitmap = {
     val bm = new RoaringBitmap()
@@ -145,8 +161,11 @@ object Rewrite {
    * An index's fragment bitmap after a rewrite: `covered` without the rewritten fragments
    * (`removed`) and with the new ones it goes on covering (`joined`, see [[joining]]).
    */
-  def bitmapAfter(covered: RoaringBitmap, removed: Iterable[Long], joined: Iterable[Long])
-      : com.google.protobuf.ByteString = {
+  def bitmapAfter(
+      covered: RoaringBitmap,
+      removed: Iterable[Long],
+      joined: Iterable[Long]
+  ): com.google.protobuf.ByteString = {
     val bm = covered.clone()
     removed.foreach(id => bm.remove(id.toInt))
     joined.foreach(id => bm.add(id.toInt))

@@ -8,7 +8,8 @@ import io.sparklance.proto.{TableProtos, TransactionProtos}
  */
 final case class RewriteGroup(
     oldFragments: Seq[TableProtos.DataFragment],
-    newFragments: Seq[TableProtos.DataFragment]) {
+    newFragments: Seq[TableProtos.DataFragment]
+) {
 
   def oldIds: Seq[Long] = oldFragments.map(_.getId)
 

@@ -11,8 +11,13 @@ import io.sparklance.table.{LanceDataset, RowFilter, RowMatcher, Snapshot, Versi
  * them into the fragments' existing deletion vectors.
  */
 object TableDelete {
-  def apply(fileIO: FileIO, read: Snapshot, rows: Map[Long, RoaringBitmap], predicate: String = "",
-      options: CommitOptions = CommitOptions()): CommitResult =
+  def apply(
+      fileIO: FileIO,
+      read: Snapshot,
+      rows: Map[Long, RoaringBitmap],
+      predicate: String = "",
+      options: CommitOptions = CommitOptions()
+  ): CommitResult =
     new Committer(fileIO, read.root, options).commit(Some(read), Delete(rows, predicate))
 
   /**
@@ -22,8 +27,13 @@ object TableDelete {
    * fragments, matched again on the newer version, as pylance's `delete` re-runs. A delete
    * that matches nothing still commits a version, as pylance's does.
    */
-  def where(fileIO: FileIO, root: String, filter: RowFilter, predicate: String,
-      options: CommitOptions = CommitOptions()): CommitResult = {
+  def where(
+      fileIO: FileIO,
+      root: String,
+      filter: RowFilter,
+      predicate: String,
+      options: CommitOptions = CommitOptions()
+  ): CommitResult = {
     val read = LanceDataset.open(fileIO, root).open(VersionSpec.Latest)
     new Committer(fileIO, root, options).execute(read) { s =>
       Delete(RowMatcher.matching(fileIO, s, filter), predicate)
@@ -31,8 +41,18 @@ object TableDelete {
   }
 
   /** Deletes from the latest version of the dataset at `root`. */
-  def latest(fileIO: FileIO, root: String, rows: Map[Long, RoaringBitmap], predicate: String = "",
-      options: CommitOptions = CommitOptions()): CommitResult =
-    apply(fileIO, LanceDataset.open(fileIO, root).open(VersionSpec.Latest), rows, predicate,
-      options)
+  def latest(
+      fileIO: FileIO,
+      root: String,
+      rows: Map[Long, RoaringBitmap],
+      predicate: String = "",
+      options: CommitOptions = CommitOptions()
+  ): CommitResult =
+    apply(
+      fileIO,
+      LanceDataset.open(fileIO, root).open(VersionSpec.Latest),
+      rows,
+      predicate,
+      options
+    )
 }

@@ -36,7 +36,8 @@ final class TransactionLog(fileIO: FileIO, root0: String) {
       if (m.getTransactionFile.isEmpty) None
       else {
         val p = Paths.join(Paths.join(root, TransactionLog.Dir), m.getTransactionFile)
-        try parse(fileIO.readFully(p)) catch { case _: java.io.IOException => None }
+        try parse(fileIO.readFully(p))
+        catch { case _: java.io.IOException => None }
       }
     val txn = fromFile.orElse {
       val pos =

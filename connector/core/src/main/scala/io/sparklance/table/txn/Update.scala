@@ -36,7 +36,8 @@ final case class Update(
     updatedFields: Seq[Int],
     updated: Seq[TableProtos.DataFragment] = Nil,
     removed: Seq[Long] = Nil,
-    insertedKeys: Option[KeyExistenceFilter] = None) extends Operation {
+    insertedKeys: Option[KeyExistenceFilter] = None
+) extends Operation {
   import TransactionProtos.Transaction
 
   override def name: String = "Update"
@@ -76,20 +77,23 @@ final case class Update(
     insertedKeys.flatMap(keyConflict(_, kind, c)).getOrElse(rowConflict(kind, c))
 
   /** pylance's primary-key rules, checked first when this Update records inserted keys. */
-  private def keyConflict(ours: KeyExistenceFilter, kind: OperationKind,
-      c: CommittedTransaction): Option[Resolution] = kind match {
+  private def keyConflict(
+      ours: KeyExistenceFilter,
+      kind: OperationKind,
+      c: CommittedTransaction
+  ): Option[Resolution] = kind match {
     case OperationKind.Append => Some(Resolution.Retryable(s"the ${c.operationName} may have " +
-      "added keys this Update inserts"))
+        "added keys this Update inserts"))
     case OperationKind.Update => c.insertedKeys match {
-      case None => Some(Resolution.Retryable(s"the ${c.operationName} recorded no inserted " +
-        "keys to check against the keys this Update inserts"))
-      case Some(theirs) if theirs.fieldIds != ours.fieldIds =>
-        Some(Resolution.Retryable(s"the ${c.operationName} inserted keys of other columns"))
-      case Some(theirs) if ours.mayIntersect(theirs) =>
-        Some(Resolution.Retryable(s"the ${c.operationName} may have inserted a key this " +
-          "Update inserts"))
-      case _ => None
-    }
+        case None => Some(Resolution.Retryable(s"the ${c.operationName} recorded no inserted " +
+            "keys to check against the keys this Update inserts"))
+        case Some(theirs) if theirs.fieldIds != ours.fieldIds =>
+          Some(Resolution.Retryable(s"the ${c.operationName} inserted keys of other columns"))
+        case Some(theirs) if ours.mayIntersect(theirs) =>
+          Some(Resolution.Retryable(s"the ${c.operationName} may have inserted a key this " +
+            "Update inserts"))
+        case _ => None
+      }
     case _ => None
   }
 

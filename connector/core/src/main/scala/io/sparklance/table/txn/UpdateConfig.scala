@@ -25,7 +25,8 @@ final case class UpdateConfig(
     config: Option[UpdateMap] = None,
     tableMetadata: Option[UpdateMap] = None,
     schemaMetadata: Option[UpdateMap] = None,
-    fieldMetadata: Map[Int, UpdateMap] = Map.empty) extends Operation {
+    fieldMetadata: Map[Int, UpdateMap] = Map.empty
+) extends Operation {
   override def name: String = "UpdateConfig"
 
   override def writeTo(t: Transaction.Builder): Unit = {
@@ -55,13 +56,18 @@ final case class UpdateConfig(
     }
     // The primary key is set once (Lance rejects any later change, on rebase too, so two
     // writers setting different keys cannot both win).
-    if (PrimaryKey.touches(this) &&
-      b.getFieldsList.asScala.exists(f => f.getUnenforcedPrimaryKey ||
-        f.containsMetadata(PrimaryKey.Marker) || f.containsMetadata(PrimaryKey.Position)))
+    if (
+      PrimaryKey.touches(this) &&
+      b.getFieldsList.asScala.exists(f =>
+        f.getUnenforcedPrimaryKey ||
+          f.containsMetadata(PrimaryKey.Marker) || f.containsMetadata(PrimaryKey.Position)
+      )
+    )
       throw LanceErrors.invalidSchemaChange(m.root, "the primary key is set and cannot change")
     fieldMetadata.foreach { case (id, u) =>
       val i = (0 until b.getFieldsCount).find(b.getFields(_).getId == id).getOrElse(
-        throw LanceErrors.invalidSchemaChange(m.root, s"field id $id does not exist"))
+        throw LanceErrors.invalidSchemaChange(m.root, s"field id $id does not exist")
+      )
       val f = b.getFieldsBuilder(i)
       val next = u.applyTo(f.getMetadataMap.asScala.toMap, UpdateConfig.bytes)
       f.clearMetadata().putAllMetadata(next.asJava)
@@ -87,7 +93,8 @@ final case class UpdateConfig(
       val keys = configKeysClash(c)
       val other = c.txn.get.getUpdateConfig
       val sameFields = fieldMetadata.keySet.intersect(
-        other.getFieldMetadataUpdatesMap.keySet.asScala.map(_.intValue).toSet)
+        other.getFieldMetadataUpdatesMap.keySet.asScala.map(_.intValue).toSet
+      )
       if (keys.nonEmpty)
         Resolution.Incompatible("both change config key(s) " + keys.toSeq.sorted.mkString(", "))
       else if (schemaMetadata.nonEmpty && other.hasSchemaMetadataUpdates)

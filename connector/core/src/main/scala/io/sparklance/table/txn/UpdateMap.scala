@@ -38,6 +38,7 @@ final case class UpdateMap(entries: Seq[(String, Option[String])], replace: Bool
 }
 
 object UpdateMap {
+
   /** Sets these keys. */
   def set(values: Map[String, String]): UpdateMap =
     UpdateMap(values.toSeq.sortBy(_._1).map { case (k, v) => k -> Some(v) })
@@ -48,5 +49,7 @@ object UpdateMap {
   def fromProto(p: Transaction.UpdateMap): UpdateMap = UpdateMap(
     p.getUpdateEntriesList.asScala.toSeq.map { e =>
       e.getKey -> (if (e.hasValue) Some(e.getValue) else None)
-    }, p.getReplace)
+    },
+    p.getReplace
+  )
 }

@@ -31,7 +31,8 @@ final case class WritePlan(
     fields: Seq[LanceField],
     fileVersion: FileVersion,
     replacing: Option[RowFilter] = None,
-    addsColumns: Seq[FileProtos.Field] = Nil) {
+    addsColumns: Seq[FileProtos.Field] = Nil
+) {
 
   /** Whether blobs this write leaves out of its data files are managed objects (`_blobs/`). */
   def managedBlobs: Boolean = template match {
@@ -50,10 +51,13 @@ final case class WritePlan(
    * REWRITE_ROWS, as `merge_insert` records inserts and deletes), the matching rows marked
    * deleted, the new rows in new fragments.
    */
-  private def replaceOn(fileIO: FileIO, s: Snapshot, filter: RowFilter,
-      frags: Seq[NewFragment]): Operation =
-    Update(RowMatcher.matching(fileIO, s, filter), frags.map(NewRows(_)),
-      s.schema.fields.map(_.id))
+  private def replaceOn(
+      fileIO: FileIO,
+      s: Snapshot,
+      filter: RowFilter,
+      frags: Seq[NewFragment]
+  ): Operation =
+    Update(RowMatcher.matching(fileIO, s, filter), frags.map(NewRows(_)), s.schema.fields.map(_.id))
 
   /**
    * Commits `frags`. An overwrite racing another overwrite is a retryable conflict in
@@ -79,15 +83,22 @@ final case class WritePlan(
    * written with the new columns' field ids, so another writer's schema change in between is
    * a conflict; appends and deletes in between are not (the Merge is made again on them).
    */
-  private def commitWithNewColumns(fileIO: FileIO, committer: Committer,
-      frags: Seq[NewFragment]): CommitResult = {
+  private def commitWithNewColumns(
+      fileIO: FileIO,
+      committer: Committer,
+      frags: Seq[NewFragment]
+  ): CommitResult = {
     val read = base.get
     val planned = Merge.addNullColumns(read, addsColumns)
     val merged = committer.execute(read) { now =>
       val m = Merge.addNullColumns(now, addsColumns)
       if (m.fields != planned.fields)
-        throw LanceErrors.concurrentModification(root, read.version, s"version ${now.version} " +
-          "changed the schema this append adds columns to; write again")
+        throw LanceErrors.concurrentModification(
+          root,
+          read.version,
+          s"version ${now.version} " +
+            "changed the schema this append adds columns to; write again"
+        )
       m
     }
     val after = LanceDataset.open(fileIO, root).open(VersionSpec.Number(merged.version))
@@ -96,13 +107,17 @@ final case class WritePlan(
 }
 
 object WritePlan {
+
   /**
    * Appending rows that carry top-level columns the dataset `s` lacks (`mergeSchema`): `added`
    * (ids from 0, pre-order) are added first, all null in the existing rows. Returns the plan,
    * whose `fields` the caller fills by matching its columns to `schemaAfter`.
    */
-  def appendWithColumns(s: Snapshot, requested: Option[FileVersion],
-      added: Seq[FileProtos.Field]): (Seq[LanceField] => WritePlan, LanceSchema) = {
+  def appendWithColumns(
+      s: Snapshot,
+      requested: Option[FileVersion],
+      added: Seq[FileProtos.Field]
+  ): (Seq[LanceField] => WritePlan, LanceSchema) = {
     val merge = Merge.addNullColumns(s, added)
     val after = LanceSchema.fromProto(merge.fields, s.schema.metadata, s.root)
     ((fields: Seq[LanceField]) => append(s, requested, fields).copy(addsColumns = added), after)
@@ -130,8 +145,11 @@ object WritePlan {
     val root = Paths.stripTrailingSlash(s.root)
     val version = FileVersion.ofDataset(s.dataStorageVersion, root)
     requested.filter(_ != version).foreach { v =>
-      throw LanceErrors.invalidOption("data_storage_version", v.name,
-        s"the dataset at $root stores version ${version.name}; appends keep the dataset's version")
+      throw LanceErrors.invalidOption(
+        "data_storage_version",
+        v.name,
+        s"the dataset at $root stores version ${version.name}; appends keep the dataset's version"
+      )
     }
     val op = Append(Nil)
     ManifestBuilder.checkWritable(s, op)
@@ -143,11 +161,19 @@ object WritePlan {
    * `replaceWhere`, Spark's overwrite by filter): an append that also deletes, in one commit.
    * `predicate` is the condition as the user wrote it, for messages.
    */
-  def replaceWhere(s: Snapshot, requested: Option[FileVersion], fields: Seq[LanceField],
-      filter: RowFilter, predicate: String): WritePlan = {
+  def replaceWhere(
+      s: Snapshot,
+      requested: Option[FileVersion],
+      fields: Seq[LanceField],
+      filter: RowFilter,
+      predicate: String
+  ): WritePlan = {
     filter.columns.find(c => s.schema.field(c).isEmpty).foreach { c =>
-      throw LanceErrors.invalidOption("replaceWhere", predicate,
-        s"no column '$c' in ${s.root} version ${s.version}")
+      throw LanceErrors.invalidOption(
+        "replaceWhere",
+        predicate,
+        s"no column '$c' in ${s.root} version ${s.version}"
+      )
     }
     append(s, requested, fields).copy(replacing = Some(filter))
   }
@@ -157,9 +183,14 @@ object WritePlan {
    * makes the commit fail if a dataset appears meanwhile (Spark's error-if-exists, ignore,
    * and appends to an empty path); `config` is set in the table config.
    */
-  def replace(root0: String, existing: Option[Snapshot], fields: Seq[LanceField],
-      requested: Option[FileVersion], mustCreate: Boolean,
-      config: Map[String, String] = Map.empty): WritePlan = {
+  def replace(
+      root0: String,
+      existing: Option[Snapshot],
+      fields: Seq[LanceField],
+      requested: Option[FileVersion],
+      mustCreate: Boolean,
+      config: Map[String, String] = Map.empty
+  ): WritePlan = {
     val root = Paths.stripTrailingSlash(root0)
     val version = replaceVersion(root, existing, requested)
     val op = Overwrite(Nil, fields, Map.empty, requested, mustCreate, config)
@@ -168,8 +199,11 @@ object WritePlan {
   }
 
   /** The file version a create or overwrite writes: requested, the dataset's, or the default. */
-  def replaceVersion(root: String, existing: Option[Snapshot], requested: Option[FileVersion])
-      : FileVersion = requested
+  def replaceVersion(
+      root: String,
+      existing: Option[Snapshot],
+      requested: Option[FileVersion]
+  ): FileVersion = requested
     .orElse(existing.map(s => FileVersion.ofDataset(s.dataStorageVersion, root)))
     .getOrElse(FileVersion.Default)
 
@@ -204,34 +238,56 @@ object WritePlan {
     // in maps and fixed-size lists are written by no Lance.
     def blobUnder(f: LanceField, under: Option[LogicalType]): Option[(LanceField, LogicalType)] =
       if (BlobColumn.isBlob(f)) under.map(t => (f, t))
-      else f.children.iterator.flatMap(c => blobUnder(c,
-        if (isList(f.logicalType) && !under.exists(_ != LogicalType.List)) Some(containerOf(f))
-        else under)).toSeq.headOption
+      else f.children.iterator.flatMap(c =>
+        blobUnder(
+          c,
+          if (isList(f.logicalType) && !under.exists(_ != LogicalType.List)) Some(containerOf(f))
+          else under
+        )
+      ).toSeq.headOption
     fields.flatMap(blobUnder(_, None)).headOption.foreach {
       case (_, LogicalType.List) if v.minor >= 2 =>
       case (f, LogicalType.List) =>
-        throw LanceErrors.unsupportedType(f.name, "blob", "blob columns inside lists need " +
-          s"data_storage_version 2.2 (this write uses ${v.name}; Lance cannot read them back)")
+        throw LanceErrors.unsupportedType(
+          f.name,
+          "blob",
+          "blob columns inside lists need " +
+            s"data_storage_version 2.2 (this write uses ${v.name}; Lance cannot read them back)"
+        )
       case (f, t) =>
-        throw LanceErrors.unsupportedType(f.name, "blob", s"blob columns inside a ${t.text} " +
-          "cannot be written")
+        throw LanceErrors.unsupportedType(
+          f.name,
+          "blob",
+          s"blob columns inside a ${t.text} " +
+            "cannot be written"
+        )
     }
     fields.flatMap(_.preOrder).foreach { f =>
       BlobColumn.version(f) match {
         case Some(BlobColumn.V2) if v.minor < 2 =>
-          throw LanceErrors.unsupportedType(f.name, "blob v2",
-            s"lance.blob.v2 columns need data_storage_version 2.2 (this write uses ${v.name})")
+          throw LanceErrors.unsupportedType(
+            f.name,
+            "blob v2",
+            s"lance.blob.v2 columns need data_storage_version 2.2 (this write uses ${v.name})"
+          )
         case Some(BlobColumn.V1) if v.minor >= 2 =>
-          throw LanceErrors.unsupportedType(f.name, "blob v1", s"a ${v.name} dataset with a " +
-            "blob v1 column (written by an older Lance) cannot be appended to; Lance 2.2 " +
-            "writes blob v2")
+          throw LanceErrors.unsupportedType(
+            f.name,
+            "blob v1",
+            s"a ${v.name} dataset with a " +
+              "blob v1 column (written by an older Lance) cannot be appended to; Lance 2.2 " +
+              "writes blob v2"
+          )
         case _ =>
       }
     }
     fields.flatMap(_.preOrder).find(_.logicalType == LogicalType.Map).foreach { f =>
       if (v != FileVersion.V2_2)
-        throw LanceErrors.unsupportedType(f.name, "map",
-          s"maps need data_storage_version 2.2 (this write uses ${v.name})")
+        throw LanceErrors.unsupportedType(
+          f.name,
+          "map",
+          s"maps need data_storage_version 2.2 (this write uses ${v.name})"
+        )
     }
   }
 }

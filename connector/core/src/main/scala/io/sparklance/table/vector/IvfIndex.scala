@@ -44,7 +44,8 @@ final class IvfIndex private (
     val lengths: Array[Int],
     val quantizer: IvfQuantizer,
     val auxPath: String,
-    val fragments: Set[Long]) extends Serializable {
+    val fragments: Set[Long]
+) extends Serializable {
 
   def numPartitions: Int = lengths.length
 
@@ -56,8 +57,11 @@ final class IvfIndex private (
    * does before probing and scoring.
    */
   def prepare(q: Array[Float]): Array[Float] = {
-    if (q.length != dim) throw LanceErrors.invalidOption("q", s"${q.length} values",
-      s"the vector index $uuid holds vectors of $dim values")
+    if (q.length != dim) throw LanceErrors.invalidOption(
+      "q",
+      s"${q.length} values",
+      s"the vector index $uuid holds vectors of $dim values"
+    )
     if (metric == VectorMetric.Cosine) VectorMetric.normalized(q) else q
   }
 
@@ -89,53 +93,61 @@ final class IvfIndex private (
    * keeping the rows `live` accepts: one open of `auxiliary.idx`, one read per partition,
    * however many queries probe it.
    */
-  def searchMany(io: FileIO, parts: Seq[(Int, Seq[(Array[Float], TopK)])],
-      live: LiveRows): Unit = {
+  def searchMany(io: FileIO, parts: Seq[(Int, Seq[(Array[Float], TopK)])], live: LiveRows): Unit = {
     val layout = auxFields(io)
-    val reader = LanceFileReader.openStandalone(io, auxPath,
-      FileFields(layout.map(_.id).toArray, layout.indices.toArray))
+    val reader = LanceFileReader.openStandalone(
+      io,
+      auxPath,
+      FileFields(layout.map(_.id).toArray, layout.indices.toArray)
+    )
     try parts.foreach { case (p, queries) =>
-      if (p < 0 || p >= numPartitions) throw LanceErrors.corruptFile(auxPath,
-        s"no partition $p among $numPartitions")
-      val n = lengths(p)
-      if (n > 0) {
-        val start = offsets(p)
-        if (start + n > reader.numRows) throw LanceErrors.corruptFile(auxPath,
-          s"partition $p [$start, +$n) lies outside the ${reader.numRows} rows")
-        val scan = reader.scan(layout, start, start + n)
-        try {
-          val Array(ids, codes) = scan.next(n)
-          val rowIds = IvfIndex.longs(ids, auxPath)
-          val c = centroid(p)
-          val dist = new Array[Float](n)
-          // Whether each row may be returned: asked of `live` once, for every query.
-          val ok = Array.tabulate(n)(i => live.contains(rowIds(i)))
-          queries.foreach { case (q, top) =>
-            quantizer.score(q, c, codes, n, dist)
-            var i = 0
-            while (i < n) {
-              val d = dist(i)
-              if (ok(i) && !d.isNaN) top.offer(d, rowIds(i))
-              i += 1
+        if (p < 0 || p >= numPartitions)
+          throw LanceErrors.corruptFile(auxPath, s"no partition $p among $numPartitions")
+        val n = lengths(p)
+        if (n > 0) {
+          val start = offsets(p)
+          if (start + n > reader.numRows) throw LanceErrors.corruptFile(
+            auxPath,
+            s"partition $p [$start, +$n) lies outside the ${reader.numRows} rows"
+          )
+          val scan = reader.scan(layout, start, start + n)
+          try {
+            val Array(ids, codes) = scan.next(n)
+            val rowIds = IvfIndex.longs(ids, auxPath)
+            val c = centroid(p)
+            val dist = new Array[Float](n)
+            // Whether each row may be returned: asked of `live` once, for every query.
+            val ok = Array.tabulate(n)(i => live.contains(rowIds(i)))
+            queries.foreach { case (q, top) =>
+              quantizer.score(q, c, codes, n, dist)
+              var i = 0
+              while (i < n) {
+                val d = dist(i)
+                if (ok(i) && !d.isNaN) top.offer(d, rowIds(i))
+                i += 1
+              }
             }
-          }
-        } finally scan.close()
+          } finally scan.close()
+        }
       }
-    } finally reader.close()
+    finally reader.close()
   }
 
   private def auxFields(io: FileIO): Seq[LanceField] = {
     val c = FileContainer.open(io.open(auxPath))
-    try LanceSchema.fromProto(c.descriptor.getSchema.getFieldsList.asScala.toSeq, Map.empty,
-      auxPath).fields
+    try LanceSchema.fromProto(
+        c.descriptor.getSchema.getFieldsList.asScala.toSeq,
+        Map.empty,
+        auxPath
+      ).fields
     finally c.input.close()
   }
 }
 
 object IvfIndex {
   val DetailsType = "/lance.index.pb.VectorIndexDetails"
-  val Kinds: Set[String] = Set("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_HNSW_FLAT", "IVF_HNSW_SQ",
-    "IVF_HNSW_PQ")
+  val Kinds: Set[String] =
+    Set("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_HNSW_FLAT", "IVF_HNSW_SQ", "IVF_HNSW_PQ")
   private val json = new ObjectMapper()
 
   /** The directory of index `i`'s files. */
@@ -171,16 +183,22 @@ object IvfIndex {
     val ivfModel = IndexProtos.IVF.parseFrom(iglobals(ivfBuffer(indexPath, imd)))
     if (!ivfModel.hasCentroidsTensor) throw LanceErrors.corruptFile(indexPath, "no centroids")
     val (centroids, shape) = floats(ivfModel.getCentroidsTensor, indexPath, "centroids")
-    if (shape.length != 2) throw LanceErrors.corruptFile(indexPath,
-      s"centroids of shape ${shape.mkString("x")}")
+    if (shape.length != 2)
+      throw LanceErrors.corruptFile(indexPath, s"centroids of shape ${shape.mkString("x")}")
     val dim = shape(1)
 
-    val (amd, aglobals) = metadataAndGlobals(io, auxPath, Set(ivfBuffer(auxPath, _),
-      md => codebookBuffer(md).getOrElse(-1)))
+    val (amd, aglobals) = metadataAndGlobals(
+      io,
+      auxPath,
+      Set(ivfBuffer(auxPath, _), md => codebookBuffer(md).getOrElse(-1))
+    )
     val ivfAux = IndexProtos.IVF.parseFrom(aglobals(ivfBuffer(auxPath, amd)))
     if (ivfAux.getOffsetsCount != ivfAux.getLengthsCount || ivfAux.getLengthsCount != shape(0))
-      throw LanceErrors.corruptFile(auxPath, s"${ivfAux.getOffsetsCount} offsets and " +
-        s"${ivfAux.getLengthsCount} lengths for ${shape(0)} centroids")
+      throw LanceErrors.corruptFile(
+        auxPath,
+        s"${ivfAux.getOffsetsCount} offsets and " +
+          s"${ivfAux.getLengthsCount} lengths for ${shape(0)} centroids"
+      )
     val storage = StorageMetadata.first(amd).getOrElse(json.createObjectNode())
     // An IVF_HNSW_* index keeps its codes or vectors in `auxiliary.idx` as IVF_* does; its
     // graphs (in `index.idx`) are not walked: the probed partitions are scored in full.
@@ -189,29 +207,47 @@ object IvfIndex {
       case "IVF_SQ" =>
         val b = storage.path("bounds")
         if (storage.path("num_bits").asInt(8) != 8) throw LanceErrors.unsupported(
-          s"vector index $uuid: SQ with ${storage.path("num_bits").asInt} bits")
+          s"vector index $uuid: SQ with ${storage.path("num_bits").asInt} bits"
+        )
         IvfQuantizer.Sq(dim, metricOf(metric), b.path("start").asDouble, b.path("end").asDouble)
       case _ =>
         val m = storage.path("num_sub_vectors").asInt(0)
         if (storage.path("nbits").asInt(8) != 8) throw LanceErrors.unsupported(
-          s"vector index $uuid: PQ with ${storage.path("nbits").asInt} bits")
-        if (m <= 0 || dim % m != 0) throw LanceErrors.corruptFile(auxPath,
-          s"$m sub-vectors of $dim dimensions")
+          s"vector index $uuid: PQ with ${storage.path("nbits").asInt} bits"
+        )
+        if (m <= 0 || dim % m != 0)
+          throw LanceErrors.corruptFile(auxPath, s"$m sub-vectors of $dim dimensions")
         val at = codebookBuffer(amd).getOrElse(
-          throw LanceErrors.corruptFile(auxPath, "no codebook_position"))
-        val (codebook, cshape) = floats(IndexProtos.Tensor.parseFrom(aglobals(at)), auxPath,
-          "codebook")
-        if (codebook.length != 256 * dim) throw LanceErrors.corruptFile(auxPath,
-          s"a codebook of shape ${cshape.mkString("x")} for $dim dimensions")
-        IvfQuantizer.Pq(dim, metricOf(metric), m, codebook,
-          storage.path("transposed").asBoolean(false))
+          throw LanceErrors.corruptFile(auxPath, "no codebook_position")
+        )
+        val (codebook, cshape) =
+          floats(IndexProtos.Tensor.parseFrom(aglobals(at)), auxPath, "codebook")
+        if (codebook.length != 256 * dim) throw LanceErrors.corruptFile(
+          auxPath,
+          s"a codebook of shape ${cshape.mkString("x")} for $dim dimensions"
+        )
+        IvfQuantizer.Pq(
+          dim,
+          metricOf(metric),
+          m,
+          codebook,
+          storage.path("transposed").asBoolean(false)
+        )
     }
     val bitmap = new org.roaringbitmap.RoaringBitmap()
     if (!i.getFragmentBitmap.isEmpty) bitmap.deserialize(i.getFragmentBitmap.asReadOnlyByteBuffer())
-    new IvfIndex(uuid, kind, metric, dim, centroids,
+    new IvfIndex(
+      uuid,
+      kind,
+      metric,
+      dim,
+      centroids,
       ivfAux.getOffsetsList.asScala.map(_.longValue).toArray,
-      ivfAux.getLengthsList.asScala.map(_.intValue).toArray, quantizer, auxPath,
-      bitmap.toArray.map(_.toLong & 0xffffffffL).toSet)
+      ivfAux.getLengthsList.asScala.map(_.intValue).toArray,
+      quantizer,
+      auxPath,
+      bitmap.toArray.map(_.toLong & 0xffffffffL).toSet
+    )
   }
 
   private def metricOf(m: VectorMetric): VectorMetric =
@@ -225,12 +261,17 @@ object IvfIndex {
     StorageMetadata.first(md).map(_.path("codebook_position").asInt(-1)).filter(_ > 0)
 
   /** A file's schema metadata and the global buffers `wanted` picks from it (by number). */
-  private def metadataAndGlobals(io: FileIO, path: String,
-      wanted: Set[Map[String, String] => Int]): (Map[String, String], Map[Int, Array[Byte]]) = {
-    val c = try FileContainer.open(io.open(path)) catch {
-      case e: java.io.FileNotFoundException =>
-        throw LanceErrors.corruptFile(path, "the vector index file is missing", e)
-    }
+  private def metadataAndGlobals(
+      io: FileIO,
+      path: String,
+      wanted: Set[Map[String, String] => Int]
+  ): (Map[String, String], Map[Int, Array[Byte]]) = {
+    val c =
+      try FileContainer.open(io.open(path))
+      catch {
+        case e: java.io.FileNotFoundException =>
+          throw LanceErrors.corruptFile(path, "the vector index file is missing", e)
+      }
     try {
       val md = c.descriptor.getSchema.getMetadataMap.asScala
         .map { case (k, v) => k -> v.toStringUtf8 }.toMap
@@ -240,16 +281,22 @@ object IvfIndex {
   }
 
   /** A float32 tensor's values and shape. */
-  private def floats(t: IndexProtos.Tensor, path: String,
-      what: String): (Array[Float], Array[Int]) = {
+  private def floats(
+      t: IndexProtos.Tensor,
+      path: String,
+      what: String
+  ): (Array[Float], Array[Int]) = {
     if (t.getDataType != IndexProtos.Tensor.DataType.FLOAT32) throw LanceErrors.unsupported(
-      s"$path: $what of type ${t.getDataType} (float32 only)")
+      s"$path: $what of type ${t.getDataType} (float32 only)"
+    )
     val bytes = t.getData.asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN)
     val out = new Array[Float](bytes.remaining / 4)
     bytes.asFloatBuffer().get(out)
     val shape = t.getShapeList.asScala.map(_.intValue).toArray
-    if (shape.product != out.length) throw LanceErrors.corruptFile(path,
-      s"$what of shape ${shape.mkString("x")} holds ${out.length} values")
+    if (shape.product != out.length) throw LanceErrors.corruptFile(
+      path,
+      s"$what of shape ${shape.mkString("x")} holds ${out.length} values"
+    )
     (out, shape)
   }
 

@@ -22,27 +22,38 @@ sealed abstract class IvfQuantizer extends Serializable {
    * `__pq_code` column) to the prepared query `q`, written to `out`; `centroid` is the
    * partition's.
    */
-  def score(q: Array[Float], centroid: Array[Float], codes: ColumnArray, n: Int,
-      out: Array[Float]): Unit
+  def score(
+      q: Array[Float],
+      centroid: Array[Float],
+      codes: ColumnArray,
+      n: Int,
+      out: Array[Float]
+  ): Unit
 
   protected def child(codes: ColumnArray, width: Int, what: String): FixedWidthArray =
     codes match {
       case f: FixedSizeListArray => f.child match {
-        case c: FixedWidthArray if c.byteWidth == width => c
-        case _ => throw LanceErrors.unsupported(s"IVF index $what of ${width}-byte items only")
-      }
+          case c: FixedWidthArray if c.byteWidth == width => c
+          case _ => throw LanceErrors.unsupported(s"IVF index $what of ${width}-byte items only")
+        }
       case _ => throw LanceErrors.unsupported(s"IVF index $what: not a fixed-size list")
     }
 }
 
 object IvfQuantizer {
+
   /**
    * IVF_FLAT: the vectors themselves (unit vectors for a cosine index), compared exactly by
    * the index's metric.
    */
   final case class Flat(dim: Int, metric: VectorMetric) extends IvfQuantizer {
-    def score(q: Array[Float], centroid: Array[Float], codes: ColumnArray, n: Int,
-        out: Array[Float]): Unit = {
+    def score(
+        q: Array[Float],
+        centroid: Array[Float],
+        codes: ColumnArray,
+        n: Int,
+        out: Array[Float]
+    ): Unit = {
       val c = child(codes, 4, "flat vectors")
       val v = new Array[Float](n * dim)
       ByteBuffer.wrap(c.data, 0, n * dim * 4).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v)
@@ -59,8 +70,13 @@ object IvfQuantizer {
    */
   final case class Sq(dim: Int, metric: VectorMetric, start: Double, end: Double)
       extends IvfQuantizer {
-    def score(q: Array[Float], centroid: Array[Float], codes: ColumnArray, n: Int,
-        out: Array[Float]): Unit = {
+    def score(
+        q: Array[Float],
+        centroid: Array[Float],
+        codes: ColumnArray,
+        n: Int,
+        out: Array[Float]
+    ): Unit = {
       val b = child(codes, 1, "SQ codes").data
       val range = end - start
       if (metric == VectorMetric.Dot) {
@@ -80,7 +96,8 @@ object IvfQuantizer {
         val qc = new Array[Int](dim)
         var j = 0
         while (j < dim) {
-          qc(j) = if (range == 0) 0 else {
+          qc(j) = if (range == 0) 0
+          else {
             val v = (q(j).toDouble - start) * 255.0 / range
             if (v.isNaN || v <= 0) 0 else if (v >= 255) 255 else v.toInt
           }
@@ -112,13 +129,24 @@ object IvfQuantizer {
    * centroid is looked up; a dot index codes the vectors. Codes are transposed per partition
    * (byte j of every row, then byte j + 1) when `transposed`.
    */
-  final case class Pq(dim: Int, metric: VectorMetric, m: Int, codebook: Array[Float],
-      transposed: Boolean) extends IvfQuantizer {
-    def score(q: Array[Float], centroid: Array[Float], codes: ColumnArray, n: Int,
-        out: Array[Float]): Unit = {
+  final case class Pq(
+      dim: Int,
+      metric: VectorMetric,
+      m: Int,
+      codebook: Array[Float],
+      transposed: Boolean
+  ) extends IvfQuantizer {
+    def score(
+        q: Array[Float],
+        centroid: Array[Float],
+        codes: ColumnArray,
+        n: Int,
+        out: Array[Float]
+    ): Unit = {
       val b = child(codes, 1, "PQ codes").data
       val sub = dim / m
-      val key = if (metric == VectorMetric.Dot) q else {
+      val key = if (metric == VectorMetric.Dot) q
+      else {
         val r = new Array[Float](dim)
         var j = 0
         while (j < dim) { r(j) = q(j) - centroid(j); j += 1 }

@@ -15,14 +15,23 @@ import io.sparklance.table.{FeatureFlags, FragmentRef, LiveRows, ManifestFile, S
  *                budget, not reproduced)
  * @param refineFactor re-rank `k * refineFactor` index candidates by exact distance
  */
-final case class VectorQuery(column: String, q: Array[Float], k: Int,
-    metric: Option[VectorMetric] = None, nprobes: Option[Int] = None,
-    refineFactor: Option[Int] = None) {
+final case class VectorQuery(
+    column: String,
+    q: Array[Float],
+    k: Int,
+    metric: Option[VectorMetric] = None,
+    nprobes: Option[Int] = None,
+    refineFactor: Option[Int] = None
+) {
   if (k <= 0) throw LanceErrors.invalidOption("k", k.toString, "must be positive")
-  nprobes.foreach(n => if (n <= 0)
-    throw LanceErrors.invalidOption("nprobes", n.toString, "must be positive"))
-  refineFactor.foreach(r => if (r <= 0)
-    throw LanceErrors.invalidOption("refine_factor", r.toString, "must be positive"))
+  nprobes.foreach(n =>
+    if (n <= 0)
+      throw LanceErrors.invalidOption("nprobes", n.toString, "must be positive")
+  )
+  refineFactor.foreach(r =>
+    if (r <= 0)
+      throw LanceErrors.invalidOption("refine_factor", r.toString, "must be positive")
+  )
 
   /** Candidates kept from the index: `k * refine_factor`. */
   def candidates: Int = k * refineFactor.getOrElse(1)
@@ -35,16 +44,28 @@ final case class VectorQuery(column: String, q: Array[Float], k: Int,
  *
  * @param probes (segment, partition) pairs to score
  */
-final class IvfSearchPlan(val query: VectorQuery, val column: VectorColumn,
-    val segments: IndexedSeq[IvfIndex], val prepared: IndexedSeq[Array[Float]],
-    val probes: IndexedSeq[(Int, Int)], val unindexed: IndexedSeq[FragmentRef],
-    val live: LiveRows) extends Serializable {
+final class IvfSearchPlan(
+    val query: VectorQuery,
+    val column: VectorColumn,
+    val segments: IndexedSeq[IvfIndex],
+    val prepared: IndexedSeq[Array[Float]],
+    val probes: IndexedSeq[(Int, Int)],
+    val unindexed: IndexedSeq[FragmentRef],
+    val live: LiveRows
+) extends Serializable {
   def metric: VectorMetric = segments.head.metric
 
   /** This plan searching only the `allowed` rows (a filter's, pylance's prefilter). */
   def restrictedTo(allowed: Map[Long, RoaringBitmap]): IvfSearchPlan =
-    new IvfSearchPlan(query, column, segments, prepared, probes, unindexed,
-      new LiveRows(live.io, live.fragments, Some(allowed)))
+    new IvfSearchPlan(
+      query,
+      column,
+      segments,
+      prepared,
+      probes,
+      unindexed,
+      new LiveRows(live.io, live.fragments, Some(allowed))
+    )
 
   /**
    * This plan for another query vector `q` (same column, `k`, metric, `nprobes` and
@@ -52,8 +73,15 @@ final class IvfSearchPlan(val query: VectorQuery, val column: VectorColumn,
    */
   def forQuery(q: Array[Float]): IvfSearchPlan = {
     val prep = segments.map(_.prepare(q))
-    new IvfSearchPlan(query.copy(q = q), column, segments, prep,
-      IvfSearch.probesOf(segments, prep, query.nprobes), unindexed, live)
+    new IvfSearchPlan(
+      query.copy(q = q),
+      column,
+      segments,
+      prep,
+      IvfSearch.probesOf(segments, prep, query.nprobes),
+      unindexed,
+      live
+    )
   }
 }
 
@@ -75,17 +103,24 @@ final class IvfSearchPlan(val query: VectorQuery, val column: VectorColumn,
  * `allowed` rows here): the index's partitions yield their nearest matching rows.
  */
 object IvfSearch {
+
   /**
    * The plan of an indexed search of `s`, or None when pylance would search exactly: no
    * vector index on the column, or one built for another metric. Fails for index kinds not
    * read here (IVF_RQ, …) and tables with stable row ids.
    */
-  def plan(io: FileIO, s: Snapshot, query: VectorQuery,
-      allowed: Option[Map[Long, RoaringBitmap]] = None): Option[IvfSearchPlan] = {
+  def plan(
+      io: FileIO,
+      s: Snapshot,
+      query: VectorQuery,
+      allowed: Option[Map[Long, RoaringBitmap]] = None
+  ): Option[IvfSearchPlan] = {
     val column = VectorColumn(s, query.column)
     column.checkQuery(query.q)
-    val onColumn = ManifestFile.indices(io, s).filter(i => IvfIndex.isVector(i) &&
-      i.getFields(0) == column.field.id)
+    val onColumn = ManifestFile.indices(io, s).filter(i =>
+      IvfIndex.isVector(i) &&
+        i.getFields(0) == column.field.id
+    )
     if (onColumn.isEmpty) return None
     val name = onColumn.head.getName
     val deltas = onColumn.filter(_.getName == name)
@@ -94,7 +129,8 @@ object IvfSearch {
         "stable row ids (search with use_index=False)")
     val segments = deltas.map(IvfIndex.open(io, s.root, _)).toIndexedSeq
     if (segments.map(_.metric).distinct.size > 1) throw LanceErrors.unsupported(
-      s"vector index $name on ${query.column} has segments of different metrics")
+      s"vector index $name on ${query.column} has segments of different metrics"
+    )
     if (query.metric.exists(_ != segments.head.metric)) return None
     val prepared = segments.map(_.prepare(query.q))
     val probes = probesOf(segments, prepared, query.nprobes)
@@ -106,8 +142,11 @@ object IvfSearch {
   }
 
   /** The (segment, partition) pairs probed for the `prepared` queries of each segment. */
-  def probesOf(segments: IndexedSeq[IvfIndex], prepared: IndexedSeq[Array[Float]],
-      nprobes: Option[Int]): IndexedSeq[(Int, Int)] =
+  def probesOf(
+      segments: IndexedSeq[IvfIndex],
+      prepared: IndexedSeq[Array[Float]],
+      nprobes: Option[Int]
+  ): IndexedSeq[(Int, Int)] =
     segments.indices.flatMap { i =>
       val n = nprobes.getOrElse(segments(i).numPartitions)
       segments(i).probe(prepared(i), n).map(p => (i, p))
@@ -134,8 +173,12 @@ object IvfSearch {
    * unindexed fragments' nearest (the merged [[scanFragments]], None without any): (distance,
    * row address) pairs, nearest first.
    */
-  def finish(io: FileIO, plan: IvfSearchPlan, candidates: TopK,
-      unindexed: Option[TopK]): Array[(Float, Long)] = {
+  def finish(
+      io: FileIO,
+      plan: IvfSearchPlan,
+      candidates: TopK,
+      unindexed: Option[TopK]
+  ): Array[(Float, Long)] = {
     val k = plan.query.k
     var ann = candidates.result
     if (plan.query.refineFactor.isDefined) ann = exact(io, plan, ann.map(_._2))
@@ -156,16 +199,25 @@ object IvfSearch {
     val top = new TopK(math.max(1, addresses.length))
     addresses.groupBy(_ >>> 32).foreach { case (frag, addrs) =>
       plan.live.fragments.get(frag).foreach { f =>
-        plan.column.distances(io, f, addrs.map(_ & 0xffffffffL).sorted, plan.query.q,
-          plan.metric).foreach { case (d, id) => top.offer(d, id) }
+        plan.column.distances(
+          io,
+          f,
+          addrs.map(_ & 0xffffffffL).sorted,
+          plan.query.q,
+          plan.metric
+        ).foreach { case (d, id) => top.offer(d, id) }
       }
     }
     top.result
   }
 
   /** The whole search in this process; None when pylance would search exactly. */
-  def search(io: FileIO, s: Snapshot, query: VectorQuery,
-      allowed: Option[Map[Long, RoaringBitmap]] = None): Option[Array[(Float, Long)]] =
+  def search(
+      io: FileIO,
+      s: Snapshot,
+      query: VectorQuery,
+      allowed: Option[Map[Long, RoaringBitmap]] = None
+  ): Option[Array[(Float, Long)]] =
     plan(io, s, query, allowed).map { p =>
       val cands = scorePartitions(io, p, p.probes)
       val flat = if (p.unindexed.isEmpty) None else Some(scanFragments(io, p, p.unindexed))

@@ -16,18 +16,21 @@ import io.sparklance.table.{FragmentRef, LiveRows}
  * Queries are indexed by their position; a null query (no vector) is searched for nothing.
  */
 object KnnBatch {
+
   /**
    * Fails unless every non-null query holds `dim` values, naming the first one that does not
    * by its position and the query column `queryColumn`.
    */
-  def check(queries: Array[Array[Float]], dim: Int, queryColumn: String,
-      column: String): Unit = {
+  def check(queries: Array[Array[Float]], dim: Int, queryColumn: String, column: String): Unit = {
     var i = 0
     while (i < queries.length) {
       val q = queries(i)
-      if (q != null && q.length != dim) throw LanceErrors.invalidOption("query_column",
-        queryColumn, s"query row $i holds a vector of ${q.length} values; the table's " +
-          s"column $column holds vectors of $dim")
+      if (q != null && q.length != dim) throw LanceErrors.invalidOption(
+        "query_column",
+        queryColumn,
+        s"query row $i holds a vector of ${q.length} values; the table's " +
+          s"column $column holds vectors of $dim"
+      )
       i += 1
     }
   }
@@ -36,8 +39,10 @@ object KnnBatch {
    * The (segment, partition) pairs the queries probe, each with the queries probing it
    * (ascending), in (segment, partition) order; `plan` is any query's plan of the table.
    */
-  def probing(plan: IvfSearchPlan,
-      queries: Array[Array[Float]]): IndexedSeq[((Int, Int), Array[Int])] = {
+  def probing(
+      plan: IvfSearchPlan,
+      queries: Array[Array[Float]]
+  ): IndexedSeq[((Int, Int), Array[Int])] = {
     val by = mutable.HashMap.empty[(Int, Int), mutable.ArrayBuilder[Int]]
     queries.indices.foreach { i =>
       if (queries(i) != null) plan.forQuery(queries(i)).probes.foreach { p =>
@@ -52,17 +57,26 @@ object KnnBatch {
    * query position -> its best `k * refine_factor` live candidates among them. Each
    * partition is read once.
    */
-  def scorePartitions(io: FileIO, plan: IvfSearchPlan, queries: Array[Array[Float]],
-      work: Seq[((Int, Int), Array[Int])]): Map[Int, TopK] = {
+  def scorePartitions(
+      io: FileIO,
+      plan: IvfSearchPlan,
+      queries: Array[Array[Float]],
+      work: Seq[((Int, Int), Array[Int])]
+  ): Map[Int, TopK] = {
     val tops = mutable.HashMap.empty[Int, TopK]
     val prepared = mutable.HashMap.empty[(Int, Int), Array[Float]]
     work.groupBy(_._1._1).toSeq.sortBy(_._1).foreach { case (seg, parts) =>
       val index = plan.segments(seg)
       val scored = parts.map { case ((_, p), qs) =>
-        (p, qs.toSeq.map { i =>
-          (prepared.getOrElseUpdate((seg, i), index.prepare(queries(i))),
-            tops.getOrElseUpdate(i, new TopK(plan.query.candidates)))
-        })
+        (
+          p,
+          qs.toSeq.map { i =>
+            (
+              prepared.getOrElseUpdate((seg, i), index.prepare(queries(i))),
+              tops.getOrElseUpdate(i, new TopK(plan.query.candidates))
+            )
+          }
+        )
       }
       index.searchMany(io, scored, plan.live)
     }
@@ -73,8 +87,15 @@ object KnnBatch {
    * The `k` nearest live rows of fragments `frags` to every query by exact distance, each
    * fragment read once: query position -> its top (null queries have none).
    */
-  def scanFragments(io: FileIO, column: VectorColumn, metric: VectorMetric, live: LiveRows,
-      frags: Seq[FragmentRef], queries: Array[Array[Float]], k: Int): Map[Int, TopK] = {
+  def scanFragments(
+      io: FileIO,
+      column: VectorColumn,
+      metric: VectorMetric,
+      live: LiveRows,
+      frags: Seq[FragmentRef],
+      queries: Array[Array[Float]],
+      k: Int
+  ): Map[Int, TopK] = {
     val asked = queries.indices.filter(i => queries(i) != null).toArray
     val tops = asked.map(_ => new TopK(k))
     if (asked.nonEmpty) {
@@ -86,7 +107,9 @@ object KnnBatch {
 
   /** The pairs of `a` and `b` (results of tops of `k`), as one top `k`, nearest first. */
   def merge(a: Array[(Float, Long)], b: Array[(Float, Long)], k: Int): Array[(Float, Long)] =
-    if (a.isEmpty) b else if (b.isEmpty) a else {
+    if (a.isEmpty) b
+    else if (b.isEmpty) a
+    else {
       val top = new TopK(k)
       a.foreach { case (d, id) => top.offer(d, id) }
       b.foreach { case (d, id) => top.offer(d, id) }

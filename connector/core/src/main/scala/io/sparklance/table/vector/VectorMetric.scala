@@ -9,6 +9,7 @@ import io.sparklance.LanceErrors
  * distance differs from pylance's (float, vectorised) by a few ulps at most.
  */
 sealed abstract class VectorMetric(val name: String) extends Serializable {
+
   /** The distance between `q` and the `dim` values of `v` from `offset`; NaN when undefined. */
   def distance(q: Array[Float], v: Array[Float], offset: Int, dim: Int): Float
 
@@ -66,8 +67,11 @@ object VectorMetric {
     case "l2" | "euclidean" => L2
     case "cosine" => Cosine
     case "dot" => Dot
-    case _ => throw LanceErrors.invalidOption("metric", name,
-      s"must be one of ${All.map(_.name).mkString(", ")}")
+    case _ => throw LanceErrors.invalidOption(
+        "metric",
+        name,
+        s"must be one of ${All.map(_.name).mkString(", ")}"
+      )
   }
 
   /** `q` scaled to unit length, as Lance normalises a query for a cosine index. */

@@ -16,15 +16,34 @@ class FsstEncoderSuite extends AnyFunSuite {
     val (o, d) = Fsst.decompress(c.table, c.codes, c.offsets, strs.length)
     assert(o.length == strs.length + 1)
     strs.indices.foreach { i =>
-      assert(java.util.Arrays.equals(java.util.Arrays.copyOfRange(d, o(i), o(i + 1)), strs(i)), s"string $i")
+      assert(
+        java.util.Arrays.equals(java.util.Arrays.copyOfRange(d, o(i), o(i + 1)), strs(i)),
+        s"string $i"
+      )
     }
     c
   }
 
   test("text compresses well and decodes exactly") {
     val r = new scala.util.Random(1)
-    val words = Array("user", "example", "com", "lance", "spark", "the", "of", "and", "@", ".", "-", "http://", "www.")
-    val strs = (0 until 20000).map(i => (0 until 1 + r.nextInt(8)).map(_ => words(r.nextInt(words.length))).mkString("") + (i % 100))
+    val words = Array(
+      "user",
+      "example",
+      "com",
+      "lance",
+      "spark",
+      "the",
+      "of",
+      "and",
+      "@",
+      ".",
+      "-",
+      "http://",
+      "www."
+    )
+    val strs = (0 until 20000).map(i =>
+      (0 until 1 + r.nextInt(8)).map(_ => words(r.nextInt(words.length))).mkString("") + (i % 100)
+    )
     val bytes = strs.map(_.getBytes("UTF-8"))
     val c = roundTrip(bytes)
     val raw = bytes.map(_.length).sum
@@ -74,8 +93,14 @@ class FsstEncoderSuite extends AnyFunSuite {
     val r = new scala.util.Random(4)
     val short = (0 until 3000).map(i => s"w${i % 97}-${r.nextInt(1000)}".getBytes)
     val long = Array.fill(60000)(("lance spark " (r.nextInt(12))).toByte)
-    for (strs <- Seq(short :+ long, long +: short, Seq(long, Array.emptyByteArray),
-        Seq(Array.emptyByteArray, long))) {
+    for (
+      strs <- Seq(
+        short :+ long,
+        long +: short,
+        Seq(long, Array.emptyByteArray),
+        Seq(Array.emptyByteArray, long)
+      )
+    ) {
       val c = roundTrip(strs)
       // The same strings after 5 bytes of something else give the same codes.
       val prefix = Array.fill(5)(7.toByte)

@@ -28,7 +28,9 @@ class StructuralEncodingsSuite extends AnyFunSuite {
       val n = StructuralFixtures.rows(name).size.toLong
       val rnd = new scala.util.Random(name.hashCode)
       val ranges = Seq((0L, 1L), (n - 1, n), (n / 3, n / 2), (1L, n - 1)) ++
-        Seq.fill(6) { val a = rnd.nextInt(n.toInt).toLong; (a, math.min(n, a + 1 + rnd.nextInt(700))) }
+        Seq.fill(6) {
+          val a = rnd.nextInt(n.toInt).toLong; (a, math.min(n, a + 1 + rnd.nextInt(700)))
+        }
       ranges.foreach { r => withClue(s"range $r: ") { check(name, 1 + rnd.nextInt(300), Some(r)) } }
     }
   }

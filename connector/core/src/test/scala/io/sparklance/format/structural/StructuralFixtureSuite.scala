@@ -26,7 +26,10 @@ class StructuralFixtureSuite extends AnyFunSuite {
   for (fx <- fixtures if fx.name.startsWith("types_") || fx.name.startsWith("multifrag_")) {
     test(s"${fx.name} latest in batches of 37") {
       val v = fx.version(fx.latestVersion)
-      val d = StructuralTestSupport.diff(v.rows, StructuralTestSupport.readRows(fx.path.toString, v.version, batch = 37))
+      val d = StructuralTestSupport.diff(
+        v.rows,
+        StructuralTestSupport.readRows(fx.path.toString, v.version, batch = 37)
+      )
       assert(d.isEmpty, d.mkString("\n", "\n", ""))
     }
     test(s"${fx.name} latest in batches of 37 over the scan's own buffers") {
@@ -60,7 +63,10 @@ class StructuralRangeSuite extends AnyFunSuite {
           val out = IndexedSeq.newBuilder[_root_.com.fasterxml.jackson.databind.JsonNode]
           var pos = 0
           frags.foreach { f =>
-            val dv = _root_.io.sparklance.table.DeletionVector.read(io, _root_.io.sparklance.table.FragmentRef(fx.path.toString, snap, f))
+            val dv = _root_.io.sparklance.table.DeletionVector.read(
+              io,
+              _root_.io.sparklance.table.FragmentRef(fx.path.toString, snap, f)
+            )
             var r = 0L
             while (r < f.getPhysicalRows) {
               if (!dv.contains(r.toInt)) { if (r >= a && r < b) out += full(pos); pos += 1 }

@@ -31,8 +31,15 @@ object FixtureSupport {
   /** src-test-data of this worktree (or SPARKLANCE_TEST_DATA / -Dsparklance.test.data). */
   lazy val testData: File = {
     val root = new File(sys.props.getOrElse("sparklance.repo.root", "."))
-    val candidates = Seq(sys.props.get("sparklance.test.data").map(new File(_)), sys.env.get("SPARKLANCE_TEST_DATA").map(new File(_)), Some(new File(root, "src-test-data")))
-    candidates.flatten.find(d => new File(d, "expected").isDirectory).getOrElse(new File(root, "src-test-data"))
+    val candidates = Seq(
+      sys.props.get("sparklance.test.data").map(new File(_)),
+      sys.env.get("SPARKLANCE_TEST_DATA").map(new File(_)),
+      Some(new File(root, "src-test-data"))
+    )
+    candidates.flatten.find(d => new File(d, "expected").isDirectory).getOrElse(new File(
+      root,
+      "src-test-data"
+    ))
   }
 
   def repoRoot: File = testData.getParentFile
@@ -43,24 +50,42 @@ object FixtureSupport {
     val in = new FileInputStream(f)
     val stream = if (f.getName.endsWith(".gz")) new GZIPInputStream(in) else in
     val r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))
-    try Iterator.continually(r.readLine()).takeWhile(_ != null).filter(_.nonEmpty).map(l => mapper.readTree(l)).toIndexedSeq
+    try Iterator.continually(r.readLine()).takeWhile(_ != null).filter(_.nonEmpty).map(l =>
+        mapper.readTree(l)
+      ).toIndexedSeq
     finally r.close()
   }
 
   /** Decoded top-level columns of one dataset version, rows in to_table order. */
-  def readVersion(root: String, version: Long, batchRows: Int = 137): (Snapshot, Seq[ColumnArray]) = {
+  def readVersion(
+      root: String,
+      version: Long,
+      batchRows: Int = 137
+  ): (Snapshot, Seq[ColumnArray]) = {
     val ds = LanceDataset.open(io, root)
     val snap = ds.open(VersionSpec.Number(version))
     val fields = snap.schema.fields
     val perFragment = snap.fragments.map { frag =>
       val files = frag.getFilesList.asScala.toSeq
       def open(df: _root_.io.sparklance.proto.TableProtos.DataFile): LanceFileReader =
-        LanceFileReader.open(io, Paths.join(Paths.join(root, "data"), df.getPath),
-          df.getFileMajorVersion, df.getFileMinorVersion,
-          FileFields(df.getFieldsList.asScala.map(_.intValue).toArray, df.getColumnIndicesList.asScala.map(_.intValue).toArray))
+        LanceFileReader.open(
+          io,
+          Paths.join(Paths.join(root, "data"), df.getPath),
+          df.getFileMajorVersion,
+          df.getFileMinorVersion,
+          FileFields(
+            df.getFieldsList.asScala.map(_.intValue).toArray,
+            df.getColumnIndicesList.asScala.map(_.intValue).toArray
+          )
+        )
       // The file's row count, not the manifest's physical_rows: old writers recorded the count
       // after deletions there (test_dataset3).
-      val physical = if (files.isEmpty) frag.getPhysicalRows else { val r = open(files.head); try r.numRows finally r.close() }
+      val physical = if (files.isEmpty) frag.getPhysicalRows
+      else {
+        val r = open(files.head);
+        try r.numRows
+        finally r.close()
+      }
       // Each top-level field from the first data file that holds it.
       val cols: Seq[ColumnArray] = fields.map { f =>
         val holder = files.find(_.getFieldsList.asScala.exists(_.intValue == f.id))
@@ -70,7 +95,10 @@ object FixtureSupport {
             val reader = open(df)
             try {
               val n = reader.numRows
-              assert(n == physical, s"data files of fragment ${frag.getId} disagree on the row count")
+              assert(
+                n == physical,
+                s"data files of fragment ${frag.getId} disagree on the row count"
+              )
               val scan = reader.scan(Seq(f), 0, n)
               // Several batches so reads cross page boundaries.
               val parts = Iterator.iterate(0L)(_ + batchRows).takeWhile(_ < n).map { s =>
@@ -90,7 +118,8 @@ object FixtureSupport {
       }
     }
     val merged = fields.indices.map { i =>
-      if (perFragment.isEmpty) ColumnArrays.empty(ValueShape.of(fields(i))) else ColumnArrays.concat(perFragment.map(_(i)))
+      if (perFragment.isEmpty) ColumnArrays.empty(ValueShape.of(fields(i)))
+      else ColumnArrays.concat(perFragment.map(_(i)))
     }
     (snap, merged)
   }
@@ -102,7 +131,9 @@ object FixtureSupport {
     (a, field.logicalType) match {
       case (s: StructArray, _) =>
         val o = nf.objectNode()
-        field.children.zip(s.children).foreach { case (cf, ca) => o.set[JsonNode](cf.name, toJson(ca, cf, i)) }
+        field.children.zip(s.children).foreach { case (cf, ca) =>
+          o.set[JsonNode](cf.name, toJson(ca, cf, i))
+        }
         o
       case (l: ListArray, _) =>
         val arr = nf.arrayNode()
@@ -117,8 +148,16 @@ object FixtureSupport {
         arr
       case (d: DictionaryArray, _) =>
         val e = d.dictionary.values; val k = d.indices(i)
-        toJson(new VarBinaryArray(1, null, Array(0, e.offsets(k + 1) - e.offsets(k)),
-          java.util.Arrays.copyOfRange(e.data, e.offsets(k), e.offsets(k + 1))), field, 0)
+        toJson(
+          new VarBinaryArray(
+            1,
+            null,
+            Array(0, e.offsets(k + 1) - e.offsets(k)),
+            java.util.Arrays.copyOfRange(e.data, e.offsets(k), e.offsets(k + 1))
+          ),
+          field,
+          0
+        )
       case (v: VarBinaryArray, t) =>
         val bytes = java.util.Arrays.copyOfRange(v.data, v.offsets(i), v.offsets(i + 1))
         val text = t match {
@@ -129,7 +168,8 @@ object FixtureSupport {
         if (text) nf.textNode(new String(bytes, StandardCharsets.UTF_8))
         else nf.textNode(java.util.Base64.getEncoder.encodeToString(bytes))
       case (f: FixedWidthArray, t) => fixed(f, t, i)
-      case (other, t) => throw new AssertionError(s"unexpected ${other.getClass.getSimpleName} for ${t.text}")
+      case (other, t) =>
+        throw new AssertionError(s"unexpected ${other.getClass.getSimpleName} for ${t.text}")
     }
   }
 
@@ -139,8 +179,10 @@ object FixtureSupport {
     val w = f.byteWidth
     val off = i * w
     def dbl(d: Double): JsonNode =
-      if (d.isNaN) nf.textNode("NaN") else if (d.isPosInfinity) nf.textNode("Infinity")
-      else if (d.isNegInfinity) nf.textNode("-Infinity") else nf.numberNode(d)
+      if (d.isNaN) nf.textNode("NaN")
+      else if (d.isPosInfinity) nf.textNode("Infinity")
+      else if (d.isNegInfinity) nf.textNode("-Infinity")
+      else nf.numberNode(d)
     t match {
       case Bool => nf.booleanNode(f.data(off) != 0)
       case Int8 => nf.numberNode(f.data(off).toLong)
@@ -151,7 +193,8 @@ object FixtureSupport {
       case _: Time if w == 4 => nf.numberNode(bb.getInt(off).toLong)
       case UInt32 => nf.numberNode(bb.getInt(off) & 0xffffffffL)
       case Int64 | Date64 | _: Timestamp | _: Duration | _: Time => nf.numberNode(bb.getLong(off))
-      case UInt64 => nf.numberNode(new java.math.BigInteger(java.lang.Long.toUnsignedString(bb.getLong(off))))
+      case UInt64 =>
+        nf.numberNode(new java.math.BigInteger(java.lang.Long.toUnsignedString(bb.getLong(off))))
       case Float32 => dbl(bb.getFloat(off).toDouble)
       case Float64 => dbl(bb.getDouble(off))
       case Float16 => dbl(halfToFloat(bb.getShort(off)).toDouble)
@@ -160,7 +203,12 @@ object FixtureSupport {
         var k = 0
         while (k < w) { be(k) = f.data(off + w - 1 - k); k += 1 }
         nf.textNode(new java.math.BigDecimal(new java.math.BigInteger(be), scale).toString)
-      case FixedSizeBinary(_) => nf.textNode(java.util.Base64.getEncoder.encodeToString(java.util.Arrays.copyOfRange(f.data, off, off + w)))
+      case FixedSizeBinary(_) =>
+        nf.textNode(java.util.Base64.getEncoder.encodeToString(java.util.Arrays.copyOfRange(
+          f.data,
+          off,
+          off + w
+        )))
       case Dictionary(v, _, _) => fixed(f, v, i)
       case other => throw new AssertionError(s"no canonical form for ${other.text}")
     }
@@ -188,7 +236,12 @@ object FixtureSupport {
    * double (-418.0184631347656). Here both sides are re-parsed as doubles and compared exactly
    * (which also tells -0.0 from 0.0).
    */
-  def compare(fields: Seq[LanceField], cols: Seq[ColumnArray], expected: IndexedSeq[JsonNode], limit: Int = 10): Seq[String] = {
+  def compare(
+      fields: Seq[LanceField],
+      cols: Seq[ColumnArray],
+      expected: IndexedSeq[JsonNode],
+      limit: Int = 10
+  ): Seq[String] = {
     val errs = scala.collection.mutable.ArrayBuffer[String]()
     val n = cols.headOption.map(_.length).getOrElse(0)
     if (n != expected.size) errs += s"row count: decoded $n, expected ${expected.size}"
@@ -200,7 +253,9 @@ object FixtureSupport {
         val got = normalize(toJson(c, f, i))
         val exp = expected(i).get(f.name)
         if (exp == null) { errs += s"column ${f.name} missing from expected row $i"; bad = limit }
-        else if (!got.equals(exp)) { errs += s"column ${f.name} row $i: decoded $got, expected $exp"; bad += 1 }
+        else if (!got.equals(exp)) {
+          errs += s"column ${f.name} row $i: decoded $got, expected $exp"; bad += 1
+        }
         i += 1
       }
     }
@@ -221,9 +276,15 @@ object FixtureSupport {
 
   def externalFixtures(): Seq[(String, String, JsonNode)] = {
     val dir = new File(testData, "expected/external")
-    Option(dir.listFiles()).getOrElse(Array.empty[File]).filter(_.getName.endsWith(".json")).sortBy(_.getName).toSeq.map { f =>
+    Option(dir.listFiles()).getOrElse(Array.empty[File]).filter(_.getName.endsWith(".json")).sortBy(
+      _.getName
+    ).toSeq.map { f =>
       val js = readJson(f)
-      (f.getName.stripSuffix(".json"), new File(repoRoot, js.get("path").asText()).getCanonicalPath, js)
+      (
+        f.getName.stripSuffix(".json"),
+        new File(repoRoot, js.get("path").asText()).getCanonicalPath,
+        js
+      )
     }
   }
 
@@ -241,7 +302,9 @@ abstract class FixtureReadSuiteBase extends org.scalatest.funsuite.AnyFunSuite {
         test(s"${fx.name} v${v.version} decodes exactly as pylance reads it") {
           val (snap, cols) = readVersion(fx.path.toString, v.version)
           // Parsed with a plain double-reading mapper (not Fixtures' BigDecimal one, which loses -0.0).
-          val expected = readRows(_root_.io.sparklance.testutil.Fixtures.testData.resolve(v.json.get("rows_file").asText()).toFile)
+          val expected = readRows(_root_.io.sparklance.testutil.Fixtures.testData.resolve(
+            v.json.get("rows_file").asText()
+          ).toFile)
           val errs = compare(snap.schema.fields, cols, expected)
           assert(errs.isEmpty, errs.mkString("\n", "\n", ""))
           assert(cols.headOption.map(_.length.toLong).getOrElse(0L) == v.countRows)

@@ -20,23 +20,40 @@ class V20BatchWindowSuite extends AnyFunSuite {
 
   private def fixture(name: String): (String, IndexedSeq[JsonNode]) = name match {
     case "multipage_2.0" =>
-      val dir = new File(getClass.getResource("/format-v20/multipage_2.0.jsonl.gz").toURI).getParentFile
-      (new File(dir, "multipage_2.0.lance").getAbsolutePath, readRows(new File(dir, "multipage_2.0.jsonl.gz")))
+      val dir =
+        new File(getClass.getResource("/format-v20/multipage_2.0.jsonl.gz").toURI).getParentFile
+      (
+        new File(dir, "multipage_2.0.lance").getAbsolutePath,
+        readRows(new File(dir, "multipage_2.0.jsonl.gz"))
+      )
     case "paged_2.0" =>
       val dir = Fixtures.testData.resolve("pages")
       (dir.resolve("paged_2.0.lance").toString, readRows(dir.resolve("paged_2.0.jsonl.gz").toFile))
     case other =>
       val fx = Fixtures(other)
-      (fx.path.toString, readRows(Fixtures.testData.resolve(fx.version(fx.latestVersion).json.get("rows_file").asText()).toFile))
+      (
+        fx.path.toString,
+        readRows(Fixtures.testData.resolve(
+          fx.version(fx.latestVersion).json.get("rows_file").asText()
+        ).toFile)
+      )
   }
 
   /** The first fragment's data file, opened with the given batch-window threshold. */
-  private def open(root: String, minBytes: Long, fio: _root_.io.sparklance.storage.FileIO = io): (V20FileReader, Seq[LanceField], Long) = {
+  private def open(
+      root: String,
+      minBytes: Long,
+      fio: _root_.io.sparklance.storage.FileIO = io
+  ): (V20FileReader, Seq[LanceField], Long) = {
     val snap = LanceDataset.open(fio, root).open(VersionSpec.Latest)
     val frag = FragmentRef(snap.root, snap, snap.fragments.head)
     assert(frag.deletionPath.isEmpty && frag.files.size == 1)
     val df = frag.files.head
-    (new V20FileReader(FileContainer.open(fio.open(df.path)), df.fileFields, minBytes), snap.schema.fields, frag.physicalRows)
+    (
+      new V20FileReader(FileContainer.open(fio.open(df.path)), df.fileFields, minBytes),
+      snap.schema.fields,
+      frag.physicalRows
+    )
   }
 
   for (name <- Seq("multipage_2.0", "paged_2.0", "types_2.0")) {
@@ -44,7 +61,10 @@ class V20BatchWindowSuite extends AnyFunSuite {
       val (root, expected) = fixture(name)
       val (r0, fields, rows) = open(root, 1)
       r0.close()
-      for ((start, end, batch) <- Seq((0L, rows, 1), (0L, rows, 37), (rows / 3, rows, 250), (7L, rows - 5, 1000))) {
+      for (
+        (start, end, batch) <-
+          Seq((0L, rows, 1), (0L, rows, 37), (rows / 3, rows, 250), (7L, rows - 5, 1000))
+      ) {
         val (r, _, _) = open(root, 1)
         try {
           val scan = r.scan(fields, start, end)
@@ -52,7 +72,10 @@ class V20BatchWindowSuite extends AnyFunSuite {
           while (pos < end) {
             val k = math.min(batch.toLong, end - pos).toInt
             val errs = compare(fields, scan.next(k).toSeq, expected.slice(pos.toInt, pos.toInt + k))
-            assert(errs.isEmpty, s"rows [$start, $end) in batches of $batch, at $pos:" + errs.mkString("\n", "\n", ""))
+            assert(
+              errs.isEmpty,
+              s"rows [$start, $end) in batches of $batch, at $pos:" + errs.mkString("\n", "\n", "")
+            )
             pos += k
           }
         } finally r.close()

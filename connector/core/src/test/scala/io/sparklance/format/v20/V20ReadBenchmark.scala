@@ -20,12 +20,21 @@ class V20ReadBenchmark extends org.scalatest.funsuite.AnyFunSuite {
       var rows = 0L
       snap.fragments.foreach { frag =>
         frag.getFilesList.asScala.foreach { df =>
-          val r = LanceFileReader.open(FixtureSupport.io, Paths.join(Paths.join(root, "data"), df.getPath),
-            df.getFileMajorVersion, df.getFileMinorVersion,
-            FileFields(df.getFieldsList.asScala.map(_.intValue).toArray, df.getColumnIndicesList.asScala.map(_.intValue).toArray))
+          val r = LanceFileReader.open(
+            FixtureSupport.io,
+            Paths.join(Paths.join(root, "data"), df.getPath),
+            df.getFileMajorVersion,
+            df.getFileMinorVersion,
+            FileFields(
+              df.getFieldsList.asScala.map(_.intValue).toArray,
+              df.getColumnIndicesList.asScala.map(_.intValue).toArray
+            )
+          )
           val scan = r.scan(snap.schema.fields, 0, r.numRows)
           var left = r.numRows
-          while (left > 0) { val n = math.min(8192L, left).toInt; scan.next(n); left -= n; rows += n }
+          while (left > 0) {
+            val n = math.min(8192L, left).toInt; scan.next(n); left -= n; rows += n
+          }
           r.close()
         }
       }

@@ -18,45 +18,75 @@ class FinishedWritersSuite extends AnyFunSuite {
   import WriterTestSchemas._
 
   private val io = HadoopFileIO.local()
+
   /** Text FSST compresses (TPC-H-like comments), a low-cardinality string, numbers, nulls. */
-  private val fields = Seq(field(0, "id", LogicalType.Int64, nullable = false),
-    field(1, "comment", LogicalType.Utf8), field(2, "status", LogicalType.Utf8),
-    field(3, "price", LogicalType.Decimal(128, 15, 2)))
-  private val words = Array("final", "deposits", "furiously", "ironic", "requests", "sleep",
-    "carefully", "regular", "packages", "haggle", "quickly", "express", "accounts")
+  private val fields = Seq(
+    field(0, "id", LogicalType.Int64, nullable = false),
+    field(1, "comment", LogicalType.Utf8),
+    field(2, "status", LogicalType.Utf8),
+    field(3, "price", LogicalType.Decimal(128, 15, 2))
+  )
+  private val words = Array(
+    "final",
+    "deposits",
+    "furiously",
+    "ironic",
+    "requests",
+    "sleep",
+    "carefully",
+    "regular",
+    "packages",
+    "haggle",
+    "quickly",
+    "express",
+    "accounts"
+  )
 
   private def batch(seed: Int, n: Int, first: Long): Array[ColumnArray] = {
     val r = new scala.util.Random(seed)
     def strings(gen: Int => String, nullRate: Double): VarBinaryArray = {
       val nulls = Array.fill(n)(r.nextDouble() < nullRate)
       val bytes = (0 until n).map(i =>
-        if (nulls(i)) Array.emptyByteArray else gen(i).getBytes("UTF-8"))
+        if (nulls(i)) Array.emptyByteArray else gen(i).getBytes("UTF-8")
+      )
       new VarBinaryArray(n, nulls, bytes.scanLeft(0)(_ + _.length).toArray, bytes.flatten.toArray)
     }
     val ids = new Array[Byte](8 * n)
     (0 until n).foreach(i => codec.LittleEndian.putI64(ids, 8 * i, first + i))
     val prices = new Array[Byte](16 * n)
     (0 until n).foreach(i => codec.LittleEndian.putI64(prices, 16 * i, r.nextInt(10000000).toLong))
-    Array(new FixedWidthArray(n, null, 8, ids),
+    Array(
+      new FixedWidthArray(n, null, 8, ids),
       strings(_ => Seq.fill(2 + r.nextInt(8))(words(r.nextInt(words.length))).mkString(" "), 0.05),
       strings(_ => Seq("F", "O", "P")(r.nextInt(3)), 0.0),
-      new FixedWidthArray(n, Array.fill(n)(r.nextDouble() < 0.1), 16, prices))
+      new FixedWidthArray(n, Array.fill(n)(r.nextDouble() < 0.1), 16, prices)
+    )
   }
 
-  private def write(dir: java.nio.file.Path, name: String, version: FileVersion,
+  private def write(
+      dir: java.nio.file.Path,
+      name: String,
+      version: FileVersion,
       batches: Seq[Array[ColumnArray]],
-      previous: LanceFileWriter): (LanceFileWriter, Array[Byte]) = {
+      previous: LanceFileWriter
+  ): (LanceFileWriter, Array[Byte]) = {
     val path = dir.resolve(name).toString
-    val w = new LanceFileWriter(new StreamSink(new FileOutputStream(path)), fields, version,
-      FileWriterOptions(256 * 1024), previous = previous)
+    val w = new LanceFileWriter(
+      new StreamSink(new FileOutputStream(path)),
+      fields,
+      version,
+      FileWriterOptions(256 * 1024),
+      previous = previous
+    )
     batches.foreach(w.write)
-    try w.finish() finally w.close()
+    try w.finish()
+    finally w.close()
     (w, Files.readAllBytes(Paths.get(path)))
   }
 
   for (version <- FileVersion.all.filter(_.structural)) {
     test(s"${version.name}: a first file over buffers a finished writer left is the same file, " +
-        "byte for byte, FSST pages included") {
+      "byte for byte, FSST pages included") {
       val dir = TempDirs.create("lance-finished-writers-")
       // Pages of several sizes: the kept buffers are larger, then smaller than needed.
       val first = Seq(batch(1, 4096, 0), batch(2, 9000, 4096))
@@ -90,7 +120,10 @@ class FinishedWritersSuite extends AnyFunSuite {
     assert(FinishedWriters.take(fields, v) == null)
     // A writer not finished (its buffers may still be in use) is not kept.
     val open = new LanceFileWriter(
-      new StreamSink(new FileOutputStream(dir.resolve("b.lance").toString)), fields, v)
+      new StreamSink(new FileOutputStream(dir.resolve("b.lance").toString)),
+      fields,
+      v
+    )
     open.write(batch(2, 10, 0))
     FinishedWriters.give(open)
     assert(FinishedWriters.take(fields, v) == null)

@@ -16,7 +16,8 @@ object PageKinds {
     (0 until c.numColumns).flatMap { col =>
       c.column(col).getPagesList.asScala.map { p =>
         val l = PageLayout.parseFrom(
-          com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding).getValue)
+          com.google.protobuf.Any.parseFrom(p.getEncoding.getDirect.getEncoding).getValue
+        )
         def name(e: CompressiveEncoding): String = e.getCompressionCase.toString.toLowerCase
         if (l.hasMiniBlockLayout) {
           val m = l.getMiniBlockLayout

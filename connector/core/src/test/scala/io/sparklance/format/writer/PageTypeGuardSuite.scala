@@ -18,19 +18,32 @@ class PageTypeGuardSuite extends AnyFunSuite {
 
   private def strings(values: Seq[String]): VarBinaryArray = {
     val bytes = values.map(v => if (v == null) Array.emptyByteArray else v.getBytes("UTF-8"))
-    new VarBinaryArray(values.size, values.map(_ == null).toArray,
-      bytes.scanLeft(0)(_ + _.length).toArray, bytes.flatten.toArray)
+    new VarBinaryArray(
+      values.size,
+      values.map(_ == null).toArray,
+      bytes.scanLeft(0)(_ + _.length).toArray,
+      bytes.flatten.toArray
+    )
   }
 
   private val values = strings((0 until 500).map(i => if (i % 9 == 0) null else s"v${i % 6}"))
 
   /** The pages a one-column writer of `f` writes for `a`: encodings and buffer counts. */
-  private def pagesOf(f: LanceField, version: FileVersion, a: ColumnArray)
-      : Seq[(com.google.protobuf.Message, Int)] = {
+  private def pagesOf(
+      f: LanceField,
+      version: FileVersion,
+      a: ColumnArray
+  ): Seq[(com.google.protobuf.Message, Int)] = {
     val container = new ContainerWriter(new StreamSink(new ByteArrayOutputStream()), version, 1)
     if (version.structural) {
-      val w = new StructuralLeafWriter(0, LeafPath.leaves(f).head, version, container, 1 << 20,
-        EncodingParams.of(f, f))
+      val w = new StructuralLeafWriter(
+        0,
+        LeafPath.leaves(f).head,
+        version,
+        container,
+        1 << 20,
+        EncodingParams.of(f, f)
+      )
       w.append(a); w.finish()
     } else {
       val w = V20ColumnWriter(f, 0, container, 1 << 20)
@@ -44,7 +57,7 @@ class PageTypeGuardSuite extends AnyFunSuite {
 
   for (version <- FileVersion.all) {
     test(s"${version.name}: plain string pages in a dictionary column are refused, naming file, " +
-        "column, page and both types") {
+      "column, page and both types") {
       // Distinct values, so that the string writer picks no dictionary of its own.
       val distinct = strings((0 until 500).map(i => if (i % 9 == 0) null else s"value-$i"))
       val plain = pagesOf(field(3, "d", LogicalType.Utf8), version, distinct)
@@ -52,9 +65,12 @@ class PageTypeGuardSuite extends AnyFunSuite {
         PageTypeGuard.check("data/x.lance", version, Seq(dict(LogicalType.Int32)), _ => plain)
       }
       val m = e.getMessage
-      assert(m.contains("data/x.lance") && m.contains("column 'd'") && m.contains("(field 3)") &&
-        m.contains("dict:string:int32:false") && m.contains("page 0") &&
-        m.contains("not a dictionary page with 32-bit keys"), m)
+      assert(
+        m.contains("data/x.lance") && m.contains("column 'd'") && m.contains("(field 3)") &&
+          m.contains("dict:string:int32:false") && m.contains("page 0") &&
+          m.contains("not a dictionary page with 32-bit keys"),
+        m
+      )
     }
 
     test(s"${version.name}: dictionary pages pass with their own key width only") {
@@ -73,8 +89,11 @@ class PageTypeGuardSuite extends AnyFunSuite {
       val nullField = field(1, "z", LogicalType.Null)
       val nulls = pagesOf(nullField, version, new NullArray(300))
       PageTypeGuard.check("f", version, Seq(nullField), _ => nulls)
-      val ints = pagesOf(field(1, "z", LogicalType.Int32), version,
-        new FixedWidthArray(3, null, 4, new Array[Byte](12)))
+      val ints = pagesOf(
+        field(1, "z", LogicalType.Int32),
+        version,
+        new FixedWidthArray(3, null, 4, new Array[Byte](12))
+      )
       intercept[LanceCorruptFileException] {
         PageTypeGuard.check("f", version, Seq(nullField), _ => ints)
       }
@@ -89,8 +108,12 @@ class PageTypeGuardSuite extends AnyFunSuite {
 
   test("the file writer runs the guard: a dictionary column written in full passes it") {
     for (version <- FileVersion.all) {
-      val w = new LanceFileWriter(new StreamSink(new ByteArrayOutputStream()),
-        Seq(dict(LogicalType.Int8)), version, name = "mem.lance")
+      val w = new LanceFileWriter(
+        new StreamSink(new ByteArrayOutputStream()),
+        Seq(dict(LogicalType.Int8)),
+        version,
+        name = "mem.lance"
+      )
       w.write(Array(values))
       assert(w.finish().numRows == 500)
     }

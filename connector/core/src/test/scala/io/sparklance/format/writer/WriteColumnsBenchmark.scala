@@ -34,8 +34,8 @@ class WriteColumnsBenchmark extends AnyFunSuite {
       field -> frags.flatMap { f =>
         val df = f.files.head
         val c = FileContainer.open(io.open(df.path))
-        val scan = StructuralFileReader.scan(c, Seq(field), df.fileFields, df.minor, 0,
-          f.physicalRows)
+        val scan =
+          StructuralFileReader.scan(c, Seq(field), df.fileFields, df.minor, 0, f.physicalRows)
         var done = 0L
         val out = Seq.newBuilder[Array[ColumnArray]]
         while (done < f.physicalRows) {

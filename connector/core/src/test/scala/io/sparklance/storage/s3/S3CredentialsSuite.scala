@@ -16,12 +16,27 @@ import io.sparklance.testutil.Pylance
  * with temporary credentials refreshed before they expire.
  */
 class S3CredentialsSuite extends AnyFunSuite {
-  private def config(endpoint: Option[String] = None, metadata: Option[String] = None,
-      static: Option[(String, String)] = None, tokenFile: Option[String] = None,
-      role: Option[String] = None) =
-    S3Config(endpoint, "us-east-1", static.map(_._1), static.map(_._2), None, pathStyle = true,
-      allowHttp = true, maxRetries = 0, partSize = S3Config.MinPartSize,
-      webIdentityTokenFile = tokenFile, roleArn = role, metadataEndpoint = metadata)
+  private def config(
+      endpoint: Option[String] = None,
+      metadata: Option[String] = None,
+      static: Option[(String, String)] = None,
+      tokenFile: Option[String] = None,
+      role: Option[String] = None
+  ) =
+    S3Config(
+      endpoint,
+      "us-east-1",
+      static.map(_._1),
+      static.map(_._2),
+      None,
+      pathStyle = true,
+      allowHttp = true,
+      maxRetries = 0,
+      partSize = S3Config.MinPartSize,
+      webIdentityTokenFile = tokenFile,
+      roleArn = role,
+      metadataEndpoint = metadata
+    )
 
   private val noImds: String => Option[String] = {
     case "AWS_EC2_METADATA_DISABLED" => Some("true")
@@ -41,20 +56,23 @@ class S3CredentialsSuite extends AnyFunSuite {
     private def creds(n: Int) =
       s"""{"AccessKeyId":"AK$n","SecretAccessKey":"SK$n","Token":"T$n",""" +
         s""""Expiration":"${Instant.now().plusSeconds(ttl)}"}"""
-    server.createContext("/", (x: HttpExchange) => {
-      val p = x.getRequestURI.getPath
-      val token = Option(x.getRequestHeaders.getFirst("X-aws-ec2-metadata-token"))
-      (x.getRequestMethod, p) match {
-        case ("PUT", "/latest/api/token") => reply(x, 200, "tok")
-        case ("GET", "/latest/meta-data/iam/security-credentials/") if token.contains("tok") =>
-          reply(x, 200, "my-role\n")
-        case ("GET", "/latest/meta-data/iam/security-credentials/my-role")
-            if token.contains("tok") => reply(x, 200, creds(roleFetches.incrementAndGet()))
-        case ("GET", "/ecs") if x.getRequestHeaders.getFirst("Authorization") == "ecs-auth" =>
-          reply(x, 200, creds(100))
-        case _ => reply(x, 401, "")
+    server.createContext(
+      "/",
+      (x: HttpExchange) => {
+        val p = x.getRequestURI.getPath
+        val token = Option(x.getRequestHeaders.getFirst("X-aws-ec2-metadata-token"))
+        (x.getRequestMethod, p) match {
+          case ("PUT", "/latest/api/token") => reply(x, 200, "tok")
+          case ("GET", "/latest/meta-data/iam/security-credentials/") if token.contains("tok") =>
+            reply(x, 200, "my-role\n")
+          case ("GET", "/latest/meta-data/iam/security-credentials/my-role")
+              if token.contains("tok") => reply(x, 200, creds(roleFetches.incrementAndGet()))
+          case ("GET", "/ecs") if x.getRequestHeaders.getFirst("Authorization") == "ecs-auth" =>
+            reply(x, 200, creds(100))
+          case _ => reply(x, 401, "")
+        }
       }
-    })
+    )
     server.start()
     val url = s"http://127.0.0.1:${server.getAddress.getPort}"
     override def close(): Unit = server.stop(0)
@@ -86,8 +104,10 @@ class S3CredentialsSuite extends AnyFunSuite {
   test("the ECS container endpoint, with its authorization token") {
     val ecs = new MetadataServer(ttl = 3600)
     try {
-      val env = Map("AWS_CONTAINER_CREDENTIALS_FULL_URI" -> s"${ecs.url}/ecs",
-        "AWS_CONTAINER_AUTHORIZATION_TOKEN" -> "ecs-auth")
+      val env = Map(
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI" -> s"${ecs.url}/ecs",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN" -> "ecs-auth"
+      )
       val c = new S3Credentials(config(), env.get).get.get
       assert(c.accessKey == "AK100" && c.token.contains("T100"))
     } finally ecs.close()
@@ -98,9 +118,14 @@ class S3CredentialsSuite extends AnyFunSuite {
     val server = Pylance.call("s3_ops", "start")
     val tokenFile = java.nio.file.Files.createTempFile("web-identity", ".jwt")
     java.nio.file.Files.write(tokenFile, "header.payload.signature".getBytes(UTF_8))
-    val c = new S3Credentials(config(endpoint = Some(server.get("direct").asText()),
-      tokenFile = Some(tokenFile.toString),
-      role = Some("arn:aws:iam::123456789012:role/spark-lance")), noImds).get.get
+    val c = new S3Credentials(
+      config(
+        endpoint = Some(server.get("direct").asText()),
+        tokenFile = Some(tokenFile.toString),
+        role = Some("arn:aws:iam::123456789012:role/spark-lance")
+      ),
+      noImds
+    ).get.get
     assert(c.accessKey.nonEmpty && c.secretKey.nonEmpty && c.token.isDefined)
     assert(c.expires.isDefined)
   }

@@ -39,8 +39,14 @@ class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
   /** A fresh directory in the bucket. */
   private def dir(): String = { n += 1; s"s3://$bucket/t$n-${System.nanoTime()}" }
 
-  private def faults(every: Int = 0, status: Int = 503, ambiguousPuts: Int = 0,
-      refuseConditional: Boolean = false, slow: Int = 0, delay: Double = 0): Unit =
+  private def faults(
+      every: Int = 0,
+      status: Int = 503,
+      ambiguousPuts: Int = 0,
+      refuseConditional: Boolean = false,
+      slow: Int = 0,
+      delay: Double = 0
+  ): Unit =
     Pylance.call("s3_ops", "faults", every, status, ambiguousPuts, refuseConditional, slow, delay)
 
   private def counts(prefix: String): Map[String, Int] =
@@ -69,7 +75,8 @@ class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
   test("listing: files and directories directly under a path, s3a:// kept, many pages") {
     val d = dir(); val s3 = io()
     Seq("x.txt", "sub/y.txt", "sub/deeper/z.txt", "other/w.txt").foreach(k =>
-      s3.write(s"$d/$k", bytes(k)))
+      s3.write(s"$d/$k", bytes(k))
+    )
     val top = s3.list(d).map(e => (e.name, e.isDirectory, e.size)).sortBy(_._1)
     assert(top == Seq(("other", true, 0L), ("sub", true, 0L), ("x.txt", false, 5L)))
     assert(s3.list(s"$d/sub/").map(_.path).sorted == Seq(s"$d/sub/deeper", s"$d/sub/y.txt"))
@@ -86,7 +93,9 @@ class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
     val pool = Executors.newFixedThreadPool(8)
     try {
       val results = (0 until 8).map { i =>
-        pool.submit(new Callable[Boolean] { def call(): Boolean = io().createIfAbsent(f, bytes(s"w$i")) })
+        pool.submit(new Callable[Boolean] {
+          def call(): Boolean = io().createIfAbsent(f, bytes(s"w$i"))
+        })
       }.map(_.get())
       assert(results.count(identity) == 1)
       assert(new String(io().readFully(f), UTF_8) == s"w${results.indexOf(true)}")

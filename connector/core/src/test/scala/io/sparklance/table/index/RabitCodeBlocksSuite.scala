@@ -42,7 +42,8 @@ class RabitCodeBlocksSuite extends AnyFunSuite {
     val back = RabitCodeBlocks.unpack(taken, keep.length, len)
     keep.indices.foreach { r =>
       assert(back.slice(r * len, r * len + len).sameElements(
-        rows.slice(keep(r) * len, keep(r) * len + len)))
+        rows.slice(keep(r) * len, keep(r) * len + len)
+      ))
     }
   }
 }

@@ -47,7 +47,8 @@ class CleanupOldVersionsSuite extends AnyFunSuite {
     var opened = 0
     def openLance(p: String): Unit = {
       val c = FileContainer.open(fileIO.open(p))
-      try assert(c.descriptor != null, p) finally c.input.close()
+      try assert(c.descriptor != null, p)
+      finally c.input.close()
       opened += 1
     }
     def readWhole(p: String): Unit = { assert(fileIO.readFully(p).nonEmpty, p); opened += 1 }
@@ -64,7 +65,7 @@ class CleanupOldVersionsSuite extends AnyFunSuite {
         val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
         val names = i.getFilesList.asScala.map(_.getPath).toSeq
         val listed = if (names.nonEmpty) names
-          else fileIO.list(dir).filterNot(_.isDirectory).map(_.name)
+        else fileIO.list(dir).filterNot(_.isDirectory).map(_.name)
         assert(listed.nonEmpty, s"$spec: index ${i.getName} has no files in $dir")
         listed.foreach { n =>
           val p = Paths.join(dir, n)
@@ -81,12 +82,19 @@ class CleanupOldVersionsSuite extends AnyFunSuite {
   }
 
   private val cases: Seq[(String, CleanupPolicy)] = Seq(
-    "older_than=0, tags tolerated" -> CleanupPolicy(Some(0.seconds),
-      errorIfTaggedOldVersions = false),
+    "older_than=0, tags tolerated" -> CleanupPolicy(
+      Some(0.seconds),
+      errorIfTaggedOldVersions = false
+    ),
     "retain_versions=3" -> CleanupPolicy(None, Some(3), errorIfTaggedOldVersions = false),
-    "older_than=0, delete_unverified" -> CleanupPolicy(Some(0.seconds), None,
-      deleteUnverified = true, errorIfTaggedOldVersions = false),
-    "default two weeks" -> CleanupPolicy())
+    "older_than=0, delete_unverified" -> CleanupPolicy(
+      Some(0.seconds),
+      None,
+      deleteUnverified = true,
+      errorIfTaggedOldVersions = false
+    ),
+    "default two weeks" -> CleanupPolicy()
+  )
 
   for ((what, policy) <- cases; stable <- Seq(false, true)) {
     test(s"cleanup ($what, stable row ids: $stable) leaves what pylance's leaves") {
@@ -96,19 +104,27 @@ class CleanupOldVersionsSuite extends AnyFunSuite {
       val dry = CleanupOldVersions(fileIO, ours.toString, policy, dryRun = true)
       assert(files(ours) == before)
       val stats = CleanupOldVersions(fileIO, ours.toString, policy)
-      val expected = Pylance.call("cleanup_ops", "cleanup", theirs.toString,
-        policy.olderThan.map(_.toSeconds).orNull, policy.retainVersions.orNull,
-        policy.deleteUnverified, policy.errorIfTaggedOldVersions)
+      val expected = Pylance.call(
+        "cleanup_ops",
+        "cleanup",
+        theirs.toString,
+        policy.olderThan.map(_.toSeconds).orNull,
+        policy.retainVersions.orNull,
+        policy.deleteUnverified,
+        policy.errorIfTaggedOldVersions
+      )
       assert(!expected.has("error"), expected)
       assert(files(ours) == files(theirs))
       val removed = before.filterNot(files(ours).toSet)
       assert(dry.files.map(p => p.substring(p.indexOf("/ours/") + 6)).sorted == removed.sorted)
       assert(stats.oldVersions == expected.get("old_versions").asLong)
       assert(stats.bytesRemoved == expected.get("bytes_removed").asLong)
-      Seq("data_files_removed" -> stats.dataFilesRemoved,
+      Seq(
+        "data_files_removed" -> stats.dataFilesRemoved,
         "transaction_files_removed" -> stats.transactionFilesRemoved,
         "index_files_removed" -> stats.indexFilesRemoved,
-        "deletion_files_removed" -> stats.deletionFilesRemoved).foreach { case (k, v) =>
+        "deletion_files_removed" -> stats.deletionFilesRemoved
+      ).foreach { case (k, v) =>
         if (expected.has(k)) assert(v == expected.get(k).asLong, k)
       }
       assert(keptFilesOpen(ours) > 0)

@@ -46,21 +46,32 @@ class CompactionSuite extends TwinDatasetSuite {
     test(s"a target of 15 rows splits the bins as pylance's$ids") {
       val (o, t) = twins(stable)
       Seq(o, t).foreach(p => pylance("appends", p, 5, 4))
-      compacted(o, t, CompactionOptions(targetRowsPerFragment = 15),
-        Map("target_rows_per_fragment" -> 15))
+      compacted(
+        o,
+        t,
+        CompactionOptions(targetRowsPerFragment = 15),
+        Map("target_rows_per_fragment" -> 15)
+      )
     }
 
     test(s"a fragment over the target with many deletions is rewritten alone$ids") {
       val (o, t) = twins(stable)
       Seq(o, t).foreach(p => pylance("delete", p, "id >= 20 and id < 26"))
-      compacted(o, t, CompactionOptions(targetRowsPerFragment = 10),
-        Map("target_rows_per_fragment" -> 10))
+      compacted(
+        o,
+        t,
+        CompactionOptions(targetRowsPerFragment = 10),
+        Map("target_rows_per_fragment" -> 10)
+      )
       // ... and with materialization off nothing is left to do.
       val (o2, t2) = twins(stable)
       Seq(o2, t2).foreach(p => pylance("delete", p, "id >= 20 and id < 26"))
-      compacted(o2, t2, CompactionOptions(targetRowsPerFragment = 10,
-        materializeDeletions = false), Map("target_rows_per_fragment" -> 10,
-        "materialize_deletions" -> false))
+      compacted(
+        o2,
+        t2,
+        CompactionOptions(targetRowsPerFragment = 10, materializeDeletions = false),
+        Map("target_rows_per_fragment" -> 10, "materialize_deletions" -> false)
+      )
     }
 
     test(s"columns added, dropped and renamed before compaction are rewritten alike$ids") {
@@ -77,7 +88,7 @@ class CompactionSuite extends TwinDatasetSuite {
 
   for (stable <- Seq(false, true)) {
     test("indexed fragments are compacted and their BTREE indices remapped as pylance's " +
-        s"(stable row ids: $stable)") {
+      s"(stable row ids: $stable)") {
       val (o, t) = twins(stable)
       Seq(o, t).foreach { p =>
         pylance("index", p); pylance("appends", p, 3, 2); pylance("delete", p, "id = 7")
@@ -97,7 +108,7 @@ class CompactionSuite extends TwinDatasetSuite {
 
   for (stable <- Seq(false, true)) {
     test("fragments a BITMAP index covers are compacted and the index remapped as pylance's " +
-        s"(stable row ids: $stable)") {
+      s"(stable row ids: $stable)") {
       val (o, t) = twins(stable)
       Seq(o, t).foreach { p =>
         pylance("bitmap_index", p, "n"); pylance("appends", p, 3, 2)
@@ -118,11 +129,23 @@ class CompactionSuite extends TwinDatasetSuite {
     }
   }
 
-  private val KeptKinds = Seq("BITMAP", "LABEL_LIST", "INVERTED", "NGRAM", "ZONEMAP",
-    "BLOOMFILTER", "IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_RQ", "IVF_HNSW_SQ")
+  private val KeptKinds = Seq(
+    "BITMAP",
+    "LABEL_LIST",
+    "INVERTED",
+    "NGRAM",
+    "ZONEMAP",
+    "BLOOMFILTER",
+    "IVF_FLAT",
+    "IVF_PQ",
+    "IVF_SQ",
+    "IVF_RQ",
+    "IVF_HNSW_SQ"
+  )
 
-  for ((kind, stable) <- KeptKinds.map(_ -> true) ++ Seq("ZONEMAP" -> false,
-      "BLOOMFILTER" -> false)) {
+  for (
+    (kind, stable) <- KeptKinds.map(_ -> true) ++ Seq("ZONEMAP" -> false, "BLOOMFILTER" -> false)
+  ) {
     val how = if (stable) "with stable row ids" else "without stable row ids"
     test(s"$how a $kind index is kept as pylance keeps it") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-kinds-")
@@ -138,8 +161,11 @@ class CompactionSuite extends TwinDatasetSuite {
       val (a, b) = (call("kinds_index", o), call("kinds_index", t))
       // pylance keeps the index (its UUID and files) and moves its bitmap; so do we.
       assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
-      assert((a.get("uuid") == oursBefore.get("uuid")) ==
-        (b.get("uuid") == theirsBefore.get("uuid")), s"ours $a, pylance's $b")
+      assert(
+        (a.get("uuid") == oursBefore.get("uuid")) ==
+          (b.get("uuid") == theirsBefore.get("uuid")),
+        s"ours $a, pylance's $b"
+      )
       theirs(c)
       assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
       assert(call("kinds_keep_going", o) == call("kinds_keep_going", t))
@@ -148,11 +174,28 @@ class CompactionSuite extends TwinDatasetSuite {
 
   // INVERTED_TAGS: a full-text index of a list of strings. IVF_RQ: binary codes of 1 to 5
   // bytes (packed in 32-row blocks, the rest transposed) and extended codes of 2 and 3 bits.
-  for (kind <- Seq("BITMAP", "LABEL_LIST", "NGRAM", "INVERTED", "INVERTED_TAGS", "IVF_FLAT",
-      "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ:cosine:40:3", "IVF_RQ:dot:16:2", "IVF_RQ:l2:40:3",
-      "IVF_FLAT:hamming", "IVF_PQ:l2:16:4:4", "IVF_FLAT:l2:8f16", "IVF_PQ:dot:8f64",
-      "IVF_RQ:l2:16f16");
-       appended <- Seq(false, true)) {
+  for (
+    kind <- Seq(
+      "BITMAP",
+      "LABEL_LIST",
+      "NGRAM",
+      "INVERTED",
+      "INVERTED_TAGS",
+      "IVF_FLAT",
+      "IVF_SQ",
+      "IVF_PQ",
+      "IVF_RQ",
+      "IVF_RQ:cosine:40:3",
+      "IVF_RQ:dot:16:2",
+      "IVF_RQ:l2:40:3",
+      "IVF_FLAT:hamming",
+      "IVF_PQ:l2:16:4:4",
+      "IVF_FLAT:l2:8f16",
+      "IVF_PQ:dot:8f64",
+      "IVF_RQ:l2:16f16"
+    );
+    appended <- Seq(false, true)
+  ) {
     val unindexed = if (appended) ", beside unindexed fragments" else ""
     test(s"a $kind index is remapped as pylance remaps it$unindexed") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-ivf-")
@@ -176,11 +219,14 @@ class CompactionSuite extends TwinDatasetSuite {
           val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
           val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
           // The differing element's text from a little before its first differing character.
-          val (xs, ys) = (at.map(x.path(_)).getOrElse(x).toString,
-            at.map(y.path(_)).getOrElse(y).toString)
+          val (xs, ys) =
+            (at.map(x.path(_)).getOrElse(x).toString, at.map(y.path(_)).getOrElse(y).toString)
           val from = math.max(0, xs.zip(ys).takeWhile(p => p._1 == p._2).length - 60)
-          assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at, char $from: ours " +
-            xs.slice(from, from + 300) + ", pylance's " + ys.slice(from, from + 300))
+          assert(
+            x == y,
+            s"$f $k (sizes ${x.size}, ${y.size}) at $at, char $from: ours " +
+              xs.slice(from, from + 300) + ", pylance's " + ys.slice(from, from + 300)
+          )
         }
       }
       assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
@@ -217,8 +263,8 @@ class CompactionSuite extends TwinDatasetSuite {
           assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at")
         }
       }
-      val (qo, qc) = (call("fts_queries", o, words, positions),
-        call("fts_queries", c, words, positions))
+      val (qo, qc) =
+        (call("fts_queries", o, words, positions), call("fts_queries", c, words, positions))
       assert(qo == qc)
       assert(qo.path("common").size > 10000)
       if (positions) assert(qo.path("phrase common common").size > 10000)
@@ -231,28 +277,53 @@ class CompactionSuite extends TwinDatasetSuite {
   // A kind may name its metric after a colon (else L2), then the vectors' dimension (else 8; PQ
   // codes are of two sub-vectors): pylance measures the repaired edges of cosine and dot graphs
   // by their own distances, with f32 kernels whose summation order depends on the dimension.
-  for ((kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ").flatMap(k =>
-      Seq(k -> "", k -> "append")) ++ Seq("IVF_HNSW_SQ" -> "empty",
-      "IVF_HNSW_FLAT:cosine" -> "", "IVF_HNSW_FLAT:dot" -> "", "IVF_HNSW_PQ:cosine" -> "",
-      "IVF_HNSW_PQ:dot" -> "", "IVF_HNSW_SQ:cosine" -> "", "IVF_HNSW_SQ:dot" -> "",
-      "IVF_HNSW_FLAT:dot" -> "empty", "IVF_HNSW_PQ:dot" -> "append",
-      "IVF_HNSW_SQ:cosine" -> "append", "IVF_HNSW_SQ:dot" -> "empty",
-      "IVF_HNSW_FLAT:cosine:16" -> "", "IVF_HNSW_FLAT:dot:16" -> "",
-      "IVF_HNSW_FLAT:cosine:12" -> "", "IVF_HNSW_FLAT:dot:12" -> "",
-      "IVF_HNSW_SQ:dot:12" -> "", "IVF_HNSW_SQ:dot:16" -> "",
-      "IVF_HNSW_FLAT:cosine:24" -> "", "IVF_HNSW_FLAT:dot:24" -> "",
-      "IVF_HNSW_FLAT:cosine:32" -> "append", "IVF_HNSW_FLAT:dot:32" -> "",
-      "IVF_HNSW_FLAT:l2:16" -> "", "IVF_HNSW_FLAT:l2:24" -> "", "IVF_HNSW_PQ:l2:32" -> "",
-      "IVF_HNSW_PQ:cosine:32" -> "", "IVF_HNSW_PQ:dot:32" -> "",
+  for (
+    (kind, how) <- Seq("IVF_HNSW_SQ", "IVF_HNSW_FLAT", "IVF_HNSW_PQ").flatMap(k =>
+      Seq(k -> "", k -> "append")
+    ) ++ Seq(
+      "IVF_HNSW_SQ" -> "empty",
+      "IVF_HNSW_FLAT:cosine" -> "",
+      "IVF_HNSW_FLAT:dot" -> "",
+      "IVF_HNSW_PQ:cosine" -> "",
+      "IVF_HNSW_PQ:dot" -> "",
+      "IVF_HNSW_SQ:cosine" -> "",
+      "IVF_HNSW_SQ:dot" -> "",
+      "IVF_HNSW_FLAT:dot" -> "empty",
+      "IVF_HNSW_PQ:dot" -> "append",
+      "IVF_HNSW_SQ:cosine" -> "append",
+      "IVF_HNSW_SQ:dot" -> "empty",
+      "IVF_HNSW_FLAT:cosine:16" -> "",
+      "IVF_HNSW_FLAT:dot:16" -> "",
+      "IVF_HNSW_FLAT:cosine:12" -> "",
+      "IVF_HNSW_FLAT:dot:12" -> "",
+      "IVF_HNSW_SQ:dot:12" -> "",
+      "IVF_HNSW_SQ:dot:16" -> "",
+      "IVF_HNSW_FLAT:cosine:24" -> "",
+      "IVF_HNSW_FLAT:dot:24" -> "",
+      "IVF_HNSW_FLAT:cosine:32" -> "append",
+      "IVF_HNSW_FLAT:dot:32" -> "",
+      "IVF_HNSW_FLAT:l2:16" -> "",
+      "IVF_HNSW_FLAT:l2:24" -> "",
+      "IVF_HNSW_PQ:l2:32" -> "",
+      "IVF_HNSW_PQ:cosine:32" -> "",
+      "IVF_HNSW_PQ:dot:32" -> "",
       // 4-bit PQ codes (two sub-vectors a byte) and u8 vectors of the hamming metric.
-      "IVF_HNSW_PQ:l2:8:4" -> "", "IVF_HNSW_PQ:l2:16:4:4" -> "append",
-      "IVF_HNSW_PQ:dot:16:4:4" -> "", "IVF_HNSW_PQ:cosine:32:4:8" -> "",
-      "IVF_HNSW_PQ:dot:8:4:4" -> "empty", "IVF_HNSW_FLAT:hamming" -> "",
-      "IVF_HNSW_FLAT:hamming:16" -> "append", "IVF_HNSW_FLAT:hamming" -> "empty",
-      "IVF_HNSW_SQ:l2:8f16" -> "", "IVF_HNSW_SQ:dot:8f64" -> "")) {
+      "IVF_HNSW_PQ:l2:8:4" -> "",
+      "IVF_HNSW_PQ:l2:16:4:4" -> "append",
+      "IVF_HNSW_PQ:dot:16:4:4" -> "",
+      "IVF_HNSW_PQ:cosine:32:4:8" -> "",
+      "IVF_HNSW_PQ:dot:8:4:4" -> "empty",
+      "IVF_HNSW_FLAT:hamming" -> "",
+      "IVF_HNSW_FLAT:hamming:16" -> "append",
+      "IVF_HNSW_FLAT:hamming" -> "empty",
+      "IVF_HNSW_SQ:l2:8f16" -> "",
+      "IVF_HNSW_SQ:dot:8f64" -> ""
+    )
+  ) {
     val appended = how == "append"
     val unindexed = if (appended) ", beside unindexed fragments"
-      else if (how == "empty") ", one partition losing every row" else ""
+    else if (how == "empty") ", one partition losing every row"
+    else ""
     test(s"an $kind index is remapped, its graphs repaired, as pylance does$unindexed") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-hnsw-")
       val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
@@ -276,9 +347,12 @@ class CompactionSuite extends TwinDatasetSuite {
           val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
           val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
           val same = x == y
-          assert(same, s"$f $k (sizes ${x.size}, ${y.size}) at $at: ours " +
-            at.map(x.path(_)).getOrElse(x).toString.take(300) + ", pylance's " +
-            at.map(y.path(_)).getOrElse(y).toString.take(300))
+          assert(
+            same,
+            s"$f $k (sizes ${x.size}, ${y.size}) at $at: ours " +
+              at.map(x.path(_)).getOrElse(x).toString.take(300) + ", pylance's " +
+              at.map(y.path(_)).getOrElse(y).toString.take(300)
+          )
         }
       }
       assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
@@ -289,8 +363,14 @@ class CompactionSuite extends TwinDatasetSuite {
 
   // pylance 14 compacts these too, but its distances are not reproduced here (f16 ones come
   // from C kernels that differ by CPU): their fragments are left alone, and counted.
-  for (kind <- Seq("IVF_HNSW_FLAT:l2:8f16", "IVF_HNSW_FLAT:l2:8f64", "IVF_HNSW_PQ:l2:8f16",
-      "IVF_HNSW_PQ:cosine:8f64")) {
+  for (
+    kind <- Seq(
+      "IVF_HNSW_FLAT:l2:8f16",
+      "IVF_HNSW_FLAT:l2:8f64",
+      "IVF_HNSW_PQ:l2:8f16",
+      "IVF_HNSW_PQ:cosine:8f64"
+    )
+  ) {
     test(s"the fragments an $kind index covers are left alone and counted") {
       val dir = io.sparklance.testutil.TempDirs.create("lance-hnsw-")
       val (o, c) = (dir.resolve("ours"), dir.resolve("copy"))
@@ -343,10 +423,12 @@ class CompactionSuite extends TwinDatasetSuite {
         if (first == "delete") pylance("delete", p, "id = 5") else pylance("appends", p, 1, 2)
       }
       val filesBefore = pylance("data_files", o)
-      val got = try { Compaction(fileIO, o.toString, read = Some(read)); "ok" } catch {
-        case e: LanceConcurrentModificationException =>
-          if (e.retryable) "retryable" else "incompatible"
-      }
+      val got =
+        try { Compaction(fileIO, o.toString, read = Some(read)); "ok" }
+        catch {
+          case e: LanceConcurrentModificationException =>
+            if (e.retryable) "retryable" else "incompatible"
+        }
       val want = pylance("stale_compact", t, read.version, JMap.of()).asText()
       assert(got == want)
       if (want == "ok") assertTwins(o, t)

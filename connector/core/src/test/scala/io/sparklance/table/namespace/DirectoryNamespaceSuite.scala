@@ -22,17 +22,21 @@ class DirectoryNamespaceSuite extends AnyFunSuite {
   private def ours(root: String): Map[String, String] = {
     val ns = new DirectoryNamespace(fileIO, root)
     def walk(parent: Seq[String]): Seq[(String, String)] =
-      ns.listTables(parent).map(t => (parent :+ t).mkString("$") ->
-        ns.tableLocation(parent :+ t).get) ++
-        ns.listNamespaces(parent).flatMap(c => ((parent :+ c).mkString("$") -> "namespace") +:
-          walk(parent :+ c))
+      ns.listTables(parent).map(t =>
+        (parent :+ t).mkString("$") ->
+          ns.tableLocation(parent :+ t).get
+      ) ++
+        ns.listNamespaces(parent).flatMap(c =>
+          ((parent :+ c).mkString("$") -> "namespace") +:
+            walk(parent :+ c)
+        )
     walk(Nil).toMap
   }
 
   private def theirs(root: String): Map[String, String] =
     view(root).fields().asScala.map { e =>
       e.getKey -> (if (e.getValue.isTextual) e.getValue.asText
-        else e.getValue.get("location").asText)
+                   else e.getValue.get("location").asText)
     }.toMap
 
   private def createDataset(location: String): Unit =

@@ -53,8 +53,10 @@ class AppendSuite extends AnyFunSuite {
     val root = newRoot()
     create(root, 0L until 5L)
     val read = latest(fileIO, root)
-    new Committer(fileIO, root).commit(Some(read),
-      Overwrite(Seq(fragment(root, Seq(9L))), fields, Map.empty, None, mustCreate = false))
+    new Committer(fileIO, root).commit(
+      Some(read),
+      Overwrite(Seq(fragment(root, Seq(9L))), fields, Map.empty, None, mustCreate = false)
+    )
     val e = intercept[LanceConcurrentModificationException] {
       new Committer(fileIO, root).commit(Some(read), Append(Seq(fragment(root, Seq(5L)))))
     }

@@ -30,9 +30,13 @@ class ColumnCastSuite extends TwinDatasetSuite {
     val (ours, _) = twins()
     for (to <- Seq(LogicalType.Int32, LogicalType.Float64)) {
       val e = intercept[LanceSchemaMismatchException](
-        ColumnCast.write(fileIO, latest(ours), Seq("n" -> to)))
-      assert(e.getMessage.contains("'n'") && e.getMessage.contains("int64") &&
-        e.getMessage.contains(to.text), e.getMessage)
+        ColumnCast.write(fileIO, latest(ours), Seq("n" -> to))
+      )
+      assert(
+        e.getMessage.contains("'n'") && e.getMessage.contains("int64") &&
+          e.getMessage.contains(to.text),
+        e.getMessage
+      )
     }
     assert(latest(ours).version == 3)
   }

@@ -32,8 +32,11 @@ class ColumnUpdateSuite extends AnyFunSuite {
         assertSame(s"after n = n + 1 where $pred", describe(ours), describe(theirs))
       }
       assert(latest(ours).fragments.head.getFilesCount == 2)
-      assertSame("after pylance keeps going", Pylance.call("txn_matrix", "keep_going",
-        ours.toString), Pylance.call("txn_matrix", "keep_going", theirs.toString))
+      assertSame(
+        "after pylance keeps going",
+        Pylance.call("txn_matrix", "keep_going", ours.toString),
+        Pylance.call("txn_matrix", "keep_going", theirs.toString)
+      )
     }
   }
 }

@@ -31,8 +31,11 @@ class CommitHandlerSuite extends AnyFunSuite {
     for (scheme <- ObjectStores.RenameIsCopySchemes.toSeq.sorted) {
       val root = s"$scheme://bucket/path/t.lance"
       val e = intercept[LanceUnsupportedException](CommitHandler.forRoot(routing(), root))
-      assert(e.getMessage.contains(root) && e.getMessage.contains("unsafe_rename_commit=true") &&
-        e.getMessage.contains("s3+ddb://"), e.getMessage)
+      assert(
+        e.getMessage.contains(root) && e.getMessage.contains("unsafe_rename_commit=true") &&
+          e.getMessage.contains("s3+ddb://"),
+        e.getMessage
+      )
     }
   }
 
@@ -42,7 +45,8 @@ class CommitHandlerSuite extends AnyFunSuite {
     assert(CommitHandler.forRoot(io, "abfss://c@a.dfs.core.windows.net/t.lance")
       .isInstanceOf[RenameCommitHandler])
     intercept[LanceUnsupportedException](
-      CommitHandler.forRoot(routing(CommitHandler.UnsafeRenameCommit -> "false"), "gs://b/t"))
+      CommitHandler.forRoot(routing(CommitHandler.UnsafeRenameCommit -> "false"), "gs://b/t")
+    )
   }
 
   test("no version hint is written on object stores") {

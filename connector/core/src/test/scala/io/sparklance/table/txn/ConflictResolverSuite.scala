@@ -47,8 +47,11 @@ class ConflictResolverSuite extends AnyFunSuite {
   private val ourDelete = Delete(Map(0L -> RoaringBitmap.bitmapOf(3)))
 
   private def passes(op: Operation, committed: Option[Transaction]*): Unit =
-    resolver.check(op, 1,
-      committed.zipWithIndex.map { case (t, i) => CommittedTransaction(2 + i, t) })
+    resolver.check(
+      op,
+      1,
+      committed.zipWithIndex.map { case (t, i) => CommittedTransaction(2 + i, t) }
+    )
 
   private def fails(op: Operation, committed: Option[Transaction]): String =
     intercept[LanceConcurrentModificationException](passes(op, committed)).getMessage

@@ -43,8 +43,10 @@ class ConflictTableSuite extends AnyFunSuite {
   private def committed(kind: OperationKind): CommittedTransaction = {
     val b = Transaction.newBuilder().setReadVersion(1).setUuid("u")
     val field = Transaction.getDescriptor.getFields.stream()
-      .filter(f => f.getContainingOneof != null &&
-        OperationKind.of(OperationCase.forNumber(f.getNumber)).contains(kind))
+      .filter(f =>
+        f.getContainingOneof != null &&
+          OperationKind.of(OperationCase.forNumber(f.getNumber)).contains(kind)
+      )
       .findFirst().get()
     b.setField(field, b.newBuilderForField(field).buildPartial())
     CommittedTransaction(2, Some(b.buildPartial()))
@@ -82,8 +84,11 @@ class ConflictTableSuite extends AnyFunSuite {
     val table = ConflictTable.markdown
     if (doc.substring(from + begin.length, to) != table) {
       if (sys.env.get("SPARKLANCE_UPDATE_DOCS").contains("1"))
-        Files.write(path, (doc.substring(0, from + begin.length) + table + doc.substring(to))
-          .getBytes(UTF_8))
+        Files.write(
+          path,
+          (doc.substring(0, from + begin.length) + table + doc.substring(to))
+            .getBytes(UTF_8)
+        )
       else fail(s"TRANSACTIONS.md's conflict table is stale (SPARKLANCE_UPDATE_DOCS=1 " +
         s"rewrites it); it should read:\n$table")
     }

@@ -19,9 +19,14 @@ import io.sparklance.table.index.ScalarIndexes
  * pylance's for the same pairs.
  */
 class CreateIndexSuite extends TwinDatasetSuite {
+
   /** Our BTREE index of `column`, read at `read`, fed the rows pylance reads there. */
-  private def ourIndex(p: Path, column: String, name: String,
-      read: Snapshot => Snapshot = identity): Unit = {
+  private def ourIndex(
+      p: Path,
+      column: String,
+      name: String,
+      read: Snapshot => Snapshot = identity
+  ): Unit = {
     val s = read(latest(p))
     ScalarIndexes.createBTree(fileIO, s, column, Some(name), replace = true) { w =>
       val rows = pylance("btree_rows", p, column, Long.box(s.version))
@@ -89,7 +94,8 @@ class CreateIndexSuite extends TwinDatasetSuite {
     ourIndex(ours, "n", "n_idx")
     val e = intercept[io.sparklance.LanceException] {
       ScalarIndexes.createBTree(fileIO, latest(ours), "n", Some("n_idx"), replace = false)(_ =>
-        ())
+        ()
+      )
     }
     assert(e.getMessage.contains("n_idx"))
     assert(indexDirs(ours) == 1, "the refused index left no files")
@@ -111,7 +117,8 @@ class CreateIndexSuite extends TwinDatasetSuite {
     ("an index of another column", p => pylance("create_index", p, "id", "id_idx")),
     ("an index of the same name", p => pylance("create_index", p, "id", "n_idx")),
     ("a compaction", p => pylance("compact", p, java.util.Map.of())),
-    ("a restore", p => pylance("restore", p, Long.box(1L))))
+    ("a restore", p => pylance("restore", p, Long.box(1L)))
+  )
 
   for ((what, theirOp) <- pairs) {
     test(s"pylance commits $what, then our CreateIndex from the same version") {
@@ -125,8 +132,8 @@ class CreateIndexSuite extends TwinDatasetSuite {
           case e: LanceConcurrentModificationException =>
             if (e.retryable) "retryable" else "incompatible"
         }
-      val want = pylance("stale_create_index", theirs, Long.box(read.version), "n",
-        "n_idx").asText()
+      val want =
+        pylance("stale_create_index", theirs, Long.box(read.version), "n", "n_idx").asText()
       assert(got == want)
       if (want == "ok") assertTwins(ours, theirs)
       else assert(indexDirs(ours) == dirsBefore, "a failed index leaves no files")

@@ -18,6 +18,7 @@ import io.sparklance.table.commit.{DataFileNames, NewDataFile}
  * `check_data_replacement_txn` against pylance's own concurrent commits.
  */
 class DataReplacementSuite extends TwinDatasetSuite {
+
   /** Fragment f's file of column `z` (int32): offset + base + 1000 * f, every physical row. */
   private def files(s: Snapshot, base: Int): Seq[(Long, TableProtos.DataFile)] = {
     val z = s.schema.fields.find(_.name == "z").get
@@ -30,9 +31,18 @@ class DataReplacementSuite extends TwinDatasetSuite {
       val data = new Array[Byte](4 * rows)
       (0 until rows).foreach(i => LittleEndian.putI32(data, 4 * i, i + base + 1000 * f.getId.toInt))
       w.write(Array(new FixedWidthArray(rows, null, 4, data)))
-      val done = try w.finish() finally w.close()
-      f.getId -> NewDataFile(name, done.fieldIds, done.columnIndices, version.major,
-        version.minor, done.sizeBytes, done.numRows).toProto
+      val done =
+        try w.finish()
+        finally w.close()
+      f.getId -> NewDataFile(
+        name,
+        done.fieldIds,
+        done.columnIndices,
+        version.major,
+        version.minor,
+        done.sizeBytes,
+        done.numRows
+      ).toProto
     }
   }
 
@@ -65,8 +75,13 @@ class DataReplacementSuite extends TwinDatasetSuite {
     val s = latest(ours)
     val v = s.fragments.head.getFiles(0)
     val e = intercept[LanceUnsupportedException](
-      commit(ours, _ => DataReplacement(Seq(s.fragments.head.getId -> v.toBuilder
-        .clearFields().addFields(1).build()))))
+      commit(
+        ours,
+        _ =>
+          DataReplacement(Seq(s.fragments.head.getId -> v.toBuilder
+            .clearFields().addFields(1).build()))
+      )
+    )
     assert(e.getMessage.contains("stores") || e.getMessage.contains("hold them"))
   }
 
@@ -81,7 +96,8 @@ class DataReplacementSuite extends TwinDatasetSuite {
     "pylance drops another column" -> (p => pylance("drop_columns", p, jlist("v"))),
     "pylance drops the replaced column" -> (p => pylance("drop_columns", p, jlist("z"))),
     "pylance adds a column" -> (p => pylance("add_null_columns", p, jlist(jlist("y", "int32")))),
-    "pylance compacts" -> (p => pylance("compact", p, Map[String, Any]().asJava)))
+    "pylance compacts" -> (p => pylance("compact", p, Map[String, Any]().asJava))
+  )
 
   for ((what, theirs) <- rules) {
     test(s"$what, then our DataReplacement from the older version: as pylance's own") {

@@ -77,8 +77,13 @@ class DeleteSuite extends AnyFunSuite {
 
   // pylance commits `kind` on the version we read; then our delete of `pred` commits. pylance's
   // own pair (a stale handle deleting `pred` after `kind`) on the twin decides what must happen.
-  private val pairs = Seq(("append", "id = 2"), ("delete1", "id = 2"),
-    ("delete1", "id = 1 or id = 60"), ("delete1", "id = 60"), ("overwrite", "id = 2"))
+  private val pairs = Seq(
+    ("append", "id = 2"),
+    ("delete1", "id = 2"),
+    ("delete1", "id = 1 or id = 60"),
+    ("delete1", "id = 60"),
+    ("overwrite", "id = 2")
+  )
 
   for ((kind, pred) <- pairs) {
     test(s"concurrent pylance $kind, then our delete of $pred: as pylance's own pair") {
@@ -91,8 +96,10 @@ class DeleteSuite extends AnyFunSuite {
         case "ok" =>
           val r = TableDelete(fileIO, read, rows, pred)
           assert(r.attempts == 2)
-          assertSame(Pylance.run("describe", ours.toString),
-            Pylance.run("describe", theirs.toString))
+          assertSame(
+            Pylance.run("describe", ours.toString),
+            Pylance.run("describe", theirs.toString)
+          )
         case "incompatible" =>
           val e = intercept[LanceConcurrentModificationException] {
             TableDelete(fileIO, read, rows, pred)

@@ -32,10 +32,17 @@ class KillAtCommitSuite extends AnyFunSuite {
     // Arrow (deletion files) needs the module openings this test JVM was started with.
     val opens = java.lang.management.ManagementFactory.getRuntimeMXBean.getInputArguments
       .asScala.filter(a => a.startsWith("--add-opens") || a.startsWith("--add-exports"))
-    val cmd = Seq(javaBin, s"-D${CommitPauses.Property}=$point@$nth:600000",
-      "-Dsparklance.python=" + Pylance.python) ++ opens ++ Seq("-cp",
-      System.getProperty("java.class.path"), KillableCommit.getClass.getName.stripSuffix("$"),
-      kind, path.toString)
+    val cmd = Seq(
+      javaBin,
+      s"-D${CommitPauses.Property}=$point@$nth:600000",
+      "-Dsparklance.python=" + Pylance.python
+    ) ++ opens ++ Seq(
+      "-cp",
+      System.getProperty("java.class.path"),
+      KillableCommit.getClass.getName.stripSuffix("$"),
+      kind,
+      path.toString
+    )
     val pb = new ProcessBuilder(cmd.asJava)
     pb.redirectOutput(ProcessBuilder.Redirect.DISCARD)
     val p = pb.start()
@@ -68,8 +75,11 @@ class KillAtCommitSuite extends AnyFunSuite {
     }
   }
 
-  for (kind <- KillAtCommitSuite.operations.keys.toSeq.sorted; point <- CommitPauses.Points.toSeq
-      .sorted) {
+  for (
+    kind <- KillAtCommitSuite.operations.keys.toSeq.sorted;
+    point <- CommitPauses.Points.toSeq
+      .sorted
+  ) {
     test(s"our $kind killed at $point leaves the old or the new version") {
       Pylance.require()
       val killed = KillAtCommitSuite.operations(kind)
@@ -86,8 +96,16 @@ class KillAtCommitSuite extends AnyFunSuite {
           Pylance.call("txn_matrix", "run", twin.toString, op, "second")
           val theirs = describe(twin)
           assert(theirs.get("valid").asBoolean())
-          Seq("version", "schema", "rows", "fragments", "config", "indices", "operation",
-              "valid").foreach(k => assert(after.get(k) == theirs.get(k), s"$k differs"))
+          Seq(
+            "version",
+            "schema",
+            "rows",
+            "fragments",
+            "config",
+            "indices",
+            "operation",
+            "valid"
+          ).foreach(k => assert(after.get(k) == theirs.get(k), s"$k differs"))
         case ("after-manifest", None) => assertReserved(path, after, before)
         case _ if killed.commit > 1 => assertReserved(path, after, before)
         case _ => assert(after == before)
@@ -104,18 +122,20 @@ class KillAtCommitSuite extends AnyFunSuite {
 }
 
 object KillAtCommitSuite {
+
   /**
    * One of our operations as the child commits it; which of its commits (1-based) the kill
    * hits; and pylance's own operation (the "second" role of txn_matrix.py) its new version
    * must read as — None for a compaction's ReserveFragments, which pylance never commits
    * alone.
    */
-  final case class Killed(run: (FileIO, Snapshot) => Unit, commit: Int = 1,
-      twin: Option[String])
+  final case class Killed(run: (FileIO, Snapshot) => Unit, commit: Int = 1, twin: Option[String])
 
   private def op(twin: String)(build: Snapshot => Operation): Killed =
-    Killed((fileIO, s) => new Committer(fileIO, s.root).commit(Some(s), build(s)),
-      twin = Some(twin))
+    Killed(
+      (fileIO, s) => new Committer(fileIO, s.root).commit(Some(s), build(s)),
+      twin = Some(twin)
+    )
 
   val operations: Map[String, Killed] = Map(
     "delete" -> op("delete")(s => OurOps.delete(s, "id = 2")),
@@ -125,13 +145,16 @@ object KillAtCommitSuite {
     "overwrite" -> op("overwrite")(s => OurOps.overwrite(s, 400, 3)),
     "restore" -> op("restore")(_ => Restore(1)),
     "update_config" -> op("update_config")(_ =>
-      UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second"))))),
+      UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second"))))
+    ),
     "drop_columns" -> op("drop_columns")(s =>
-      Project(io.sparklance.table.SchemaEdits(s).drop(Seq(Seq("v"))))),
+      Project(io.sparklance.table.SchemaEdits(s).drop(Seq(Seq("v"))))
+    ),
     "add_null_column" -> op("add_null_column")(s => OurOps.addNullColumn(s, "z")),
     "add_columns" -> op("add_columns")(OurOps.addColumnW),
     "data_replacement" -> op("data_replacement")(s => OurOps.replaceFragment0(s, 200)),
     "create_index" -> Killed(OurOps.createIdIndex, twin = Some("create_index")),
     "reserve_fragments" -> Killed(OurOps.compact, twin = None),
-    "compact" -> Killed(OurOps.compact, commit = 2, twin = Some("compact")))
+    "compact" -> Killed(OurOps.compact, commit = 2, twin = Some("compact"))
+  )
 }

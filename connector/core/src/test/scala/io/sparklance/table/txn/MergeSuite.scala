@@ -1,6 +1,5 @@
 package io.sparklance.table.txn
 
-
 import io.sparklance.LanceSchemaMismatchException
 import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.format.writer.SchemaProtos
@@ -16,9 +15,12 @@ class MergeSuite extends TwinDatasetSuite {
     LanceField(0, -1, name, t, nullable = true, Map.empty, Nil)
 
   private def addNull(s: Snapshot, cols: (String, LogicalType)*): Merge =
-    Merge.addNullColumns(s, SchemaProtos.toProto(cols.zipWithIndex.map { case ((n, t), i) =>
-      column(n, t).copy(id = i)
-    }))
+    Merge.addNullColumns(
+      s,
+      SchemaProtos.toProto(cols.zipWithIndex.map { case ((n, t), i) =>
+        column(n, t).copy(id = i)
+      })
+    )
 
   private val spec = Seq("z" -> LogicalType.Int32, "w" -> LogicalType.Utf8)
   private def pySpec = jlist(jlist("z", "int32"), jlist("w", "string"))

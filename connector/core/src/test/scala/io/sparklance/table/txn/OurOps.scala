@@ -18,9 +18,12 @@ import io.sparklance.testutil.{Pylance, RowFiles}
  * from pylance's scan of that very version, so both sides act on the same rows.
  */
 object OurOps {
+
   /** Row offsets per fragment, and the rows themselves, that `pred` matches at `s`. */
-  def matched(s: Snapshot, pred: String)
-      : (Map[Long, RoaringBitmap], Seq[com.fasterxml.jackson.databind.JsonNode]) = {
+  def matched(
+      s: Snapshot,
+      pred: String
+  ): (Map[Long, RoaringBitmap], Seq[com.fasterxml.jackson.databind.JsonNode]) = {
     val hits = Pylance.call("update_ops", "matched", s.root, s.version, pred).elements().asScala
       .toSeq
     val rows = hits.groupBy(_.get("fragment").asLong).map { case (f, hs) =>
@@ -77,13 +80,22 @@ object OurOps {
 
   /** The dataset replaced by `count` rows from id `start`, same schema. */
   def overwrite(s: Snapshot, start: Long, count: Int): Operation =
-    Overwrite(Seq(RowFiles.fragment(s, rows(start, count, 0))), s.schema.fields, Map.empty,
-      None, mustCreate = false)
+    Overwrite(
+      Seq(RowFiles.fragment(s, rows(start, count, 0))),
+      s.schema.fields,
+      Map.empty,
+      None,
+      mustCreate = false
+    )
 
   /** A new all-null int32 column `name` (pylance's `add_columns(pa.field(name, pa.int32()))`). */
   def addNullColumn(s: Snapshot, name: String): Operation =
-    Merge.addNullColumns(s, SchemaProtos.toProto(Seq(
-      LanceField(0, -1, name, LogicalType.Int32, nullable = true, Map.empty, Nil))))
+    Merge.addNullColumns(
+      s,
+      SchemaProtos.toProto(Seq(
+        LanceField(0, -1, name, LogicalType.Int32, nullable = true, Map.empty, Nil)
+      ))
+    )
 
   /** Fragment 0's 20 rows again with n = `n`, in one new file: a DataReplacement. */
   def replaceFragment0(s: Snapshot, n: Long): Operation =
@@ -95,14 +107,20 @@ object OurOps {
    * of the matrix's datasets holds ids 20 f until 20 f + 20.
    */
   def addColumnW(s: Snapshot): Operation = {
-    val fields = SchemaEdits(s).add(SchemaProtos.toProto(Seq(
-      LanceField(0, -1, "w", LogicalType.Int64, nullable = true, Map.empty, Nil))),
-      SchemaEdits.firstFreeId(s.manifest))
+    val fields = SchemaEdits(s).add(
+      SchemaProtos.toProto(Seq(
+        LanceField(0, -1, "w", LogicalType.Int64, nullable = true, Map.empty, Nil)
+      )),
+      SchemaEdits.firstFreeId(s.manifest)
+    )
     val w = fields.find(_.getName == "w").get.getId
     val frags = s.fragments.map { f =>
       val ids = (0L until f.getPhysicalRows).map(i => 20 * f.getId + i)
-      val file = RowFiles.column(s, LanceField(w, -1, "w", LogicalType.Int64, nullable = true,
-        Map.empty, Nil), ids.map(_ * 2))
+      val file = RowFiles.column(
+        s,
+        LanceField(w, -1, "w", LogicalType.Int64, nullable = true, Map.empty, Nil),
+        ids.map(_ * 2)
+      )
       f.toBuilder.addFiles(file.toProto).build()
     }
     Merge(frags, fields, rewritesRows = true)

@@ -17,8 +17,11 @@ import io.sparklance.testutil.RowFiles
 class PrimaryKeySuite extends TwinDatasetSuite {
   override protected val module = "pk_ops"
 
-  private def keyed(key: Seq[String], version: String = "2.2", stable: Boolean = false)
-      : (Path, Path) = {
+  private def keyed(
+      key: Seq[String],
+      version: String = "2.2",
+      stable: Boolean = false
+  ): (Path, Path) = {
     val dir = io.sparklance.testutil.TempDirs.create("lance-pk-")
     val ours = dir.resolve("ours")
     pylance("make", ours, version, stable, jlist(key: _*))
@@ -27,7 +30,8 @@ class PrimaryKeySuite extends TwinDatasetSuite {
 
   private def lastFilter(p: Path): KeyExistenceFilter =
     new TransactionLog(fileIO, p.toString).of(latest(p)).insertedKeys.getOrElse(
-      fail(s"version ${latest(p).version} of $p records no inserted keys"))
+      fail(s"version ${latest(p).version} of $p records no inserted keys")
+    )
 
   /** Key bytes of the pk_ops rows: id (int64), k (string "k<id>"), m (int32, id * 3). */
   private def keyOf(columns: Seq[String], id: Long): Array[Byte] = {
@@ -47,8 +51,14 @@ class PrimaryKeySuite extends TwinDatasetSuite {
       "records them") {
       val (p, _) = keyed(key)
       // 38 and 39 exist (updated, not recorded); 100-104 and 7000 are inserted.
-      assert(pylance("upsert", p, jlist(key: _*), jlist(key: _*),
-        jlist(Seq(38L, 39L, 100L, 101L, 102L, 103L, 104L, 7000L).map(Long.box): _*), 1)
+      assert(pylance(
+        "upsert",
+        p,
+        jlist(key: _*),
+        jlist(key: _*),
+        jlist(Seq(38L, 39L, 100L, 101L, 102L, 103L, 104L, 7000L).map(Long.box): _*),
+        1
+      )
         .asText == "ok")
       val theirs = lastFilter(p)
       val bloom = new KeyBloom()
@@ -65,12 +75,18 @@ class PrimaryKeySuite extends TwinDatasetSuite {
     assertTwins(ours, theirs)
     assert(PrimaryKey.paths(latest(ours).schema) == Seq("id"))
     val again = intercept[LanceSchemaMismatchException](
-      commit(ours, s => PrimaryKey.install(s, Seq(Seq("id")))))
+      commit(ours, s => PrimaryKey.install(s, Seq(Seq("id"))))
+    )
     assert(again.getMessage.contains("cannot change"))
     // Nor through another field metadata update.
-    val other = intercept[LanceSchemaMismatchException](commit(ours, s => UpdateConfig(
-      fieldMetadata = Map(s.schema.fields.find(_.name == "n").get.id ->
-        UpdateMap.set(Map(PrimaryKey.Marker -> "true"))))))
+    val other = intercept[LanceSchemaMismatchException](commit(
+      ours,
+      s =>
+        UpdateConfig(
+          fieldMetadata = Map(s.schema.fields.find(_.name == "n").get.id ->
+            UpdateMap.set(Map(PrimaryKey.Marker -> "true")))
+        )
+    ))
     assert(other.getMessage.contains("cannot change"))
   }
 
@@ -80,7 +96,8 @@ class PrimaryKeySuite extends TwinDatasetSuite {
     io.sparklance.testutil.Pylance.call("table_ops", "make", ours.toString, "2.2", false)
     def refused(path: Seq[String], words: String*) = {
       val e = intercept[LanceSchemaMismatchException](
-        commit(ours, s => PrimaryKey.install(s, Seq(path))))
+        commit(ours, s => PrimaryKey.install(s, Seq(path)))
+      )
       words.foreach(w => assert(e.getMessage.contains(w), e.getMessage))
     }
     refused(Seq("n"), "'n' is nullable")
@@ -95,19 +112,26 @@ class PrimaryKeySuite extends TwinDatasetSuite {
     val rows = insertIds.map(i => RowFiles.row(i, 1) ++ Map("k" -> s"k$i", "m" -> i * 3))
     val bloom = new KeyBloom()
     insertIds.foreach(i => bloom.add(keyOf(key, i)))
-    Update(Map.empty, Seq(NewRows(RowFiles.fragment(s, rows))), s.schema.fields.map(_.id),
-      insertedKeys = Some(bloom.toFilter(ids(s, key))))
+    Update(
+      Map.empty,
+      Seq(NewRows(RowFiles.fragment(s, rows))),
+      s.schema.fields.map(_.id),
+      insertedKeys = Some(bloom.toFilter(ids(s, key)))
+    )
   }
 
   /** What pylance commits before our merge inserting key 500, read at the version before. */
   private val cases: Seq[(String, Path => Any)] = Seq(
-    "pylance inserts the same key" -> (p => pylance("upsert", p, jlist("id"), "id",
-      jlist(Long.box(500L)), 2)),
-    "pylance inserts another key" -> (p => pylance("upsert", p, jlist("id"), "id",
-      jlist(Long.box(501L)), 2)),
+    "pylance inserts the same key" -> (p =>
+      pylance("upsert", p, jlist("id"), "id", jlist(Long.box(500L)), 2)
+    ),
+    "pylance inserts another key" -> (p =>
+      pylance("upsert", p, jlist("id"), "id", jlist(Long.box(501L)), 2)
+    ),
     "pylance appends" -> (p => pylance("append", p, jlist("id"), jlist(Long.box(900L)))),
     "pylance updates without a key" -> (p => pylance("update", p, "id = 4")),
-    "pylance deletes" -> (p => pylance("delete", p, "id = 4")))
+    "pylance deletes" -> (p => pylance("delete", p, "id = 4"))
+  )
 
   for ((what, theirs) <- cases) {
     test(s"$what, then our merge inserting key 500 from the older version: as pylance's own") {
@@ -115,8 +139,16 @@ class PrimaryKeySuite extends TwinDatasetSuite {
       val read = latest(p)
       Seq(p, twin).foreach(theirs)
       // pylance's own merge from the same version, without re-runs: its resolver's decision.
-      val want = pylance("upsert", twin, jlist("id"), "id", jlist(Long.box(500L)), 1,
-        Long.box(read.version), 0).asText
+      val want = pylance(
+        "upsert",
+        twin,
+        jlist("id"),
+        "id",
+        jlist(Long.box(500L)),
+        1,
+        Long.box(read.version),
+        0
+      ).asText
       assert(outcome(p, read, ourUpsert(read, Seq("id"), Seq(500L))) == want)
       if (want == "ok") assertSameJson("after both", describe(p), describe(twin))
     }
@@ -129,12 +161,19 @@ class PrimaryKeySuite extends TwinDatasetSuite {
       val read = latest(p).version
       commit(p, s => ourUpsert(s, Seq("id"), Seq(500L)))
       // Without re-runs pylance reports what its resolver decided about our transaction.
-      val once = pylance("upsert", p, jlist("id"), "id", jlist(Long.box(other)), 2,
-        Long.box(read), 0).asText
+      val once =
+        pylance("upsert", p, jlist("id"), "id", jlist(Long.box(other)), 2, Long.box(read), 0).asText
       assert(once == (if (other == 500L) "retryable" else "ok"), s"key $other")
       if (other == 500L)
-        assert(pylance("upsert", p, jlist("id"), "id", jlist(Long.box(other)), 2,
-          Long.box(read)).asText == "ok")
+        assert(pylance(
+          "upsert",
+          p,
+          jlist("id"),
+          "id",
+          jlist(Long.box(other)),
+          2,
+          Long.box(read)
+        ).asText == "ok")
       val got = pylance("table", p).elements().asScala.toSeq
       assert(got.count(r => r.get("id").asLong >= 500) == rows, s"key $other")
       assert(got.count(r => r.get("id").asLong == 500) == 1)

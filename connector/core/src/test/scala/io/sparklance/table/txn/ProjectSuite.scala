@@ -1,6 +1,5 @@
 package io.sparklance.table.txn
 
-
 import io.sparklance.LanceSchemaMismatchException
 import io.sparklance.table.SchemaEdits
 

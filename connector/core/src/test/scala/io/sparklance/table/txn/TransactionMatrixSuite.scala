@@ -25,10 +25,12 @@ import io.sparklance.testutil.{Pylance, TempDirs}
 class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
   import TxnMatrix.{assertSame, describe, fileIO, latest}
 
-
   /** Our operations: how each is built from a snapshot, and whether it re-runs on conflict. */
-  private case class Ours(build: Snapshot => Operation, reRuns: Boolean,
-      custom: Option[(Path, Snapshot) => Unit] = None)
+  private case class Ours(
+      build: Snapshot => Operation,
+      reRuns: Boolean,
+      custom: Option[(Path, Snapshot) => Unit] = None
+  )
 
   private val ours: Seq[(String, Ours)] = Seq(
     "append" -> Ours(OurOps.append(_, 200, 5, 1), reRuns = false),
@@ -37,22 +39,43 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
     "update_columns" -> Ours(OurOps.updateColumns(_, "id = 4", 1), reRuns = false),
     "overwrite" -> Ours(OurOps.overwrite(_, 400, 3), reRuns = false),
     "restore" -> Ours(_ => Restore(1), reRuns = false),
-    "update_config" -> Ours(_ => UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second")))),
-      reRuns = false),
+    "update_config" -> Ours(
+      _ => UpdateConfig(config = Some(UpdateMap.set(Map("k" -> "second")))),
+      reRuns = false
+    ),
     "drop_columns" -> Ours(s => Project(SchemaEdits(s).drop(Seq(Seq("v")))), reRuns = false),
     "add_null_column" -> Ours(OurOps.addNullColumn(_, "z"), reRuns = false),
     "add_columns" -> Ours(OurOps.addColumnW, reRuns = false),
     "data_replacement" -> Ours(OurOps.replaceFragment0(_, 200), reRuns = false),
     // A BTREE index of id, fed the rows pylance reads at the read version; never re-run.
-    "create_index" -> Ours(_ => null, reRuns = false,
-      custom = Some((_, read) => OurOps.createIdIndex(fileIO, read))),
+    "create_index" -> Ours(
+      _ => null,
+      reRuns = false,
+      custom = Some((_, read) => OurOps.createIdIndex(fileIO, read))
+    ),
     // ReserveFragments, then a Rewrite read at the planned version (two commits).
-    "compact" -> Ours(_ => null, reRuns = false,
-      custom = Some((_, read) => OurOps.compact(fileIO, read))))
+    "compact" -> Ours(
+      _ => null,
+      reRuns = false,
+      custom = Some((_, read) => OurOps.compact(fileIO, read))
+    )
+  )
 
-  private val theirs = Seq("append", "delete", "update", "update_columns", "overwrite",
-    "create_index", "compact", "restore", "update_config", "add_columns", "add_null_column",
-    "drop_columns", "data_replacement")
+  private val theirs = Seq(
+    "append",
+    "delete",
+    "update",
+    "update_columns",
+    "overwrite",
+    "create_index",
+    "compact",
+    "restore",
+    "update_config",
+    "add_columns",
+    "add_null_column",
+    "drop_columns",
+    "data_replacement"
+  )
 
   private val outcomes = mutable.LinkedHashMap.empty[(String, String), String]
 
@@ -60,7 +83,8 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
     val c = new Committer(fileIO, path.toString)
     try {
       if (op.custom.isDefined) op.custom.get(path, read)
-      else if (op.reRuns) c.execute(read)(op.build) else c.commit(Some(read), op.build(read))
+      else if (op.reRuns) c.execute(read)(op.build)
+      else c.commit(Some(read), op.build(read))
       "ok"
     } catch {
       case e: LanceConcurrentModificationException =>
@@ -82,17 +106,19 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
       Pylance.call("txn_matrix", "prepare", ref.toString, a, "second")
       Seq(mine, ref).foreach(p => Pylance.call("txn_matrix", "run", p.toString, b, "first"))
       val before = describe(mine)
-      val expected = Pylance.call("txn_matrix", "run_stale", ref.toString, a, "second",
-        read.version)
+      val expected =
+        Pylance.call("txn_matrix", "run_stale", ref.toString, a, "second", read.version)
       val want = expected.get("outcome").asText()
       val got = commit(mine, read, op)
       outcomes((s"$a$ids", b)) = if (got == want) want else s"$want (ours: $got)"
       assert(got == want, s"pylance alone: $expected")
       if (want == "ok") {
         assertSame("result", describe(mine), describe(ref))
-        assertSame("after pylance continues",
+        assertSame(
+          "after pylance continues",
           Pylance.call("txn_matrix", "keep_going", mine.toString),
-          Pylance.call("txn_matrix", "keep_going", ref.toString))
+          Pylance.call("txn_matrix", "keep_going", ref.toString)
+        )
       } else {
         // Nothing committed — but what pylance commits before failing too (a compaction's
         // ReserveFragments).
@@ -108,8 +134,11 @@ class TransactionMatrixSuite extends AnyFunSuite with BeforeAndAfterAll {
       val sb = new StringBuilder("Transaction matrix (ours after pylance's, from one version):\n")
       sb.append(("ours \\ pylance" +: theirs).mkString("| ", " | ", " |\n"))
       rows.foreach { r =>
-        sb.append((r +: theirs.map(t => outcomes.getOrElse((r, t), "-"))).mkString("| ", " | ",
-          " |\n"))
+        sb.append((r +: theirs.map(t => outcomes.getOrElse((r, t), "-"))).mkString(
+          "| ",
+          " | ",
+          " |\n"
+        ))
       }
       info(sb.toString)
       println(sb.toString)

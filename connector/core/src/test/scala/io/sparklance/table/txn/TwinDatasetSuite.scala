@@ -47,8 +47,11 @@ abstract class TwinDatasetSuite extends AnyFunSuite {
   protected def assertTwins(ours: Path, theirs: Path): Unit = {
     assertSameJson("after the operation", describe(ours), describe(theirs))
     assert(ManifestView.of(latest(ours)) == ManifestView.of(latest(theirs)))
-    assertSameJson("after pylance keeps going", pylance("keep_going", ours),
-      pylance("keep_going", theirs))
+    assertSameJson(
+      "after pylance keeps going",
+      pylance("keep_going", ours),
+      pylance("keep_going", theirs)
+    )
   }
 
   protected def assertSameJson(what: String, ours: JsonNode, theirs: JsonNode): Unit =

@@ -31,8 +31,14 @@ class UpdateConfigSuite extends TwinDatasetSuite {
     commit(ours, _ => UpdateConfig(tableMetadata = Some(UpdateMap.set(Map("tm" -> "1")))))
     commit(ours, _ => UpdateConfig(schemaMetadata = Some(UpdateMap.set(Map("sm" -> "2")))))
     commit(ours, _ => UpdateConfig(fieldMetadata = Map(v -> UpdateMap.set(Map("fm" -> "3")))))
-    pylance("update_metadata", theirs, JMap.of("tm", "1"), JMap.of("sm", "2"), "v",
-      JMap.of("fm", "3"))
+    pylance(
+      "update_metadata",
+      theirs,
+      JMap.of("tm", "1"),
+      JMap.of("sm", "2"),
+      "v",
+      JMap.of("fm", "3")
+    )
     assertTwins(ours, theirs)
   }
 
@@ -61,18 +67,22 @@ class UpdateConfigSuite extends TwinDatasetSuite {
     ("the same key set to the same value", Map("k" -> "1"), Nil),
     ("the same key removed", Map.empty, Seq("k")),
     ("another key set", Map("j" -> "2"), Nil),
-    ("another key removed", Map.empty, Seq("j")))
+    ("another key removed", Map.empty, Seq("j"))
+  )
 
   for ((what, set, remove) <- pairs) {
     test(s"pylance sets config key k, then our UpdateConfig ($what) from the same version") {
       val (ours, theirs) = twins()
       val read = latest(ours)
       Seq(ours, theirs).foreach(p => pylance("update_config", p, JMap.of("k", "1"), jlist()))
-      val op = UpdateConfig(config = Some(
-        if (set.nonEmpty) UpdateMap.set(set) else UpdateMap.remove(remove)))
+      val op = UpdateConfig(config =
+        Some(
+          if (set.nonEmpty) UpdateMap.set(set) else UpdateMap.remove(remove)
+        )
+      )
       val got = outcome(ours, read, op)
-      val want = pylance("stale_update_config", theirs, read.version, set.asJava,
-        remove.asJava).asText()
+      val want =
+        pylance("stale_update_config", theirs, read.version, set.asJava, remove.asJava).asText()
       assert(got == want)
       if (want == "ok") assertTwins(ours, theirs)
     }

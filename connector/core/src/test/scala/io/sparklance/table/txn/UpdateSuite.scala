@@ -53,8 +53,10 @@ class UpdateSuite extends AnyFunSuite {
       ourUpdate(ours, scattered, 5)
       Pylance.call("update_ops", "update", theirs.toString, scattered, 5)
       assertSame(describe(ours), describe(theirs))
-      assertSame(Pylance.call("update_ops", "keep_going", ours.toString),
-        Pylance.call("update_ops", "keep_going", theirs.toString))
+      assertSame(
+        Pylance.call("update_ops", "keep_going", ours.toString),
+        Pylance.call("update_ops", "keep_going", theirs.toString)
+      )
     }
 
     test(s"update of every row of a fragment, then again, on $v with $kind, as pylance's") {
@@ -66,8 +68,10 @@ class UpdateSuite extends AnyFunSuite {
       ourUpdate(ours, "id < 20 and id % 2 = 0", 2)
       Pylance.call("update_ops", "update", theirs.toString, "id < 20 and id % 2 = 0", 2)
       assertSame(describe(ours), describe(theirs))
-      assertSame(Pylance.call("update_ops", "keep_going", ours.toString),
-        Pylance.call("update_ops", "keep_going", theirs.toString))
+      assertSame(
+        Pylance.call("update_ops", "keep_going", ours.toString),
+        Pylance.call("update_ops", "keep_going", theirs.toString)
+      )
     }
   }
 
@@ -87,14 +91,27 @@ class UpdateSuite extends AnyFunSuite {
   // pylance commits `first` on the version we read; then our update commits. pylance's own
   // pair (a handle opened at that version updating after `first`) decides what must happen.
   private val concurrent: Seq[(String, Path => Unit, String)] = Seq(
-    ("the same row updated", p => Pylance.call("update_ops", "update", p.toString, "id = 2", 1),
-      "id = 2"),
-    ("another row of the fragment updated",
-      p => Pylance.call("update_ops", "update", p.toString, "id = 3", 1), "id = 2"),
-    ("a row of the fragment deleted",
-      p => Pylance.call("txn_matrix", "delete", p.toString, "id = 1"), "id = 2"),
-    ("the updated row deleted",
-      p => Pylance.call("txn_matrix", "delete", p.toString, "id = 2"), "id = 2"))
+    (
+      "the same row updated",
+      p => Pylance.call("update_ops", "update", p.toString, "id = 2", 1),
+      "id = 2"
+    ),
+    (
+      "another row of the fragment updated",
+      p => Pylance.call("update_ops", "update", p.toString, "id = 3", 1),
+      "id = 2"
+    ),
+    (
+      "a row of the fragment deleted",
+      p => Pylance.call("txn_matrix", "delete", p.toString, "id = 1"),
+      "id = 2"
+    ),
+    (
+      "the updated row deleted",
+      p => Pylance.call("txn_matrix", "delete", p.toString, "id = 2"),
+      "id = 2"
+    )
+  )
 
   for ((what, first, pred) <- concurrent; stable <- Seq(false, true)) {
     test(s"concurrent pylance commit ($what), then our update (stable ids: $stable)") {

@@ -29,8 +29,8 @@ class WritePlanSuite extends AnyFunSuite {
     create(root, FileVersion.V2_1)
     val s = latest(fileIO, root)
     assert(WritePlan.append(s, None, fields).fileVersion == FileVersion.V2_1)
-    val e = intercept[LanceInvalidOptionException](WritePlan.append(s, Some(FileVersion.V2_2),
-      fields))
+    val e =
+      intercept[LanceInvalidOptionException](WritePlan.append(s, Some(FileVersion.V2_2), fields))
     assert(e.getMessage.contains("2.2") && e.getMessage.contains("2.1"))
   }
 

@@ -3,8 +3,11 @@ package io.sparklance.spark.shims
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{Identifier, ProcedureCatalog}
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter,
-  UnboundProcedure}
+import org.apache.spark.sql.connector.catalog.procedures.{
+  BoundProcedure,
+  ProcedureParameter,
+  UnboundProcedure
+}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
@@ -15,6 +18,7 @@ import io.sparklance.spark.procedures.LanceProcedures
  * runs one of [[LanceProcedures]] and returns its row of statistics.
  */
 trait LanceProcedureCatalog extends ProcedureCatalog {
+
   /** The dataset path of a procedure's `table` argument (a path, or a table name). */
   protected def procedureTablePath(table: String): String
 
@@ -56,18 +60,23 @@ trait LanceProcedureCatalog extends ProcedureCatalog {
 
     override def call(input: InternalRow): java.util.Iterator[Scan] = {
       val args = spec.params.zip(types).zipWithIndex.map { case ((p, t), i) =>
-        p.name -> (if (input.isNullAt(i)) null else t match {
-          case StringType => input.getUTF8String(i).toString
-          case LongType | _: DayTimeIntervalType => input.getLong(i)
-          case IntegerType => input.getInt(i)
-          case BooleanType => input.getBoolean(i)
-          case DoubleType => input.getDouble(i)
-          case other => throw new IllegalStateException(s"parameter type $other")
-        })
+        p.name -> (if (input.isNullAt(i)) null
+                   else t match {
+                     case StringType => input.getUTF8String(i).toString
+                     case LongType | _: DayTimeIntervalType => input.getLong(i)
+                     case IntegerType => input.getInt(i)
+                     case BooleanType => input.getBoolean(i)
+                     case DoubleType => input.getDouble(i)
+                     case other => throw new IllegalStateException(s"parameter type $other")
+                   })
       }.toMap
       val table = Option(args("table")).map(_.toString).getOrElse(
-        throw io.sparklance.LanceErrors.invalidOption("table", "NULL",
-          s"procedure ${spec.name} needs the table: a dataset path or a table name"))
+        throw io.sparklance.LanceErrors.invalidOption(
+          "table",
+          "NULL",
+          s"procedure ${spec.name} needs the table: a dataset path or a table name"
+        )
+      )
       val path = procedureTablePath(table)
       val values = spec.run(SparkSession.active, path, args - "table")
       val row = InternalRow.fromSeq(values)

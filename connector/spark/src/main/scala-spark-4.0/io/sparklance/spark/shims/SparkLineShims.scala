@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
  * layer is shared by every line.
  */
 object SparkLineShims {
+
   /** The line this build serves (4.0 to 4.3). */
   val Line: String = "4.0"
 
@@ -24,13 +25,19 @@ object SparkLineShims {
     val cls = classOf[DynamicPruningSubquery]
     val ctor = cls.getConstructors.maxBy(_.getParameterCount)
     val args = scala.collection.mutable.ArrayBuffer[AnyRef](
-      key, build, Seq(buildKey), Seq(0), java.lang.Boolean.FALSE)
+      key,
+      build,
+      Seq(buildKey),
+      Seq(0),
+      java.lang.Boolean.FALSE
+    )
     // A default may depend on the parameters before it (4.3's takes all seven).
     while (args.size < ctor.getParameterCount) {
       val default = cls.getMethods.find(_.getName == "$lessinit$greater$default$" + (args.size + 1))
         .getOrElse(throw new IllegalStateException(
           s"Spark ${org.apache.spark.SPARK_VERSION}: no default for DynamicPruningSubquery's " +
-            s"parameter ${args.size + 1}"))
+            s"parameter ${args.size + 1}"
+        ))
       args += default.invoke(null, args.take(default.getParameterCount).toSeq: _*)
     }
     ctor.newInstance(args.toSeq: _*).asInstanceOf[Expression]

@@ -17,6 +17,7 @@ final class GroupKeys(groups: Seq[GroupCol]) {
   val width: Int = groups.length + 1
   private val cols = groups.toArray
   private val probe = new Array[Long](width)
+
   /** How each column is read: 0 string, 1 long, 2 int, 3 short, 4 byte, 5 boolean. */
   private val kinds: Array[Int] = cols.map(_.dataType match {
     case StringType => 0
@@ -88,8 +89,13 @@ final class GroupKeys(groups: Seq[GroupCol]) {
    * Codes of a dictionary-encoded string column (`w`, column `j`) into `c` from `at`: each
    * entry's code is worked out once a batch, not once a row (no string hashed or made per row).
    */
-  private def fromDictionary(w: WritableColumnVector, j: Int, n: Int, c: Array[Long],
-      at: Int): Unit = {
+  private def fromDictionary(
+      w: WritableColumnVector,
+      j: Int,
+      n: Int,
+      c: Array[Long],
+      at: Int
+  ): Unit = {
     val memo = idCodes(j)
     memo.newBatch()
     val nulls = w.hasNull
@@ -118,7 +124,7 @@ final class GroupKeys(groups: Seq[GroupCol]) {
           longValues += c
           longValues.length - 1
         }
-      (id.toLong << 8) | 0xFF
+      (id.toLong << 8) | 0xff
     }
 
   /** Forgets the long strings seen: the groups holding their codes were handed out. */
@@ -130,8 +136,8 @@ final class GroupKeys(groups: Seq[GroupCol]) {
     val c = table.key(g, j)
     cols(j).dataType match {
       case StringType =>
-        val len = (c & 0xFF).toInt
-        if (len == 0xFF) longValues((c >>> 8).toInt)
+        val len = (c & 0xff).toInt
+        if (len == 0xff) longValues((c >>> 8).toInt)
         else UTF8String.fromBytes(Array.tabulate(len)(k => (c >>> (56 - 8 * k)).toByte))
       case LongType | TimestampType | TimestampNTZType => c
       case IntegerType | DateType => c.toInt
@@ -145,10 +151,11 @@ final class GroupKeys(groups: Seq[GroupCol]) {
 }
 
 object GroupKeys {
+
   /** Types [[GroupKeys]] can key a group by. */
   def supports(t: DataType): Boolean = t match {
     case StringType | LongType | IntegerType | DateType | ShortType | ByteType | BooleanType |
-         TimestampType | TimestampNTZType => true
+        TimestampType | TimestampNTZType => true
     case d: DecimalType => d.precision <= 18
     case _ => false
   }

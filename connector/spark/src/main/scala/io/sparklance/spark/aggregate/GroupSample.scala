@@ -14,8 +14,10 @@ package io.sparklance.spark.aggregate
  * where the push-down pays; a sorted unique key is still seen once per row.
  */
 final case class GroupSample(kept: Long, groups: Long, once: Long, twice: Long) {
-  require(groups <= kept && once + twice <= groups && once + 2 * twice <= kept,
-    s"inconsistent sample: $this")
+  require(
+    groups <= kept && once + twice <= groups && once + 2 * twice <= kept,
+    s"inconsistent sample: $this"
+  )
 
   /** The estimated number of distinct keys the rows hold (Chao1, bias-corrected). */
   def distinctKeys: Double = groups + once.toDouble * (once - 1) / (2.0 * (twice + 1))
@@ -35,6 +37,7 @@ final case class GroupSample(kept: Long, groups: Long, once: Long, twice: Long) 
 }
 
 object GroupSample {
+
   /** The sample of rows whose keys occur `counts` times each (one count per distinct key). */
   def of(counts: Iterator[Long]): GroupSample = {
     var kept, groups, once, twice = 0L

@@ -49,9 +49,9 @@ final class GroupTable(width: Int) {
   private def hash(probe: Array[Long]): Int = hashAt(probe, 0)
 
   private def hashAt(a: Array[Long], o: Int): Int = {
-    var h = 0x9E3779B97F4A7C15L
+    var h = 0x9e3779b97f4a7c15L
     var j = 0
-    while (j < width) { h = (h ^ a(o + j)) * 0xBF58476D1CE4E5B9L; h ^= h >>> 31; j += 1 }
+    while (j < width) { h = (h ^ a(o + j)) * 0xbf58476d1ce4e5b9L; h ^= h >>> 31; j += 1 }
     (h ^ (h >>> 32)).toInt & Int.MaxValue
   }
 

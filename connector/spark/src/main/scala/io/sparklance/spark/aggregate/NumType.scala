@@ -29,11 +29,12 @@ final case class NumType(dataType: DataType) {
   def fits(v: java.math.BigDecimal): Boolean =
     if (isDecimal) v.precision() <= precision
     else v.unscaledValue().bitLength() < 64 &&
-      v.longValueExact() >= min && v.longValueExact() <= max
+    v.longValueExact() >= min && v.longValueExact() <= max
 
   def overflow(what: String): ArithmeticException = new ArithmeticException(
     s"[NUMERIC_VALUE_OUT_OF_RANGE] the value of $what does not fit ${dataType.sql} " +
-      "(while the Lance scan computed a pushed aggregate)")
+      "(while the Lance scan computed a pushed aggregate)"
+  )
 }
 
 object NumType {

@@ -7,11 +7,13 @@ final case class GroupCol(ordinal: Int, name: String, dataType: DataType)
 
 /** One pushed aggregate function, as each task computes its partial value. */
 sealed abstract class AggFn extends Serializable {
+
   /** The type of the partial value a task returns (Spark's type for it). */
   def dataType: DataType
 }
 
 object AggFn {
+
   /** COUNT(*). */
   case object CountAll extends AggFn {
     def dataType: DataType = LongType
@@ -42,7 +44,7 @@ object AggFn {
    * [[PartialExpr.Big]]).
    */
   final case class Extreme(value: PartialExpr, dataType: DataType, isMax: Boolean)
-    extends AggFn {
+      extends AggFn {
     override def toString: String = s"${if (isMax) "max" else "min"}($value)"
   }
 }
@@ -55,5 +57,6 @@ object AggFn {
 final case class PartialAggregate(input: StructType, groups: Seq[GroupCol], aggs: Seq[AggFn]) {
   def outputSchema: StructType = StructType(
     groups.zipWithIndex.map { case (g, i) => StructField(s"group_col_$i", g.dataType) } ++
-      aggs.zipWithIndex.map { case (a, i) => StructField(s"agg_func_$i", a.dataType) })
+      aggs.zipWithIndex.map { case (a, i) => StructField(s"agg_func_$i", a.dataType) }
+  )
 }

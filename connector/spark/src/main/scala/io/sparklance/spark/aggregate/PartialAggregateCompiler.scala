@@ -1,9 +1,21 @@
 package io.sparklance.spark.aggregate
 
-import org.apache.spark.sql.connector.expressions.{Cast => V2Cast, Expression,
-  GeneralScalarExpression, Literal, NamedReference}
-import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation,
-  Count, CountStar, Max, Min, Sum}
+import org.apache.spark.sql.connector.expressions.{
+  Cast => V2Cast,
+  Expression,
+  GeneralScalarExpression,
+  Literal,
+  NamedReference
+}
+import org.apache.spark.sql.connector.expressions.aggregate.{
+  AggregateFunc,
+  Aggregation,
+  Count,
+  CountStar,
+  Max,
+  Min,
+  Sum
+}
 import org.apache.spark.sql.types._
 
 /**
@@ -21,15 +33,20 @@ import org.apache.spark.sql.types._
  * @param ansi               `spark.sql.ansi.enabled`
  */
 final class PartialAggregateCompiler(
-    schema: StructType, allowPrecisionLoss: Boolean, ansi: Boolean) {
+    schema: StructType,
+    allowPrecisionLoss: Boolean,
+    ansi: Boolean
+) {
 
   private val columns = scala.collection.mutable.LinkedHashMap[String, StructField]()
 
   def compile(agg: Aggregation): Option[PartialAggregate] = {
     val groups = agg.groupByExpressions().toSeq.map(groupCol)
     val aggs = agg.aggregateExpressions().toSeq.map(function)
-    if (groups.exists(_.isEmpty) || aggs.exists(_.isEmpty) || groups.length > 62 ||
-      columns.isEmpty) None
+    if (
+      groups.exists(_.isEmpty) || aggs.exists(_.isEmpty) || groups.length > 62 ||
+      columns.isEmpty
+    ) None
     else {
       val input = StructType(columns.values.toSeq)
       Some(PartialAggregate(input, groups.flatten, aggs.flatten))
@@ -66,8 +83,8 @@ final class PartialAggregateCompiler(
     case g: GeneralScalarExpression => length(g).map(l => AggFn.Extreme(l, l.t.dataType, isMax))
     case _ =>
       column(e).filter(c => NumType.numeric(c._2.dataType) || c._2.dataType == DateType).map {
-        case (i, f) => AggFn.Extreme(PartialExpr.Col(i, f.name, NumType(f.dataType)),
-          f.dataType, isMax)
+        case (i, f) =>
+          AggFn.Extreme(PartialExpr.Col(i, f.name, NumType(f.dataType)), f.dataType, isMax)
       }
   }
 
@@ -78,8 +95,9 @@ final class PartialAggregateCompiler(
         .map { case (i, f) => PartialExpr.Col(i, f.name, NumType(f.dataType)) }
     case l: Literal[_] => literal(l.value(), l.dataType())
     case c: V2Cast => expr(c.expression()).flatMap(widen(_, c.dataType()))
-    case g: GeneralScalarExpression if g.children().length == 2 &&
-        Set("+", "-", "*").contains(g.name()) =>
+    case g: GeneralScalarExpression
+        if g.children().length == 2 &&
+          Set("+", "-", "*").contains(g.name()) =>
       for {
         l <- expr(g.children()(0))
         r <- expr(g.children()(1))
@@ -101,8 +119,8 @@ final class PartialAggregateCompiler(
     case (d: Decimal, dt: DecimalType) if dt.precision <= 18 =>
       scala.util.Try(d.toJavaBigDecimal.setScale(dt.scale).unscaledValue().longValueExact())
         .toOption.map(u => PartialExpr.Lit(u, NumType(dt)))
-    case (n: java.lang.Number, _) if NumType.integral(t) => Some(PartialExpr.Lit(n.longValue(),
-      NumType(t)))
+    case (n: java.lang.Number, _) if NumType.integral(t) =>
+      Some(PartialExpr.Lit(n.longValue(), NumType(t)))
     case _ => None
   }
 
@@ -110,13 +128,15 @@ final class PartialAggregateCompiler(
   private def widen(child: PartialExpr, to: DataType): Option[PartialExpr] =
     (child.t.dataType, to) match {
       case (from, target) if from == target => Some(child)
-      case (from: DecimalType, target: DecimalType) if target.scale >= from.scale &&
-          target.scale - from.scale <= 18 =>
+      case (from: DecimalType, target: DecimalType)
+          if target.scale >= from.scale &&
+            target.scale - from.scale <= 18 =>
         Some(PartialExpr.Widen(child, NumType(target)))
       case (from, target: DecimalType) if NumType.integral(from) && target.scale <= 18 =>
         Some(PartialExpr.Widen(child, NumType(target)))
-      case (from, target) if NumType.integral(from) && NumType.integral(target) &&
-          target.defaultSize >= from.defaultSize =>
+      case (from, target)
+          if NumType.integral(from) && NumType.integral(target) &&
+            target.defaultSize >= from.defaultSize =>
         Some(PartialExpr.Widen(child, NumType(target)))
       case _ => None
     }

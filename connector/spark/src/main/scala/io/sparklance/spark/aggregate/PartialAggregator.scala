@@ -21,13 +21,16 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * each within that type, the extra rows NULL in every other function (which Spark's final
  * SUM, MIN, MAX and COUNT-as-SUM skip).
  */
-final class PartialAggregator(spec: PartialAggregate,
-    maxGroups: Int = PartialAggregator.MaxGroups) {
+final class PartialAggregator(
+    spec: PartialAggregate,
+    maxGroups: Int = PartialAggregator.MaxGroups
+) {
   private val grouped = spec.groups.nonEmpty
   private val keys = new GroupKeys(spec.groups)
   private var table = new GroupTable(keys.width)
   private var ids = new Array[Int](1024)
   private val states: Array[AggState] = spec.aggs.map(AggState.of).toArray
+
   /** The groups were handed out: the next batch starts afresh. */
   private var flushed = false
 
@@ -94,6 +97,7 @@ final class PartialAggregator(spec: PartialAggregate,
 }
 
 object PartialAggregator {
+
   /** Groups a task holds at most before it hands them out. */
   val MaxGroups: Int = 1 << 20
 }
@@ -101,6 +105,7 @@ object PartialAggregator {
 /** The running partial value of one aggregate function, per group id. */
 private abstract class AggState {
   protected var size = 0
+
   /** Grows the per-group arrays to hold `groups` groups. */
   def ensure(groups: Int): Unit = if (groups > size) {
     val cap = math.max(groups, math.max(16, size * 2))
@@ -108,9 +113,11 @@ private abstract class AggState {
     size = cap
   }
   protected def grow(cap: Int): Unit
+
   /** Forgets groups `[0, groups)`, the only ones used since the last reset. */
   def reset(groups: Int): Unit
   def add(b: ColumnarBatch, n: Int, ids: Array[Int], groups: Int): Unit
+
   /** Group `g`'s partial value; more than one only for a decimal SUM too large for one row. */
   def values(g: Int): Seq[Any]
 }
@@ -205,7 +212,10 @@ private object AggState {
         val step = if (total.signum() < 0) limit.negate() else limit
         val head = total.subtract(step.multiply(chunks))
         def dec(u: BigInteger) = Decimal(
-          new java.math.BigDecimal(u, e.t.scale), out.precision, out.scale)
+          new java.math.BigDecimal(u, e.t.scale),
+          out.precision,
+          out.scale
+        )
         if (chunks.signum() == 0) Seq(dec(total))
         else dec(head) +: Iterator.continually(dec(step)).take(chunks.intValueExact()).toSeq
       }

@@ -34,8 +34,10 @@ object PartialExpr {
 
   /** Evaluates an expression a batch at a time into `values` and `state`. */
   abstract class Eval {
+
     /** Unscaled values of the last batch, at the expression's scale. */
     var values: Array[Long] = new Array[Long](0)
+
     /** Per row: [[PartialExpr.Ok]], [[PartialExpr.Null]] or [[PartialExpr.Big]]. */
     var state: Array[Byte] = new Array[Byte](0)
 
@@ -103,7 +105,7 @@ object PartialExpr {
    * out of range.
    */
   final case class Arith(op: Char, left: PartialExpr, right: PartialExpr, t: NumType)
-    extends PartialExpr {
+      extends PartialExpr {
     // Scale factors bringing each operand of + and - to the result's scale.
     private val lf = if (op == '*') 1L else NumType.Pow10(t.scale - left.t.scale)
     private val rf = if (op == '*') 1L else NumType.Pow10(t.scale - right.t.scale)

@@ -9,9 +9,19 @@ import org.apache.spark.sql.AnalysisException
  * `pyspark.errors.AnalysisException`, and `getCondition`/`getErrorClass` and `getSqlState`
  * say what it is. The message is the connector's, unchanged.
  */
-final class LanceAnalysisException(message: String, errorClass: String, sqlState: String,
-    cause: Throwable)
-  extends AnalysisException(message, None, None, Option(cause), Some(errorClass), Map.empty,
-    Array.empty) {
+final class LanceAnalysisException(
+    message: String,
+    errorClass: String,
+    sqlState: String,
+    cause: Throwable
+) extends AnalysisException(
+      message,
+      None,
+      None,
+      Option(cause),
+      Some(errorClass),
+      Map.empty,
+      Array.empty
+    ) {
   override def getSqlState: String = sqlState
 }

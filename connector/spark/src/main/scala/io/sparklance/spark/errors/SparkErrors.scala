@@ -1,7 +1,12 @@
 package io.sparklance.spark.errors
 
-import io.sparklance.{LanceException, LanceInvalidOptionException, LanceNotFoundException,
-  LanceSchemaMismatchException, LanceUnknownOptionException}
+import io.sparklance.{
+  LanceException,
+  LanceInvalidOptionException,
+  LanceNotFoundException,
+  LanceSchemaMismatchException,
+  LanceUnknownOptionException
+}
 
 /**
  * The connector's errors as the exceptions a Spark user catches, at the places Spark calls
@@ -27,7 +32,8 @@ object SparkErrors {
 
   /** Runs `body`, rethrowing connector errors as Spark's (see [[toSpark]]). */
   def spark[T](body: => T): T =
-    try body catch { case e: LanceException => throw toSpark(e) }
+    try body
+    catch { case e: LanceException => throw toSpark(e) }
 
   private def analysis(e: LanceException, errorClass: String, sqlState: String) =
     new LanceAnalysisException(e.getMessage, errorClass, sqlState, e)

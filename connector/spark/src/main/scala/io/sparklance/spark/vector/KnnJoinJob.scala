@@ -9,8 +9,14 @@ import org.apache.spark.sql.SparkSession
 import io.sparklance.LanceErrors
 import io.sparklance.storage.FileIO
 import io.sparklance.table.{LiveRows, Snapshot}
-import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, KnnBatch, VectorColumn,
-  VectorMetric, VectorQuery}
+import io.sparklance.table.vector.{
+  IvfSearch,
+  IvfSearchPlan,
+  KnnBatch,
+  VectorColumn,
+  VectorMetric,
+  VectorQuery
+}
 
 /**
  * Batch k-NN ("k-NN join"): for every query vector, what [[VectorSearchJob.nearest]] returns
@@ -26,8 +32,10 @@ import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, KnnBatch, VectorCol
  * every query offered to the query's top `k`, merged per query.
  */
 object KnnJoinJob {
+
   /** Probed partitions per task, at most (as [[VectorSearchJob]]). */
   private val PartitionsPerTask = 16
+
   /** Fragments per task of an exact search, at most. */
   private val FragmentsPerTask = 4
 
@@ -39,15 +47,39 @@ object KnnJoinJob {
    * per query the number of results (int32) and each result's row address (int64) and
    * distance (float32), nearest first.
    */
-  def knnJoin(spark: SparkSession, path: String, column: String, queryColumn: String,
-      queries: Array[Byte], lengths: Array[Byte], k: Int, metric: String, nprobes: Integer,
-      refineFactor: Integer, useIndex: Boolean, filter: String,
-      options: java.util.Map[String, String]): Array[Byte] = {
+  def knnJoin(
+      spark: SparkSession,
+      path: String,
+      column: String,
+      queryColumn: String,
+      queries: Array[Byte],
+      lengths: Array[Byte],
+      k: Int,
+      metric: String,
+      nprobes: Integer,
+      refineFactor: Integer,
+      useIndex: Boolean,
+      filter: String,
+      options: java.util.Map[String, String]
+  ): Array[Byte] = {
     val (io, root, all, snapshot) = VectorSearchJob.open(spark, path, options)
     val qs = decode(queries, lengths)
-    val results = search(spark, io, root, all, snapshot, column, queryColumn, qs, k,
-      Option(metric).map(VectorMetric.parse), Option(nprobes).map(_.intValue),
-      Option(refineFactor).map(_.intValue), useIndex, Option(filter))
+    val results = search(
+      spark,
+      io,
+      root,
+      all,
+      snapshot,
+      column,
+      queryColumn,
+      qs,
+      k,
+      Option(metric).map(VectorMetric.parse),
+      Option(nprobes).map(_.intValue),
+      Option(refineFactor).map(_.intValue),
+      useIndex,
+      Option(filter)
+    )
     encode(snapshot.version, qs.length, results)
   }
 
@@ -56,10 +88,22 @@ object KnnJoinJob {
    * read options `all`: query position -> its results (distance, row address), nearest
    * first. Through the IVF index when `useIndex` and pylance would use it, else exact.
    */
-  def search(spark: SparkSession, io: FileIO, root: String, all: java.util.Map[String, String],
-      snapshot: Snapshot, column: String, queryColumn: String, qs: Array[Array[Float]],
-      k: Int, metric: Option[VectorMetric], nprobes: Option[Int], refineFactor: Option[Int],
-      useIndex: Boolean, filter: Option[String]): Map[Int, Array[(Float, Long)]] = {
+  def search(
+      spark: SparkSession,
+      io: FileIO,
+      root: String,
+      all: java.util.Map[String, String],
+      snapshot: Snapshot,
+      column: String,
+      queryColumn: String,
+      qs: Array[Array[Float]],
+      k: Int,
+      metric: Option[VectorMetric],
+      nprobes: Option[Int],
+      refineFactor: Option[Int],
+      useIndex: Boolean,
+      filter: Option[String]
+  ): Map[Int, Array[(Float, Long)]] = {
     val vectors = VectorColumn(snapshot, column)
     KnnBatch.check(qs, vectors.dim, queryColumn, column)
     val first = qs.find(_ != null).getOrElse(new Array[Float](vectors.dim))
@@ -71,20 +115,30 @@ object KnnJoinJob {
       case Some(p) => indexed(spark, allowed.fold(p)(p.restrictedTo), qs)
       case None =>
         val live = LiveRows(io, snapshot, allowed)
-        exact(spark, vectors, metric.getOrElse(VectorMetric.L2), live,
-          snapshot.fragments.map(f => live.fragments(f.getId)).toIndexedSeq, qs, k)
+        exact(
+          spark,
+          vectors,
+          metric.getOrElse(VectorMetric.L2),
+          live,
+          snapshot.fragments.map(f => live.fragments(f.getId)).toIndexedSeq,
+          qs,
+          k
+        )
     }
   }
 
   /** The indexed search of every query: query position -> its results. */
-  private def indexed(spark: SparkSession, plan: IvfSearchPlan,
-      qs: Array[Array[Float]]): Map[Int, Array[(Float, Long)]] = {
+  private def indexed(
+      spark: SparkSession,
+      plan: IvfSearchPlan,
+      qs: Array[Array[Float]]
+  ): Map[Int, Array[(Float, Long)]] = {
     val sc = spark.sparkContext
     val io = plan.live.io
     val probing = KnnBatch.probing(plan, qs)
     val n = probing.size
-    val groups = math.min(n, math.max(sc.defaultParallelism,
-      (n + PartitionsPerTask - 1) / PartitionsPerTask))
+    val groups =
+      math.min(n, math.max(sc.defaultParallelism, (n + PartitionsPerTask - 1) / PartitionsPerTask))
     val work: Seq[Either[Seq[((Int, Int), Array[Int])], Int]] =
       (0 until groups).map(g => Left(probing.indices.filter(_ % groups == g).map(probing))) ++
         plan.unindexed.indices.map(Right(_))
@@ -100,17 +154,30 @@ object KnnJoinJob {
             .map { case (i, top) => (i, (top.result, Array.empty[(Float, Long)])) }
         case Right(f) =>
           val p = bp.value
-          KnnBatch.scanFragments(io, p.column, p.metric, p.live, Seq(p.unindexed(f)), bq.value,
-            k).iterator.map { case (i, top) => (i, (Array.empty[(Float, Long)], top.result)) }
+          KnnBatch.scanFragments(
+            io,
+            p.column,
+            p.metric,
+            p.live,
+            Seq(p.unindexed(f)),
+            bq.value,
+            k
+          ).iterator.map { case (i, top) => (i, (Array.empty[(Float, Long)], top.result)) }
       }
     val hasUnindexed = plan.unindexed.nonEmpty
     try {
-      scored.reduceByKey((a, b) => (KnnBatch.merge(a._1, b._1, cands),
-        KnnBatch.merge(a._2, b._2, k)), partitions(sc, work.size)).map {
+      scored.reduceByKey(
+        (a, b) => (KnnBatch.merge(a._1, b._1, cands), KnnBatch.merge(a._2, b._2, k)),
+        partitions(sc, work.size)
+      ).map {
         case (i, (c, f)) =>
           val p = bp.value.forQuery(bq.value(i))
-          i -> IvfSearch.finish(io, p, KnnBatch.topOf(c, cands),
-            if (hasUnindexed) Some(KnnBatch.topOf(f, k)) else None)
+          i -> IvfSearch.finish(
+            io,
+            p,
+            KnnBatch.topOf(c, cands),
+            if (hasUnindexed) Some(KnnBatch.topOf(f, k)) else None
+          )
       }.collect().toMap
     } finally {
       bq.destroy()
@@ -119,14 +186,20 @@ object KnnJoinJob {
   }
 
   /** The exact search of every query in `frags`: query position -> its results. */
-  private def exact(spark: SparkSession, column: VectorColumn, metric: VectorMetric,
-      live: LiveRows, frags: IndexedSeq[io.sparklance.table.FragmentRef],
-      qs: Array[Array[Float]], k: Int): Map[Int, Array[(Float, Long)]] = {
+  private def exact(
+      spark: SparkSession,
+      column: VectorColumn,
+      metric: VectorMetric,
+      live: LiveRows,
+      frags: IndexedSeq[io.sparklance.table.FragmentRef],
+      qs: Array[Array[Float]],
+      k: Int
+  ): Map[Int, Array[(Float, Long)]] = {
     val sc = spark.sparkContext
     val n = frags.size
     if (n == 0) return Map.empty
-    val groups = math.min(n, math.max(sc.defaultParallelism,
-      (n + FragmentsPerTask - 1) / FragmentsPerTask))
+    val groups =
+      math.min(n, math.max(sc.defaultParallelism, (n + FragmentsPerTask - 1) / FragmentsPerTask))
     val work = (0 until groups).map(g => frags.indices.filter(_ % groups == g).map(frags))
     val bq = sc.broadcast(qs)
     try {
@@ -150,8 +223,11 @@ object KnnJoinJob {
     while (i < out.length) {
       val n = lens.get(i)
       if (n >= 0) {
-        if (n > values.remaining) throw LanceErrors.invalidOption("queries",
-          s"${values.remaining} values left", s"query row $i holds $n")
+        if (n > values.remaining) throw LanceErrors.invalidOption(
+          "queries",
+          s"${values.remaining} values left",
+          s"query row $i holds $n"
+        )
         out(i) = new Array[Float](n)
         values.get(out(i))
       }
@@ -161,8 +237,11 @@ object KnnJoinJob {
   }
 
   /** The results as [[knnJoin]] returns them. */
-  private def encode(version: Long, n: Int,
-      results: Map[Int, Array[(Float, Long)]]): Array[Byte] = {
+  private def encode(
+      version: Long,
+      n: Int,
+      results: Map[Int, Array[(Float, Long)]]
+  ): Array[Byte] = {
     val size = 12 + 4 * n + results.valuesIterator.map(_.length * 12).sum
     val b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN)
     b.putLong(version).putInt(n)

@@ -4,8 +4,11 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo,
-  NamedArgumentExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Expression,
+  ExpressionInfo,
+  NamedArgumentExpression
+}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -33,12 +36,17 @@ object LanceNearestFunction {
 
   private final case class Param(name: String, dataType: DataType, required: Boolean = false)
 
-  private val Params = Seq(Param("table", StringType, required = true),
+  private val Params = Seq(
+    Param("table", StringType, required = true),
     Param("column", StringType, required = true),
     Param("q", ArrayType(FloatType, containsNull = true), required = true),
-    Param("k", IntegerType), Param("metric", StringType), Param("nprobes", IntegerType),
-    Param("refine_factor", IntegerType), Param("filter", StringType),
-    Param("use_index", BooleanType))
+    Param("k", IntegerType),
+    Param("metric", StringType),
+    Param("nprobes", IntegerType),
+    Param("refine_factor", IntegerType),
+    Param("filter", StringType),
+    Param("use_index", BooleanType)
+  )
 
   private val Usage = s"$Name(table, column, q[, k[, metric[, nprobes[, refine_factor" +
     "[, filter[, use_index]]]]]]) - The k (default 10) rows of the Lance table (a path or a " +
@@ -48,8 +56,11 @@ object LanceNearestFunction {
   /** What `SparkSessionExtensions.injectTableFunction` takes. */
   @scala.annotation.nowarn("cat=deprecation") // the constructor taking no examples or group
   def description: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
-    (FunctionIdentifier(Name), new ExpressionInfo(getClass.getName.stripSuffix("$"), null,
-      Name, Usage, ""), build)
+    (
+      FunctionIdentifier(Name),
+      new ExpressionInfo(getClass.getName.stripSuffix("$"), null, Name, Usage, ""),
+      build
+    )
 
   /** The plan of the rows found for the call's arguments `args`. */
   def build(args: Seq[Expression]): LogicalPlan = {
@@ -59,27 +70,46 @@ object LanceNearestFunction {
     val spark = SparkSession.active
     val (path, options) = target(spark, get[String]("table").get)
     val k = get[Int]("k").getOrElse(10)
-    val rows = NearestRows.nearest(spark, path, options.asJava, get[String]("column").get,
-      get[Array[Float]]("q").get, k, get[String]("metric").orNull,
-      get[Int]("nprobes").map(Int.box).orNull, get[Int]("refine_factor").map(Int.box).orNull,
-      get[Boolean]("use_index").getOrElse(true), get[String]("filter").orNull, null)
+    val rows = NearestRows.nearest(
+      spark,
+      path,
+      options.asJava,
+      get[String]("column").get,
+      get[Array[Float]]("q").get,
+      k,
+      get[String]("metric").orNull,
+      get[Int]("nprobes").map(Int.box).orNull,
+      get[Int]("refine_factor").map(Int.box).orNull,
+      get[Boolean]("use_index").getOrElse(true),
+      get[String]("filter").orNull,
+      null
+    )
     rows.queryExecution.analyzed
   }
 
   /** The arguments by parameter name, evaluated: positional ones first, then named ones. */
   private def bind(args: Seq[Expression]): Map[String, Any] = {
     val (positional, named) = args.span(!_.isInstanceOf[NamedArgumentExpression])
-    if (positional.size > Params.size) throw LanceErrors.invalidOption(Name,
-      s"${args.size} arguments", s"takes at most ${Params.size}: ${Params.map(_.name)
-        .mkString(", ")}")
+    if (positional.size > Params.size) throw LanceErrors.invalidOption(
+      Name,
+      s"${args.size} arguments",
+      s"takes at most ${Params.size}: ${Params.map(_.name)
+          .mkString(", ")}"
+    )
     val byName = positional.zip(Params).map { case (e, p) => p.name -> e } ++ named.map {
       case NamedArgumentExpression(key, e) =>
         val name = key.toLowerCase(java.util.Locale.ROOT)
-        if (!Params.exists(_.name == name)) throw LanceErrors.invalidOption(key, e.sql,
-          s"$Name has no such parameter; its parameters: ${Params.map(_.name).mkString(", ")}")
+        if (!Params.exists(_.name == name)) throw LanceErrors.invalidOption(
+          key,
+          e.sql,
+          s"$Name has no such parameter; its parameters: ${Params.map(_.name).mkString(", ")}"
+        )
         name -> e
-      case e => throw LanceErrors.invalidOption(Name, e.sql,
-        "a positional argument cannot follow a named one")
+      case e => throw LanceErrors.invalidOption(
+          Name,
+          e.sql,
+          "a positional argument cannot follow a named one"
+        )
     }
     byName.groupBy(_._1).collectFirst { case (n, es) if es.size > 1 => n }.foreach { n =>
       throw LanceErrors.invalidOption(n, "given twice", s"$Name takes each argument once")
@@ -87,9 +117,10 @@ object LanceNearestFunction {
     val byParam = byName.toMap
     Params.flatMap { p =>
       byParam.get(p.name).map(e => p.name -> evaluate(p, e)).orElse(
-        if (p.required) throw LanceErrors.invalidOption(p.name, "missing",
-          s"$Name needs it: $Usage")
-        else None)
+        if (p.required)
+          throw LanceErrors.invalidOption(p.name, "missing", s"$Name needs it: $Usage")
+        else None
+      )
     }.toMap
   }
 
@@ -117,7 +148,7 @@ object LanceNearestFunction {
           number(a.get(i, item)).map(_.toFloat).getOrElse(throw wrong("must hold numbers"))
         }
       case _ => throw wrong(s"is ${e.dataType.simpleString}; $Name takes " +
-        p.dataType.simpleString)
+          p.dataType.simpleString)
     }
   }
 
@@ -138,8 +169,13 @@ object LanceNearestFunction {
       case r: DataSourceV2Relation if r.table.isInstanceOf[LanceTable] =>
         val lance = r.table.asInstanceOf[LanceTable]
         val opts = r.options.asCaseSensitiveMap().asScala.toMap ++ lance.tableOptions
-        (lance.snapshot.root, opts.filter { case (k, _) => !VectorSearchJob.isVersionKey(k) } +
-          (LanceReadOptions.Version -> lance.snapshot.version.toString))
+        (
+          lance.snapshot.root,
+          opts.filter { case (k, _) =>
+            !VectorSearchJob.isVersionKey(k)
+          } +
+            (LanceReadOptions.Version -> lance.snapshot.version.toString)
+        )
     }.getOrElse(throw LanceErrors.invalidOption("table", t, "is not a Lance table"))
   }
 }

@@ -14,6 +14,7 @@ import io.sparklance.table.vector.{VectorColumn, VectorMetric, VectorQuery}
  * DataFrame holds them. Python's `LanceTable.nearest` and SQL's `lance_nearest` both call it.
  */
 object NearestRows {
+
   /** The column of each row's distance to the query, as pylance names it. */
   val DistanceColumn = "_distance"
 
@@ -23,10 +24,20 @@ object NearestRows {
    * `columns` of them when not null. `metric`, `nprobes`, `refineFactor` and `filter` may be
    * null: the index's metric (l2 searching exactly), every partition, no refine, every row.
    */
-  def nearest(spark: SparkSession, path: String, options: java.util.Map[String, String],
-      column: String, q: Array[Float], k: Int, metric: String, nprobes: Integer,
-      refineFactor: Integer, useIndex: Boolean, filter: String,
-      columns: Array[String]): DataFrame = {
+  def nearest(
+      spark: SparkSession,
+      path: String,
+      options: java.util.Map[String, String],
+      column: String,
+      q: Array[Float],
+      k: Int,
+      metric: String,
+      nprobes: Integer,
+      refineFactor: Integer,
+      useIndex: Boolean,
+      filter: String,
+      columns: Array[String]
+  ): DataFrame = {
     val (io, root, all, snapshot) = VectorSearchJob.open(spark, path, options)
     VectorColumn(snapshot, column).checkQuery(q)
     val m = Option(metric).map(VectorMetric.parse)
@@ -37,8 +48,22 @@ object NearestRows {
     val indexed =
       if (useIndex) VectorSearchJob.search(spark, io, root, all, snapshot, query, where)
       else None
-    val hits = indexed.getOrElse(KnnJoinJob.search(spark, io, root, all, snapshot, column, "q",
-      Array(q), k, m, probes, refine, useIndex = false, where)
+    val hits = indexed.getOrElse(KnnJoinJob.search(
+      spark,
+      io,
+      root,
+      all,
+      snapshot,
+      column,
+      "q",
+      Array(q),
+      k,
+      m,
+      probes,
+      refine,
+      useIndex = false,
+      where
+    )
       .getOrElse(0, Array.empty[(Float, Long)]).toSeq)
     fetched(spark, root, all, snapshot.version, hits, Option(columns).map(_.toSeq))
   }
@@ -57,14 +82,21 @@ object NearestRows {
    * the batches holding them, and held by the DataFrame (a local relation of at most `k`
    * rows), so using it runs no further job.
    */
-  private def fetched(spark: SparkSession, root: String, options: java.util.Map[String, String],
-      version: Long, hits: Seq[(Float, Long)], columns: Option[Seq[String]]): DataFrame = {
+  private def fetched(
+      spark: SparkSession,
+      root: String,
+      options: java.util.Map[String, String],
+      version: Long,
+      hits: Seq[(Float, Long)],
+      columns: Option[Seq[String]]
+  ): DataFrame = {
     val table = VectorSearchJob.read(spark, root, options, version)
     val picked = columns.getOrElse(table.columns.toSeq).map(n => table.col(quoted(n)))
     val shown = table.select(picked: _*).schema
     val schema = StructType(shown.fields :+ StructField(DistanceColumn, FloatType))
     val addresses = hits.map(_._2)
-    val read = if (addresses.isEmpty) Array.empty[Row] else
+    val read = if (addresses.isEmpty) Array.empty[Row]
+    else
       table.select(picked :+ col("_rowaddr"): _*).where(col("_rowaddr").isin(addresses: _*))
         .collect()
     val byAddress = read.map(r => r.getLong(shown.length) -> r).toMap

@@ -18,8 +18,10 @@ import io.sparklance.table.vector.{IvfSearch, IvfSearchPlan, TopK, VectorMetric,
  * [[IvfSearch]] for how it was found to behave.
  */
 object VectorSearchJob {
+
   /** Probed partitions per task, at most. */
   private val PartitionsPerTask = 16
+
   /** Probed rows the driver scores itself, at most (when no fragment is unindexed). */
   private val LocalRows = 100000L
 
@@ -31,55 +33,84 @@ object VectorSearchJob {
    * rows matching it are found by a Spark scan of the version searched and only those are
    * scored.
    */
-  def search(spark: SparkSession, io: FileIO, root: String,
-      all: java.util.Map[String, String], snapshot: Snapshot, query: VectorQuery,
-      filter: Option[String]): Option[Seq[(Float, Long)]] =
+  def search(
+      spark: SparkSession,
+      io: FileIO,
+      root: String,
+      all: java.util.Map[String, String],
+      snapshot: Snapshot,
+      query: VectorQuery,
+      filter: Option[String]
+  ): Option[Seq[(Float, Long)]] =
     IvfSearch.plan(io, snapshot, query).map { plan =>
       val restricted = filter.filter(_.trim.nonEmpty).fold(plan) { f =>
         plan.restrictedTo(matching(spark, root, all, snapshot.version, f))
       }
       val (cands, flat) = run(spark, io, restricted)
-      IvfSearch.finish(io, restricted, cands,
-        if (restricted.unindexed.isEmpty) None else Some(flat)).toSeq
+      IvfSearch.finish(
+        io,
+        restricted,
+        cands,
+        if (restricted.unindexed.isEmpty) None else Some(flat)
+      ).toSeq
     }
 
   /**
    * The table at `path` with the read `options` (a version, storage settings): its FileIO,
    * its path as read, the options with the path, and the snapshot read.
    */
-  private[vector] def open(spark: SparkSession, path: String,
-      options: java.util.Map[String, String])
-      : (FileIO, String, java.util.Map[String, String], Snapshot) = {
+  private[vector] def open(
+      spark: SparkSession,
+      path: String,
+      options: java.util.Map[String, String]
+  ): (FileIO, String, java.util.Map[String, String], Snapshot) = {
     val all = new java.util.HashMap[String, String]()
     Option(options).foreach(all.putAll)
     all.put(LanceReadOptions.Path, Paths.stripTrailingSlash(path))
     val opts = new CaseInsensitiveStringMap(all)
     val io = LanceTables.fileIO(spark, opts)
-    val read = LanceReadOptions.parse(opts,
-      java.time.ZoneId.of(spark.sessionState.conf.sessionLocalTimeZone), 128L << 20)
+    val read = LanceReadOptions.parse(
+      opts,
+      java.time.ZoneId.of(spark.sessionState.conf.sessionLocalTimeZone),
+      128L << 20
+    )
     (io, read.path, all, LanceDataset.open(io, read.path).open(read.versionSpec))
   }
 
   /** The rows of `version` matching `filter`, by fragment: a Spark scan of `_rowaddr`. */
-  private[vector] def matching(spark: SparkSession, root: String,
-      options: java.util.Map[String, String], version: Long,
-      filter: String): Map[Long, RoaringBitmap] = {
+  private[vector] def matching(
+      spark: SparkSession,
+      root: String,
+      options: java.util.Map[String, String],
+      version: Long,
+      filter: String
+  ): Map[Long, RoaringBitmap] = {
     val rows = read(spark, root, options, version).where(filter).select("_rowaddr")
     rows.rdd.mapPartitions(it => Iterator(LiveRows.allowList(it.map(_.getLong(0)))))
       .collect().foldLeft(Map.empty[Long, RoaringBitmap])(LiveRows.union)
   }
 
   /** `version` of the table at `root`, read with `options` but their version and path. */
-  private[vector] def read(spark: SparkSession, root: String,
-      options: java.util.Map[String, String], version: Long): DataFrame = {
+  private[vector] def read(
+      spark: SparkSession,
+      root: String,
+      options: java.util.Map[String, String],
+      version: Long
+  ): DataFrame = {
     var reader = spark.read.format("lance").option(LanceReadOptions.Version, version.toString)
     options.forEach((k, v) => if (!isVersionKey(k)) reader = reader.option(k, v))
     reader.load(root)
   }
 
-  private val VersionKeys = Set(LanceReadOptions.Version, LanceReadOptions.VersionAsOf,
-    LanceReadOptions.Tag, LanceReadOptions.Timestamp, LanceReadOptions.TimestampAsOf,
-    LanceReadOptions.Branch, LanceReadOptions.Path).map(_.toLowerCase)
+  private val VersionKeys = Set(
+    LanceReadOptions.Version,
+    LanceReadOptions.VersionAsOf,
+    LanceReadOptions.Tag,
+    LanceReadOptions.Timestamp,
+    LanceReadOptions.TimestampAsOf,
+    LanceReadOptions.Branch,
+    LanceReadOptions.Path
+  ).map(_.toLowerCase)
 
   /** Whether the read option `key` names the version read (or the path). */
   private[vector] def isVersionKey(key: String): Boolean = VersionKeys(key.toLowerCase)
@@ -96,8 +127,13 @@ object VectorSearchJob {
     // At least a task per core, at most PartitionsPerTask partitions a task; round robin,
     // so the nearest partitions (the likeliest to hold results) spread over the tasks.
     val n = plan.probes.size
-    val groups = math.min(n, math.max(spark.sparkContext.defaultParallelism,
-      (n + PartitionsPerTask - 1) / PartitionsPerTask))
+    val groups = math.min(
+      n,
+      math.max(
+        spark.sparkContext.defaultParallelism,
+        (n + PartitionsPerTask - 1) / PartitionsPerTask
+      )
+    )
     val probeGroups: Seq[Either[Seq[(Int, Int)], Int]] = (0 until groups).map { g =>
       Left(plan.probes.indices.filter(_ % groups == g).map(plan.probes))
     }

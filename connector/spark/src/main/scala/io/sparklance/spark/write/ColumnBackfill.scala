@@ -46,52 +46,85 @@ object ColumnBackfill {
    * matching `source`'s `rightOn` with the dataset's `leftOn`. `options`: storage settings
    * and write options (`vector_columns`, `max_page_bytes`). Returns the new version.
    */
-  def addColumns(spark: SparkSession, path: String, source: DataFrame, leftOn: String,
-      rightOn: String, options: java.util.Map[String, String]): Long = {
+  def addColumns(
+      spark: SparkSession,
+      path: String,
+      source: DataFrame,
+      leftOn: String,
+      rightOn: String,
+      options: java.util.Map[String, String]
+  ): Long = {
     val job = new ColumnJob(spark, path, options)
     val (root, opts, hadoop, io) = (job.root, job.opts, job.hadoop, job.io)
     val s = LanceDataset.open(io, root).open(VersionSpec.Latest)
     val resolver = spark.sessionState.conf.resolver
     val right = Option(rightOn).getOrElse(leftOn)
     val key = source.schema.fields.find(f => resolver(f.name, right)).getOrElse(
-      throw fail(root, s"the source has no key column '$right' (its columns: " +
-        s"${source.schema.fieldNames.mkString(", ")})"))
+      throw fail(
+        root,
+        s"the source has no key column '$right' (its columns: " +
+          s"${source.schema.fieldNames.mkString(", ")})"
+      )
+    )
     checkTableKey(s, leftOn)
     val columns = source.schema.fields.filterNot(_ eq key).toSeq
     if (columns.isEmpty) throw fail(root, s"the source has no column besides the key '$right'")
     val existing = s.schema.fields.map(f => f.name.toLowerCase -> f).toMap
     val filling = columns.filter(c => existing.contains(c.name.toLowerCase))
     if (filling.nonEmpty && filling.size != columns.size)
-      throw fail(root, s"${filling.map(c => s"'${c.name}'").mkString(", ")} already exist and " +
-        s"${columns.filterNot(filling.contains).map(c => s"'${c.name}'").mkString(", ")} do " +
-        "not: add new columns and fill existing ones in separate calls")
+      throw fail(
+        root,
+        s"${filling.map(c => s"'${c.name}'").mkString(", ")} already exist and " +
+          s"${columns.filterNot(filling.contains).map(c => s"'${c.name}'").mkString(", ")} do " +
+          "not: add new columns and fill existing ones in separate calls"
+      )
     // New columns: a Merge adds them. Existing ones (added without values, or filled by an
     // earlier backfill): a DataReplacement gives them their values.
     val (added, newFields, commitOp) =
       if (filling.isEmpty) {
         val added = StructType(columns.map(_.copy(nullable = true)))
         val (fields, newFields) = newSchema(s, opts.withVectorColumns(added))
-        (added, newFields, (w: Map[Long, NewDataFile]) => Merge(s.fragments.map(f =>
-          f.toBuilder.addFiles(w(f.getId).toProto).build()), fields, rewritesRows = true))
+        (
+          added,
+          newFields,
+          (w: Map[Long, NewDataFile]) =>
+            Merge(
+              s.fragments.map(f =>
+                f.toBuilder.addFiles(w(f.getId).toProto).build()
+              ),
+              fields,
+              rewritesRows = true
+            )
+        )
       } else {
         val fields = filled(s, filling.map(c => existing(c.name.toLowerCase)))
         val byName = columns.map(c => c.name.toLowerCase -> c).toMap
         val ordered = StructType(fields.map(f => byName(f.name.toLowerCase)))
         SparkToLance.matchForAppend(root, LanceSchema(fields, Map.empty), ordered)
-        (ordered, fields, (w: Map[Long, NewDataFile]) =>
-          DataReplacement(s.fragments.map(f => f.getId -> w(f.getId).toProto)))
+        (
+          ordered,
+          fields,
+          (w: Map[Long, NewDataFile]) =>
+            DataReplacement(s.fragments.map(f => f.getId -> w(f.getId).toProto))
+        )
       }
 
     val token = DataFileNames.newToken()
-    val plan = TaskPlan(root, newFields, added.fields.map(_.dataType).toSeq,
-      added.fields.indices.map(_ + 1), FileVersion.ofDataset(s.dataStorageVersion, root),
+    val plan = TaskPlan(
+      root,
+      newFields,
+      added.fields.map(_.dataType).toSeq,
+      added.fields.indices.map(_ + 1),
+      FileVersion.ofDataset(s.dataStorageVersion, root),
       opts.copy(maxRowsPerFile = Long.MaxValue, maxBytesPerFile = Long.MaxValue),
-      new SerializableConf(hadoop), token,
-      managedBlobs = _root_.io.sparklance.table.txn.WritePlan.managedBlobs(s.schema.metadata))
+      new SerializableConf(hadoop),
+      token,
+      managedBlobs = _root_.io.sparklance.table.txn.WritePlan.managedBlobs(s.schema.metadata)
+    )
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     try {
-      val written = writeFiles(spark, s, plan, job.readOptions, rowCounts, source, key, leftOn,
-        added)
+      val written =
+        writeFiles(spark, s, plan, job.readOptions, rowCounts, source, key, leftOn, added)
       val version = new Committer(io, root).commit(Some(s), commitOp(written)).version
       log.info(s"Backfilled ${added.size} column(s) into $root: version $version, " +
         s"${written.size} data file(s)")
@@ -110,11 +143,17 @@ object ColumnBackfill {
   private def checkTableKey(s: Snapshot, leftOn: String): Unit = {
     val meta = LanceMetadataColumns.byName(leftOn)
     if (meta.contains(LanceMetadataColumns.FragId) || meta.exists(_.name.startsWith("_row_")))
-      throw fail(s.root, s"'$leftOn' does not identify a row; match on a key column, " +
-        "_rowaddr or _rowid")
+      throw fail(
+        s.root,
+        s"'$leftOn' does not identify a row; match on a key column, " +
+          "_rowaddr or _rowid"
+      )
     if (meta.isEmpty && !s.schema.fields.exists(_.name == leftOn))
-      throw fail(s.root, s"the table has no top-level column '$leftOn' to match on (its " +
-        s"columns: ${s.schema.fields.map(_.name).mkString(", ")}; or _rowaddr, _rowid)")
+      throw fail(
+        s.root,
+        s"the table has no top-level column '$leftOn' to match on (its " +
+          s"columns: ${s.schema.fields.map(_.name).mkString(", ")}; or _rowaddr, _rowid)"
+      )
   }
 
   /**
@@ -125,8 +164,11 @@ object ColumnBackfill {
   private def filled(s: Snapshot, fields: Seq[LanceField]): Seq[LanceField] = {
     val ids = fields.map(_.id).sorted
     fields.filterNot(_.nullable).foreach { f =>
-      throw fail(s.root, s"column '${f.name}' exists and is NOT NULL; only nullable columns " +
-        "are filled (rows the source does not match get null)")
+      throw fail(
+        s.root,
+        s"column '${f.name}' exists and is NOT NULL; only nullable columns " +
+          "are filled (rows the source does not match get null)"
+      )
     }
     fields.filterNot(_.parentId == -1).foreach(f => throw fail(s.root, s"'${f.name}' is nested"))
     s.fragments.foreach { frag =>
@@ -135,17 +177,22 @@ object ColumnBackfill {
       val fits = holding.isEmpty || (holding.size == 1 &&
         holding.head.getFieldsList.asScala.map(_.intValue) == ids)
       if (!fits)
-        throw fail(s.root, s"column(s) ${fields.map(f => s"'${f.name}'").mkString(", ")} " +
-          s"already exist, and fragment ${frag.getId} stores them with other columns; only " +
-          "columns added without values, or filled together by an earlier backfill, can be " +
-          "filled")
+        throw fail(
+          s.root,
+          s"column(s) ${fields.map(f => s"'${f.name}'").mkString(", ")} " +
+            s"already exist, and fragment ${frag.getId} stores them with other columns; only " +
+            "columns added without values, or filled together by an earlier backfill, can be " +
+            "filled"
+        )
     }
     fields.sortBy(_.id)
   }
 
   /** The manifest's fields with `added` appended, and the new top-level fields. */
-  private def newSchema(s: Snapshot, added: StructType)
-      : (Seq[io.sparklance.proto.FileProtos.Field], Seq[LanceField]) = {
+  private def newSchema(
+      s: Snapshot,
+      added: StructType
+  ): (Seq[io.sparklance.proto.FileProtos.Field], Seq[LanceField]) = {
     val version = FileVersion.ofDataset(s.dataStorageVersion, s.root)
     val protos = SchemaProtos.toProto(SparkToLance.fields(added, version))
     val fields = SchemaEdits(s).add(protos, SchemaEdits.firstFreeId(s.manifest))
@@ -154,9 +201,17 @@ object ColumnBackfill {
   }
 
   /** Writes one data file per fragment; the files by fragment id. */
-  private def writeFiles(spark: SparkSession, s: Snapshot, plan: TaskPlan,
-      storage: Map[String, String], rowCounts: Map[Long, Long], source: DataFrame,
-      key: StructField, leftOn: String, added: StructType): Map[Long, NewDataFile] = {
+  private def writeFiles(
+      spark: SparkSession,
+      s: Snapshot,
+      plan: TaskPlan,
+      storage: Map[String, String],
+      rowCounts: Map[Long, Long],
+      source: DataFrame,
+      key: StructField,
+      leftOn: String,
+      added: StructType
+  ): Map[Long, NewDataFile] = {
     val target = spark.read.format("lance").options(storage)
       .option("version", s.version.toString).load(s.root)
       .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol), col(leftOn).as(KeyCol))
@@ -170,18 +225,24 @@ object ColumnBackfill {
       val matched = joined.queryExecution.toRdd
         .mapPartitions(rows => writePartition(plan, rowCounts, leftOn, rows)).collect().toMap
       val missing = rowCounts.keys.filterNot(matched.contains).toSeq.sorted
-      val nulls = if (missing.isEmpty) Map.empty[Long, NewDataFile] else {
+      val nulls = if (missing.isEmpty) Map.empty[Long, NewDataFile]
+      else {
         sc.parallelize(missing, math.max(1, math.min(missing.size, sc.defaultParallelism)))
-          .mapPartitions(ids => ids.map(id => id -> writeFragment(plan, id, rowCounts(id),
-            Iterator.empty, leftOn))).collect().toMap
+          .mapPartitions(ids =>
+            ids.map(id => id -> writeFragment(plan, id, rowCounts(id), Iterator.empty, leftOn))
+          ).collect().toMap
       }
       matched ++ nulls
     } finally sc.setJobDescription(null)
   }
 
   /** One task's fragments: rows (row address first, then the new columns) sorted by address. */
-  private def writePartition(plan: TaskPlan, rowCounts: Map[Long, Long], leftOn: String,
-      rows: Iterator[InternalRow]): Iterator[(Long, NewDataFile)] =
+  private def writePartition(
+      plan: TaskPlan,
+      rowCounts: Map[Long, Long],
+      leftOn: String,
+      rows: Iterator[InternalRow]
+  ): Iterator[(Long, NewDataFile)] =
     eachFragment(plan, rows)((out: (Long, NewDataFile)) => out._2) { (frag, ofFragment) =>
       frag -> writeFragment(plan, frag, rowCounts.getOrElse(frag, -1L), ofFragment, leftOn)
     }
@@ -191,21 +252,28 @@ object ColumnBackfill {
    * order; when one fails, the files of the ones before it (`file` of each result) are deleted.
    */
   private[write] def eachFragment[T](plan: TaskPlan, rows: Iterator[InternalRow])(
-      file: T => NewDataFile)(write: (Long, Iterator[InternalRow]) => T): Iterator[T] = {
+      file: T => NewDataFile
+  )(write: (Long, Iterator[InternalRow]) => T): Iterator[T] = {
     val out = scala.collection.mutable.ArrayBuffer[T]()
     val pending = rows.buffered
     try {
       while (pending.hasNext) {
         val frag = pending.head.getLong(0) >>> 32
-        out += write(frag, new Iterator[InternalRow] {
-          def hasNext: Boolean = pending.hasNext && (pending.head.getLong(0) >>> 32) == frag
-          def next(): InternalRow = pending.next()
-        })
+        out += write(
+          frag,
+          new Iterator[InternalRow] {
+            def hasNext: Boolean = pending.hasNext && (pending.head.getLong(0) >>> 32) == frag
+            def next(): InternalRow = pending.next()
+          }
+        )
       }
     } catch {
       case e: Throwable =>
-        LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root,
-          out.map(file).toSeq)
+        LanceDataWriter.deleteQuietly(
+          new RoutingFileIO(plan.conf.value),
+          plan.root,
+          out.map(file).toSeq
+        )
         throw e
     }
     out.iterator
@@ -215,8 +283,13 @@ object ColumnBackfill {
    * The new columns of fragment `frag` (`physicalRows` rows) as one data file: `rows` (sorted
    * by address) at their offsets, nulls between them and after the last.
    */
-  private[write] def writeFragment(plan: TaskPlan, frag: Long, physicalRows: Long,
-      rows: Iterator[InternalRow], leftOn: String): NewDataFile = {
+  private[write] def writeFragment(
+      plan: TaskPlan,
+      frag: Long,
+      physicalRows: Long,
+      rows: Iterator[InternalRow],
+      leftOn: String
+  ): NewDataFile = {
     if (physicalRows < 0)
       throw new IllegalStateException(s"fragment $frag is not in the version backfilled")
     val w = new LanceDataWriter(plan)
@@ -226,9 +299,12 @@ object ColumnBackfill {
       rows.foreach { r =>
         val offset = r.getLong(0) & 0xffffffffL
         if (offset < next)
-          throw fail(plan.root, s"several source rows match the table's row at address " +
-            s"${r.getLong(0)} (fragment $frag, offset $offset); the key '$leftOn' must match " +
-            "each row at most once")
+          throw fail(
+            plan.root,
+            s"several source rows match the table's row at address " +
+              s"${r.getLong(0)} (fragment $frag, offset $offset); the key '$leftOn' must match " +
+              "each row at most once"
+          )
         while (next < offset) { w.write(nullRow); next += 1 }
         w.write(r)
         next += 1

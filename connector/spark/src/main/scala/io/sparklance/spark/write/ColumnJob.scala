@@ -14,8 +14,11 @@ import io.sparklance.storage.{Paths, RoutingFileIO}
  * and the options the job's own reads of the table take — every option but the path, so
  * that S3 settings (`aws_endpoint`, …) reach them as well as `fs.*` ones.
  */
-private[write] final class ColumnJob(spark: SparkSession, path: String,
-    options: java.util.Map[String, String]) {
+private[write] final class ColumnJob(
+    spark: SparkSession,
+    path: String,
+    options: java.util.Map[String, String]
+) {
   val root: String = Paths.stripTrailingSlash(path)
   private val all: Map[String, String] =
     Option(options).map(_.asScala.toMap).getOrElse(Map.empty) + (LanceWriteOptions.Path -> root)

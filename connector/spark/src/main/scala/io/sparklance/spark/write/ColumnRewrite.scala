@@ -46,15 +46,25 @@ object ColumnRewrite {
    * new version; -1 when `auto` chose to move the rows (the caller runs the SQL UPDATE) or
    * nothing matched.
    */
-  def update(spark: SparkSession, path: String, columns: java.util.List[String],
-      exprs: java.util.List[String], where: String, mode: String,
-      options: java.util.Map[String, String]): Long = {
+  def update(
+      spark: SparkSession,
+      path: String,
+      columns: java.util.List[String],
+      exprs: java.util.List[String],
+      where: String,
+      mode: String,
+      options: java.util.Map[String, String]
+  ): Long = {
     if (!Modes(mode))
-      throw LanceErrors.invalidOption("mode", mode, s"an update's mode is one of " +
-        s"${Modes.toSeq.sorted.mkString(", ")} (or rows)")
+      throw LanceErrors.invalidOption(
+        "mode",
+        mode,
+        s"an update's mode is one of " +
+          s"${Modes.toSeq.sorted.mkString(", ")} (or rows)"
+      )
     val job = new ColumnJob(spark, path, options)
-    val (root, opts, hadoop, io, storage) = (job.root, job.opts, job.hadoop, job.io,
-      job.readOptions)
+    val (root, opts, hadoop, io, storage) =
+      (job.root, job.opts, job.hadoop, job.io, job.readOptions)
     val read = LanceDataset.open(io, root).open(VersionSpec.Latest)
     val sets = columns.asScala.zip(exprs.asScala).toSeq
     val fields = resolve(spark, read, sets.map(_._1))
@@ -72,15 +82,24 @@ object ColumnRewrite {
       val result = new Committer(io, root).execute(read) { s =>
         // A re-run after a retryable conflict finds the rows on the newer version.
         val matched = if (s eq read) first else matchedPerFragment(spark, s, storage, where)
-        val plan = TaskPlan(root, fields, fields.map(sparkType), fields.indices.map(_ + 1),
+        val plan = TaskPlan(
+          root,
+          fields,
+          fields.map(sparkType),
+          fields.indices.map(_ + 1),
           FileVersion.ofDataset(s.dataStorageVersion, root),
           opts.copy(maxRowsPerFile = Long.MaxValue, maxBytesPerFile = Long.MaxValue),
-          new SerializableConf(hadoop), token,
-      managedBlobs = _root_.io.sparklance.table.txn.WritePlan.managedBlobs(s.schema.metadata))
+          new SerializableConf(hadoop),
+          token,
+          managedBlobs = _root_.io.sparklance.table.txn.WritePlan.managedBlobs(s.schema.metadata)
+        )
         val files = writeFiles(spark, s, plan, storage, sets, fields, where, matched.keySet)
         written = files.values.map(_._1.path).toSet
-        ColumnUpdate(files.map { case (f, (file, _)) => f -> file.toProto },
-          files.map { case (f, (_, offsets)) => f -> offsets }, fields.map(_.id))
+        ColumnUpdate(
+          files.map { case (f, (file, _)) => f -> file.toProto },
+          files.map { case (f, (_, offsets)) => f -> offsets },
+          fields.map(_.id)
+        )
       }
       log.info(s"Updated ${fields.map(_.name).mkString(", ")} of $root as columns: version " +
         s"${result.version}, ${written.size} data file(s)")
@@ -99,8 +118,13 @@ object ColumnRewrite {
     val resolver = spark.sessionState.conf.resolver
     val found = names.map { n =>
       s.schema.fields.find(f => resolver(f.name, n)).getOrElse(
-        throw LanceErrors.invalidOption("updates", n, s"the table at ${s.root} has no " +
-          s"top-level column '$n' (its columns: ${s.schema.fields.map(_.name).mkString(", ")})"))
+        throw LanceErrors.invalidOption(
+          "updates",
+          n,
+          s"the table at ${s.root} has no " +
+            s"top-level column '$n' (its columns: ${s.schema.fields.map(_.name).mkString(", ")})"
+        )
+      )
     }
     val twice = found.groupBy(_.id).collect { case (_, fs) if fs.size > 1 => fs.head.name }
     if (twice.nonEmpty)
@@ -124,8 +148,12 @@ object ColumnRewrite {
   private def column(name: String): Column = col("`" + name.replace("`", "``") + "`")
 
   /** Matched rows per fragment of `s` (only fragments with at least one). */
-  private def matchedPerFragment(spark: SparkSession, s: Snapshot, storage: Map[String, String],
-      where: String): Map[Long, Long] = {
+  private def matchedPerFragment(
+      spark: SparkSession,
+      s: Snapshot,
+      storage: Map[String, String],
+      where: String
+  ): Map[Long, Long] = {
     val df = table(spark, s, storage)
     df.where(condition(where)).groupBy(col(LanceMetadataColumns.FragId.name)).count()
       .collect().map(r => r.getInt(0).toLong -> r.getLong(1)).toMap
@@ -156,17 +184,28 @@ object ColumnRewrite {
   }
 
   /** The new files by fragment, with the offsets of the rows that matched. */
-  private def writeFiles(spark: SparkSession, s: Snapshot, plan: TaskPlan,
-      storage: Map[String, String], sets: Seq[(String, String)], fields: Seq[LanceField],
-      where: String, touched: Set[Long]): Map[Long, (NewDataFile, RoaringBitmap)] = {
+  private def writeFiles(
+      spark: SparkSession,
+      s: Snapshot,
+      plan: TaskPlan,
+      storage: Map[String, String],
+      sets: Seq[(String, String)],
+      fields: Seq[LanceField],
+      where: String,
+      touched: Set[Long]
+  ): Map[Long, (NewDataFile, RoaringBitmap)] = {
     val resolver = spark.sessionState.conf.resolver
     val cond = condition(where)
     val values = fields.map { f =>
       val e = sets.find(x => resolver(x._1, f.name)).get._2
       val t = sparkType(f)
       val v = expr(e).cast(t)
-      val checked = if (f.nullable) v else when(v.isNull, raise_error(lit(s"UPDATE of " +
-        s"${s.root} sets NOT NULL column '${f.name}' to null"))).otherwise(v)
+      val checked = if (f.nullable) v
+      else when(
+        v.isNull,
+        raise_error(lit(s"UPDATE of " +
+          s"${s.root} sets NOT NULL column '${f.name}' to null"))
+      ).otherwise(v)
       // Evaluated on the table's row: an expression may read any column.
       when(cond, checked).otherwise(column(f.name)).as(f.name)
     }
@@ -178,8 +217,7 @@ object ColumnRewrite {
     }.max
     val rows = table(spark, s, storage + ("split_size" -> (2 * biggest + (1L << 20)).toString))
       .where(col(LanceMetadataColumns.FragId.name).isin(touched.toSeq.map(_.toInt): _*))
-      .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol) +: values :+ cond.as(MatchCol)
-        : _*)
+      .select(col(LanceMetadataColumns.RowAddr.name).as(AddrCol) +: values :+ cond.as(MatchCol): _*)
     val rowCounts = s.fragments.map(f => f.getId -> f.getPhysicalRows).toMap
     val sc = spark.sparkContext
     sc.setJobDescription(s"Lance column update of ${s.root}")
@@ -190,8 +228,11 @@ object ColumnRewrite {
       }.collect()
       val twice = written.groupBy(_._1).collect { case (f, ws) if ws.length > 1 => f }
       if (twice.nonEmpty) {
-        LanceDataWriter.deleteQuietly(new RoutingFileIO(plan.conf.value), plan.root,
-          written.map(_._2).toSeq)
+        LanceDataWriter.deleteQuietly(
+          new RoutingFileIO(plan.conf.value),
+          plan.root,
+          written.map(_._2).toSeq
+        )
         throw new IllegalStateException(s"fragment(s) ${twice.mkString(", ")} of ${s.root} " +
           "were read by more than one task")
       }
@@ -204,8 +245,12 @@ object ColumnRewrite {
   }
 
   /** One task's fragments, each with the offsets of its matched rows (serialized). */
-  private def writePartition(plan: TaskPlan, rowCounts: Map[Long, Long], matchAt: Int,
-      rows: Iterator[InternalRow]): Iterator[(Long, NewDataFile, Array[Byte])] =
+  private def writePartition(
+      plan: TaskPlan,
+      rowCounts: Map[Long, Long],
+      matchAt: Int,
+      rows: Iterator[InternalRow]
+  ): Iterator[(Long, NewDataFile, Array[Byte])] =
     ColumnBackfill.eachFragment(plan, rows)((r: (Long, NewDataFile, Array[Byte])) => r._2) {
       (frag, ofFragment) =>
         val matched = new RoaringBitmap()
@@ -213,8 +258,13 @@ object ColumnRewrite {
           if (r.getBoolean(matchAt)) matched.add((r.getLong(0) & 0xffffffffL).toInt)
           r
         }
-        val file = ColumnBackfill.writeFragment(plan, frag, rowCounts.getOrElse(frag, -1L),
-          noted, LanceMetadataColumns.RowAddr.name)
+        val file = ColumnBackfill.writeFragment(
+          plan,
+          frag,
+          rowCounts.getOrElse(frag, -1L),
+          noted,
+          LanceMetadataColumns.RowAddr.name
+        )
         val bytes = new java.io.ByteArrayOutputStream()
         matched.serialize(new java.io.DataOutputStream(bytes))
         (frag, file, bytes.toByteArray)

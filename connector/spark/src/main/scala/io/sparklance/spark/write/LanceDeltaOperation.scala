@@ -25,8 +25,11 @@ import io.sparklance.table.txn
  * merge_insert commit them. Concurrent changes to the same fragments conflict as pylance's
  * rules say; the statement then fails and can be re-run.
  */
-class LanceDeltaOperation(table: LanceTable, cmd: RowLevelOperation.Command,
-    tableOptions: Map[String, String]) extends SupportsDelta {
+class LanceDeltaOperation(
+    table: LanceTable,
+    cmd: RowLevelOperation.Command,
+    tableOptions: Map[String, String]
+) extends SupportsDelta {
 
   override def command(): RowLevelOperation.Command = cmd
 
@@ -51,17 +54,29 @@ class LanceDeltaOperation(table: LanceTable, cmd: RowLevelOperation.Command,
 }
 
 object LanceDeltaBatchWrite {
-  def plan(table: LanceTable, cmd: RowLevelOperation.Command,
-      tableOptions: Map[String, String]): LanceDeltaBatchWrite = {
+  def plan(
+      table: LanceTable,
+      cmd: RowLevelOperation.Command,
+      tableOptions: Map[String, String]
+  ): LanceDeltaBatchWrite = {
     val s = table.snapshot
     val options = LanceWriteOptions.parse(new CaseInsensitiveStringMap(
-      (tableOptions + ("path" -> s.root)).asJava))
+      (tableOptions + ("path" -> s.root)).asJava
+    ))
     val write = txn.WritePlan.append(s, None, s.schema.fields)
     val hadoop = SparkSession.active.sessionState.newHadoopConfWithOptions(tableOptions)
     val sparkTypes = table.schema().fields.toSeq.map(_.dataType)
-    val plan = TaskPlan(Paths.stripTrailingSlash(s.root), write.fields, sparkTypes,
-      write.fields.indices, write.fileVersion, options, new SerializableConf(hadoop),
-      DataFileNames.newToken(), managedBlobs = write.managedBlobs)
+    val plan = TaskPlan(
+      Paths.stripTrailingSlash(s.root),
+      write.fields,
+      sparkTypes,
+      write.fields.indices,
+      write.fileVersion,
+      options,
+      new SerializableConf(hadoop),
+      DataFileNames.newToken(),
+      managedBlobs = write.managedBlobs
+    )
     new LanceDeltaBatchWrite(table, cmd, plan, new RoutingFileIO(hadoop), insertedKeys(table, cmd))
   }
 
@@ -71,22 +86,33 @@ object LanceDeltaBatchWrite {
    * does not tell a write its MERGE condition, so every MERGE does: the more conflicts, never
    * a key inserted twice.)
    */
-  private def insertedKeys(table: LanceTable, cmd: RowLevelOperation.Command)
-      : Option[(Seq[Int], InsertedKeyColumns)] = {
+  private def insertedKeys(
+      table: LanceTable,
+      cmd: RowLevelOperation.Command
+  ): Option[(Seq[Int], InsertedKeyColumns)] = {
     val key = PrimaryKey.of(table.snapshot.schema)
     val top = table.snapshot.schema.fields
-    if (cmd != RowLevelOperation.Command.MERGE || key.isEmpty ||
-      key.exists(_.parentId != -1)) None
+    if (
+      cmd != RowLevelOperation.Command.MERGE || key.isEmpty ||
+      key.exists(_.parentId != -1)
+    ) None
     else {
       val ordinals = key.map(k => top.indexWhere(_.id == k.id))
-      Some(key.map(_.id) -> InsertedKeyColumns(ordinals,
-        ordinals.map(i => table.schema().fields(i).dataType)))
+      Some(key.map(_.id) -> InsertedKeyColumns(
+        ordinals,
+        ordinals.map(i => table.schema().fields(i).dataType)
+      ))
     }
   }
 }
 
-class LanceDeltaBatchWrite(table: LanceTable, cmd: RowLevelOperation.Command, plan: TaskPlan,
-    io: FileIO, keys: Option[(Seq[Int], InsertedKeyColumns)] = None) extends DeltaBatchWrite {
+class LanceDeltaBatchWrite(
+    table: LanceTable,
+    cmd: RowLevelOperation.Command,
+    plan: TaskPlan,
+    io: FileIO,
+    keys: Option[(Seq[Int], InsertedKeyColumns)] = None
+) extends DeltaBatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
     new LanceDeltaWriterFactory(plan, keys.map(_._2))
@@ -120,8 +146,12 @@ class LanceDeltaBatchWrite(table: LanceTable, cmd: RowLevelOperation.Command, pl
           all.flatMap(_.insertedKeys).foreach(b => bloom.or(txn.KeyBloom.fromBytes(b)))
           bloom.toFilter(ids)
         }
-        txn.Update(removed.toMap, rows, table.snapshot.schema.fields.map(_.id),
-          insertedKeys = insertedKeys)
+        txn.Update(
+          removed.toMap,
+          rows,
+          table.snapshot.schema.fields.map(_.id),
+          insertedKeys = insertedKeys
+        )
       }
     try new txn.Committer(io, plan.root).commit(Some(table.snapshot), op)
     catch {
@@ -133,7 +163,10 @@ class LanceDeltaBatchWrite(table: LanceTable, cmd: RowLevelOperation.Command, pl
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = {
     val all = reports(messages)
-    LanceDataWriter.deleteQuietly(io, plan.root,
-      all.flatMap(_.rewritten.map(_._1)) ++ all.flatMap(_.inserted))
+    LanceDataWriter.deleteQuietly(
+      io,
+      plan.root,
+      all.flatMap(_.rewritten.map(_._1)) ++ all.flatMap(_.inserted)
+    )
   }
 }

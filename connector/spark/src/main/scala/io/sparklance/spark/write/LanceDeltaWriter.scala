@@ -20,10 +20,12 @@ final case class LanceDeltaTaskCommit(
     removed: Map[Long, Array[Byte]],
     rewritten: Seq[(NewDataFile, Array[Long])],
     inserted: Seq[NewDataFile],
-    insertedKeys: Option[Array[Byte]] = None) extends WriterCommitMessage
+    insertedKeys: Option[Array[Byte]] = None
+) extends WriterCommitMessage
 
 /** The primary key's columns in the rows a MERGE inserts: ordinals and Spark types. */
 final case class InsertedKeyColumns(ordinals: Seq[Int], types: Seq[DataType]) {
+
   /** The key of `row` as Lance hashes it; None when a part is null (Lance skips those). */
   def keyOf(row: InternalRow): Option[Array[Byte]] = {
     val parts = ordinals.zip(types).map { case (o, t) =>
@@ -44,7 +46,7 @@ final case class InsertedKeyColumns(ordinals: Seq[Int], types: Seq[DataType]) {
 }
 
 class LanceDeltaWriterFactory(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
-  extends DeltaWriterFactory {
+    extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
     new LanceDeltaWriter(plan, keys)
 }
@@ -58,7 +60,7 @@ class LanceDeltaWriterFactory(plan: TaskPlan, keys: Option[InsertedKeyColumns] =
  * transaction.
  */
 class LanceDeltaWriter(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
-  extends DeltaWriter[InternalRow] {
+    extends DeltaWriter[InternalRow] {
   private val removed = mutable.HashMap.empty[Long, RoaringBitmap]
   private lazy val rewrites = new LanceDataWriter(plan)
   private lazy val inserts = new LanceDataWriter(plan)
@@ -90,7 +92,8 @@ class LanceDeltaWriter(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
     removed.getOrElseUpdate(addr >>> 32, new RoaringBitmap()).add((addr & 0xffffffffL).toInt)
 
   override def commit(): WriterCommitMessage = {
-    val rewritten = if (!wroteRewrites) Nil else {
+    val rewritten = if (!wroteRewrites) Nil
+    else {
       val files = rewrites.commit().asInstanceOf[LanceTaskCommit].files
       var at = 0
       files.map { f =>
@@ -100,8 +103,12 @@ class LanceDeltaWriter(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
       }
     }
     val inserted = if (!wroteInserts) Nil else inserts.commit().asInstanceOf[LanceTaskCommit].files
-    LanceDeltaTaskCommit(removed.map { case (f, b) => f -> LanceDeltaWriter.bytes(b) }.toMap,
-      rewritten, inserted, bloom.map(_.bytes))
+    LanceDeltaTaskCommit(
+      removed.map { case (f, b) => f -> LanceDeltaWriter.bytes(b) }.toMap,
+      rewritten,
+      inserted,
+      bloom.map(_.bytes)
+    )
   }
 
   override def abort(): Unit = {

@@ -22,12 +22,18 @@ import io.sparklance.storage.Paths
  * in the table's [[WriteIntent]], never in options.
  */
 private[spark] object LanceSave {
+
   /**
    * Runs the save. `found`: the dataset at the path as Spark's lookup already loaded it
    * (`Some(None)`: none there), or `None` to look now.
    */
-  def run(spark: SparkSession, mode: SaveMode, options: CaseInsensitiveStringMap,
-      data: DataFrame, found: Option[Option[LanceTable]]): Unit = {
+  def run(
+      spark: SparkSession,
+      mode: SaveMode,
+      options: CaseInsensitiveStringMap,
+      data: DataFrame,
+      found: Option[Option[LanceTable]]
+  ): Unit = {
     val path = options.get("path")
     val params = options.asCaseSensitiveMap().asScala.toMap
     val table = found.getOrElse(lookUp(spark, options))
@@ -38,7 +44,7 @@ private[spark] object LanceSave {
     // stays among the write's options, which refuse it.
     val replaceWhere = Option(options.get("replaceWhere")).filter(_ => mode == SaveMode.Overwrite)
     val writeOptions = if (replaceWhere.isEmpty) params
-      else params.filter { case (k, _) => !k.equalsIgnoreCase("replaceWhere") }
+    else params.filter { case (k, _) => !k.equalsIgnoreCase("replaceWhere") }
     val base = WriteIntent(found = Some(snapshot), replaceWhere = replaceWhere)
 
     // A blob column (binary in the dataset's schema) may be given as {data, uri, ...} values
@@ -47,8 +53,9 @@ private[spark] object LanceSave {
       val resolver = spark.sessionState.conf.resolver
       StructType(table.fields.map { f =>
         df.fields.find(d => resolver(d.name, f.name)) match {
-          case Some(d) if f.dataType == BinaryType && d.dataType.isInstanceOf[StructType] &&
-              SparkToLance.isBlobRequest(f.metadata, f.name) => f.copy(dataType = d.dataType)
+          case Some(d)
+              if f.dataType == BinaryType && d.dataType.isInstanceOf[StructType] &&
+                SparkToLance.isBlobRequest(f.metadata, f.name) => f.copy(dataType = d.dataType)
           case _ => f
         }
       })
@@ -89,10 +96,10 @@ private[spark] object LanceSave {
    * The latest version at the options' path (or branch), if there is a dataset: a write goes
    * on top of the latest version whatever read options (`version`, ...) the save carries.
    */
-  private def lookUp(spark: SparkSession, options: CaseInsensitiveStringMap)
-      : Option[LanceTable] = {
+  private def lookUp(spark: SparkSession, options: CaseInsensitiveStringMap): Option[LanceTable] = {
     val latest = new CaseInsensitiveStringMap(
-      latestOnly(options.asCaseSensitiveMap().asScala.toMap)._1.asJava)
+      latestOnly(options.asCaseSensitiveMap().asScala.toMap)._1.asJava
+    )
     io.sparklance.spark.LanceTables.loadIfExists(spark, latest).map {
       case t: LanceTable => t
       case other => throw new IllegalStateException(s"not a dataset version: ${other.name()}")
@@ -107,7 +114,8 @@ private[spark] object LanceSave {
    */
   def latestOnly(options: Map[String, String]): (Map[String, String], Boolean) = {
     val (other, latest) = options.partition { case (k, _) =>
-      ReadOnly(k.toLowerCase(java.util.Locale.ROOT)) }
+      ReadOnly(k.toLowerCase(java.util.Locale.ROOT))
+    }
     (latest, other.nonEmpty)
   }
 

@@ -16,14 +16,22 @@ import io.sparklance.spark.LanceTable
  * a `replaceWhere` overwrite of an existing dataset. Otherwise it accepts any schema: a new
  * dataset, an overwrite (which replaces the schema), or an append with `mergeSchema`.
  */
-class LanceSaveTable(path: String, schema0: StructType, options: Map[String, String],
-    intent: WriteIntent, fitted: Boolean) extends Table with SupportsWrite {
+class LanceSaveTable(
+    path: String,
+    schema0: StructType,
+    options: Map[String, String],
+    intent: WriteIntent,
+    fitted: Boolean
+) extends Table with SupportsWrite {
   override def name(): String = LanceTable.nameOf(path)
   override def schema(): StructType = schema0
 
   override def capabilities(): util.Set[TableCapability] = {
-    val caps = util.EnumSet.of(TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
-      TableCapability.OVERWRITE_BY_FILTER)
+    val caps = util.EnumSet.of(
+      TableCapability.BATCH_WRITE,
+      TableCapability.TRUNCATE,
+      TableCapability.OVERWRITE_BY_FILTER
+    )
     if (!fitted) caps.add(TableCapability.ACCEPT_ANY_SCHEMA)
     caps
   }

@@ -18,8 +18,7 @@ import io.sparklance.format.writer._
 import io.sparklance.storage.{FileIO, IoStats, Paths, RoutingFileIO, SerializableConf}
 import io.sparklance.spark.metrics.{DriverStorageRequests, StorageRequests, TaskMetricValue}
 import io.sparklance.spark.shims.DriverMetricsWrite
-import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges,
-  LanceTables}
+import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges, LanceTables}
 import io.sparklance.table.{PrimaryKey, RowFilter, RowFilterEvaluator}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
@@ -31,13 +30,17 @@ import io.sparklance.table.txn
  * WHERE`; see [[ReplaceWhere]]). `tableOptions` (the table's path and storage options) are the
  * defaults the write's own options override.
  */
-class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String],
-    replace: Boolean = false, intent: WriteIntent = WriteIntent.Plain)
-  extends WriteBuilder with SupportsOverwriteV2 {
+class LanceWriteBuilder(
+    info: LogicalWriteInfo,
+    tableOptions: Map[String, String],
+    replace: Boolean = false,
+    intent: WriteIntent = WriteIntent.Plain
+) extends WriteBuilder with SupportsOverwriteV2 {
   private var overwrite = replace
   private var replacing = Array.empty[Predicate]
   private lazy val options = new CaseInsensitiveStringMap(
-    (tableOptions ++ info.options().asCaseSensitiveMap().asScala).asJava)
+    (tableOptions ++ info.options().asCaseSensitiveMap().asScala).asJava
+  )
 
   override def truncate(): WriteBuilder = { overwrite = true; replacing = Array.empty; this }
 
@@ -51,8 +54,13 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
   override def build(): Write = new DriverMetricsWrite {
     @volatile private var batch: LanceBatchWrite = _
     override def toBatch: BatchWrite = {
-      batch = SparkErrors.spark(LanceBatchWrite.plan(options, info.schema(), overwrite, replacing,
-        intent))
+      batch = SparkErrors.spark(LanceBatchWrite.plan(
+        options,
+        info.schema(),
+        overwrite,
+        replacing,
+        intent
+      ))
       batch
     }
     // Lines without driver write metrics (3.5) show none of them.
@@ -60,8 +68,12 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
       if (DriverMetricsWrite.Supported) Array(new StorageRequests, new DriverStorageRequests)
       else Array.empty
     override protected def driverMetrics: Array[CustomTaskMetric] = Option(batch).toArray
-      .flatMap(b => Array[CustomTaskMetric](TaskMetricValue(StorageRequests.Name, b.taskRequests),
-        TaskMetricValue(DriverStorageRequests.Name, b.driverRequests)))
+      .flatMap(b =>
+        Array[CustomTaskMetric](
+          TaskMetricValue(StorageRequests.Name, b.taskRequests),
+          TaskMetricValue(DriverStorageRequests.Name, b.driverRequests)
+        )
+      )
     override def description(): String = s"LanceWrite(${options.get("path")}, " +
       s"${if (replacing.nonEmpty) "replace where" else if (overwrite) "overwrite" else "append"})"
   }
@@ -69,7 +81,7 @@ class LanceWriteBuilder(info: LogicalWriteInfo, tableOptions: Map[String, String
 
 /** What one task wrote: its data files, in order. */
 final case class LanceTaskCommit(files: Seq[NewDataFile], requests: Long = 0L)
-  extends WriterCommitMessage
+    extends WriterCommitMessage
 
 /** Everything a task needs to write its files. */
 final case class TaskPlan(
@@ -88,19 +100,26 @@ final case class TaskPlan(
     /** Blobs that leave the data files are managed objects under `_blobs/` (see [[BlobSidecars]]). */
     managedBlobs: Boolean = false,
     /** The dataset's non-root base paths (id, path): where external blob URIs may be relative. */
-    externalBases: Seq[(Int, String)] = Nil)
+    externalBases: Seq[(Int, String)] = Nil
+)
 
 object LanceBatchWrite {
+
   /** Decides, on the driver and before any file is written, what this write will commit. */
-  def plan(options: CaseInsensitiveStringMap, schema: StructType, truncate: Boolean,
-      replacing: Array[Predicate] = Array.empty, intent: WriteIntent = WriteIntent.Plain)
-      : LanceBatchWrite = {
+  def plan(
+      options: CaseInsensitiveStringMap,
+      schema: StructType,
+      truncate: Boolean,
+      replacing: Array[Predicate] = Array.empty,
+      intent: WriteIntent = WriteIntent.Plain
+  ): LanceBatchWrite = {
     val opts = LanceWriteOptions.parse(options)
     if (schema.isEmpty)
       throw LanceErrors.unsupported(s"Cannot write to Lance dataset ${opts.path}: the DataFrame " +
         "has no columns")
     val spark = SparkSession.active
-    val hadoop = spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
+    val hadoop =
+      spark.sessionState.newHadoopConfWithOptions(options.asCaseSensitiveMap().asScala.toMap)
     val io = new RoutingFileIO(hadoop)
     val root = Paths.stripTrailingSlash(opts.path)
     // A store where this write could not commit safely is refused before anything is written.
@@ -110,8 +129,12 @@ object LanceBatchWrite {
       .getOrElse(txn.WritePlan.existing(io, root))
     if (existing.isDefined && intent.createOnly) throw LanceErrors.datasetExists(root)
     opts.branch.filter(_ => existing.isEmpty).foreach { b =>
-      throw LanceErrors.invalidOption(LanceWriteOptions.Branch, b, s"the dataset has no branch " +
-        s"'$b' (no dataset at $root); create it first (create_branch)")
+      throw LanceErrors.invalidOption(
+        LanceWriteOptions.Branch,
+        b,
+        s"the dataset has no branch " +
+          s"'$b' (no dataset at $root); create it first (create_branch)"
+      )
     }
     val condition = intent.replaceWhere
     // The rows to replace, read from the version the write starts from.
@@ -119,30 +142,36 @@ object LanceBatchWrite {
       if (replacing.nonEmpty) Some(ReplaceWhere.fromPredicates(s, replacing))
       else condition.map { c =>
         val read = options.asCaseSensitiveMap().asScala.toMap.filter { case (k, _) =>
-          !k.equalsIgnoreCase("path") }
+          !k.equalsIgnoreCase("path")
+        }
         (ReplaceWhere.fromCondition(spark, read, root, c), c)
       }
     }
     existing.filter(_ => !truncate && opts.primaryKey.nonEmpty).foreach { s =>
       val key = PrimaryKey.paths(s.schema)
       if (key != opts.primaryKey)
-        throw LanceErrors.invalidOption(LanceWriteOptions.PrimaryKey,
-          opts.primaryKey.mkString(","), s"the dataset's primary key is " +
+        throw LanceErrors.invalidOption(
+          LanceWriteOptions.PrimaryKey,
+          opts.primaryKey.mkString(","),
+          s"the dataset's primary key is " +
             s"${if (key.isEmpty) "not set" else key.mkString(",")}; an append does not change " +
             s"it (ALTER TABLE SET TBLPROPERTIES ('${LanceTableChanges.PrimaryKeyKey}' = ...) " +
-            "sets a key once)")
+            "sets a key once)"
+        )
     }
     val (write, ordinals) = existing match {
       case Some(s) if replaceFilter.isDefined =>
         val matched = SparkToLance.matchForAppend(root, s.schema, schema)
         val (filter, text) = replaceFilter.get
-        (txn.WritePlan.replaceWhere(s, opts.dataStorageVersion, matched.map(_._1), filter, text),
-          matched.map(_._2))
+        (
+          txn.WritePlan.replaceWhere(s, opts.dataStorageVersion, matched.map(_._1), filter, text),
+          matched.map(_._2)
+        )
       case Some(s) if !truncate && opts.mergeSchema && newColumns(s, schema).nonEmpty =>
         val version = txn.WritePlan.replaceVersion(root, Some(s), None)
         val added = StructType(newColumns(s, schema).map(_.copy(nullable = true)))
-        val protos = SchemaProtos.toProto(SparkToLance.fields(opts.withVectorColumns(added),
-          version))
+        val protos =
+          SchemaProtos.toProto(SparkToLance.fields(opts.withVectorColumns(added), version))
         val (plan, after) = txn.WritePlan.appendWithColumns(s, opts.dataStorageVersion, protos)
         val matched = SparkToLance.matchForAppend(root, after, schema)
         (plan(matched.map(_._1)), matched.map(_._2))
@@ -151,24 +180,45 @@ object LanceBatchWrite {
         (txn.WritePlan.append(s, opts.dataStorageVersion, matched.map(_._1)), matched.map(_._2))
       case _ =>
         val version = txn.WritePlan.replaceVersion(root, existing, opts.dataStorageVersion)
-        val encoded = ColumnEncodingProperties.applyTo(schema,
-          options.asCaseSensitiveMap().asScala.toMap, root)
-        val fields = PrimaryKey.mark(root,
-          SparkToLance.fields(opts.withVectorColumns(encoded), version), opts.primaryKey)
+        val encoded =
+          ColumnEncodingProperties.applyTo(schema, options.asCaseSensitiveMap().asScala.toMap, root)
+        val fields = PrimaryKey.mark(
+          root,
+          SparkToLance.fields(opts.withVectorColumns(encoded), version),
+          opts.primaryKey
+        )
         // Creating (append to an empty path included) never replaces a dataset that appears
         // meanwhile.
         val mustCreate = existing.isEmpty && (intent.createOnly || !truncate)
-        (txn.WritePlan.replace(root, existing, fields, opts.dataStorageVersion, mustCreate,
-          intent.tableConfig),
-          fields.indices)
+        (
+          txn.WritePlan.replace(
+            root,
+            existing,
+            fields,
+            opts.dataStorageVersion,
+            mustCreate,
+            intent.tableConfig
+          ),
+          fields.indices
+        )
     }
     val fields = write.fields
     val version = write.fileVersion
     val sparkTypes = ordinals.map(i => schema.fields(i).dataType)
-    val plan = TaskPlan(root, fields, sparkTypes, ordinals, version, opts,
-      new SerializableConf(hadoop), DataFileNames.newToken(),
-      replaceFilter.map(_._1), replaceFilter.fold("")(_._2), write.managedBlobs,
-      existing.filter(_ => !truncate).map(LanceBatchWrite.externalBases).getOrElse(Nil))
+    val plan = TaskPlan(
+      root,
+      fields,
+      sparkTypes,
+      ordinals,
+      version,
+      opts,
+      new SerializableConf(hadoop),
+      DataFileNames.newToken(),
+      replaceFilter.map(_._1),
+      replaceFilter.fold("")(_._2),
+      write.managedBlobs,
+      existing.filter(_ => !truncate).map(LanceBatchWrite.externalBases).getOrElse(Nil)
+    )
     new LanceBatchWrite(plan, io, write, opts)
   }
 
@@ -183,9 +233,10 @@ object LanceBatchWrite {
 }
 
 class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: LanceWriteOptions)
-  extends BatchWrite {
+    extends BatchWrite {
 
-  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new LanceDataWriterFactory(plan)
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+    new LanceDataWriterFactory(plan)
   override def useCommitCoordinator(): Boolean = true
 
   /** This driver thread's request count when the write was planned. */
@@ -201,16 +252,19 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     taskRequests = messages.collect { case LanceTaskCommit(_, n) => n }.sum
-    try commitFiles(messages) finally requestsAtCommit = IoStats.get.requests
+    try commitFiles(messages)
+    finally requestsAtCommit = IoStats.get.requests
   }
 
   private def commitFiles(messages: Array[WriterCommitMessage]): Unit = {
     val files = messages.toSeq.flatMap { case LanceTaskCommit(fs, _) => fs; case _ => Nil }
     val frags = files.map(NewFragment(_))
     // commitRetries counts attempts, the first one included.
-    val plain = txn.CommitOptions(maxRetries = opts.commitRetries - 1,
+    val plain = txn.CommitOptions(
+      maxRetries = opts.commitRetries - 1,
       maxRetryTime = scala.concurrent.duration.Duration(opts.commitTimeoutSeconds, "s"),
-      enableStableRowIds = opts.enableStableRowIds)
+      enableStableRowIds = opts.enableStableRowIds
+    )
     val commitOpts = opts.commitMessage.fold(plain)(plain.withCommitMessage)
     try write.commit(io, frags, commitOpts)
     catch {
@@ -227,7 +281,11 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
     // Tasks killed when the job failed may still be closing files they never reported:
     // sweep this job's files (found by its token) a few times while they wind down.
     var i = 0
-    while (i < 4) { sweep(); try Thread.sleep(250) catch { case _: InterruptedException => }; i += 1 }
+    while (i < 4) {
+      sweep();
+      try Thread.sleep(250)
+      catch { case _: InterruptedException => }; i += 1
+    }
     sweep()
   }
 
@@ -239,7 +297,8 @@ class LanceBatchWrite(plan: TaskPlan, io: FileIO, write: txn.WritePlan, opts: La
 }
 
 class LanceDataWriterFactory(plan: TaskPlan) extends DataWriterFactory {
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new LanceDataWriter(plan)
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
+    new LanceDataWriter(plan)
 }
 
 /**
@@ -254,29 +313,36 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private val dataDir = Paths.join(plan.root, "data")
   private val batcher = new RowBatcher(plan.fields, plan.sparkTypes, plan.ordinals)
   private val done = scala.collection.mutable.ArrayBuffer[NewDataFile]()
+
   /** Managed blob objects written for the current file (see [[NewDataFile.blobObjects]]). */
   private val managedWritten = scala.collection.mutable.ArrayBuffer[String]()
   private var current: LanceFileWriter = _
   private var currentName: String = _
   private var currentRows = 0L
+
   /** The last file's writer, finished: the next file takes over its page buffers. */
   private var finished: LanceFileWriter = _
   private lazy val store: FileIO = new RoutingFileIO(plan.conf.value)
 
   /** Blob rows can be many MiB each: then the batch size is checked after every row, not every 64. */
-  private val checkEvery = if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
+  private val checkEvery =
+    if (plan.fields.exists(_root_.io.sparklance.format.blob.BlobColumn.containsBlob)) 1 else 64
 
-  override def write(row: InternalRow): Unit = try {
-    batcher.add(row)
-    if (batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)) flushBatch()
-  } catch {
-    // The row converters do not know the dataset: name it.
-    case e: LanceSchemaMismatchException => throw e.at(plan.root)
-  }
+  override def write(row: InternalRow): Unit =
+    try {
+      batcher.add(row)
+      if (
+        batcher.rows >= BatchRows || (batcher.rows % checkEvery == 0 && batcher.bytes >= BatchBytes)
+      ) flushBatch()
+    } catch {
+      // The row converters do not know the dataset: name it.
+      case e: LanceSchemaMismatchException => throw e.at(plan.root)
+    }
 
   /** Checks the rows of an overwrite by condition: each must satisfy it. */
   private lazy val mustMatch = plan.mustMatch.map(f =>
-    new RowFilterEvaluator(f, plan.fields.map(x => x.name -> x).toMap))
+    new RowFilterEvaluator(f, plan.fields.map(x => x.name -> x).toMap)
+  )
 
   private def flushBatch(): Unit = {
     if (batcher.rows == 0) return
@@ -292,14 +358,17 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
       if (current == null) open()
       val room = (plan.options.maxRowsPerFile - currentRows).min(Int.MaxValue).toInt
       val take = math.min(room, n - offset)
-      val part = if (offset == 0 && take == n) arrays else arrays.map(a => io.sparklance.format.ColumnArrays.slice(a, offset, take))
+      val part = if (offset == 0 && take == n) arrays
+      else arrays.map(a => io.sparklance.format.ColumnArrays.slice(a, offset, take))
       // A file takes fewer rows when a dictionary column would outgrow its keys: the rest
       // go to the next file.
       val took = current.writeSome(part)
       currentRows += took
       offset += took
-      if (took < take || currentRows >= plan.options.maxRowsPerFile ||
-          current.bytesWritten >= plan.options.maxBytesPerFile) closeFile()
+      if (
+        took < take || currentRows >= plan.options.maxRowsPerFile ||
+        current.bytesWritten >= plan.options.maxBytesPerFile
+      ) closeFile()
     }
     arrays = null
   }
@@ -317,16 +386,26 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
         managedWritten += rel
         (rel, new StreamSink(store.create(Paths.join(plan.root, rel))))
       }
-      override def externals: ExternalBlobs = ExternalBlobs(plan.externalBases,
-        plan.options.allowExternalBlobsOutsideBases, plan.options.ingestExternalBlobs)
+      override def externals: ExternalBlobs = ExternalBlobs(
+        plan.externalBases,
+        plan.options.allowExternalBlobsOutsideBases,
+        plan.options.ingestExternalBlobs
+      )
       override def readExternal(uri: String, position: Long, size: Long): Array[Byte] =
         LanceDataWriter.readExternal(store, uri, position, size)
     }
     // The task's previous file's buffers, or those an earlier task of this executor left.
     val previous =
       if (finished != null) finished else FinishedWriters.take(plan.fields, plan.version)
-    current = new LanceFileWriter(new StreamSink(out), plan.fields, plan.version,
-      plan.options.fileWriterOptions, sidecars, previous = previous, name = dataFile)
+    current = new LanceFileWriter(
+      new StreamSink(out),
+      plan.fields,
+      plan.version,
+      plan.options.fileWriterOptions,
+      sidecars,
+      previous = previous,
+      name = dataFile
+    )
     finished = null
     currentRows = 0
   }
@@ -334,10 +413,20 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private def closeFile(): Unit = {
     val w = current
     current = null
-    val written = try w.finish() finally w.close()
+    val written =
+      try w.finish()
+      finally w.close()
     finished = w
-    done += NewDataFile(currentName, written.fieldIds, written.columnIndices, plan.version.major, plan.version.minor,
-      written.sizeBytes, written.numRows, managedWritten.toList)
+    done += NewDataFile(
+      currentName,
+      written.fieldIds,
+      written.columnIndices,
+      plan.version.major,
+      plan.version.minor,
+      written.sizeBytes,
+      written.numRows,
+      managedWritten.toList
+    )
     managedWritten.clear()
   }
 
@@ -357,8 +446,18 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     val interrupted = Thread.interrupted()
     try {
       if (current != null) {
-        try current.close() catch { case _: Exception => }
-        done += NewDataFile(currentName, Array.empty, Array.empty, 0, 0, 0, 0, managedWritten.toList)
+        try current.close()
+        catch { case _: Exception => }
+        done += NewDataFile(
+          currentName,
+          Array.empty,
+          Array.empty,
+          0,
+          0,
+          0,
+          0,
+          managedWritten.toList
+        )
         current = null
       }
       LanceDataWriter.deleteQuietly(store, plan.root, done.toSeq)
@@ -367,16 +466,23 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     } finally if (interrupted) Thread.currentThread().interrupt()
   }
 
-  override def close(): Unit = if (current != null) { try current.close() catch { case _: Exception => }; current = null }
+  override def close(): Unit = if (current != null) {
+    try current.close()
+    catch { case _: Exception => }; current = null
+  }
 }
 
 object LanceDataWriter {
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
     files.foreach { f =>
       val path = Paths.join(Paths.join(root, "data"), f.path)
-      try io.delete(path) catch { case _: Exception => }
+      try io.delete(path)
+      catch { case _: Exception => }
       deleteSidecars(io, path)
-      f.blobObjects.foreach(o => try io.delete(Paths.join(root, o)) catch { case _: Exception => })
+      f.blobObjects.foreach(o =>
+        try io.delete(Paths.join(root, o))
+        catch { case _: Exception => }
+      )
     }
 
   /**
@@ -386,13 +492,14 @@ object LanceDataWriter {
   def sweepJob(io: FileIO, root: String, token: String, keep: Set[String]): Unit = {
     val dir = Paths.join(root, "data")
     try io.list(dir).foreach { e =>
-      if (!e.isDirectory && DataFileNames.ofJob(e.name, token) && !keep(e.name))
-        try io.delete(e.path) catch { case _: Exception => }
-      // A blob sidecar directory is named after its data file, without ".lance".
-      val file = e.name + ".lance"
-      if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
-        deleteSidecars(io, e.path + ".lance")
-    }
+        if (!e.isDirectory && DataFileNames.ofJob(e.name, token) && !keep(e.name))
+          try io.delete(e.path)
+          catch { case _: Exception => }
+        // A blob sidecar directory is named after its data file, without ".lance".
+        val file = e.name + ".lance"
+        if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
+          deleteSidecars(io, e.path + ".lance")
+      }
     catch { case _: Exception => }
   }
 
@@ -417,9 +524,10 @@ object LanceDataWriter {
   def sweepManagedBlobs(io: FileIO, root: String, token: String): Unit = {
     val dir = Paths.join(root, "_blobs")
     try io.list(dir).foreach { e =>
-      if (!e.isDirectory && BlobPaths.isManagedOfJob(e.name, token))
-        try io.delete(e.path) catch { case _: Exception => }
-    }
+        if (!e.isDirectory && BlobPaths.isManagedOfJob(e.name, token))
+          try io.delete(e.path)
+          catch { case _: Exception => }
+      }
     catch { case _: Exception => }
   }
 
@@ -428,7 +536,10 @@ object LanceDataWriter {
     val dir = dataFilePath.stripSuffix(".lance")
     try {
       if (io.isDirectory(dir)) {
-        io.list(dir).foreach(e => try io.delete(e.path) catch { case _: Exception => })
+        io.list(dir).foreach(e =>
+          try io.delete(e.path)
+          catch { case _: Exception => }
+        )
         io.delete(dir)
       }
     } catch { case _: Exception => }

@@ -53,7 +53,8 @@ final case class LanceWriteOptions(
     primaryKey: Seq[String] = Nil,
     branch: Option[String] = None,
     ingestExternalBlobs: Boolean = false,
-    allowExternalBlobsOutsideBases: Boolean = false) {
+    allowExternalBlobsOutsideBases: Boolean = false
+) {
   def fileWriterOptions: FileWriterOptions = FileWriterOptions(maxPageBytes)
 
   /** `schema` with the `vector_columns` marked as vectors in their field metadata. */
@@ -61,13 +62,18 @@ final case class LanceWriteOptions(
       : org.apache.spark.sql.types.StructType = {
     import org.apache.spark.sql.types.MetadataBuilder
     vectorColumns.keys.filterNot(schema.fieldNames.contains).foreach { c =>
-      throw LanceErrors.invalidOption(LanceWriteOptions.VectorColumns, c,
-        s"no such column; the DataFrame has ${schema.fieldNames.mkString(", ")}")
+      throw LanceErrors.invalidOption(
+        LanceWriteOptions.VectorColumns,
+        c,
+        s"no such column; the DataFrame has ${schema.fieldNames.mkString(", ")}"
+      )
     }
     org.apache.spark.sql.types.StructType(schema.fields.map { f =>
       vectorColumns.get(f.name).fold(f) { dim =>
-        f.copy(metadata = new MetadataBuilder().withMetadata(f.metadata)
-          .putLong(SparkToLance.FixedSizeListKey, dim).build())
+        f.copy(metadata =
+          new MetadataBuilder().withMetadata(f.metadata)
+            .putLong(SparkToLance.FixedSizeListKey, dim).build()
+        )
       }
     })
   }
@@ -84,14 +90,19 @@ object LanceWriteOptions {
   val CommitTimeoutSeconds = "commit_timeout_seconds"
   val CommitMessage = "commit_message"
   val VectorColumns = "vector_columns"
+
   /** Writes go to this existing branch of the dataset (its own dataset under `tree/`). */
   val Branch = "branch"
+
   /** A new table's unenforced primary key: top-level columns, comma-separated. */
   val PrimaryKey = "primary_key"
+
   /** `reference` (External descriptors) or `ingest` (the bytes stored) for URI blob values. */
   val ExternalBlobMode = "external_blob_mode"
+
   /** Absolute external blob URIs outside the dataset's registered bases are allowed. */
   val AllowExternalBlobOutsideBases = "allow_external_blob_outside_bases"
+
   /** Delta's name: an append may carry new top-level columns, added first (all null before). */
   val MergeSchema = "mergeSchema"
 
@@ -102,22 +113,41 @@ object LanceWriteOptions {
    */
   val Unsupported: Map[String, String] = Map(
     "replaceWhere" -> ("it applies to df.write.mode(\"overwrite\") only; with writeTo use " +
-      "overwrite(condition), in SQL INSERT INTO t REPLACE WHERE condition"))
+      "overwrite(condition), in SQL INSERT INTO t REPLACE WHERE condition")
+  )
 
   private def parseVectorColumns(v: String): Map[String, Int] =
     v.split(',').map(_.trim).filter(_.nonEmpty).map { spec =>
       val i = spec.lastIndexOf(':')
       val dim = if (i <= 0) None else scala.util.Try(spec.substring(i + 1).trim.toInt).toOption
       dim.filter(_ > 0).map(d => spec.substring(0, i).trim -> d).getOrElse(
-        throw LanceErrors.invalidOption(VectorColumns, v,
-          s"'$spec' is not name:dim (e.g. embedding:768)"))
+        throw LanceErrors.invalidOption(
+          VectorColumns,
+          v,
+          s"'$spec' is not name:dim (e.g. embedding:768)"
+        )
+      )
     }.toMap
 
   /** Every write option's name (`replaceWhere` is taken by an overwrite's save). */
-  val Names: Seq[String] = Seq(Path, DataStorageVersion, MaxRowsPerFile, MaxBytesPerFile,
-    EnableStableRowIds, MaxPageBytes, CommitRetries, CommitTimeoutSeconds, CommitMessage,
-    VectorColumns, Branch, PrimaryKey, MergeSchema, ExternalBlobMode,
-    AllowExternalBlobOutsideBases, "replaceWhere")
+  val Names: Seq[String] = Seq(
+    Path,
+    DataStorageVersion,
+    MaxRowsPerFile,
+    MaxBytesPerFile,
+    EnableStableRowIds,
+    MaxPageBytes,
+    CommitRetries,
+    CommitTimeoutSeconds,
+    CommitMessage,
+    VectorColumns,
+    Branch,
+    PrimaryKey,
+    MergeSchema,
+    ExternalBlobMode,
+    AllowExternalBlobOutsideBases,
+    "replaceWhere"
+  )
 
   def parse(options: CaseInsensitiveStringMap): LanceWriteOptions = {
     io.sparklance.spark.LanceOptionNames.check(options)
@@ -125,14 +155,22 @@ object LanceWriteOptions {
       Option(options.get(k)).foreach(v => throw LanceErrors.invalidOption(k, v, why))
     }
     val path = Option(options.get(Path)).filter(_.nonEmpty).getOrElse(
-      throw LanceErrors.invalidOption(Path, "", "a Lance dataset path is required: df.write.format(\"lance\").save(path)"))
+      throw LanceErrors.invalidOption(
+        Path,
+        "",
+        "a Lance dataset path is required: df.write.format(\"lance\").save(path)"
+      )
+    )
     LanceWriteOptions(
       path = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty)
         .fold(path)(b => io.sparklance.table.Branches.path(path, b)),
       branch = Option(options.get(Branch)).map(_.trim).filter(_.nonEmpty),
       dataStorageVersion = Option(options.get(DataStorageVersion)).map { v =>
-        FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(DataStorageVersion, v,
-          "expected 2.0, 2.1, 2.2 or stable (legacy and 2.3 are not written by this connector)"))
+        FileVersion.parse(v).getOrElse(throw LanceErrors.invalidOption(
+          DataStorageVersion,
+          v,
+          "expected 2.0, 2.1, 2.2 or stable (legacy and 2.3 are not written by this connector)"
+        ))
       },
       maxRowsPerFile = positiveLong(options, MaxRowsPerFile, 1024L * 1024),
       maxBytesPerFile = positiveLong(options, MaxBytesPerFile, 90L * 1024 * 1024 * 1024),
@@ -149,10 +187,14 @@ object LanceWriteOptions {
       ingestExternalBlobs = Option(options.get(ExternalBlobMode)).map(_.trim.toLowerCase) match {
         case None | Some("reference") => false
         case Some("ingest") => true
-        case Some(v) => throw LanceErrors.invalidOption(ExternalBlobMode, v,
-          "expected reference (store the URI) or ingest (store the bytes)")
+        case Some(v) => throw LanceErrors.invalidOption(
+            ExternalBlobMode,
+            v,
+            "expected reference (store the URI) or ingest (store the bytes)"
+          )
       },
       allowExternalBlobsOutsideBases =
-        bool(options, AllowExternalBlobOutsideBases, default = false))
+        bool(options, AllowExternalBlobOutsideBases, default = false)
+    )
   }
 }

@@ -22,8 +22,12 @@ private[write] final class MlVectorBuilder(f: LanceField, dim: Int) extends ColB
     val dense = v.getByte(0) == 1
     val size = if (dense) values.numElements() else v.getInt(1)
     if (size != dim)
-      throw LanceErrors.schemaMismatch("", f.name, s"holds a vector of $size values but the " +
-        s"column stores exactly $dim (${f.logicalType.text})")
+      throw LanceErrors.schemaMismatch(
+        "",
+        f.name,
+        s"holds a vector of $size values but the " +
+          s"column stores exactly $dim (${f.logicalType.text})"
+      )
     val at = data.size
     data.zeros(8 * dim)
     val out = data.array
@@ -39,8 +43,12 @@ private[write] final class MlVectorBuilder(f: LanceField, dim: Int) extends ColB
       while (k < indices.numElements()) {
         val i = indices.getInt(k)
         if (i < 0 || i >= dim)
-          throw LanceErrors.schemaMismatch("", f.name, s"holds a sparse vector index $i " +
-            s"outside its $dim values")
+          throw LanceErrors.schemaMismatch(
+            "",
+            f.name,
+            s"holds a sparse vector index $i " +
+              s"outside its $dim values"
+          )
         LE.putI64(out, at + 8 * i, java.lang.Double.doubleToRawLongBits(values.getDouble(k)))
         k += 1
       }
@@ -51,14 +59,19 @@ private[write] final class MlVectorBuilder(f: LanceField, dim: Int) extends ColB
 
   def build(): ColumnArray = {
     val n = size
-    val out = new FixedSizeListArray(n, takeNulls(), dim,
-      new FixedWidthArray(n * dim, null, 8, data.toArray))
+    val out = new FixedSizeListArray(
+      n,
+      takeNulls(),
+      dim,
+      new FixedWidthArray(n * dim, null, 8, data.toArray)
+    )
     data.clear()
     out
   }
 }
 
 private[write] object MlVectorBuilder {
+
   /** Spark ML's and MLlib's vector types, by class name (spark-mllib is not on our classpath). */
   def isMlVector(dt: org.apache.spark.sql.types.DataType): Boolean = dt match {
     case u: org.apache.spark.sql.types.UserDefinedType[_] =>

@@ -17,12 +17,18 @@ import io.sparklance.table.{RowFilter, Snapshot}
  * else the write is refused before anything is written.
  */
 private[spark] object ReplaceWhere {
+
   /** Spark's own predicates (already resolved and translated by Spark), all of them ANDed. */
   def fromPredicates(s: Snapshot, predicates: Array[Predicate]): (RowFilter, String) = {
     val text = predicates.map(_.toString).mkString(" AND ")
     val t = new FilterTranslator(s.schema, SchemaConverter.toSpark(s.schema))
-    val filters = predicates.map(p => t.translate(p).getOrElse(throw cannot(s.root, text,
-      s"'$p' is not a predicate the Lance reader evaluates")))
+    val filters = predicates.map(p =>
+      t.translate(p).getOrElse(throw cannot(
+        s.root,
+        text,
+        s"'$p' is not a predicate the Lance reader evaluates"
+      ))
+    )
     (RowFilter.all(filters.toSeq), text)
   }
 
@@ -31,8 +37,12 @@ private[spark] object ReplaceWhere {
    * `root` and pushed into its scan as a query's filter would be: every part must reach the
    * reader (no Filter left above the scan). A condition Spark proves false matches nothing.
    */
-  def fromCondition(spark: SparkSession, readOptions: Map[String, String], root: String,
-      condition: String): RowFilter = {
+  def fromCondition(
+      spark: SparkSession,
+      readOptions: Map[String, String],
+      root: String,
+      condition: String
+  ): RowFilter = {
     val df = spark.read.format("lance").options(readOptions).load(root).where(condition)
     val plan = df.queryExecution.optimizedPlan
     if (plan.find(_.isInstanceOf[Filter]).isDefined)
@@ -46,7 +56,11 @@ private[spark] object ReplaceWhere {
   }
 
   private def cannot(root: String, condition: String, why: String) =
-    LanceErrors.invalidOption("replaceWhere", condition, s"cannot replace the rows of $root " +
-      s"matching it: $why (comparisons, IN, IS [NOT] NULL, LIKE prefix/suffix/contains, AND, " +
-      "OR, NOT over top-level integer, floating, string, boolean, date and timestamp columns)")
+    LanceErrors.invalidOption(
+      "replaceWhere",
+      condition,
+      s"cannot replace the rows of $root " +
+        s"matching it: $why (comparisons, IN, IS [NOT] NULL, LIKE prefix/suffix/contains, AND, " +
+        "OR, NOT over top-level integer, floating, string, boolean, date and timestamp columns)"
+    )
 }

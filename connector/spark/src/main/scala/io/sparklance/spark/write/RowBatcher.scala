@@ -14,14 +14,19 @@ import io.sparklance.format.blob.BlobColumn
  * hundred at a time; nested and converted columns take each row as it comes. Any other row
  * takes the per-row path for all columns, after the staged rows before it.
  */
-private[write] final class RowBatcher(fields: Seq[LanceField], types: Seq[DataType],
-    ordinals: Seq[Int]) {
+private[write] final class RowBatcher(
+    fields: Seq[LanceField],
+    types: Seq[DataType],
+    ordinals: Seq[Int]
+) {
   private val builders = fields.zip(types).map { case (f, t) => ColBuilder(f, t) }.toArray
   private val ords = ordinals.toArray
   // Blob rows can be many MiB each: not copied once more.
   private val stage =
-    if (StagedRows.Supported && builders.exists(_.stageable) &&
-        !fields.exists(BlobColumn.containsBlob)) new StagedRows
+    if (
+      StagedRows.Supported && builders.exists(_.stageable) &&
+      !fields.exists(BlobColumn.containsBlob)
+    ) new StagedRows
     else null
   private val staged = builders.indices.filter(i => stage != null && builders(i).stageable).toArray
   private val direct = builders.indices.filterNot(staged.contains).toArray

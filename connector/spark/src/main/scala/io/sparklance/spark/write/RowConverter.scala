@@ -23,18 +23,25 @@ private[spark] abstract class ColBuilder(val field: LanceField) {
   private var nulls: Array[Boolean] = null
   def size: Int = count
   def bytes: Long
+
   /** Appends `g[ord]` (which may be null). */
   final def add(g: SpecializedGetters, ord: Int): Unit =
     if (g.isNullAt(ord)) addNull()
     else { valid(); addValue(g, ord) }
   def addNull(): Unit = { markNull(); addPlaceholder() }
+
   /** Counts a null, whose slot the caller fills. */
   protected final def markNull(): Unit = {
-    if (!field.nullable) throw LanceErrors.schemaMismatch("", field.name, "is not nullable in the dataset but the DataFrame has a null in it")
+    if (!field.nullable) throw LanceErrors.schemaMismatch(
+      "",
+      field.name,
+      "is not nullable in the dataset but the DataFrame has a null in it"
+    )
     if (nulls == null) nulls = new Array[Boolean](math.max(1024, count * 2))
     else if (count == nulls.length) nulls = java.util.Arrays.copyOf(nulls, count * 2)
     nulls(count) = true; count += 1
   }
+
   /** Counts a value, which the caller appends. */
   protected final def valid(): Unit = {
     if (nulls != null && count == nulls.length) nulls = java.util.Arrays.copyOf(nulls, count * 2)
@@ -42,15 +49,20 @@ private[spark] abstract class ColBuilder(val field: LanceField) {
   }
   protected def addValue(g: SpecializedGetters, ord: Int): Unit
   protected def addPlaceholder(): Unit
+
   /** Whether [[addStaged]] can take this column from staged `UnsafeRow`s. */
   private[write] def stageable: Boolean = false
+
   /** Appends field `ord` of every row in `rows`. */
   private[write] def addStaged(rows: StagedRows, ord: Int): Unit =
     throw new UnsupportedOperationException(s"column '${field.name}' is not taken from staged rows")
+
   /** A slot under a null parent: not null itself (its parent is), with no value. */
   final def placeholder(): Unit = { valid(); addPlaceholder() }
+
   /** The collected values; the builder is empty afterwards. */
   def build(): ColumnArray
+
   /**
    * The collected values as [[build]] gives them, but possibly over this builder's own
    * buffers (no copy): valid only until the next value is added. The builder is empty
@@ -67,21 +79,37 @@ private[spark] abstract class ColBuilder(val field: LanceField) {
 private[spark] object ColBuilder {
   def apply(f: LanceField, dt: DataType): ColBuilder = (f.logicalType, dt) match {
     // A blob column (v1 binary or v2 struct) takes its bytes; the file writer stores the descriptors.
-    case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) && dt == BinaryType => new VarBuilder(f, dt, LargeBinary)
+    case _ if io.sparklance.format.blob.BlobColumn.isBlob(f) && dt == BinaryType =>
+      new VarBuilder(f, dt, LargeBinary)
     // Given as {data, uri[, position, size]}: the writer reads each value's fields; position
     // and size travel as signed longs whatever their Lance type.
     // The DataFrame's struct decides the children (an append may give four to a field of two).
     case (_, st: StructType) if io.sparklance.format.blob.BlobColumn.isBlob(f) =>
-      new StructBuilder(f, st.fields.zipWithIndex.map { case (sf, i) =>
-        val t = i match { case 0 => LargeBinary; case 1 => Utf8; case _ => Int64 }
-        apply(LanceField(-1, f.id, sf.name, t, nullable = true, Predef.Map.empty, Nil), sf.dataType)
-      })
+      new StructBuilder(
+        f,
+        st.fields.zipWithIndex.map { case (sf, i) =>
+          val t = i match { case 0 => LargeBinary; case 1 => Utf8; case _ => Int64 }
+          apply(
+            LanceField(-1, f.id, sf.name, t, nullable = true, Predef.Map.empty, Nil),
+            sf.dataType
+          )
+        }
+      )
     case (Struct, st: StructType) =>
-      new StructBuilder(f, f.children.zip(st.fields).map { case (c, sf) => apply(c, sf.dataType) }.toArray)
-    case (List | LargeList | _: ListOfStruct, at: ArrayType) => new ListBuilder(f, apply(f.children.head, at.elementType))
+      new StructBuilder(
+        f,
+        f.children.zip(st.fields).map { case (c, sf) => apply(c, sf.dataType) }.toArray
+      )
+    case (List | LargeList | _: ListOfStruct, at: ArrayType) =>
+      new ListBuilder(f, apply(f.children.head, at.elementType))
     case (Map, mt: MapType) =>
       val entries = f.children.head
-      new MapBuilder(f, entries, apply(entries.children(0), mt.keyType), apply(entries.children(1), mt.valueType))
+      new MapBuilder(
+        f,
+        entries,
+        apply(entries.children(0), mt.keyType),
+        apply(entries.children(1), mt.valueType)
+      )
     case (FixedSizeList(Float64, dim), udt) if MlVectorBuilder.isMlVector(udt) =>
       new MlVectorBuilder(f, dim)
     case (FixedSizeList(item, dim), at: ArrayType) =>
@@ -93,8 +121,10 @@ private[spark] object ColBuilder {
       val vt = t match { case d: Dictionary => d.value; case other => other }
       ValueShape.ofType(vt, f) match {
         case ValueShape.Var => new VarBuilder(f, dt, vt)
-        case ValueShape.Fixed(_, _) => val (w, conv) = fixed(f, vt, dt); new FixedBuilder(f, w, conv)
-        case other => throw LanceErrors.unsupportedType(f.name, t.text, s"cannot write values of shape $other")
+        case ValueShape.Fixed(_, _) =>
+          val (w, conv) = fixed(f, vt, dt); new FixedBuilder(f, w, conv)
+        case other =>
+          throw LanceErrors.unsupportedType(f.name, t.text, s"cannot write values of shape $other")
       }
   }
 
@@ -119,6 +149,7 @@ private[spark] object ColBuilder {
     def apply(g: SpecializedGetters, o: Int, a: Array[Byte], p: Int): Unit =
       LE.putI64(a, p, java.lang.Double.doubleToRawLongBits(g.getDouble(o)))
   }
+
   /**
    * A decimal of at most 18 digits into 16 bytes. An UnsafeRow holds it as its unscaled long:
    * read so, without a Decimal object per value.
@@ -147,25 +178,56 @@ private[spark] object ColBuilder {
   def fixed(f: LanceField, t: LogicalType, dt: DataType): (Int, Conv) = t match {
     case Bool => (1, (g, o, a, p) => a(p) = if (g.getBoolean(o)) 1 else 0)
     case Int8 => (1, (g, o, a, p) => a(p) = g.getByte(o))
-    case UInt8 => (1, (g, o, a, p) => { val v = g.getShort(o); if (v < 0 || v > 255) throw bad(f, s"holds $v, outside uint8"); a(p) = v.toByte })
+    case UInt8 => (
+        1,
+        (g, o, a, p) => {
+          val v = g.getShort(o); if (v < 0 || v > 255) throw bad(f, s"holds $v, outside uint8");
+          a(p) = v.toByte
+        }
+      )
     case Int16 => (2, (g, o, a, p) => LE.putI16(a, p, g.getShort(o)))
-    case UInt16 => (2, (g, o, a, p) => { val v = g.getInt(o); if (v < 0 || v > 65535) throw bad(f, s"holds $v, outside uint16"); LE.putI16(a, p, v.toShort) })
+    case UInt16 => (
+        2,
+        (g, o, a, p) => {
+          val v = g.getInt(o); if (v < 0 || v > 65535) throw bad(f, s"holds $v, outside uint16");
+          LE.putI16(a, p, v.toShort)
+        }
+      )
     case Int32 | Date32 => (4, IntConv)
-    case UInt32 => (4, (g, o, a, p) => { val v = g.getLong(o); if (v < 0 || v > 0xffffffffL) throw bad(f, s"holds $v, outside uint32"); LE.putI32(a, p, v.toInt) })
+    case UInt32 => (
+        4,
+        (g, o, a, p) => {
+          val v = g.getLong(o);
+          if (v < 0 || v > 0xffffffffL) throw bad(f, s"holds $v, outside uint32");
+          LE.putI32(a, p, v.toInt)
+        }
+      )
     case Int64 => (8, LongConv)
-    case UInt64 => (8, (g, o, a, p) => {
-      val d = g.getDecimal(o, 20, 0).toJavaBigDecimal.toBigIntegerExact
-      if (d.signum < 0 || d.bitLength > 64) throw bad(f, s"holds $d, outside uint64")
-      LE.putI64(a, p, d.longValue())
-    })
+    case UInt64 => (
+        8,
+        (g, o, a, p) => {
+          val d = g.getDecimal(o, 20, 0).toJavaBigDecimal.toBigIntegerExact
+          if (d.signum < 0 || d.bitLength > 64) throw bad(f, s"holds $d, outside uint64")
+          LE.putI64(a, p, d.longValue())
+        }
+      )
     case Float16 => (2, (g, o, a, p) => LE.putI16(a, p, Half.fromFloat(g.getFloat(o))))
-    case BFloat16 => (2, (g, o, a, p) => LE.putI16(a, p, (java.lang.Float.floatToRawIntBits(g.getFloat(o)) >>> 16).toShort))
-    case Float32 => (4, (g, o, a, p) => LE.putI32(a, p, java.lang.Float.floatToRawIntBits(g.getFloat(o))))
+    case BFloat16 => (
+        2,
+        (g, o, a, p) =>
+          LE.putI16(a, p, (java.lang.Float.floatToRawIntBits(g.getFloat(o)) >>> 16).toShort)
+      )
+    case Float32 =>
+      (4, (g, o, a, p) => LE.putI32(a, p, java.lang.Float.floatToRawIntBits(g.getFloat(o))))
     case Float64 => (8, DoubleConv)
     case Date64 => (8, (g, o, a, p) => LE.putI64(a, p, g.getInt(o).toLong * 86400000L))
     case Time(u) =>
       val w = Time(u).bitWidth / 8
-      (w, (g, o, a, p) => if (w == 4) LE.putI32(a, p, g.getLong(o).toInt) else LE.putI64(a, p, g.getLong(o)))
+      (
+        w,
+        (g, o, a, p) =>
+          if (w == 4) LE.putI32(a, p, g.getLong(o).toInt) else LE.putI64(a, p, g.getLong(o))
+      )
     case Timestamp(TimeUnit.Nano, _) | Duration(TimeUnit.Nano) => (8, LongConv)
     case Timestamp(u, _) => (8, fromMicros(f, u))
     case Duration(u) => (8, fromMicros(f, u))
@@ -177,22 +239,35 @@ private[spark] object ColBuilder {
         case _ => false
       }
       if (asLong && w == 16) (w, new UnscaledLongConv(precision, scale))
-      else (w, (g, o, a, p) => {
-        val d = g.getDecimal(o, precision, scale)
-        if (d.precision <= 18) putUnscaled(a, p, d.toUnscaledLong, w)
-        else {
-          val be = d.toJavaBigDecimal.setScale(scale).unscaledValue().toByteArray
-          val sign = (if (be(0) < 0) -1 else 0).toByte
-          var k = 0
-          while (k < w) { a(p + k) = if (k < be.length) be(be.length - 1 - k) else sign; k += 1 }
+      else (
+        w,
+        (g, o, a, p) => {
+          val d = g.getDecimal(o, precision, scale)
+          if (d.precision <= 18) putUnscaled(a, p, d.toUnscaledLong, w)
+          else {
+            val be = d.toJavaBigDecimal.setScale(scale).unscaledValue().toByteArray
+            val sign = (if (be(0) < 0) -1 else 0).toByte
+            var k = 0
+            while (k < w) { a(p + k) = if (k < be.length) be(be.length - 1 - k) else sign; k += 1 }
+          }
         }
-      })
-    case FixedSizeBinary(n) => (n, (g, o, a, p) => {
-      val b = g.getBinary(o)
-      if (b.length != n) throw bad(f, s"holds a value of ${b.length} bytes but the dataset stores exactly $n (fixed_size_binary:$n)")
-      System.arraycopy(b, 0, a, p, n)
-    })
-    case other => throw LanceErrors.unsupportedType(f.name, other.text, s"cannot be written from Spark ${dt.simpleString}")
+      )
+    case FixedSizeBinary(n) => (
+        n,
+        (g, o, a, p) => {
+          val b = g.getBinary(o)
+          if (b.length != n) throw bad(
+            f,
+            s"holds a value of ${b.length} bytes but the dataset stores exactly $n (fixed_size_binary:$n)"
+          )
+          System.arraycopy(b, 0, a, p, n)
+        }
+      )
+    case other => throw LanceErrors.unsupportedType(
+        f.name,
+        other.text,
+        s"cannot be written from Spark ${dt.simpleString}"
+      )
   }
 
   private def fromMicros(f: LanceField, u: TimeUnit): Conv = {
@@ -201,7 +276,10 @@ private[spark] object ColBuilder {
     else (g, o, a, p) => {
       val v = g.getLong(o)
       if (v % perMicro != 0)
-        throw bad(f, s"holds $v microseconds, which unit '${u.symbol}' of the dataset cannot store exactly")
+        throw bad(
+          f,
+          s"holds $v microseconds, which unit '${u.symbol}' of the dataset cannot store exactly"
+        )
       LE.putI64(a, p, v / perMicro)
     }
   }
@@ -216,7 +294,8 @@ private[write] final class NullBuilder(f: LanceField) extends ColBuilder(f) {
   def build(): ColumnArray = { val n = size; takeNulls(); new NullArray(n) }
 }
 
-private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
+private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuilder.Conv)
+    extends ColBuilder(f) {
   private val data = new ByteBuf(4096)
   def bytes: Long = data.size
   // The common conversions are called on their own classes, which the JIT inlines; the call
@@ -272,7 +351,8 @@ private[write] final class FixedBuilder(f: LanceField, width: Int, conv: ColBuil
   }
 }
 
-private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalType) extends ColBuilder(f) {
+private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalType)
+    extends ColBuilder(f) {
   private val data = new ByteBuf(4096)
   private val offsets = new IntBuf(1024)
   offsets.add(0)
@@ -322,7 +402,8 @@ private[write] final class VarBuilder(f: LanceField, dt: DataType, t: LogicalTyp
   }
 }
 
-private[write] final class FslBuilder(f: LanceField, dim: Int, width: Int, conv: ColBuilder.Conv) extends ColBuilder(f) {
+private[write] final class FslBuilder(f: LanceField, dim: Int, width: Int, conv: ColBuilder.Conv)
+    extends ColBuilder(f) {
   private val data = new ByteBuf(4096)
   private val itemNulls = new ByteBuf(1024)
   private var anyItemNull = false
@@ -330,24 +411,37 @@ private[write] final class FslBuilder(f: LanceField, dim: Int, width: Int, conv:
   protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
     val arr = g.getArray(ord)
     if (arr.numElements() != dim)
-      throw LanceErrors.schemaMismatch("", f.name, s"holds an array of ${arr.numElements()} items but the dataset stores exactly $dim (${f.logicalType.text})")
+      throw LanceErrors.schemaMismatch(
+        "",
+        f.name,
+        s"holds an array of ${arr.numElements()} items but the dataset stores exactly $dim (${f.logicalType.text})"
+      )
     var i = 0
     while (i < dim) {
       data.zeros(width)
-      if (arr.isNullAt(i)) { itemNulls.u8(1); anyItemNull = true } else { itemNulls.u8(0); conv(arr, i, data.array, data.size - width) }
+      if (arr.isNullAt(i)) { itemNulls.u8(1); anyItemNull = true }
+      else { itemNulls.u8(0); conv(arr, i, data.array, data.size - width) }
       i += 1
     }
   }
-  protected def addPlaceholder(): Unit = { data.zeros(width * dim); var i = 0; while (i < dim) { itemNulls.u8(0); i += 1 } }
+  protected def addPlaceholder(): Unit = {
+    data.zeros(width * dim); var i = 0; while (i < dim) { itemNulls.u8(0); i += 1 }
+  }
   def build(): ColumnArray = {
     val n = size
     val itemN = if (!anyItemNull) null else Array.tabulate(n * dim)(i => itemNulls.array(i) != 0)
-    val out = new FixedSizeListArray(n, takeNulls(), dim, new FixedWidthArray(n * dim, itemN, width, data.toArray))
+    val out = new FixedSizeListArray(
+      n,
+      takeNulls(),
+      dim,
+      new FixedWidthArray(n * dim, itemN, width, data.toArray)
+    )
     data.clear(); itemNulls.clear(); anyItemNull = false; out
   }
 }
 
-private[write] final class StructBuilder(f: LanceField, kids: Array[ColBuilder]) extends ColBuilder(f) {
+private[write] final class StructBuilder(f: LanceField, kids: Array[ColBuilder])
+    extends ColBuilder(f) {
   def bytes: Long = kids.map(_.bytes).sum
   protected def addValue(g: SpecializedGetters, ord: Int): Unit = {
     val r = g.getStruct(ord, kids.length)
@@ -372,12 +466,18 @@ private[write] final class ListBuilder(f: LanceField, item: ColBuilder) extends 
   protected def addPlaceholder(): Unit = offsets.add(item.size)
   def build(): ColumnArray = {
     val n = size
-    val out = new ListArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), item.build())
+    val out =
+      new ListArray(n, takeNulls(), java.util.Arrays.copyOf(offsets.array, n + 1), item.build())
     offsets.clear(); offsets.add(0); out
   }
 }
 
-private[write] final class MapBuilder(f: LanceField, entries: LanceField, keys: ColBuilder, values: ColBuilder) extends ColBuilder(f) {
+private[write] final class MapBuilder(
+    f: LanceField,
+    entries: LanceField,
+    keys: ColBuilder,
+    values: ColBuilder
+) extends ColBuilder(f) {
   private val offsets = new IntBuf(1024)
   offsets.add(0)
   def bytes: Long = keys.bytes + values.bytes + 4L * offsets.size

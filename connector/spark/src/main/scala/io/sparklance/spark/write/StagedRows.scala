@@ -22,11 +22,14 @@ private[write] final class StagedRows {
 
   def rows: Int = starts.size
   def bytes: Long = data.size
+
   /** The rows' bytes; a row starts at [[start]]. */
   def array: Array[Byte] = data.array
   def start(r: Int): Int = starts(r)
+
   /** Full enough to hand to the builders: the rows still fit in the CPU's cache. */
   def full: Boolean = starts.size >= StagedRows.MaxRows || data.size >= StagedRows.MaxBytes
+
   /** Whether `row` can join the rows staged so far (those have as many fields). */
   def accepts(row: UnsafeRow): Boolean = fields < 0 || row.numFields == fields
 
@@ -37,8 +40,13 @@ private[write] final class StagedRows {
     }
     val n = row.getSizeInBytes
     val at = data.extend(n)
-    Platform.copyMemory(row.getBaseObject, row.getBaseOffset, data.array,
-      Platform.BYTE_ARRAY_OFFSET + at, n)
+    Platform.copyMemory(
+      row.getBaseObject,
+      row.getBaseOffset,
+      data.array,
+      Platform.BYTE_ARRAY_OFFSET + at,
+      n
+    )
     starts.add(at)
   }
 
@@ -54,6 +62,7 @@ private[write] final class StagedRows {
 private[write] object StagedRows {
   val MaxRows = 1024
   val MaxBytes: Int = 256 * 1024
+
   /** `UnsafeRow` slots read as little-endian words hold the values only on such machines. */
   val Supported: Boolean = java.nio.ByteOrder.nativeOrder == java.nio.ByteOrder.LITTLE_ENDIAN
 }

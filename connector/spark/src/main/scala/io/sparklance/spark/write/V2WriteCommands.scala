@@ -2,8 +2,7 @@ package io.sparklance.spark.write
 
 import org.apache.spark.sql.catalyst.analysis.NamedRelation
 import org.apache.spark.sql.catalyst.expressions.Literal
-import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan,
-  OverwriteByExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression}
 
 /**
  * Spark's DataSource V2 write commands by column name, as `DataFrameWriter` and `writeTo`
@@ -14,6 +13,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan,
  * left at their defaults here, so one build serves every 4.x line.
  */
 private[spark] object V2WriteCommands {
+
   /** Appends `query`'s rows to `table`. */
   def append(table: NamedRelation, query: LogicalPlan): LogicalPlan =
     byName(AppendData, table, query)
@@ -28,7 +28,8 @@ private[spark] object V2WriteCommands {
     val defaults = (args.size until method.getParameterCount).map { i =>
       cls.getMethods.find(_.getName == "byName$default$" + (i + 1)).getOrElse(
         throw new IllegalStateException(s"Spark ${org.apache.spark.SPARK_VERSION}: no default " +
-          s"for parameter ${i + 1} of ${cls.getSimpleName.stripSuffix("$")}.byName"))
+          s"for parameter ${i + 1} of ${cls.getSimpleName.stripSuffix("$")}.byName")
+      )
         .invoke(companion)
     }
     method.invoke(companion, (args ++ defaults): _*).asInstanceOf[LogicalPlan]

@@ -19,7 +19,8 @@ final case class WriteIntent(
     createOnly: Boolean = false,
     tableConfig: Map[String, String] = Map.empty,
     found: Option[Option[Snapshot]] = None,
-    replaceWhere: Option[String] = None)
+    replaceWhere: Option[String] = None
+)
 
 object WriteIntent {
   val Plain: WriteIntent = WriteIntent()

@@ -25,8 +25,17 @@ class GroupSampleSuite extends AnyFunSuite {
 
   private def share(keys: Array[Int]): Double = keys.distinct.length.toDouble / keys.length
 
-  for ((keys, rows) <- Seq(10 -> 300000, 5000 -> 300000, 200000 -> 1000000,
-      800000 -> 1000000, 3000000 -> 1000000, 100000000 -> 1000000, 1000 -> 20000)) {
+  for (
+    (keys, rows) <- Seq(
+      10 -> 300000,
+      5000 -> 300000,
+      200000 -> 1000000,
+      800000 -> 1000000,
+      3000000 -> 1000000,
+      100000000 -> 1000000,
+      1000 -> 20000
+    )
+  ) {
     test(s"a task of $rows rows of $keys keys") {
       val t = task(rows, keys, keys ^ rows)
       val want = share(t)

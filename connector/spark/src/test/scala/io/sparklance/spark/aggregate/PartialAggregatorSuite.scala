@@ -17,13 +17,22 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class PartialAggregatorSuite extends AnyFunSuite {
   private val d = DecimalType(15, 2)
-  private val input = StructType(Seq(StructField("k", LongType), StructField("s", StringType),
-    StructField("d", d), StructField("v", LongType)))
+  private val input = StructType(Seq(
+    StructField("k", LongType),
+    StructField("s", StringType),
+    StructField("d", d),
+    StructField("v", LongType)
+  ))
   // GROUP BY k, s: count(*), sum(d), min(v).
-  private val spec = PartialAggregate(input,
+  private val spec = PartialAggregate(
+    input,
     Seq(GroupCol(0, "k", LongType), GroupCol(1, "s", StringType)),
-    Seq(AggFn.CountAll, AggFn.SumOf(PartialExpr.Col(2, "d", NumType(d)), ansi = false),
-      AggFn.Extreme(PartialExpr.Col(3, "v", NumType(LongType)), LongType, isMax = false)))
+    Seq(
+      AggFn.CountAll,
+      AggFn.SumOf(PartialExpr.Col(2, "d", NumType(d)), ansi = false),
+      AggFn.Extreme(PartialExpr.Col(3, "v", NumType(LongType)), LongType, isMax = false)
+    )
+  )
 
   private final case class In(k: Long, s: String, d: Option[Long], v: Long)
   private final case class Agg(count: Long, sum: Option[BigDecimal], min: Long)
@@ -34,8 +43,12 @@ class PartialAggregatorSuite extends AnyFunSuite {
       val key = rng.nextInt(keys)
       // Strings over 7 bytes are kept by the aggregator until it forgets its groups.
       val s = if (key % 7 == 0) null else if (key % 2 == 0) s"s$key" else s"a longer $key"
-      In(key / 3, s, if (rng.nextInt(10) == 0) None else Some(rng.nextLong() % 1000000L),
-        rng.nextLong() % 1000L)
+      In(
+        key / 3,
+        s,
+        if (rng.nextInt(10) == 0) None else Some(rng.nextLong() % 1000000L),
+        rng.nextLong() % 1000L
+      )
     }
   }
 

@@ -18,15 +18,23 @@ import io.sparklance.format._
  */
 class RowBatcherSuite extends AnyFunSuite {
   private val schema = StructType(Seq(
-    StructField("l", LongType), StructField("i", IntegerType), StructField("d", DateType),
-    StructField("x", DoubleType), StructField("m", DecimalType(12, 2)),
-    StructField("big", DecimalType(30, 4)), StructField("s", StringType),
-    StructField("b", BinaryType), StructField("f", FloatType), StructField("t", TimestampType),
+    StructField("l", LongType),
+    StructField("i", IntegerType),
+    StructField("d", DateType),
+    StructField("x", DoubleType),
+    StructField("m", DecimalType(12, 2)),
+    StructField("big", DecimalType(30, 4)),
+    StructField("s", StringType),
+    StructField("b", BinaryType),
+    StructField("f", FloatType),
+    StructField("t", TimestampType),
     StructField("a", ArrayType(IntegerType)),
-    StructField("st", StructType(Seq(StructField("k", StringType), StructField("v", LongType))))))
+    StructField("st", StructType(Seq(StructField("k", StringType), StructField("v", LongType))))
+  ))
   // Over 64 fields, the null bit set takes two words.
   private val wide = StructType((0 until 70).map(i =>
-    StructField(s"c$i", if (i % 3 == 0) StringType else LongType)))
+    StructField(s"c$i", if (i % 3 == 0) StringType else LongType)
+  ))
 
   private def value(dt: DataType, r: Random): Any = dt match {
     case LongType => r.nextLong()
@@ -48,11 +56,16 @@ class RowBatcherSuite extends AnyFunSuite {
   private def rows(s: StructType, n: Int, seed: Int): Seq[InternalRow] = {
     val r = new Random(seed)
     Seq.fill(n)(new GenericInternalRow(s.fields.map(f =>
-      if (r.nextInt(7) == 0) null else value(f.dataType, r))))
+      if (r.nextInt(7) == 0) null else value(f.dataType, r)
+    )))
   }
 
-  private def batches(s: StructType, input: Seq[InternalRow], unsafe: Int => Boolean,
-      cuts: Set[Int]): Seq[Array[ColumnArray]] = {
+  private def batches(
+      s: StructType,
+      input: Seq[InternalRow],
+      unsafe: Int => Boolean,
+      cuts: Set[Int]
+  ): Seq[Array[ColumnArray]] = {
     val b = new RowBatcher(SparkToLance.fields(s), s.fields.map(_.dataType).toSeq, s.indices)
     val proj = UnsafeProjection.create(s)
     val out = Seq.newBuilder[Array[ColumnArray]]
@@ -69,11 +82,18 @@ class RowBatcherSuite extends AnyFunSuite {
    * are views over the builders' buffers (their values, not the buffers' spare room).
    */
   private def owned(a: ColumnArray): ColumnArray = a match {
-    case x: FixedWidthArray => new FixedWidthArray(x.length, x.nulls, x.byteWidth,
-      java.util.Arrays.copyOf(x.data, x.length * x.byteWidth))
-    case x: VarBinaryArray => new VarBinaryArray(x.length, x.nulls,
-      java.util.Arrays.copyOf(x.offsets, x.length + 1),
-      java.util.Arrays.copyOf(x.data, x.offsets(x.length)))
+    case x: FixedWidthArray => new FixedWidthArray(
+        x.length,
+        x.nulls,
+        x.byteWidth,
+        java.util.Arrays.copyOf(x.data, x.length * x.byteWidth)
+      )
+    case x: VarBinaryArray => new VarBinaryArray(
+        x.length,
+        x.nulls,
+        java.util.Arrays.copyOf(x.offsets, x.length + 1),
+        java.util.Arrays.copyOf(x.data, x.offsets(x.length))
+      )
     case other => other
   }
 
