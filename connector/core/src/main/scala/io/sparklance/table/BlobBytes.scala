@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.format._
 import io.sparklance.format.blob.{BlobColumn, BlobDescriptors, BlobKind, BlobPaths}
-import io.sparklance.storage.{FileIO, Paths, RandomAccessInput}
+import io.sparklance.storage.{BestEffort, FileIO, Paths, RandomAccessInput}
 import io.sparklance.proto.TableProtos
 
 /**
@@ -142,10 +142,7 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
   private val dataFilePaths: Set[String] = fragment.files.map(_.path).toSet
 
   def close(): Unit = {
-    dataFileInputs.values.foreach(in =>
-      try in.close()
-      catch { case _: Exception => }
-    )
+    dataFileInputs.values.foreach(BestEffort.close)
     dataFileInputs.clear()
   }
 
@@ -242,10 +239,7 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
         g += 1
       }
       new VarBinaryArray(n, d.nulls, outOffsets, data)
-    } finally opened.foreach(in =>
-        try in.close()
-        catch { case _: Exception => }
-      )
+    } finally opened.foreach(BestEffort.close)
   }
 
   private def open(path: String, column: => String): RandomAccessInput =

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.blob.BlobColumn
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{BestEffort, FileIO, Paths}
 import io.sparklance.proto.TableProtos
 
 /** Where one data file of a fragment lives and what it holds; a plain, serializable copy of `DataFile`. */
@@ -140,12 +140,12 @@ final class FragmentReader(
               if (first.isEmpty) None else Some(reader.scan(first, startRow, endRow) -> first),
               if (rest.isEmpty) None else Some(reader.scan(rest, startRow, endRow) -> rest)
             )
-          } catch { case e: Throwable => closeQuietly(reader); throw e })
+          } catch { case e: Throwable => BestEffort.close(reader); throw e })
         }
       }
       opened.result()
     } catch {
-      case e: Throwable => opened.result().foreach(p => closeQuietly(p.reader)); throw e
+      case e: Throwable => opened.result().foreach(p => BestEffort.close(p.reader)); throw e
     }
   }
 
@@ -414,15 +414,11 @@ final class FragmentReader(
 
   override def close(): Unit = {
     parts.foreach { p =>
-      p.first.foreach(x => closeQuietly(x._1)); p.rest.foreach(x => closeQuietly(x._1));
-      closeQuietly(p.reader)
+      p.first.foreach(x => BestEffort.close(x._1)); p.rest.foreach(x => BestEffort.close(x._1));
+      BestEffort.close(p.reader)
     }
     if (blobs != null) blobs.close()
   }
-
-  private def closeQuietly(c: AutoCloseable): Unit =
-    try c.close()
-    catch { case _: Exception => }
 }
 
 object FragmentReader {

@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.writer.{FileVersion, SchemaProtos}
-import io.sparklance.storage.FileIO
+import io.sparklance.storage.{BestEffort, FileIO}
 import io.sparklance.spark.write.SparkToLance
 import io.sparklance.table.{LanceDataset, PrimaryKey, SchemaEdits, Snapshot, VersionSpec}
 import io.sparklance.table.txn.{
@@ -212,10 +212,7 @@ object LanceTableChanges {
     try new Committer(fileIO, s.root).commit(Some(s), merge)
     catch {
       case e: Throwable =>
-        files.foreach(p =>
-          try fileIO.delete(p)
-          catch { case _: Exception => }
-        )
+        files.foreach(BestEffort.delete(fileIO, _))
         throw e
     }
   }

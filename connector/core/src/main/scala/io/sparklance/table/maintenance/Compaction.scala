@@ -2,7 +2,7 @@ package io.sparklance.table.maintenance
 
 import org.slf4j.LoggerFactory
 
-import io.sparklance.storage.{FileIO, FileTrees, Paths}
+import io.sparklance.storage.{BestEffort, FileIO, FileTrees, Paths}
 import io.sparklance.proto.TableProtos
 import io.sparklance.table.{
   DeletionVector,
@@ -87,12 +87,7 @@ object Compaction {
         val files = results.flatten.map(_.fragment.file.path)
         log.warn(s"Compaction of $root did not commit; deleting its ${files.size} new data " +
           "file(s)")
-        files.foreach(f =>
-          try io.delete(Paths.join(Paths.join(root, "data"), f))
-          catch {
-            case _: Throwable =>
-          }
-        )
+        files.foreach(f => BestEffort.delete(io, Paths.join(Paths.join(root, "data"), f)))
         throw e
     }
   }

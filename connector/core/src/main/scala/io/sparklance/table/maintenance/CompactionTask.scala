@@ -6,7 +6,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.{ColumnArray, ColumnArrays, LanceField}
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{BestEffort, FileIO, Paths}
 import io.sparklance.table.{DeletionVector, FragmentLineage, FragmentReader, FragmentRef, Snapshot}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 
@@ -142,14 +142,10 @@ final case class CompactionTask(
 
     /** Deletes every file this task wrote. */
     def abort(): Unit = {
-      if (writer != null) {
-        try writer.close()
-        catch { case _: Throwable => }; writer = null
-      }
-      (done.map(_.fragment.file.path) ++ Option(name)).distinct.foreach { n =>
-        try io.delete(Paths.join(dataDir, n))
-        catch { case _: Throwable => }
-      }
+      BestEffort.close(writer)
+      writer = null
+      (done.map(_.fragment.file.path) ++ Option(name)).distinct
+        .foreach(n => BestEffort.delete(io, Paths.join(dataDir, n)))
     }
   }
 

@@ -8,7 +8,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format.{ColumnArray, FixedWidthArray, LanceField, LogicalType, NullArray}
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, SchemaProtos, StreamSink}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{BestEffort, FileIO, Paths}
 import io.sparklance.table.{DeletionVector, FragmentRef, FragmentReader, SchemaEdits, Snapshot}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
 
@@ -85,10 +85,7 @@ object ColumnCast {
       (Merge(fragments, fields, rewritesRows = true), written.toSeq)
     } catch {
       case e: Throwable =>
-        written.foreach(p =>
-          try fileIO.delete(p)
-          catch { case _: Exception => }
-        )
+        written.foreach(BestEffort.delete(fileIO, _))
         throw e
     }
   }

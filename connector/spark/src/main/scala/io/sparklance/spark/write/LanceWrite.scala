@@ -15,7 +15,7 @@ import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars, ExternalBlobs}
 import io.sparklance.format.writer._
-import io.sparklance.storage.{FileIO, IoStats, Paths, RoutingFileIO, SerializableConf}
+import io.sparklance.storage.{BestEffort, FileIO, IoStats, Paths, RoutingFileIO, SerializableConf}
 import io.sparklance.spark.metrics.{DriverStorageRequests, StorageRequests, TaskMetricValue}
 import io.sparklance.spark.shims.DriverMetricsWrite
 import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges, LanceTables}
@@ -446,8 +446,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
     val interrupted = Thread.interrupted()
     try {
       if (current != null) {
-        try current.close()
-        catch { case _: Exception => }
+        BestEffort.close(current)
         done += NewDataFile(
           currentName,
           Array.empty,
@@ -467,8 +466,8 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   }
 
   override def close(): Unit = if (current != null) {
-    try current.close()
-    catch { case _: Exception => }; current = null
+    BestEffort.close(current)
+    current = null
   }
 }
 
@@ -476,13 +475,9 @@ object LanceDataWriter {
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
     files.foreach { f =>
       val path = Paths.join(Paths.join(root, "data"), f.path)
-      try io.delete(path)
-      catch { case _: Exception => }
+      BestEffort.delete(io, path)
       deleteSidecars(io, path)
-      f.blobObjects.foreach(o =>
-        try io.delete(Paths.join(root, o))
-        catch { case _: Exception => }
-      )
+      f.blobObjects.foreach(o => BestEffort.delete(io, Paths.join(root, o)))
     }
 
   /**
@@ -491,16 +486,14 @@ object LanceDataWriter {
    */
   def sweepJob(io: FileIO, root: String, token: String, keep: Set[String]): Unit = {
     val dir = Paths.join(root, "data")
-    try io.list(dir).foreach { e =>
-        if (!e.isDirectory && DataFileNames.ofJob(e.name, token) && !keep(e.name))
-          try io.delete(e.path)
-          catch { case _: Exception => }
-        // A blob sidecar directory is named after its data file, without ".lance".
-        val file = e.name + ".lance"
-        if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
-          deleteSidecars(io, e.path + ".lance")
-      }
-    catch { case _: Exception => }
+    BestEffort.run(s"sweep the files of job $token from $dir")(io.list(dir).foreach { e =>
+      if (!e.isDirectory && DataFileNames.ofJob(e.name, token) && !keep(e.name))
+        BestEffort.delete(io, e.path)
+      // A blob sidecar directory is named after its data file, without ".lance".
+      val file = e.name + ".lance"
+      if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
+        deleteSidecars(io, e.path + ".lance")
+    })
   }
 
   /** The bytes `[position, +size)` of the object at `uri` (`size` -1: to its end). */
@@ -523,25 +516,18 @@ object LanceDataWriter {
    */
   def sweepManagedBlobs(io: FileIO, root: String, token: String): Unit = {
     val dir = Paths.join(root, "_blobs")
-    try io.list(dir).foreach { e =>
-        if (!e.isDirectory && BlobPaths.isManagedOfJob(e.name, token))
-          try io.delete(e.path)
-          catch { case _: Exception => }
-      }
-    catch { case _: Exception => }
+    BestEffort.run(s"sweep the blob objects of job $token from $dir")(io.list(dir).foreach {
+      e =>
+        if (!e.isDirectory && BlobPaths.isManagedOfJob(e.name, token)) BestEffort.delete(io, e.path)
+    })
   }
 
   /** Deletes the blob sidecar directory of data file `dataFilePath` (`data/<name>/`), if any. */
   def deleteSidecars(io: FileIO, dataFilePath: String): Unit = {
     val dir = dataFilePath.stripSuffix(".lance")
-    try {
-      if (io.isDirectory(dir)) {
-        io.list(dir).foreach(e =>
-          try io.delete(e.path)
-          catch { case _: Exception => }
-        )
-        io.delete(dir)
-      }
-    } catch { case _: Exception => }
+    BestEffort.run(s"delete the blob sidecars in $dir")(if (io.isDirectory(dir)) {
+      io.list(dir).foreach(e => BestEffort.delete(io, e.path))
+      io.delete(dir)
+    })
   }
 }
