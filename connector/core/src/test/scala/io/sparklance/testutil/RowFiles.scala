@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import io.sparklance.format._
 import io.sparklance.format.writer._
-import io.sparklance.storage.Paths
+import io.sparklance.storage.{Paths, StreamSink}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 

@@ -4,7 +4,7 @@ import java.io.FileOutputStream
 
 import io.sparklance.format._
 import io.sparklance.format.writer._
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 import io.sparklance.table._
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 

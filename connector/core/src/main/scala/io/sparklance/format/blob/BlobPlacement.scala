@@ -2,7 +2,7 @@ package io.sparklance.format.blob
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
-import io.sparklance.format.writer.OutputSink
+import io.sparklance.storage.OutputSink
 
 /**
  * Creates the sidecar files of one data file: sidecar `blobId` is the file

@@ -7,6 +7,7 @@ import scala.collection.mutable.ArrayBuffer
 import com.google.protobuf.ByteString
 
 import io.sparklance.proto.{File2Protos, FileProtos}
+import io.sparklance.storage.OutputSink
 
 /**
  * The v2 file container (2.0, 2.1, 2.2), written in the reference writer's order: page

@@ -1,8 +1,8 @@
 package io.sparklance.table.index
 
 import io.sparklance.format._
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 
 /**
  * Writes a Lance BTREE scalar index as pylance 14 lays it out in `_indices/<uuid>/`:

@@ -8,9 +8,9 @@ import scala.jdk.CollectionConverters._
 import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.format._
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
 
 /**

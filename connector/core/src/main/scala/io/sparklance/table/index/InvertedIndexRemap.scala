@@ -6,9 +6,9 @@ import java.util.UUID
 import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.codec.LittleEndian
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 import io.sparklance.table.{ManifestFile, Snapshot}
 
 /**

@@ -10,9 +10,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 
 import io.sparklance.LanceErrors
 import io.sparklance.format._
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.{IndexProtos, TableProtos}
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 import io.sparklance.table.Snapshot
 
 /**

@@ -7,9 +7,9 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.LanceErrors
 import io.sparklance.format._
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.{IndexProtos, TableProtos}
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 import io.sparklance.table.{ManifestFile, Snapshot}
 
 /**

@@ -5,8 +5,8 @@ import scala.collection.mutable
 import io.sparklance.LanceErrors
 import io.sparklance.format.{ColumnArray, ColumnArrays, LanceField}
 import io.sparklance.format.blob.BlobColumn
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
-import io.sparklance.storage.{BestEffort, FileIO, Paths}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
+import io.sparklance.storage.{BestEffort, FileIO, Paths, StreamSink}
 import io.sparklance.table.{DeletionVector, FragmentLineage, FragmentReader, FragmentRef, Snapshot}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 

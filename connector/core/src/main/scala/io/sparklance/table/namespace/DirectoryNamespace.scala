@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import io.sparklance.LanceErrors
 import io.sparklance.format._
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
-import io.sparklance.storage.{FileIO, Paths}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
+import io.sparklance.storage.{FileIO, Paths, StreamSink}
 import io.sparklance.table.{DeletionVector, FragmentReader, FragmentRef, Snapshot}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn.{CommitOptions, Committer, Overwrite, WritePlan}

@@ -6,9 +6,9 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.{ColumnArray, FixedWidthArray, LanceField, LogicalType, NullArray}
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, SchemaProtos, StreamSink}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter, SchemaProtos}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{BestEffort, FileIO, Paths}
+import io.sparklance.storage.{BestEffort, FileIO, Paths, StreamSink}
 import io.sparklance.table.{DeletionVector, FragmentRef, FragmentReader, SchemaEdits, Snapshot}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
 

@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format._
 import io.sparklance.format.blob._
-import io.sparklance.storage.HadoopFileIO
+import io.sparklance.storage.{HadoopFileIO, OutputSink, StreamSink}
 import io.sparklance.testutil.TempDirs
 
 /**
@@ -83,9 +83,8 @@ class BlobColumnWritersSuite extends AnyFunSuite {
     val path = dir.resolve("f.lance").toString
     val sidecars = new BlobSidecars {
       def create(blobId: Int): OutputSink = new StreamSink(new FileOutputStream({
-          val p = BlobPaths.sidecar(path, blobId); Files.createDirectories(JPath.of(p).getParent); p
-        }
-      ))
+        val p = BlobPaths.sidecar(path, blobId); Files.createDirectories(JPath.of(p).getParent); p
+      }))
     }
     val w = new LanceFileWriter(
       new StreamSink(new FileOutputStream(path)),

@@ -5,7 +5,7 @@ import java.io.FileOutputStream
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format._
-import io.sparklance.storage.HadoopFileIO
+import io.sparklance.storage.{HadoopFileIO, StreamSink}
 import io.sparklance.testutil.{CanonicalJson, TempDirs}
 
 import scala.jdk.CollectionConverters._

@@ -6,7 +6,7 @@ import java.nio.file.{Files, Paths}
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format._
-import io.sparklance.storage.HadoopFileIO
+import io.sparklance.storage.{HadoopFileIO, StreamSink}
 import io.sparklance.testutil.TempDirs
 
 /**

@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.LanceUnsupportedException
 import io.sparklance.format._
-import io.sparklance.storage.HadoopFileIO
+import io.sparklance.storage.{HadoopFileIO, StreamSink}
 import io.sparklance.testutil.{CanonicalJson, TempDirs}
 
 /**

@@ -6,6 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.LanceCorruptFileException
 import io.sparklance.format._
+import io.sparklance.storage.StreamSink
 
 /**
  * [[PageTypeGuard]] refuses pages pylance would not decode as their column's type, and lets

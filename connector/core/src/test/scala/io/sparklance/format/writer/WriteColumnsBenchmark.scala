@@ -1,5 +1,7 @@
 package io.sparklance.format.writer
 
+import io.sparklance.storage.OutputSink
+
 import org.scalatest.funsuite.AnyFunSuite
 
 /**

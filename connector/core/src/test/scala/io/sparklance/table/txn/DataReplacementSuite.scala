@@ -5,9 +5,9 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.LanceUnsupportedException
 import io.sparklance.format.{FixedWidthArray, LanceField}
 import io.sparklance.format.codec.LittleEndian
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter, StreamSink}
+import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.Paths
+import io.sparklance.storage.{Paths, StreamSink}
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
 

@@ -15,7 +15,16 @@ import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.format.LanceField
 import io.sparklance.format.blob.{BlobColumn, BlobPaths, BlobSidecars, ExternalBlobs}
 import io.sparklance.format.writer._
-import io.sparklance.storage.{BestEffort, FileIO, IoStats, Paths, RoutingFileIO, SerializableConf}
+import io.sparklance.storage.{
+  BestEffort,
+  FileIO,
+  IoStats,
+  OutputSink,
+  Paths,
+  RoutingFileIO,
+  SerializableConf,
+  StreamSink
+}
 import io.sparklance.spark.metrics.{DriverStorageRequests, StorageRequests, TaskMetricValue}
 import io.sparklance.spark.shims.DriverMetricsWrite
 import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges, LanceTables}
