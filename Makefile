@@ -30,6 +30,8 @@ DEFAULT_LINE := 4.0_2.13
 PYSPARK_LINES   := 3.5.9 4.0.1 4.1.4 4.2.1 4.3.0
 DEFAULT_PYSPARK := 4.3.0
 # pytest workers (pytest-xdist), each with its own Spark session: one per core, at most 4.
+# --dist loadscope keeps a module's tests in one worker, so its module-scoped fixtures
+# (datasets, servers, clusters) are built once.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
 # What CI's matrix runs besides the default line (the rest: `make test-matrix`).
 CI_PYSPARK_LINES := 3.5.9 4.0.1
@@ -147,7 +149,7 @@ test-scala:
 	$(SBT) core_213/test $(call sbt_project,$(DEFAULT_LINE))/test < /dev/null
 
 test-python: $(PYPKG_STAMP)
-	$(PY) -m pytest tests -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest tests -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
 
 # Scala tests of the given built lines, then pytest's line smoke (tests/conftest.py) on the given
 # pyspark lines; every part runs, the target fails if any failed.
@@ -161,7 +163,7 @@ define run_matrix
 	for v in $(2); do \
 	  echo "==== pytest line smoke: pyspark $$v"; \
 	  $(MAKE) --no-print-directory .venv-$$v/.stamp-spark-lance || { failed="$$failed venv-$$v"; continue; }; \
-	  .venv-$$v/bin/python -m pytest tests --line-smoke -n $(PYTEST_WORKERS) --dist loadgroup \
+	  .venv-$$v/bin/python -m pytest tests --line-smoke -n $(PYTEST_WORKERS) --dist loadscope \
 	    $(PYTEST_ARGS) || failed="$$failed pytest-$$v"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "matrix FAILED:$$failed" >&2; exit 1; fi

@@ -2,7 +2,7 @@
 plus the spark_lance wheel from dist/, nothing else, so a test run in one shows what a user
 who does `pip install pyspark==X dist/spark_lance-*.whl` gets.
 
-They live under .venv-wheel/<pyspark version>/ in the repository and are reused across runs
+They live under .venv-wheel/<pytest-xdist worker>/<pyspark version>/ in the repository and are reused across runs
 while their pyspark is the one asked for (creating one takes ~15 s with pip's cache warm, far
 longer the first time: pyspark is a ~300 MB download); the wheel is reinstalled once per run.
 """
@@ -21,7 +21,9 @@ import pytest
 
 import support
 
-VENVS = support.REPO_ROOT / ".venv-wheel"
+# One set per pytest-xdist worker: a venv is rebuilt in place, and another worker may be
+# running a script in its twin meanwhile.
+VENVS = support.REPO_ROOT / ".venv-wheel" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 VERSION = (support.REPO_ROOT / "VERSION").read_text().strip()
 WHEEL = support.REPO_ROOT / "dist" / f"spark_lance-{VERSION}-py3-none-any.whl"
 

@@ -14,10 +14,6 @@ import lance
 import pytest
 from sample import PUSHED_FILTER, SPARK_SCHEMA, as_lists, sample_rows
 
-# The clean venvs are shared by these modules and rebuilt in place: one pytest-xdist worker
-# runs them all (--dist loadgroup).
-pytestmark = pytest.mark.xdist_group("clean-venvs")
-
 
 def by_id(rows):
     return sorted(rows, key=lambda r: r["id"])

@@ -14,10 +14,6 @@ import clean_venv
 import pytest
 from sample import SPARK_SCHEMA, as_lists, sample_rows
 
-# The clean venvs are shared by these modules and rebuilt in place: one pytest-xdist worker
-# runs them all (--dist loadgroup).
-pytestmark = pytest.mark.xdist_group("clean-venvs")
-
 
 def build_properties(jar: Path) -> dict:
     with zipfile.ZipFile(jar) as z:
