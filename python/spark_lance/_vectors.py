@@ -36,9 +36,8 @@ def as_vector(df: "DataFrame", column: str, dim: int, dtype: str = "float32") ->
         raise ValueError(f"no column {column!r} in {df.columns}")
     field = df.schema[column]
     if field.dataType.typeName() == "vector" or type(field.dataType).__name__ == "VectorUDT":
-        from pyspark.ml.functions import vector_to_array
-
-        values = vector_to_array(F.col(column), dtype="float32" if item == "float" else "float64")
+        dtype = "float32" if item == "float" else "float64"
+        values = _ml_function("vector_to_array", F.col(column), dtype)
     else:
         values = F.col(column).cast(f"array<{item}>")
     return df.withColumn(column, values.alias(column, metadata={FIXED_SIZE_LIST_KEY: dim}))
@@ -48,7 +47,6 @@ def to_ml_vector(df: "DataFrame", column: str) -> "DataFrame":
     """``df`` with the Lance vector ``column`` (an array of numbers as Spark reads it) as a
     ``pyspark.ml.linalg`` dense vector column, for Spark ML: what a VectorUDT column written
     with ``vector_columns`` (or ``as_vector``) reads back as."""
-    from pyspark.ml.functions import array_to_vector
     from pyspark.sql import functions as F
 
     if column not in df.columns:
@@ -56,8 +54,24 @@ def to_ml_vector(df: "DataFrame", column: str) -> "DataFrame":
     values = F.col(column).cast("array<double>")
     # array_to_vector fails on a null array: a null vector stays null.
     return df.withColumn(
-        column, F.when(values.isNull(), F.lit(None)).otherwise(array_to_vector(values))
+        column,
+        F.when(values.isNull(), F.lit(None)).otherwise(_ml_function("array_to_vector", values)),
     )
+
+
+def _ml_function(name: str, col: "Column", *args: Any) -> "Column":
+    """``pyspark.ml.functions.<name>(col, *args)``. pyspark 3.5's module imports pandas, which a
+    Spark user need not have: without it, the same JVM function is called directly."""
+    try:
+        from pyspark.ml import functions
+    except ImportError:
+        from pyspark import SparkContext
+        from pyspark.sql.column import Column, _to_java_column
+
+        jvm = SparkContext._active_spark_context._jvm
+        ml = jvm.org.apache.spark.ml.functions
+        return Column(getattr(ml, name)(_to_java_column(col), *args))
+    return getattr(functions, name)(col, *args)
 
 
 def _literal_vector(q: Sequence[float], item: str) -> str:
