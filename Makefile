@@ -33,9 +33,11 @@ DEFAULT_PYSPARK := 4.3.0
 # --dist loadscope keeps a module's tests in one worker, so its module-scoped fixtures
 # (datasets, servers, clusters) are built once.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
-# What CI's matrix runs besides the default line (the rest: `make test-matrix`).
+# What CI's matrix runs besides the default line (the rest: `make test-matrix`): the Scala
+# suites of those lines but the ones tagged DefaultLineOnly, and pytest's line smoke.
 CI_PYSPARK_LINES := 3.5.9 4.0.1
 CI_SCALA_LINES   := 3.5_2.12
+CI_SCALA_TEST    := testOnly -- -l io.sparklance.testutil.DefaultLineOnly
 
 sbt_project = spark$(subst .,,$(1))
 line_scala  = $(word 2,$(subst _, ,$(1)))
@@ -61,7 +63,7 @@ JARS_STAMP   := connector/target/.stamp-jars
 M2_STAMP     := connector/target/.stamp-m2
 
 .PHONY: help venv jar jars wheel python publish-m2 test test-scala test-python test-matrix \
-        test-matrix-ci lint demo bench clean
+        test-matrix-ci ci-venvs lint demo bench clean
 
 help:
 	@echo "make demo         build + install, then run demo/demo.py"
@@ -151,14 +153,14 @@ test-scala:
 test-python: $(PYPKG_STAMP)
 	$(PY) -m pytest tests -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
 
-# Scala tests of the given built lines, then pytest's line smoke (tests/conftest.py) on the given
-# pyspark lines; every part runs, the target fails if any failed.
+# Scala tests of the given built lines (sbt's test command $(3)), then pytest's line smoke
+# (tests/conftest.py) on the given pyspark lines; every part runs, the target fails if any failed.
 define run_matrix
 	@failed=""; \
 	for l in $(1); do \
 	  echo "==== Scala tests: Spark line $$l"; \
 	  core=core_$${l#*_}; core=$${core//./}; \
-	  $(SBT) $$core/test spark$${l//./}/test < /dev/null || failed="$$failed scala-$$l"; \
+	  $(SBT) "$$core/$(3)" "spark$${l//./}/$(3)" < /dev/null || failed="$$failed scala-$$l"; \
 	done; \
 	for v in $(2); do \
 	  echo "==== pytest line smoke: pyspark $$v"; \
@@ -170,10 +172,14 @@ define run_matrix
 endef
 
 test-matrix: python publish-m2
-	$(call run_matrix,$(filter-out $(DEFAULT_LINE),$(BUILT_LINES)),$(filter-out $(DEFAULT_PYSPARK),$(PYSPARK_LINES)))
+	$(call run_matrix,$(filter-out $(DEFAULT_LINE),$(BUILT_LINES)),$(filter-out $(DEFAULT_PYSPARK),$(PYSPARK_LINES)),test)
 
 test-matrix-ci: python publish-m2
-	$(call run_matrix,$(CI_SCALA_LINES),$(CI_PYSPARK_LINES))
+	$(call run_matrix,$(CI_SCALA_LINES),$(CI_PYSPARK_LINES),$(CI_SCALA_TEST))
+
+# The venvs of CI's other pyspark lines: mostly downloads, so .ci/run builds them in the
+# background while the jars compile.
+ci-venvs: $(foreach v,$(CI_PYSPARK_LINES),.venv-$(v)/.stamp-deps)
 
 # ---- Style: `build/sbt scalafmtAll scalafmtSbt`, `ruff format .` and `ruff check --fix .` mend
 # what these report (.scalafmt.conf, ruff.toml). Every check runs; the target fails if any did.

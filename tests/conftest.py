@@ -26,29 +26,43 @@ TEST_JVM_OPTS = os.environ.get(
 )
 
 
+# The line smoke: how many test functions of each module run their first parameter set.
+LINE_SMOKE_FUNCTIONS_PER_MODULE = 2
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--line-smoke",
         action="store_true",
-        help="run what another Spark line needs: every test marked every_line, and of every "
-        "other test function its first parameter set; tests marked default_line_only "
-        "are left out (the default line runs everything)",
+        help="run what another Spark line needs: every test marked every_line; the first "
+        "parameter set of every function marked line_smoke and of the first "
+        f"{LINE_SMOKE_FUNCTIONS_PER_MODULE} test functions of every module; nothing marked "
+        "default_line_only (the default line runs everything)",
     )
 
 
 def pytest_collection_modifyitems(config, items):
     if not config.getoption("--line-smoke"):
         return
-    seen, keep, drop = set(), [], []
+    seen, per_module, keep, drop = set(), {}, [], []
     for item in items:
         function = item.nodeid.split("[", 1)[0]
+        module = function.split("::", 1)[0]
+        first = function not in seen
+        if first:
+            per_module[module] = per_module.get(module, 0) + 1
+        seen.add(function)
         if item.get_closest_marker("default_line_only"):
             drop.append(item)
-        elif item.get_closest_marker("every_line") or function not in seen:
+        elif item.get_closest_marker("every_line"):
+            keep.append(item)
+        elif first and (
+            item.get_closest_marker("line_smoke")
+            or per_module[module] <= LINE_SMOKE_FUNCTIONS_PER_MODULE
+        ):
             keep.append(item)
         else:
             drop.append(item)
-        seen.add(function)
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = keep

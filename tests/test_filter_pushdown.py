@@ -300,6 +300,7 @@ SIMPLE = [
 ]
 
 
+@pytest.mark.line_smoke
 @pytest.mark.parametrize("where", SIMPLE)
 def test_simple_predicates_match_pylance(spark, dataset, where):
     """Where Lance's SQL means the same as Spark's, pylance's filter is the oracle."""

@@ -121,6 +121,7 @@ def test_whole_columns_equal_pylance(spark, dataset, options):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.line_smoke
 @pytest.mark.parametrize(
     "predicate", ["id % 997 = 3", "id >= 5000 AND id < 5003", "id = 11999", "id < 2"]
 )

@@ -36,6 +36,7 @@ def test_limit_returns_pylances_rows_and_reads_only_what_it_needs(spark, table, 
         assert metrics["fragmentsRead"] <= needed
 
 
+@pytest.mark.line_smoke
 def test_limit_over_a_pushed_filter(spark, table):
     want = lance.dataset(table).to_table(filter="id % 3 = 0", limit=7)["id"].to_pylist()
     df = spark.read.format("lance").load(table).where("id % 3 = 0").limit(7)

@@ -68,6 +68,7 @@ def test_lancedb_opens_and_searches_spark_vectors(spark, tmp_path):
     assert hits[0]["id"] == 42
 
 
+@pytest.mark.line_smoke
 def test_vector_columns_option_and_pyspark_ml_vectors(spark, tmp_path):
     from pyspark.ml.linalg import Vectors
 
@@ -85,6 +86,7 @@ def test_vector_columns_option_and_pyspark_ml_vectors(spark, tmp_path):
     assert np.array_equal(np.stack(got["features"].to_numpy(zero_copy_only=False)), v)
 
 
+@pytest.mark.line_smoke
 def test_ml_vectors_written_directly_and_read_back_as_vectors(spark, tmp_path):
     """A VectorUDT column with vector_columns: fixed_size_list<double>[dim] (sparse vectors
     expanded, null vectors null); to_ml_vector reads it back as the same vectors."""

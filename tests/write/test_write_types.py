@@ -92,6 +92,7 @@ def test_spark_reads_back_what_it_wrote(spark, tmp_path, version):
     assert sorted_map_rows(spark_rows(back), maps) == sorted_map_rows(spark_rows(df), maps)
 
 
+@pytest.mark.line_smoke
 def test_interval_columns_on_spark_35_are_refused_by_spark(spark, tmp_path):
     """On Spark 3.5 the refusal is Spark's own, before the connector sees the data."""
     if spark_saves_intervals(spark):

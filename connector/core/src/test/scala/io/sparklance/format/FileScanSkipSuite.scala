@@ -8,13 +8,14 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.format.structural.StructuralFixtures
 import io.sparklance.format.v20.FixtureSupport
 import io.sparklance.table.{FragmentRef, LanceDataset, VersionSpec}
-import io.sparklance.testutil.{Fixtures, RecordingFileIO}
+import io.sparklance.testutil.{DefaultLineOnly, Fixtures, RecordingFileIO}
 
 /**
  * `FileScan.skip` in every reader: scans that skip and read in turn (within a page or chunk,
  * to a page's end, across many pages, from a range starting mid-page) return exactly the rows
  * pylance returns at those positions.
  */
+@DefaultLineOnly
 class FileScanSkipSuite extends AnyFunSuite {
   private val io = FixtureSupport.io
   private val pages = Fixtures.testData.resolve("pages")

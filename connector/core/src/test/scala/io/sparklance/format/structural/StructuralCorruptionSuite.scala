@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.sparklance.testutil.DefaultLineOnly
 import io.sparklance.{LanceCorruptFileException, LanceException}
 import io.sparklance.format._
 import io.sparklance.table.{FragmentRef, LanceDataset, VersionSpec}
@@ -16,6 +17,7 @@ import io.sparklance.table.{FragmentRef, LanceDataset, VersionSpec}
  * The damage is applied to copies of real pylance files: truncation, and byte flips inside
  * every page buffer of every column.
  */
+@DefaultLineOnly
 class StructuralCorruptionSuite extends AnyFunSuite {
   import StructuralTestSupport.io
 

@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format._
 import io.sparklance.table.{FragmentRef, LanceDataset, VersionSpec}
-import io.sparklance.testutil.{Fixtures, RecordingFileIO}
+import io.sparklance.testutil.{DefaultLineOnly, Fixtures, RecordingFileIO}
 
 /**
  * 2.0 batches of fixed-width values read on their own (a window of the page per batch) instead
@@ -15,6 +15,7 @@ import io.sparklance.testutil.{Fixtures, RecordingFileIO}
  * way; here the threshold is 1 byte, so every fixed-width column of the fixtures does: plain and
  * nullable values, vectors with null rows and null items, validity bitmaps starting mid-byte.
  */
+@DefaultLineOnly
 class V20BatchWindowSuite extends AnyFunSuite {
   import FixtureSupport._
 

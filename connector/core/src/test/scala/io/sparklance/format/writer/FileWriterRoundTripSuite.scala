@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.format._
 import io.sparklance.storage.{HadoopFileIO, StreamSink}
-import io.sparklance.testutil.{CanonicalJson, TempDirs}
+import io.sparklance.testutil.{CanonicalJson, DefaultLineOnly, TempDirs}
 
 import scala.jdk.CollectionConverters._
 
@@ -15,6 +15,7 @@ import scala.jdk.CollectionConverters._
  * the fixture suites verify against pylance). Small page budgets force many pages and chunks;
  * pylance's own checks of what we write are in tests/write (pytest).
  */
+@DefaultLineOnly
 class FileWriterRoundTripSuite extends AnyFunSuite {
   import WriterTestSchemas._
 

@@ -12,13 +12,14 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.sparklance.{LanceCorruptFileException, LanceUnsupportedException}
 import io.sparklance.storage.RoutingFileIO
-import io.sparklance.testutil.Pylance
+import io.sparklance.testutil.{DefaultLineOnly, Pylance}
 
 /**
  * S3FileIO against a real S3 server (moto, behind the test proxy of tests/s3server.py that
  * counts requests and injects faults): the FileIO contract, exactly-once conditional
  * commits, multipart uploads, retries.
  */
+@DefaultLineOnly
 class S3FileIOSuite extends AnyFunSuite with BeforeAndAfterEach {
   private lazy val server: JsonNode = Pylance.call("s3_ops", "start")
   private lazy val bucket = server.get("bucket").asText()

@@ -2,9 +2,10 @@ package io.sparklance.table.index
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.sparklance.testutil.{Pylance, TempDirs}
+import io.sparklance.testutil.{DefaultLineOnly, Pylance, TempDirs}
 
 /** Our fst reader and builder against the token sets pylance 14.0.2 writes. */
+@DefaultLineOnly
 class FstSuite extends AnyFunSuite {
   private def hex(s: String): Array[Byte] =
     s.grouped(2).map(Integer.parseInt(_, 16).toByte).toArray

@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import io.sparklance.LanceConcurrentModificationException
 import io.sparklance.table.txn.TwinDatasetSuite
-import io.sparklance.testutil.Pylance
+import io.sparklance.testutil.{DefaultLineOnly, Pylance}
 
 /**
  * Our compaction against pylance's `optimize.compact_files` with the same options on twin
@@ -15,6 +15,7 @@ import io.sparklance.testutil.Pylance
  * table after it (rows, row ids, versions, fragments, index bitmaps) and pylance keeps going
  * alike; conflicts with concurrent pylance writers as pylance's own.
  */
+@DefaultLineOnly
 class CompactionSuite extends TwinDatasetSuite {
   private def ours(p: Path, opts: CompactionOptions = CompactionOptions()): CompactionMetrics =
     Compaction(fileIO, p.toString, opts)

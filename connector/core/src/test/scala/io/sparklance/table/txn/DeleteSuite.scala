@@ -11,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.LanceConcurrentModificationException
 import io.sparklance.storage.HadoopFileIO
 import io.sparklance.table.{LanceDataset, Snapshot, VersionSpec}
-import io.sparklance.testutil.{Pylance, TempDirs}
+import io.sparklance.testutil.{DefaultLineOnly, Pylance, TempDirs}
 
 /**
  * Our Delete against pylance's `ds.delete` of the same rows: on twin copies of a dataset
@@ -19,6 +19,7 @@ import io.sparklance.testutil.{Pylance, TempDirs}
  * file kind and count), `validate()` must pass, and pylance must keep appending and deleting.
  * Every expected value is what pylance reports for its own copy.
  */
+@DefaultLineOnly
 class DeleteSuite extends AnyFunSuite {
   private val fileIO = HadoopFileIO.local()
 

@@ -12,7 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.sparklance.storage.FileIO
 import io.sparklance.table.Snapshot
 import io.sparklance.table.commit.CommitPauses
-import io.sparklance.testutil.{Pylance, TempDirs}
+import io.sparklance.testutil.{DefaultLineOnly, Pylance, TempDirs}
 
 /**
  * A writer killed at any point of a commit leaves the old version or the new one, nothing in
@@ -23,6 +23,7 @@ import io.sparklance.testutil.{Pylance, TempDirs}
  * compaction commits twice (ReserveFragments, then the Rewrite): each commit is killed at
  * each point; between the two the table is the old one a version on.
  */
+@DefaultLineOnly
 class KillAtCommitSuite extends AnyFunSuite {
   import TxnMatrix.describe
 
