@@ -55,6 +55,10 @@ def main(argv=None) -> int:
         help="at most this many seconds of random sleep before each query",
     )
     ap.add_argument("--dump", default="tpch-stress-threads.txt")
+    ap.add_argument(
+        "--shuffle-partitions", type=int, help="spark.sql.shuffle.partitions (default: Spark's)"
+    )
+    ap.add_argument("--jvm-opts", default="", help="the driver JVM's extra options")
     args = ap.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -72,6 +76,10 @@ def main(argv=None) -> int:
         .config("spark.ui.enabled", "false")
         .config("spark.sql.adaptive.enabled", "true" if args.aqe == "on" else "false")
     )
+    if args.shuffle_partitions:
+        builder = builder.config("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
+    if args.jvm_opts:
+        builder = builder.config("spark.driver.extraJavaOptions", args.jvm_opts)
     spark = spark_lance.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     root = tpch.root(data, args.sf)

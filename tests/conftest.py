@@ -17,15 +17,6 @@ import pytest  # noqa: E402
 
 import support  # noqa: E402
 
-# JIT settings of the test JVM. The suite runs thousands of short queries, each over a few
-# rows, so the JVM spends most of its CPU compiling code it runs a handful of times: the C1
-# compiler alone, on one thread, with the serial collector, takes ~40% less CPU and ~15% less
-# wall time here (2 cores) and changes no result. SPARK_LANCE_TEST_JVM_OPTS replaces them.
-TEST_JVM_OPTS = os.environ.get(
-    "SPARK_LANCE_TEST_JVM_OPTS", "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC"
-)
-
-
 # The line smoke: how many test functions of each module run their first parameter set.
 LINE_SMOKE_FUNCTIONS_PER_MODULE = 2
 
@@ -82,7 +73,7 @@ def spark(tmp_path_factory):
         .config("spark.default.parallelism", "2")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.memory", "2g")
-        .config("spark.driver.extraJavaOptions", f"-Duser.timezone=UTC {TEST_JVM_OPTS}")
+        .config("spark.driver.extraJavaOptions", f"-Duser.timezone=UTC {support.TEST_JVM_OPTS}")
         # Each pytest-xdist worker has its own session: keep their warehouses apart.
         .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
     )

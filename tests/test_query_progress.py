@@ -5,7 +5,9 @@ The 22 TPC-H queries over pylance's Lance copies of a small TPC-H database run i
 order with random pauses, under a watchdog (bench/tpch_stress.py): a query that takes longer
 than the watchdog allows fails the test with the JVM's thread stacks, as does a failed query
 or an answer that differs between runs. Two JVMs, one pass each: two cores with adaptive
-execution on (the hang's setting), four cores with it off. A bounded version of the long hunt
+execution on (the hang's setting, Spark's 200 shuffle partitions), four cores with it off (16
+shuffle partitions: without adaptive execution, 200 tiny tasks per exchange only cost time),
+both with the test JVM's JIT settings (support.TEST_JVM_OPTS). A bounded version of the long hunt
 (`bench/tpch_stress.py --sf 1 --loops 20`), so that the class of hang is watched on every CI
 run."""
 
@@ -16,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from support import TEST_JVM_OPTS
 
 # A hang hunt over TPC-H queries; nothing in it differs per line.
 pytestmark = pytest.mark.default_line_only
@@ -29,8 +33,10 @@ def tpch_data(tmp_path_factory):
     return tmp_path_factory.mktemp("tpch-progress")
 
 
-@pytest.mark.parametrize("master,aqe,loops", [("local[2]", "on", 1), ("local[4]", "off", 1)])
-def test_tpch_queries_keep_making_progress(tpch_data, tmp_path, master, aqe, loops):
+@pytest.mark.parametrize(
+    "master,aqe,partitions", [("local[2]", "on", None), ("local[4]", "off", 16)]
+)
+def test_tpch_queries_keep_making_progress(tpch_data, tmp_path, master, aqe, partitions):
     dump = tmp_path / "threads.txt"
     run = subprocess.run(
         [
@@ -41,7 +47,7 @@ def test_tpch_queries_keep_making_progress(tpch_data, tmp_path, master, aqe, loo
             "--sf",
             "0.01",
             "--loops",
-            str(loops),
+            "1",
             "--master",
             master,
             "--aqe",
@@ -52,6 +58,8 @@ def test_tpch_queries_keep_making_progress(tpch_data, tmp_path, master, aqe, loo
             "0.05",
             "--dump",
             str(dump),
+            f"--jvm-opts={TEST_JVM_OPTS}",
+            *([f"--shuffle-partitions={partitions}"] if partitions else []),
         ],
         capture_output=True,
         text=True,
