@@ -1,8 +1,9 @@
 """Append conformance: for every Arrow type pylance writes and the connector reads, pylance
 writes a base dataset, Spark appends 1, 2, 100 and 5000 low-cardinality rows (the dataset's
-own rows read back through Spark, and new rows built in Spark), and then pylance reads the
-table exactly as base + appended rows, validates it and appends to it, and Spark reads it all
-as pylance does. Dictionary columns have their own, wider, test (test_write_dictionary.py).
+own rows read back through Spark, and new rows built in Spark from the same values), and after
+each append pylance reads the table exactly as its own base rows plus the appended ones (the
+base values under new ids), validates it; then it appends to it, and Spark reads it all as
+pylance does. Dictionary columns have their own, wider, test (test_write_dictionary.py).
 """
 
 import datetime as dt
@@ -173,23 +174,29 @@ def test_spark_appends_then_pylance_reads_validates_and_appends(spark, tmp_path,
     interval = any("interval" in f.dataType.simpleString() for f in schema.fields)
     base_values = [tuple(spark_form(v) for v in r) for r in rows_from_arrow(base)]
 
+    # What each append must add, as pylance reads it: pylance's own base rows under new ids.
+    base_rows = expected
     next_id = 1000
     for n in (1, 2, 100, 5000):
         # The dataset's own rows read back through Spark, repeated to n rows.
+        copies = (n + 299) // 300
         own = (
             spark.read.format("lance")
             .load(path)
             .where("id < 300")
-            .crossJoin(spark.range((n + 299) // 300).withColumnRenamed("id", "r"))
+            .crossJoin(spark.range(copies).withColumnRenamed("id", "r"))
             .selectExpr(f"id + {next_id} + r * 1000 as id", "c")
             .orderBy("id")
             .limit(n)
         )
+        own_rows = sorted(
+            (row[0] + next_id + r * 1000,) + row[1:] for r in range(copies) for row in base_rows
+        )[:n]
         # New rows built in Spark from Python values.
         rows = [(next_id + 500_000 + k,) + base_values[k % 300][1:] for k in range(n)]
         new = spark.createDataFrame(rows, schema)
-        for df in (own, new):
-            appended = spark_rows(df)
+        new_rows = [(next_id + 500_000 + k,) + base_rows[k % 300][1:] for k in range(n)]
+        for df, appended in ((own, own_rows), (new, new_rows)):
             if interval and not spark_saves_intervals(spark):
                 # Spark 3.5's save() refuses interval columns for every format: writeTo.
                 df.writeTo(f"lance.`{path}`").append()
