@@ -806,6 +806,37 @@ def test_s3_ddb_commits_interleave_with_pylance(spark, s3, bucket, ddb):
     assert not [k for k in keys if ".manifest-" in k]
 
 
+def test_s3_ddb_maintenance_by_uri_commits_through_dynamodb(spark, s3, bucket, ddb):
+    """The maintenance helpers take pylance's URI with its query, as reads and writes do: a
+    compaction and a restore commit through DynamoDB as pylance's own on a twin, and a tag
+    lands where pylance finds it."""
+    so, sso = s3.storage_options(), ddb_options(s3)
+    uri = f"s3+ddb://{bucket}/m/t.lance?ddbTableName={DDB_TABLE}"
+    twin = f"s3+ddb://{bucket}/m/twin.lance?ddbTableName={DDB_TABLE}"
+    for path in (uri, twin):
+        for k in range(3):
+            lance.write_dataset(data(10 * k, 10), path, mode="append", storage_options=so)
+    ours = spark_lance.compact_files(spark, uri, options=sso)
+    theirs = lance.dataset(twin, storage_options=so).optimize.compact_files()
+    assert ours["fragments_removed"] == theirs.fragments_removed
+    assert ours["fragments_added"] == theirs.fragments_added
+    compacted = lance.dataset(twin, storage_options=so).version
+    spark_lance.create_tag(spark, uri, "compacted", compacted, options=sso)
+    restored = spark_lance.restore(spark, uri, 1, options=sso)
+    lance.dataset(twin, storage_options=so, version=1).restore()
+    ds, tw = lance.dataset(uri, storage_options=so), lance.dataset(twin, storage_options=so)
+    ds.validate()
+    assert restored == ds.version == tw.version
+    assert [v["version"] for v in ds.versions()] == [v["version"] for v in tw.versions()]
+    assert ds.tags.list()["compacted"]["version"] == compacted
+    assert ds.to_table().sort_by("id") == tw.to_table().sort_by("id")
+    tagged = lance.dataset(uri, version="compacted", storage_options=so)
+    assert tagged.to_table().sort_by("id") == tw.checkout_version(compacted).to_table().sort_by(
+        "id"
+    )
+    assert sorted(ddb_rows(ddb, "m/t.lance")) == sorted(ddb_rows(ddb, "m/twin.lance"))
+
+
 def test_s3_ddb_finishes_a_version_a_writer_left_staged(spark, s3, bucket, ddb):
     """A writer that stopped after DynamoDB recorded its staging manifest: the next writer
     copies it into place, as pylance does, and commits after it."""

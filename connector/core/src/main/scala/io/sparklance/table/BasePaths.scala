@@ -3,7 +3,6 @@ package io.sparklance.table
 import scala.jdk.CollectionConverters._
 
 import io.sparklance.LanceErrors
-import io.sparklance.storage.Paths
 import io.sparklance.proto.TableProtos
 
 /**
@@ -16,7 +15,7 @@ object BasePaths {
     if (!df.hasBaseId) defaultDataDir
     else {
       val base = find(snapshot, df.getBaseId, s"data file ${df.getPath}")
-      if (base.getIsDatasetRoot) Paths.join(base.getPath, "data") else base.getPath
+      if (base.getIsDatasetRoot) DatasetLayout.dataDir(base.getPath) else base.getPath
     }
 
   /** The root whose `_deletions/` holds a deletion file. */

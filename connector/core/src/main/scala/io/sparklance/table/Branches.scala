@@ -38,11 +38,10 @@ object Branches {
   private val log = LoggerFactory.getLogger(getClass)
   private val mapper = new ObjectMapper()
 
-  def dir(root: String): String = Paths.join(Paths.join(root, "_refs"), "branches")
+  def dir(root: String): String = DatasetLayout.branchesDir(root)
 
   /** The branch's own dataset directory. */
-  def path(root: String, name: String): String =
-    Paths.join(Paths.join(Paths.stripTrailingSlash(root), "tree"), name)
+  def path(root: String, name: String): String = DatasetLayout.branchRoot(root, name)
 
   def list(io: FileIO, root: String): Seq[Branch] =
     if (!io.exists(dir(root))) Nil
@@ -107,7 +106,7 @@ object Branches {
     }
     val ref = Paths.join(dir(root), s"$name.json")
     val home = path(root, name)
-    if (io.exists(ref) || io.exists(Paths.join(home, "_versions")))
+    if (io.exists(ref) || io.exists(DatasetLayout.versionsDir(home)))
       throw LanceErrors.invalidOption("branch", name, s"branch $name already exists in $root")
     val parentRef = parent.map(get(io, root, _))
     val sourceRoot = parent.map(path(root, _)).getOrElse(root)
@@ -154,7 +153,7 @@ object Branches {
       .setSeconds(now.getEpochSecond).setNanos(now.getNano))
     val bytes = ManifestFile.encode(m, indexSection, Some(txn))
 
-    io.createIfAbsent(Paths.join(Paths.join(home, TransactionLog.Dir), txnName), txn)
+    io.createIfAbsent(Paths.join(DatasetLayout.transactionsDir(home), txnName), txn)
     val versions = new VersionLog(io, home)
     val manifestPath = versions.manifestPath(version, source.naming)
     if (!io.createIfAbsent(manifestPath, bytes))

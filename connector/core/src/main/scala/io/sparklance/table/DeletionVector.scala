@@ -43,7 +43,7 @@ object DeletionVector {
         throw LanceErrors.unsupported(s"Deletion file type $other of fragment $fragmentId in $root")
     }
     Paths.join(
-      Paths.join(root, "_deletions"),
+      DatasetLayout.deletionsDir(root),
       s"$fragmentId-${file.getReadVersion}-${java.lang.Long.toUnsignedString(file.getId)}.$ext"
     )
   }

@@ -51,7 +51,7 @@ final case class FragmentRef(
 
 object FragmentRef {
   def apply(root: String, snapshot: Snapshot, f: TableProtos.DataFragment): FragmentRef = {
-    val dataDir = Paths.join(root, "data")
+    val dataDir = DatasetLayout.dataDir(root)
     FragmentRef(
       id = f.getId,
       physicalRows = f.getPhysicalRows,

@@ -100,10 +100,10 @@ object LanceDataset {
     val root = Paths.stripTrailingSlash(path)
     // One check on the usual path (one request on an object store); the rest only to say
     // precisely what is wrong.
-    if (io.isDirectory(Paths.join(root, "_versions"))) return new LanceDataset(io, root)
+    if (io.isDirectory(DatasetLayout.versionsDir(root))) return new LanceDataset(io, root)
     if (!io.exists(root)) throw LanceErrors.pathNotFound(root)
     if (!io.isDirectory(root)) throw LanceErrors.notADataset(root, "it is a file, not a directory")
-    if (!io.isDirectory(Paths.join(root, "_versions")))
+    if (!io.isDirectory(DatasetLayout.versionsDir(root)))
       throw LanceErrors.notADataset(root, "it has no _versions/ directory")
     new LanceDataset(io, root)
   }

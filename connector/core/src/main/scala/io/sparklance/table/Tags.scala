@@ -11,7 +11,7 @@ final case class Tag(name: String, version: Long, branch: Option[String])
 object Tags {
   private val mapper = new ObjectMapper()
 
-  def dir(root: String): String = Paths.join(Paths.join(root, "_refs"), "tags")
+  def dir(root: String): String = DatasetLayout.tagsDir(root)
 
   def list(io: FileIO, root: String): Seq[Tag] =
     io.list(dir(root)).filter(e => !e.isDirectory && e.name.endsWith(".json")).map { e =>

@@ -12,7 +12,7 @@ final case class VersionFile(version: Long, naming: ManifestNaming, path: String
  * stale) are never trusted.
  */
 final class VersionLog(io: FileIO, val root: String) {
-  val versionsDir: String = Paths.join(root, "_versions")
+  val versionsDir: String = DatasetLayout.versionsDir(root)
 
   /** All versions, oldest first. */
   def list(): IndexedSeq[VersionFile] = {

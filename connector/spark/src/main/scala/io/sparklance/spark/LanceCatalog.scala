@@ -28,9 +28,8 @@ import io.sparklance.{LanceConcurrentModificationException, LanceErrors}
 import io.sparklance.spark.errors.SparkErrors
 import io.sparklance.storage.{FileIO, FileTrees, Paths, RoutingFileIO}
 import io.sparklance.spark.shims.LanceProcedureCatalog
-import io.sparklance.table.{LanceDataset, VersionSpec}
+import io.sparklance.table.{DatasetLayout, LanceDataset, VersionSpec}
 import io.sparklance.table.namespace.DirectoryNamespace
-import io.sparklance.table.txn.WritePlan
 
 /**
  * Lance datasets as Spark SQL tables: `spark.sql.catalog.<name> = io.sparklance.spark.LanceCatalog`.
@@ -100,7 +99,7 @@ class LanceCatalog extends StagingTableCatalog with SupportsNamespaces
       ns.tableLocation(id(ident)).getOrElse(throw new NoSuchTableException(ident))
     }
 
-  private def exists(path: String): Boolean = WritePlan.existing(fileIO, path).isDefined
+  private def exists(path: String): Boolean = DatasetLayout.hasDataset(fileIO, path)
 
   /**
    * Why `ident`, at `path`, holds no table: a path names its own problem as the DataFrame

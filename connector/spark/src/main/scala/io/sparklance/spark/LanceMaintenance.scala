@@ -7,7 +7,14 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{Branches, LanceDataset, ManifestSummary, Tags, VersionSpec}
+import io.sparklance.table.{
+  Branches,
+  DatasetLayout,
+  LanceDataset,
+  ManifestSummary,
+  Tags,
+  VersionSpec
+}
 import io.sparklance.table.maintenance.{
   CleanupOldVersions,
   CleanupPolicy,
@@ -22,13 +29,21 @@ import io.sparklance.table.txn.{Committer, Restore}
  * Storage settings come from the session's Hadoop configuration plus `options`.
  */
 object LanceMaintenance {
-  private def fileIO(spark: SparkSession, options: java.util.Map[String, String]): FileIO =
-    LanceTables.fileIO(
-      spark,
-      new CaseInsensitiveStringMap(
-        Option(options).getOrElse(new java.util.HashMap[String, String]())
-      )
-    )
+
+  /** Storage for `path`: the session's settings, then `options`, then its URI query's. */
+  private def fileIO(
+      spark: SparkSession,
+      path: String,
+      options: java.util.Map[String, String]
+  ): FileIO = {
+    val passed = Option(options).map(_.asScala.toMap).getOrElse(Map.empty[String, String])
+    val settings = passed ++ DatasetLayout.splitQuery(path)._2
+    LanceTables.fileIO(spark, new CaseInsensitiveStringMap(settings.asJava))
+  }
+
+  /** The dataset root `path` names: without its URI query (`s3+ddb://...?ddbTableName=t`). */
+  private def rootOf(path: String): String =
+    Paths.stripTrailingSlash(DatasetLayout.splitQuery(path)._1)
 
   /**
    * pylance's `cleanup_old_versions`; `olderThanSeconds` and `retainVersions` may be null.
@@ -51,7 +66,7 @@ object LanceMaintenance {
       errorIfTaggedOldVersions
     )
     val s =
-      CleanupOldVersions(fileIO(spark, options), Paths.stripTrailingSlash(path), policy, dryRun)
+      CleanupOldVersions(fileIO(spark, path, options), rootOf(path), policy, dryRun)
     Map[String, Any](
       "bytes_removed" -> s.bytesRemoved,
       "old_versions" -> s.oldVersions,
@@ -72,7 +87,7 @@ object LanceMaintenance {
       path: String,
       options: java.util.Map[String, String]
   ): String = {
-    val dataset = LanceDataset.open(fileIO(spark, options), Paths.stripTrailingSlash(path))
+    val dataset = LanceDataset.open(fileIO(spark, path, options), rootOf(path))
     dataset.versions().map { vf =>
       val s = dataset.open(VersionSpec.Number(vf.version))
       val meta = ManifestSummary.of(s.manifest).toSeq.sorted
@@ -89,7 +104,7 @@ object LanceMaintenance {
       path: String,
       options: java.util.Map[String, String]
   ): Long =
-    LanceDataset.open(fileIO(spark, options), Paths.stripTrailingSlash(path))
+    LanceDataset.open(fileIO(spark, path, options), rootOf(path))
       .open(VersionSpec.Latest).version
 
   /**
@@ -102,8 +117,8 @@ object LanceMaintenance {
       version: String,
       options: java.util.Map[String, String]
   ): Long = {
-    val io = fileIO(spark, options)
-    val root = Paths.stripTrailingSlash(path)
+    val io = fileIO(spark, path, options)
+    val root = rootOf(path)
     val ds = LanceDataset.open(io, root)
     val v = version.trim
     val target = ds.open(if (v.nonEmpty && v.forall(_.isDigit)) VersionSpec.Number(v.toLong)
@@ -138,7 +153,7 @@ object LanceMaintenance {
         .getOrElse(d.materializeDeletionsThreshold),
       Option(deferIndexRemap).exists(_.booleanValue)
     )
-    val io = fileIO(spark, options)
+    val io = fileIO(spark, path, options)
     val runner: Compaction.Runner = tasks =>
       if (tasks.size <= 1) Compaction.inThisThread(io)(tasks)
       else {
@@ -147,7 +162,7 @@ object LanceMaintenance {
             .map { case (t, i) => i -> t.run(io) }.collect().sortBy(_._1).map(_._2).toSeq
         finally spark.sparkContext.setJobDescription(null)
       }
-    val m = Compaction(io, Paths.stripTrailingSlash(path), opts, runner)
+    val m = Compaction(io, rootOf(path), opts, runner)
     Map(
       "fragments_removed" -> m.fragmentsRemoved,
       "fragments_added" -> m.fragmentsAdded,
@@ -164,7 +179,7 @@ object LanceMaintenance {
       version: Long,
       options: java.util.Map[String, String]
   ): Unit =
-    Tags.create(fileIO(spark, options), Paths.stripTrailingSlash(path), tag, version)
+    Tags.create(fileIO(spark, path, options), rootOf(path), tag, version)
 
   def updateTag(
       spark: SparkSession,
@@ -173,7 +188,7 @@ object LanceMaintenance {
       version: Long,
       options: java.util.Map[String, String]
   ): Unit =
-    Tags.update(fileIO(spark, options), Paths.stripTrailingSlash(path), tag, version)
+    Tags.update(fileIO(spark, path, options), rootOf(path), tag, version)
 
   def deleteTag(
       spark: SparkSession,
@@ -181,7 +196,7 @@ object LanceMaintenance {
       tag: String,
       options: java.util.Map[String, String]
   ): Unit =
-    Tags.delete(fileIO(spark, options), Paths.stripTrailingSlash(path), tag)
+    Tags.delete(fileIO(spark, path, options), rootOf(path), tag)
 
   /** pylance's `create_branch(branch, version)` from a version of the main branch. */
   def createBranch(
@@ -206,8 +221,8 @@ object LanceMaintenance {
       options: java.util.Map[String, String]
   ): Unit =
     Branches.create(
-      fileIO(spark, options),
-      Paths.stripTrailingSlash(path),
+      fileIO(spark, path, options),
+      rootOf(path),
       branch,
       version,
       Option(parent).filter(_.nonEmpty)
@@ -220,7 +235,7 @@ object LanceMaintenance {
       branch: String,
       options: java.util.Map[String, String]
   ): Unit =
-    Branches.delete(fileIO(spark, options), Paths.stripTrailingSlash(path), branch)
+    Branches.delete(fileIO(spark, path, options), rootOf(path), branch)
 
   /**
    * pylance's `branches.list()`, as JSON for Python: name -> parent_branch, parent_version,
@@ -231,7 +246,7 @@ object LanceMaintenance {
       path: String,
       options: java.util.Map[String, String]
   ): String = {
-    Branches.list(fileIO(spark, options), Paths.stripTrailingSlash(path)).map { b =>
+    Branches.list(fileIO(spark, path, options), rootOf(path)).map { b =>
       val ids = b.versionMapping.map { case (v, id) => s"[$v,${str(id)}]" }.mkString("[", ",", "]")
       val parent = b.parentBranch.map(str).getOrElse("null")
       s"""${str(b.name)}:{"parent_branch":$parent,"parent_version":${b.parentVersion},""" +
@@ -246,7 +261,7 @@ object LanceMaintenance {
       path: String,
       options: java.util.Map[String, String]
   ): java.util.Map[String, java.lang.Long] =
-    Tags.list(fileIO(spark, options), Paths.stripTrailingSlash(path))
+    Tags.list(fileIO(spark, path, options), rootOf(path))
       .map(t => t.name -> java.lang.Long.valueOf(t.version)).toMap.asJava
 
   /** `v` as a JSON string (quotes, backslashes and control characters escaped). */

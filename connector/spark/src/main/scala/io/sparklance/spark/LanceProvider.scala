@@ -14,8 +14,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.sparklance.LanceErrors
 import io.sparklance.spark.errors.SparkErrors
-import io.sparklance.storage.Paths
 import io.sparklance.spark.write.LanceSave
+import io.sparklance.table.DatasetLayout
 
 /**
  * What [[LanceDataSource]] (the class Spark finds through `DataSourceRegister`) hands every
@@ -152,17 +152,8 @@ object LanceProvider {
    * (`ddbTableName`), the path loses its query. Other paths are left alone.
    */
   def withPathQuery(options: CaseInsensitiveStringMap): CaseInsensitiveStringMap = {
-    val path = options.get("path")
-    if (
-      path == null || !path.toLowerCase(java.util.Locale.ROOT).startsWith("s3+ddb://") ||
-      !path.contains("?")
-    ) return options
-    val (bare, query) = path.splitAt(path.indexOf('?'))
-    val settings = query.drop(1).split('&').filter(_.nonEmpty).map { kv =>
-      val i = kv.indexOf('=')
-      def dec(s: String) = java.net.URLDecoder.decode(s, "UTF-8")
-      if (i < 0) dec(kv) -> "" else dec(kv.substring(0, i)) -> dec(kv.substring(i + 1))
-    }.toMap
+    val (bare, settings) = DatasetLayout.splitQuery(options.get("path"))
+    if (settings.isEmpty) return options
     new CaseInsensitiveStringMap(
       (options.asCaseSensitiveMap().asScala.toMap ++ settings + ("path" -> bare)).asJava
     )
@@ -170,9 +161,7 @@ object LanceProvider {
 
   /** A Lance dataset is there: a `_versions/` directory holding at least one manifest. */
   def datasetExists(spark: SparkSession, options: CaseInsensitiveStringMap): Boolean = {
-    val io = LanceTables.fileIO(spark, options)
-    val versions = Paths.join(Paths.stripTrailingSlash(options.get("path")), "_versions")
-    io.list(versions).exists(e => e.name.endsWith(".manifest") && !e.name.startsWith("."))
+    DatasetLayout.hasDataset(LanceTables.fileIO(spark, options), options.get("path"))
   }
 }
 

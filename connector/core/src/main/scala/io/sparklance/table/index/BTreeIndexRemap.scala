@@ -9,7 +9,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{ManifestFile, Snapshot}
+import io.sparklance.table.{DatasetLayout, ManifestFile, Snapshot}
 
 /**
  * A BTREE index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite:
@@ -50,9 +50,9 @@ object BTreeIndexRemap {
           "schema lacks"
       )
     )
-    val oldDir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(old.getUuid))
+    val oldDir = DatasetLayout.indexDir(s.root, ManifestFile.uuidText(old.getUuid))
     val uuid = UUID.randomUUID()
-    val dir = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
+    val dir = DatasetLayout.indexDir(s.root, uuid.toString)
     val valueField = LanceField(0, -1, "values", field.logicalType, nullable = true, Map.empty, Nil)
     val idField = LanceField(1, -1, "ids", LogicalType.UInt64, nullable = false, Map.empty, Nil)
     val reader = LanceFileReader.openStandalone(

@@ -11,7 +11,7 @@ import io.sparklance.format._
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths, StreamSink}
-import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
+import io.sparklance.table.{DatasetLayout, FeatureFlags, ManifestFile, Snapshot}
 
 /**
  * A BITMAP or LABEL_LIST index rewritten for a compaction, as pylance 14 remaps one inside its
@@ -54,12 +54,12 @@ object BitmapIndexRemap {
       added: Seq[Long]
   ): TableProtos.IndexMetadata = {
     val oldPath = Paths.join(
-      Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(old.getUuid)),
+      DatasetLayout.indexDir(s.root, ManifestFile.uuidText(old.getUuid)),
       LookupFile
     )
     val rowIds = (s.readerFeatureFlags & FeatureFlags.StableRowIds) != 0
     val uuid = UUID.randomUUID()
-    val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), LookupFile)
+    val path = Paths.join(DatasetLayout.indexDir(s.root, uuid.toString), LookupFile)
     // The file's own schema, metadata and global buffers (a LABEL_LIST index keeps the tree
     // map of its null rows in one), kept as they are but for the row addresses.
     val layout = IndexFileLayout.read(io, oldPath)

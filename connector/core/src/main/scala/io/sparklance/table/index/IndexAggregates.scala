@@ -2,8 +2,8 @@ package io.sparklance.table.index
 
 import io.sparklance.format._
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LiveRows, ManifestFile, Snapshot}
+import io.sparklance.storage.FileIO
+import io.sparklance.table.{DatasetLayout, LiveRows, ManifestFile, Snapshot}
 import io.sparklance.table.txn.Rewrite
 
 /**
@@ -54,7 +54,7 @@ object IndexAggregates {
       i: TableProtos.IndexMetadata,
       max: Boolean
   ): Option[ColumnArray] = {
-    val dir = Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+    val dir = DatasetLayout.indexDir(s.root, ManifestFile.uuidText(i.getUuid))
     val live = LiveRows(io, s, None)
     val data = BTreePageData.open(io, dir, ScalarIndexes.fileSize(i, BTreeIndexWriter.DataFile))
     try {

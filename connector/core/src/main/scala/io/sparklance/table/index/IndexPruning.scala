@@ -12,6 +12,7 @@ import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.table.{
   CompareOp,
+  DatasetLayout,
   FeatureFlags,
   FilterDomain,
   FilterValue,
@@ -158,7 +159,7 @@ object IndexPruning {
       }
 
     private def dir(i: TableProtos.IndexMetadata): String =
-      Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+      DatasetLayout.indexDir(s.root, ManifestFile.uuidText(i.getUuid))
 
     /**
      * The rows (by fragment) the index holds a value matching `f` for (a fragment's None:

@@ -9,7 +9,7 @@ import io.sparklance.format.codec.LittleEndian
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths, StreamSink}
-import io.sparklance.table.{ManifestFile, Snapshot}
+import io.sparklance.table.{DatasetLayout, ManifestFile, Snapshot}
 
 /**
  * An INVERTED (full-text) index rewritten for a compaction, as pylance 14 remaps one inside
@@ -66,7 +66,7 @@ object InvertedIndexRemap {
       scala.util.Try(partitions(io, dir(s, i))._1.nonEmpty).getOrElse(false)
 
   private def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
-    Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+    DatasetLayout.indexDir(s.root, ManifestFile.uuidText(i.getUuid))
 
   /**
    * The index's partition ids and whether it keeps positions, when its layout is one
@@ -110,7 +110,7 @@ object InvertedIndexRemap {
   ): TableProtos.IndexMetadata = {
     val from = dir(s, old)
     val uuid = UUID.randomUUID()
-    val to = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
+    val to = DatasetLayout.indexDir(s.root, uuid.toString)
     val (parts, positions) = partitions(io, from)
     val files = parts.flatMap(p => remapPartition(io, from, to, p, positions, moved))
     val meta = io.readFully(Paths.join(from, MetadataFile))

@@ -10,7 +10,7 @@ import io.sparklance.format._
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.{IndexProtos, TableProtos}
 import io.sparklance.storage.{FileIO, Paths, StreamSink}
-import io.sparklance.table.{ManifestFile, Snapshot}
+import io.sparklance.table.{DatasetLayout, ManifestFile, Snapshot}
 
 /**
  * An IVF_FLAT, IVF_SQ, IVF_PQ or IVF_RQ index rewritten for a compaction, as pylance 14
@@ -52,7 +52,7 @@ object IvfIndexRemap {
     RabitColumns ++ Seq("__blocked_ex_codes", "__add_factors_ex", "__scale_factors_ex")
 
   private[index] def dir(s: Snapshot, i: TableProtos.IndexMetadata): String =
-    Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(i.getUuid))
+    DatasetLayout.indexDir(s.root, ManifestFile.uuidText(i.getUuid))
 
   /**
    * Whether `i` is an IVF_FLAT, IVF_SQ or IVF_PQ index of this layout (its `index.idx`
@@ -170,7 +170,7 @@ object IvfIndexRemap {
     }
 
     val uuid = UUID.randomUUID()
-    val newDir = Paths.join(Paths.join(s.root, "_indices"), uuid.toString)
+    val newDir = DatasetLayout.indexDir(s.root, uuid.toString)
     val newAux = Paths.join(newDir, AuxFile)
     val reader = layout.reader(io)
     val newIvf = ivf.toBuilder.clearOffsets().clearLengths()

@@ -12,7 +12,7 @@ import io.sparklance.format._
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{FileIO, Paths, StreamSink}
-import io.sparklance.table.{ManifestFile, Snapshot}
+import io.sparklance.table.{DatasetLayout, ManifestFile, Snapshot}
 
 /**
  * An NGRAM index rewritten for a compaction, as pylance 14 remaps one inside its Rewrite
@@ -49,11 +49,11 @@ object NgramIndexRemap {
       added: Seq[Long]
   ): TableProtos.IndexMetadata = {
     val oldPath = Paths.join(
-      Paths.join(Paths.join(s.root, "_indices"), ManifestFile.uuidText(old.getUuid)),
+      DatasetLayout.indexDir(s.root, ManifestFile.uuidText(old.getUuid)),
       PostingsFile
     )
     val uuid = UUID.randomUUID()
-    val path = Paths.join(Paths.join(Paths.join(s.root, "_indices"), uuid.toString), PostingsFile)
+    val path = Paths.join(DatasetLayout.indexDir(s.root, uuid.toString), PostingsFile)
     val layout = IndexFileLayout.read(io, oldPath)
     layout.expect("tokens", "posting_list")
     val (fields, metadata, globals) = (layout.fields, layout.metadata, layout.globals)

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory
 import io.sparklance.LanceErrors
 import io.sparklance.format.{LanceField, LogicalType}
 import io.sparklance.proto.TableProtos
-import io.sparklance.storage.{FileIO, FileTrees, Paths}
-import io.sparklance.table.{FeatureFlags, ManifestFile, Snapshot}
+import io.sparklance.storage.{FileIO, FileTrees}
+import io.sparklance.table.{DatasetLayout, FeatureFlags, ManifestFile, Snapshot}
 import io.sparklance.table.txn.{CommitOptions, CommitResult, Committer, CreateIndex, Rewrite}
 
 /**
@@ -88,7 +88,7 @@ object ScalarIndexes {
     val existing = list(io, read).filter(_.getName == indexName)
     if (existing.nonEmpty && !replace) throw LanceErrors.indexExists(read.root, indexName)
     val uuid = UUID.randomUUID()
-    val dir = Paths.join(Paths.join(read.root, "_indices"), uuid.toString)
+    val dir = DatasetLayout.indexDir(read.root, uuid.toString)
     try {
       val writer = new BTreeIndexWriter(io, dir, field.logicalType)
       val files =

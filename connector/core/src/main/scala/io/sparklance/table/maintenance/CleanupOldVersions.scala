@@ -14,6 +14,7 @@ import io.sparklance.storage.{FileEntry, FileIO, Paths}
 import io.sparklance.table.{
   Branches,
   DataFileRef,
+  DatasetLayout,
   DeletionVector,
   FragmentRef,
   LanceDataset,
@@ -176,24 +177,26 @@ object CleanupOldVersions {
       val parts = rel.split('/')
       val kind: Option[Char] =
         if (rel.startsWith("_versions/.tmp")) Some('m').filter(_ => !maybeInProgress)
-        else if (parts.head == "_indices" && parts.length > 2) {
+        else if (parts.head == DatasetLayout.Indices && parts.length > 2) {
           val uuid = parts(1)
           Some('i').filter(_ => decide(kept.indexUuids(uuid), verified.indexUuids(uuid)))
-        } else if (rel.endsWith(".lance") && parts.head == "data")
+        } else if (rel.endsWith(".lance") && parts.head == DatasetLayout.Data)
           Some('d').filter(_ => decide(kept.data(rel), verified.data(rel)))
         // A blob sidecar goes with its data file (`data/<name>/…` beside `data/<name>.lance`),
         // counted as a data file, as pylance counts it.
-        else if (rel.endsWith(".blob") && parts.head == "data" && parts.length == 3) {
+        else if (rel.endsWith(".blob") && parts.head == DatasetLayout.Data && parts.length == 3) {
           val owner = s"data/${parts(1)}.lance"
           Some('d').filter(_ => decide(kept.data(owner), verified.data(owner)))
         } else if (
-          managed && rel.endsWith(".blob") && parts.head == "_blobs" &&
+          managed && rel.endsWith(".blob") && parts.head == DatasetLayout.Blobs &&
           parts.length == 2
         )
           Some('d').filter(_ => decide(keptObjects(rel), verifiedObjects(rel)))
-        else if ((rel.endsWith(".arrow") || rel.endsWith(".bin")) && parts.head == "_deletions")
+        else if (
+          (rel.endsWith(".arrow") || rel.endsWith(".bin")) && parts.head == DatasetLayout.Deletions
+        )
           Some('x').filter(_ => decide(kept.deletions(rel), verified.deletions(rel)))
-        else if (rel.endsWith(".txn") && parts.head == "_transactions")
+        else if (rel.endsWith(".txn") && parts.head == DatasetLayout.Transactions)
           Some('t').filter(_ => decide(kept.transactions(rel), verified.transactions(rel)))
         else None
       kind.foreach(k => removed += ((e.path, e.size, k)))

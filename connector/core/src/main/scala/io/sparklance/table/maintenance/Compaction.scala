@@ -2,9 +2,10 @@ package io.sparklance.table.maintenance
 
 import org.slf4j.LoggerFactory
 
-import io.sparklance.storage.{BestEffort, FileIO, FileTrees, Paths}
+import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.proto.TableProtos
 import io.sparklance.table.{
+  DatasetLayout,
   DeletionVector,
   FeatureFlags,
   FragmentRef,
@@ -85,9 +86,11 @@ object Compaction {
     } catch {
       case e: Throwable =>
         val files = results.flatten.map(_.fragment.file.path)
-        log.warn(s"Compaction of $root did not commit; deleting its ${files.size} new data " +
-          "file(s)")
-        files.foreach(f => BestEffort.delete(io, Paths.join(Paths.join(root, "data"), f)))
+        log.warn(
+          "Compaction of {} did not commit; deleting its {} new data file(s)",
+          Array[AnyRef](root, Int.box(files.size)): _*
+        )
+        files.foreach(DatasetLayout.deleteUncommitted(io, root, _, Nil))
         throw e
     }
   }
@@ -135,7 +138,7 @@ object Compaction {
         remapped.foreach { case (_, n) =>
           FileTrees.deleteQuietly(
             io,
-            Paths.join(Paths.join(root, "_indices"), ManifestFile.uuidText(n.getUuid)),
+            DatasetLayout.indexDir(root, ManifestFile.uuidText(n.getUuid)),
             log
           )
         }

@@ -7,7 +7,14 @@ import io.sparklance.format.{ColumnArray, ColumnArrays, LanceField}
 import io.sparklance.format.blob.BlobColumn
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.storage.{BestEffort, FileIO, Paths, StreamSink}
-import io.sparklance.table.{DeletionVector, FragmentLineage, FragmentReader, FragmentRef, Snapshot}
+import io.sparklance.table.{
+  DatasetLayout,
+  DeletionVector,
+  FragmentLineage,
+  FragmentReader,
+  FragmentRef,
+  Snapshot
+}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 
 /**
@@ -70,7 +77,7 @@ final case class CompactionTask(
 
   /** The group's new file (more only past the byte limit), and its rows' lineage. */
   private final class Output(io: FileIO) {
-    private val dataDir = Paths.join(root, "data")
+    private val dataDir = DatasetLayout.dataDir(root)
     private val done = mutable.ArrayBuffer.empty[CompactedFragment]
     private var writer: LanceFileWriter = _
     private var name: String = _

@@ -6,7 +6,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
 import io.sparklance.storage.{FileIO, Paths, StreamSink}
-import io.sparklance.table.{DeletionVector, FragmentReader, FragmentRef, Snapshot}
+import io.sparklance.table.{DatasetLayout, DeletionVector, FragmentReader, FragmentRef, Snapshot}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn.{CommitOptions, Committer, Overwrite, WritePlan}
 
@@ -269,7 +269,7 @@ final class DirectoryNamespace(fileIO: FileIO, root0: String) {
       "base_objects" -> base
     )
     val name = DataFileNames.next()
-    val dir = Paths.join(manifestPath, "data")
+    val dir = DatasetLayout.dataDir(manifestPath)
     val version = snapshot.map(s => FileVersion.ofDataset(s.dataStorageVersion, manifestPath))
       .getOrElse(FileVersion.V2_2)
     val out = new java.io.ByteArrayOutputStream()

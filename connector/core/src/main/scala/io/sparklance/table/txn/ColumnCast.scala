@@ -9,7 +9,14 @@ import io.sparklance.format.{ColumnArray, FixedWidthArray, LanceField, LogicalTy
 import io.sparklance.format.writer.{FileVersion, LanceFileWriter, SchemaProtos}
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.{BestEffort, FileIO, Paths, StreamSink}
-import io.sparklance.table.{DeletionVector, FragmentRef, FragmentReader, SchemaEdits, Snapshot}
+import io.sparklance.table.{
+  DatasetLayout,
+  DeletionVector,
+  FragmentReader,
+  FragmentRef,
+  SchemaEdits,
+  Snapshot
+}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile}
 
 /**
@@ -74,7 +81,7 @@ object ColumnCast {
     try {
       val fragments = s.fragments.map { frag =>
         val name = DataFileNames.next(token)
-        written += Paths.join(Paths.join(root, "data"), name)
+        written += DatasetLayout.dataFile(root, name)
         val file = castFragment(fileIO, s, frag, olds, news, version, written.last, name)
         frag.toBuilder.addFiles(file.toProto).build()
       }

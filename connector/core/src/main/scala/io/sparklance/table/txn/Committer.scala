@@ -9,7 +9,14 @@ import org.slf4j.LoggerFactory
 import io.sparklance.LanceErrors
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.proto.TransactionProtos.Transaction
-import io.sparklance.table.{LanceDataset, ManifestFile, Snapshot, VersionLog, VersionSpec}
+import io.sparklance.table.{
+  DatasetLayout,
+  LanceDataset,
+  ManifestFile,
+  Snapshot,
+  VersionLog,
+  VersionSpec
+}
 import io.sparklance.table.commit.CommitPauses
 
 final case class CommitResult(version: Long, manifestPath: String, attempts: Int)
@@ -62,7 +69,7 @@ final class Committer(fileIO: FileIO, root0: String, options: CommitOptions = Co
       recorded.writeTo(txn)
       val txnBytes = txn.build().toByteArray
       CommitPauses.at("before-transaction")
-      fileIO.createIfAbsent(Paths.join(Paths.join(root, TransactionLog.Dir), txnName), txnBytes)
+      fileIO.createIfAbsent(Paths.join(DatasetLayout.transactionsDir(root), txnName), txnBytes)
       val manifest = mb.finish(txnName, recorded)
       val bytes = ManifestFile.encode(manifest, mb.indexSection(recorded), Some(txnBytes))
       val naming = base.map(_.naming).getOrElse(io.sparklance.table.ManifestNaming.V2)

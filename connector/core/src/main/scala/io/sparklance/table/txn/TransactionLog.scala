@@ -3,7 +3,7 @@ package io.sparklance.table.txn
 import io.sparklance.LanceException
 import io.sparklance.storage.{FileIO, Paths}
 import io.sparklance.proto.TransactionProtos.Transaction
-import io.sparklance.table.{LanceDataset, ManifestFile, Snapshot, VersionSpec}
+import io.sparklance.table.{DatasetLayout, LanceDataset, ManifestFile, Snapshot, VersionSpec}
 
 /**
  * The transactions that made a dataset's versions: for conflict checks, and later for
@@ -35,7 +35,7 @@ final class TransactionLog(fileIO: FileIO, root0: String) {
     val fromFile =
       if (m.getTransactionFile.isEmpty) None
       else {
-        val p = Paths.join(Paths.join(root, TransactionLog.Dir), m.getTransactionFile)
+        val p = Paths.join(DatasetLayout.transactionsDir(root), m.getTransactionFile)
         try parse(fileIO.readFully(p))
         catch { case _: java.io.IOException => None }
       }
@@ -54,7 +54,6 @@ final class TransactionLog(fileIO: FileIO, root0: String) {
 }
 
 object TransactionLog {
-  val Dir = "_transactions"
 
   /** `{read_version}-{uuid}.txn`: pylance names the file by the version the writer read. */
   def fileName(readVersion: Long, uuid: String): String = s"$readVersion-$uuid.txn"

@@ -10,7 +10,7 @@ import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.proto.{IndexProtos, TableProtos}
 import io.sparklance.storage.{FileIO, Paths}
-import io.sparklance.table.{LiveRows, ManifestFile}
+import io.sparklance.table.{DatasetLayout, LiveRows, ManifestFile}
 import io.sparklance.table.index.StorageMetadata
 
 /**
@@ -152,7 +152,7 @@ object IvfIndex {
 
   /** The directory of index `i`'s files. */
   def dir(root: String, i: TableProtos.IndexMetadata): String =
-    Paths.join(Paths.join(root, "_indices"), ManifestFile.uuidText(i.getUuid))
+    DatasetLayout.indexDir(root, ManifestFile.uuidText(i.getUuid))
 
   /** Whether `i` is a vector index (of any kind) on one field. */
   def isVector(i: TableProtos.IndexMetadata): Boolean =

@@ -28,7 +28,7 @@ import io.sparklance.storage.{
 import io.sparklance.spark.metrics.{DriverStorageRequests, StorageRequests, TaskMetricValue}
 import io.sparklance.spark.shims.DriverMetricsWrite
 import io.sparklance.spark.{ColumnEncodingProperties, LanceTable, LanceTableChanges, LanceTables}
-import io.sparklance.table.{PrimaryKey, RowFilter, RowFilterEvaluator}
+import io.sparklance.table.{DatasetLayout, PrimaryKey, RowFilter, RowFilterEvaluator}
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn
 
@@ -319,7 +319,7 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
   private val requestsAtStart = IoStats.get.requests
   private val BatchRows = 4096
   private val BatchBytes = 8L * 1024 * 1024
-  private val dataDir = Paths.join(plan.root, "data")
+  private val dataDir = DatasetLayout.dataDir(plan.root)
   private val batcher = new RowBatcher(plan.fields, plan.sparkTypes, plan.ordinals)
   private val done = scala.collection.mutable.ArrayBuffer[NewDataFile]()
 
@@ -481,27 +481,24 @@ class LanceDataWriter(plan: TaskPlan) extends DataWriter[InternalRow] {
 }
 
 object LanceDataWriter {
+
+  /** Deletes what `files` wrote (data files, blob sidecars and objects): see DatasetLayout. */
   def deleteQuietly(io: FileIO, root: String, files: Seq[NewDataFile]): Unit =
-    files.foreach { f =>
-      val path = Paths.join(Paths.join(root, "data"), f.path)
-      BestEffort.delete(io, path)
-      deleteSidecars(io, path)
-      f.blobObjects.foreach(o => BestEffort.delete(io, Paths.join(root, o)))
-    }
+    files.foreach(f => DatasetLayout.deleteUncommitted(io, root, f.path, f.blobObjects))
 
   /**
    * Deletes the data files (and their blob sidecars) carrying job `token` but for those named
    * in `keep`: what a failed job, or a job's failed task attempts, left behind.
    */
   def sweepJob(io: FileIO, root: String, token: String, keep: Set[String]): Unit = {
-    val dir = Paths.join(root, "data")
+    val dir = DatasetLayout.dataDir(root)
     BestEffort.run(s"sweep the files of job $token from $dir")(io.list(dir).foreach { e =>
       if (!e.isDirectory && DataFileNames.ofJob(e.name, token) && !keep(e.name))
         BestEffort.delete(io, e.path)
       // A blob sidecar directory is named after its data file, without ".lance".
       val file = e.name + ".lance"
       if (e.isDirectory && DataFileNames.ofJob(file, token) && !keep(file))
-        deleteSidecars(io, e.path + ".lance")
+        DatasetLayout.deleteSidecars(io, e.path + ".lance")
     })
   }
 
@@ -524,19 +521,10 @@ object LanceDataWriter {
    * tasks that were still writing when the job failed, which no commit message names.
    */
   def sweepManagedBlobs(io: FileIO, root: String, token: String): Unit = {
-    val dir = Paths.join(root, "_blobs")
+    val dir = DatasetLayout.blobsDir(root)
     BestEffort.run(s"sweep the blob objects of job $token from $dir")(io.list(dir).foreach {
       e =>
         if (!e.isDirectory && BlobPaths.isManagedOfJob(e.name, token)) BestEffort.delete(io, e.path)
-    })
-  }
-
-  /** Deletes the blob sidecar directory of data file `dataFilePath` (`data/<name>/`), if any. */
-  def deleteSidecars(io: FileIO, dataFilePath: String): Unit = {
-    val dir = dataFilePath.stripSuffix(".lance")
-    BestEffort.run(s"delete the blob sidecars in $dir")(if (io.isDirectory(dir)) {
-      io.list(dir).foreach(e => BestEffort.delete(io, e.path))
-      io.delete(dir)
     })
   }
 }
