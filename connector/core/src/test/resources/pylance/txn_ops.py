@@ -1,18 +1,15 @@
 """pylance 14 side of the table-transaction suites (io.sparklance.table.txn).
 
 Every value the Scala suites assert comes from here: pylance makes the datasets, performs
-the reference operations and reports what it reads. Commands (argv[1]):
-  make PATH VERSION          3 fragments: 50, 6000 and 20 rows of id (int64) and v (string)
-  offsets PATH PRED          {fragment_id: [row offsets]} of the rows PRED matches
-  op PATH KIND               one operation: append | delete1 | overwrite
-  op-delete PATH PRED        ds.delete(PRED)
-  pair PATH KIND PRED        pylance alone: a stale handle deletes PRED after KIND committed
-  describe PATH              rows, fragments, deletion files, validate(), last operation
-  continue PATH              append 10 rows and delete id % 11 = 0, then describe
+the reference operations and reports what it reads. Called through server.py:
+  make(path, version)        3 fragments: 50, 6000 and 20 rows of id (int64) and v (string)
+  offsets(path, pred)        {fragment_id: [row offsets]} of the rows pred matches
+  op(path, kind)             one operation: append | delete1 | overwrite
+  op_delete(path, pred)      ds.delete(pred)
+  pair(path, kind, pred)     pylance alone: a stale handle deletes pred after kind committed
+  describe(path)             rows, fragments, deletion files, validate(), last operation
+  keep_going(path)           append 10 rows and delete id % 11 = 0, then describe
 """
-import json
-import sys
-
 import lance
 import pyarrow as pa
 
@@ -88,31 +85,11 @@ def describe(path):
     }
 
 
-def main():
-    cmd, path = sys.argv[1], sys.argv[2]
-    if cmd == "make":
-        make(path, sys.argv[3])
-        out = {}
-    elif cmd == "offsets":
-        out = offsets(path, sys.argv[3])
-    elif cmd == "op-delete":
-        lance.dataset(path).delete(sys.argv[3])
-        out = {}
-    elif cmd == "op":
-        op(path, sys.argv[3])
-        out = {}
-    elif cmd == "pair":
-        out = pair(path, sys.argv[3], sys.argv[4])
-    elif cmd == "describe":
-        out = describe(path)
-    elif cmd == "continue":
-        lance.write_dataset(table(8000, 10), path, mode="append")
-        lance.dataset(path).delete("id % 11 = 0")
-        out = describe(path)
-    else:
-        raise ValueError(cmd)
-    print(json.dumps(out))
+def op_delete(path, pred):
+    lance.dataset(path).delete(pred)
 
 
-if __name__ == "__main__":
-    main()
+def keep_going(path):
+    lance.write_dataset(table(8000, 10), path, mode="append")
+    lance.dataset(path).delete("id % 11 = 0")
+    return describe(path)

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import org.scalatest.Assertions
 
 /**
- * pylance 14 as a subprocess: the reference the table-transaction suites compare against.
+ * pylance 14 as a co-process: the reference the table-transaction suites compare against.
  * The interpreter is `-Dsparklance.python` or `$SPARKLANCE_PYTHON`, else the repository's
  * `.venv/bin/python`; suites cancel when it is absent, except in CI (`CI=true`), where a
  * missing reference is a broken environment and fails them.
@@ -19,9 +19,6 @@ object Pylance extends Assertions {
     .map(Paths.get(_))
     .getOrElse(Fixtures.repoRoot.resolve(".venv/bin/python"))
 
-  private lazy val script: Path =
-    Fixtures.repoRoot.resolve("connector/core/src/test/resources/pylance/txn_ops.py")
-
   def available: Boolean = Files.isExecutable(python)
 
   /** Cancels the calling test when there is no pylance to compare with (fails it in CI). */
@@ -29,21 +26,6 @@ object Pylance extends Assertions {
     val why = s"pylance interpreter $python not found (set -Dsparklance.python)"
     if (sys.env.get("CI").exists(_.equalsIgnoreCase("true"))) assert(available, why)
     else assume(available, why)
-  }
-
-  /** Runs one command of txn_ops.py and returns its JSON output. */
-  def run(args: String*): JsonNode = {
-    require()
-    val pb = new ProcessBuilder((Seq(python.toString, script.toString) ++ args).asJava)
-    val err = Files.createTempFile("pylance-", ".err")
-    pb.redirectError(err.toFile)
-    val p = pb.start()
-    val out = new String(p.getInputStream.readAllBytes(), "UTF-8")
-    val rc = p.waitFor()
-    if (rc != 0)
-      fail(s"pylance ${args.mkString(" ")} failed ($rc): " +
-        new String(Files.readAllBytes(err), "UTF-8"))
-    Fixtures.mapper.readTree(out)
   }
 
   private type Server = (Process, java.io.BufferedWriter, java.io.BufferedReader)

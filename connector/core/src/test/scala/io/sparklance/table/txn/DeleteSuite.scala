@@ -21,13 +21,17 @@ import io.sparklance.testutil.{DefaultLineOnly, Pylance, TempDirs}
  */
 @DefaultLineOnly
 class DeleteSuite extends AnyFunSuite {
+
+  /** Calls `fn` of the pylance side of this suite (txn_ops.py). */
+  private def py(fn: String, args: Any*) = Pylance.call("txn_ops", fn, args: _*)
+
   private val fileIO = HadoopFileIO.local()
 
   /** Two identical datasets (3 fragments: 50, 6000, 20 rows) made by pylance. */
   private def twins(version: String): (Path, Path) = {
     val dir = TempDirs.create("lance-delete-")
     val ours = dir.resolve("ours")
-    Pylance.run("make", ours.toString, version)
+    py("make", ours.toString, version)
     (ours, TempDirs.copyTree(ours, dir.resolve("theirs")))
   }
 
@@ -36,7 +40,7 @@ class DeleteSuite extends AnyFunSuite {
 
   /** The row offsets pylance finds for `pred`, per fragment. */
   private def offsets(p: Path, pred: String): Map[Long, RoaringBitmap] =
-    Pylance.run("offsets", p.toString, pred).fields().asScala.map { e =>
+    py("offsets", p.toString, pred).fields().asScala.map { e =>
       val rows = e.getValue.elements().asScala.map(_.asInt).toSeq
       e.getKey.toLong -> RoaringBitmap.bitmapOf(rows: _*)
     }.toMap
@@ -53,7 +57,7 @@ class DeleteSuite extends AnyFunSuite {
 
   private def deleteBoth(ours: Path, theirs: Path, pred: String): Unit = {
     TableDelete.latest(fileIO, ours.toString, offsets(ours, pred), pred)
-    Pylance.run("op-delete", theirs.toString, pred)
+    py("op_delete", theirs.toString, pred)
   }
 
   // Few rows (Arrow), many rows (Roaring), and a whole fragment (removed) in one delete.
@@ -63,16 +67,16 @@ class DeleteSuite extends AnyFunSuite {
     test(s"delete on a pylance $v dataset reads as pylance's own delete of the same rows") {
       val (ours, theirs) = twins(v)
       deleteBoth(ours, theirs, mixed)
-      assertSame(Pylance.run("describe", ours.toString), Pylance.run("describe", theirs.toString))
-      assertSame(Pylance.run("continue", ours.toString), Pylance.run("continue", theirs.toString))
+      assertSame(py("describe", ours.toString), py("describe", theirs.toString))
+      assertSame(py("keep_going", ours.toString), py("keep_going", theirs.toString))
     }
 
     test(s"delete merges with the existing deletion vectors of a pylance $v dataset") {
       val (ours, theirs) = twins(v)
-      Seq(ours, theirs).foreach(p => Pylance.run("op-delete", p.toString, "id < 3 or id = 70"))
+      Seq(ours, theirs).foreach(p => py("op_delete", p.toString, "id < 3 or id = 70"))
       deleteBoth(ours, theirs, "(id >= 10 and id < 20) or (id >= 60 and id < 5200)")
-      assertSame(Pylance.run("describe", ours.toString), Pylance.run("describe", theirs.toString))
-      assertSame(Pylance.run("continue", ours.toString), Pylance.run("continue", theirs.toString))
+      assertSame(py("describe", ours.toString), py("describe", theirs.toString))
+      assertSame(py("keep_going", ours.toString), py("keep_going", theirs.toString))
     }
   }
 
@@ -91,15 +95,15 @@ class DeleteSuite extends AnyFunSuite {
       val (ours, theirs) = twins("2.2")
       val read = latest(ours)
       val rows = offsets(ours, pred)
-      Pylance.run("op", ours.toString, kind)
-      val expected = Pylance.run("pair", theirs.toString, kind, pred)
+      py("op", ours.toString, kind)
+      val expected = py("pair", theirs.toString, kind, pred)
       expected.get("outcome").asText() match {
         case "ok" =>
           val r = TableDelete(fileIO, read, rows, pred)
           assert(r.attempts == 2)
           assertSame(
-            Pylance.run("describe", ours.toString),
-            Pylance.run("describe", theirs.toString)
+            py("describe", ours.toString),
+            py("describe", theirs.toString)
           )
         case "incompatible" =>
           val e = intercept[LanceConcurrentModificationException] {
