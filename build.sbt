@@ -112,6 +112,10 @@ def moduleSettings(id: String, srcDir: File, scala: String) = Seq(
   // Per-Scala-version sources (src/main/scala-2.12, src/main/scala-2.13) for the few
   // collection differences.
   Compile / unmanagedSourceDirectories += sourceDirectory.value / "main" / s"scala-${binary(scala)}",
+  // Benchmarks live under bench/jvm/<module>: compiled with the tests (so they keep
+  // compiling), run only when their environment variable names a dataset.
+  Test / unmanagedSourceDirectories +=
+    (ThisBuild / baseDirectory).value / "bench" / "jvm" / srcDir.getName,
   Test / fork := true,
   Test / javaOptions ++= sparkJavaOpts ++ Seq(
     "-Xmx3g",
