@@ -79,18 +79,19 @@ help:
 	@echo "make clean        remove build outputs and venvs"
 
 # ---- Python virtualenvs with the pinned dependencies ------------------------------------------
-# .venv runs the default pyspark; .venv-<pyspark> the same pins with another pyspark.
+# .venv runs the default pyspark; .venv-<pyspark> the same pins with another pyspark. No
+# bytecode at install time (--no-compile): Python compiles what it imports, a small part.
 venv: $(DEPS_STAMP)
 
 $(DEPS_STAMP): python/requirements-dev.txt
 	test -x $(PY) || $(PYTHON3) -m venv $(VENV)
-	$(PIP) install --quiet -r python/requirements-dev.txt
+	$(PIP) install --quiet --no-compile -r python/requirements-dev.txt
 	touch $@
 
 .venv-%/.stamp-deps: python/requirements-dev.txt
 	test -x .venv-$*/bin/python || $(PYTHON3) -m venv .venv-$*
 	sed 's/^pyspark==.*/pyspark==$*/' python/requirements-dev.txt > .venv-$*/requirements.txt
-	.venv-$*/bin/python -m pip install --quiet -r .venv-$*/requirements.txt
+	.venv-$*/bin/python -m pip install --quiet --no-compile -r .venv-$*/requirements.txt
 	touch $@
 
 # ---- The connector's self-contained jars, one per line ------------------------------------------

@@ -62,8 +62,8 @@ def session(spec: dict, app_name: str, extra_conf: dict | None = None) -> SparkS
         .config("spark.cores.max", "2")
         .config("spark.driver.memory", "768m")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-        .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
+        .config("spark.driver.extraJavaOptions", f"-Duser.timezone=UTC {spec['jvm_opts']}")
+        .config("spark.executor.extraJavaOptions", f"-Duser.timezone=UTC {spec['jvm_opts']}")
         .config("spark.sql.shuffle.partitions", "2")
         # start the jobs only once both executors are there, so tasks can spread
         .config("spark.scheduler.minRegisteredResourcesRatio", "1.0")

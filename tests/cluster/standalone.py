@@ -16,6 +16,8 @@ import urllib.request
 from pathlib import Path
 from typing import Optional
 
+from support import TEST_JVM_OPTS
+
 LOCALHOST = "127.0.0.1"
 
 
@@ -49,8 +51,9 @@ def base_env(tmp: Path, host: str = LOCALHOST) -> dict:
             "SPARK_LOCAL_DIRS": str(tmp / "local"),
             "SPARK_PID_DIR": str(tmp / "pids"),
             "TZ": "UTC",
-            # small daemons: the machine is shared
+            # small daemons: the machine is shared; the test JVMs' JIT settings
             "SPARK_DAEMON_MEMORY": "256m",
+            "SPARK_DAEMON_JAVA_OPTS": TEST_JVM_OPTS,
         }
     )
     env.pop("SPARK_CONF_DIR", None)
@@ -236,7 +239,13 @@ def run_driver(
     spec_file, out = tmp / "spec.json", tmp / "out.pickle"
     spec_file.write_text(
         json.dumps(
-            dict(spec, master=cluster.master_url, jar=str(spark_lance.jar_path()), tmp=str(tmp))
+            dict(
+                spec,
+                master=cluster.master_url,
+                jar=str(spark_lance.jar_path()),
+                tmp=str(tmp),
+                jvm_opts=TEST_JVM_OPTS,
+            )
         )
     )
     env = dict(os.environ, TZ="UTC", SPARK_LOCAL_IP=LOCALHOST, PYSPARK_PYTHON=sys.executable)

@@ -114,6 +114,7 @@ def venv_python(pyspark_version: str) -> Path:
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
+                "--no-compile",  # no bytecode up front: the same files, less CPU
                 f"pyspark=={pyspark_version}",
             ]
         )
@@ -125,6 +126,7 @@ def venv_python(pyspark_version: str) -> Path:
             "install",
             "--quiet",
             "--disable-pip-version-check",
+            "--no-compile",
             "--no-deps",
             "--force-reinstall",
             wheel(),

@@ -11,6 +11,18 @@ sealed trait LogicalType extends Serializable {
 
   /** The Lance string this type was parsed from; `LogicalType.parse(t.text) == t`. */
   def text: String
+
+  /** A list of variable length: list, large_list or a list of structs. */
+  def isVariableList: Boolean = this match {
+    case LogicalType.List | LogicalType.LargeList | _: LogicalType.ListOfStruct => true
+    case _ => false
+  }
+
+  /** A repetition layer of the structural encoding: a variable list or a map. */
+  def isRepeated: Boolean = isVariableList || this == LogicalType.Map
+
+  /** Several values a row: a repetition layer or a fixed-size list. */
+  def isMultiValued: Boolean = isRepeated || isInstanceOf[LogicalType.FixedSizeList]
 }
 
 object LogicalType {

@@ -62,16 +62,13 @@ final class BlobBytes(io: FileIO, fragment: FragmentRef) {
           }
           new StructArray(s.length, s.nulls, kids)
         // Blobs in lists (2.2): the items (blobs, or structs holding blobs) resolved as a column.
-        case l: ListArray if isList(f.logicalType) =>
+        case l: ListArray if f.logicalType.isVariableList =>
           f.children.headOption.filter(BlobColumn.containsBlob)
             .map(item => new ListArray(l.length, l.nulls, l.offsets, materialize(item, l.child)))
             .getOrElse(array)
         case _ => array
       }
   }
-
-  private def isList(t: LogicalType): Boolean =
-    t == LogicalType.List || t == LogicalType.LargeList || t.isInstanceOf[LogicalType.ListOfStruct]
 
   private def legacyFile(f: LanceField): Boolean = {
     val df = fileOf(f); df.major == 0 && df.minor < 3

@@ -50,10 +50,8 @@ object SchemaConverter {
   }
 
   /** The item of list `f` when it is a blob column. */
-  private def blobItem(f: LanceField): Option[LanceField] = f.logicalType match {
-    case List | LargeList | ListOfStruct(_) => f.children.headOption.filter(BlobColumn.isBlob)
-    case _ => None
-  }
+  private def blobItem(f: LanceField): Option[LanceField] =
+    if (f.logicalType.isVariableList) f.children.headOption.filter(BlobColumn.isBlob) else None
 
   def toSparkType(f: LanceField): DataType = f.logicalType match {
     // A blob column (v1 binary or v2 struct) reads as its bytes, not as its descriptors.

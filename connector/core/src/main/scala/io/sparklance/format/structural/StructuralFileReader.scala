@@ -168,19 +168,13 @@ private[structural] final class Planner(
 ) {
   val leaves = scala.collection.mutable.ArrayBuffer[LeafPlan]()
 
-  private def isListType(t: LogicalType): Boolean = t match {
-    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct =>
-      true
-    case _ => false
-  }
-
   /**
    * The layers of a leaf whose path (types, outermost first) is `here`; the leaf itself is
    * layer 0, an item even when its type is a fixed-size list (of primitives: its values).
    */
   private def layersOf(here: Vector[LogicalType], f: LanceField): Layers = {
     val inner = here.reverse
-    val isList = inner.map(isListType).toArray.updated(0, false)
+    val isList = inner.map(_.isRepeated).toArray.updated(0, false)
     // (plan() refuses a fixed-size list ancestor of dimension 0 before getting here)
     val dims = inner.zipWithIndex.map {
       case (LogicalType.FixedSizeList(_, d), j) if j > 0 => d
@@ -247,7 +241,7 @@ private[structural] final class Planner(
         lp
       case None =>
         if (f.children.isEmpty) new MissingPlan(f)
-        else if (isListType(f.logicalType)) {
+        else if (f.logicalType.isRepeated) {
           val child = plan(f.children.head, here)
           if (child.firstLeaf == null) new MissingPlan(f) else new ListPlan(f, child)
         } else if (f.logicalType == LogicalType.Struct) {

@@ -17,7 +17,7 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
 
   /** isList(j) for layer j, innermost (the leaf) first. */
   val isList: Array[Boolean] = Array.tabulate(numLayers)(j =>
-    j > 0 && LeafPath.isListType(path(numLayers - 1 - j).logicalType)
+    j > 0 && path(numLayers - 1 - j).logicalType.isRepeated
   )
   val maxRep: Int = isList.count(identity)
   val nullLevel: Array[Int] = {
@@ -45,11 +45,6 @@ private[writer] final class LeafPath(val path: Array[LanceField]) {
 }
 
 private[writer] object LeafPath {
-  def isListType(t: LogicalType): Boolean = t match {
-    case LogicalType.List | LogicalType.LargeList | LogicalType.Map | _: LogicalType.ListOfStruct =>
-      true
-    case _ => false
-  }
 
   /**
    * Every leaf of `f`, pre-order, with its path. A blob column is a leaf (one column of

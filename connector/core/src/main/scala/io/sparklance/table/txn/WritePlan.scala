@@ -216,18 +216,8 @@ object WritePlan {
   }
 
   /** The kind of container `f` (a list type) is, lists of any width counting as `List`. */
-  private def containerOf(f: LanceField): LogicalType = f.logicalType match {
-    case LogicalType.List | LogicalType.LargeList | _: LogicalType.ListOfStruct => LogicalType.List
-    case t => t
-  }
-
-  private def isList(t: LogicalType): Boolean = {
-    import LogicalType._
-    t match {
-      case List | LargeList | Map | _: ListOfStruct | _: FixedSizeList => true
-      case _ => false
-    }
-  }
+  private def containerOf(f: LanceField): LogicalType =
+    if (f.logicalType.isVariableList) LogicalType.List else f.logicalType
 
   /**
    * Maps need 2.2; blob v1 is written below 2.2 and v2 from 2.2 on: refused up front rather
@@ -241,7 +231,8 @@ object WritePlan {
       else f.children.iterator.flatMap(c =>
         blobUnder(
           c,
-          if (isList(f.logicalType) && !under.exists(_ != LogicalType.List)) Some(containerOf(f))
+          if (f.logicalType.isMultiValued && !under.exists(_ != LogicalType.List))
+            Some(containerOf(f))
           else under
         )
       ).toSeq.headOption

@@ -464,11 +464,6 @@ object SparkToLance {
       )
   }
 
-  private def isList(t: LogicalType): Boolean = t match {
-    case List | LargeList | LogicalType.Map | _: ListOfStruct | _: FixedSizeList => true
-    case _ => false
-  }
-
   private def sameIgnoringNullability(a: DataType, b: DataType): Boolean = (a, b) match {
     case (x: StructType, y: StructType) =>
       x.length == y.length && x.fields.zip(y.fields).forall { case (p, q) =>
