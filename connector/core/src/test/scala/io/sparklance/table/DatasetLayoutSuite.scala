@@ -57,11 +57,17 @@ class DatasetLayoutSuite extends AnyFunSuite {
   test("an s3+ddb URI's query is its settings; other paths are their own root") {
     assert(
       DatasetLayout.splitQuery("s3+ddb://b/p/t.lance?ddbTableName=my%20table&x") ==
-        ("s3+ddb://b/p/t.lance", Map("ddbTableName" -> "my table", "x" -> ""))
+        (("s3+ddb://b/p/t.lance", Map("ddbTableName" -> "my table", "x" -> "")))
     )
     assert(DatasetLayout.splitQuery("S3+DDB://b/t?ddbTableName=t")._2 == Map("ddbTableName" -> "t"))
-    assert(DatasetLayout.splitQuery("s3+ddb://b/t") == ("s3+ddb://b/t", Map.empty))
-    assert(DatasetLayout.splitQuery("s3://b/t?x=1") == ("s3://b/t?x=1", Map.empty))
-    assert(DatasetLayout.splitQuery("/tmp/a?b") == ("/tmp/a?b", Map.empty))
+    assert(DatasetLayout.splitQuery("s3+ddb://b/t") == ((
+      "s3+ddb://b/t",
+      Map.empty[String, String]
+    )))
+    assert(DatasetLayout.splitQuery("s3://b/t?x=1") == ((
+      "s3://b/t?x=1",
+      Map.empty[String, String]
+    )))
+    assert(DatasetLayout.splitQuery("/tmp/a?b") == (("/tmp/a?b", Map.empty[String, String])))
   }
 }

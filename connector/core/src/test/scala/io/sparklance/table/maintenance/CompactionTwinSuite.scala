@@ -37,4 +37,26 @@ abstract class CompactionTwinSuite extends TwinDatasetSuite {
   /** Calls `fn(path, args...)` of the pylance helper module. */
   protected def call(fn: String, p: Path, args: Any*): JsonNode =
     Pylance.call(module, fn, (p.toString +: args): _*)
+
+  /**
+   * Our index files equal pylance's (`kinds_files`: each file's columns, metadata, buffers and
+   * rows), naming the first element that differs and its text from a little before the first
+   * differing character.
+   */
+  protected def assertSameIndexFiles(ours: JsonNode, theirs: JsonNode): Unit =
+    theirs.fieldNames().asScala.foreach { f =>
+      Seq("columns", "meta", "buffers", "rows").foreach { k =>
+        val (x, y) = (ours.path(f).path(k), theirs.path(f).path(k))
+        if (x != y) {
+          val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
+          val (xs, ys) =
+            (at.map(x.path(_)).getOrElse(x).toString, at.map(y.path(_)).getOrElse(y).toString)
+          val from = math.max(0, xs.zip(ys).takeWhile(p => p._1 == p._2).length - 60)
+          fail(
+            s"$f $k (sizes ${x.size}, ${y.size}) at $at, char $from: ours " +
+              xs.slice(from, from + 300) + ", pylance's " + ys.slice(from, from + 300)
+          )
+        }
+      }
+    }
 }

@@ -80,19 +80,7 @@ class HnswCompactionSuite extends CompactionTwinSuite {
       assert(call("kinds_aux", o) == call("kinds_aux", c))
       val (fo, fc) = (call("kinds_files", o), call("kinds_files", c))
       assert(fo.fieldNames().asScala.toSeq == Seq("auxiliary.idx", "index.idx"))
-      Seq("auxiliary.idx", "index.idx").foreach { f =>
-        Seq("columns", "meta", "buffers", "rows").foreach { k =>
-          val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
-          val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
-          val same = x == y
-          assert(
-            same,
-            s"$f $k (sizes ${x.size}, ${y.size}) at $at: ours " +
-              at.map(x.path(_)).getOrElse(x).toString.take(300) + ", pylance's " +
-              at.map(y.path(_)).getOrElse(y).toString.take(300)
-          )
-        }
-      }
+      assertSameIndexFiles(fo, fc)
       assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
       for (ef <- Seq(30, 400)) assert(call("hnsw_nearest", o, ef) == call("hnsw_nearest", c, ef))
       assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))

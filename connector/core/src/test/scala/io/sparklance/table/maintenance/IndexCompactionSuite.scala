@@ -93,21 +93,7 @@ class IndexCompactionSuite extends CompactionTwinSuite {
       assert(a.get("fragments") == b.get("fragments"), s"ours $a, pylance's $b")
       if (kind.startsWith("IVF")) assert(call("kinds_aux", o) == call("kinds_aux", c))
       val (fo, fc) = (call("kinds_files", o), call("kinds_files", c))
-      fc.fieldNames().asScala.foreach { f =>
-        Seq("columns", "meta", "buffers", "rows").foreach { k =>
-          val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
-          val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
-          // The differing element's text from a little before its first differing character.
-          val (xs, ys) =
-            (at.map(x.path(_)).getOrElse(x).toString, at.map(y.path(_)).getOrElse(y).toString)
-          val from = math.max(0, xs.zip(ys).takeWhile(p => p._1 == p._2).length - 60)
-          assert(
-            x == y,
-            s"$f $k (sizes ${x.size}, ${y.size}) at $at, char $from: ours " +
-              xs.slice(from, from + 300) + ", pylance's " + ys.slice(from, from + 300)
-          )
-        }
-      }
+      assertSameIndexFiles(fo, fc)
       assert(call("kinds_queries", o, kind) == call("kinds_queries", c, kind))
       assert(call("kinds_keep_going", o) == call("kinds_keep_going", c))
     }
@@ -134,13 +120,7 @@ class IndexCompactionSuite extends CompactionTwinSuite {
       val (fo, fc) = (call("kinds_files", o), call("kinds_files", c))
       assert(fo.fieldNames().asScala.toSeq == fc.fieldNames().asScala.toSeq)
       assert(fc.has("part_1_docs.lance") == partitions)
-      fc.fieldNames().asScala.foreach { f =>
-        Seq("columns", "meta", "buffers", "rows").foreach { k =>
-          val (x, y) = (fo.path(f).path(k), fc.path(f).path(k))
-          val at = (0 until math.max(x.size, y.size)).find(i => x.path(i) != y.path(i))
-          assert(x == y, s"$f $k (sizes ${x.size}, ${y.size}) at $at")
-        }
-      }
+      assertSameIndexFiles(fo, fc)
       val (qo, qc) =
         (call("fts_queries", o, words, positions), call("fts_queries", c, words, positions))
       assert(qo == qc)
