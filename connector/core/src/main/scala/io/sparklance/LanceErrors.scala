@@ -5,7 +5,7 @@ package io.sparklance
  * each names the path, version, column or option it is about, and says what to do.
  * No Spark types here: the format and table layers raise these too.
  */
-class LanceException(message: String, cause: Throwable = null)
+sealed class LanceException(message: String, cause: Throwable = null)
     extends RuntimeException(message, cause)
 
 /** The path, version or tag asked for does not exist. */

@@ -4,47 +4,6 @@ import io.sparklance.LanceErrors
 import io.sparklance.storage.FileIO
 
 /**
- * Which columns of one data file hold which dataset fields: `DataFile.fields` and
- * `DataFile.column_indices` from the manifest. A field id of -2 is a tombstone (a dropped
- * column still present in the file) and is skipped. An empty `columnIndices` means the
- * columns follow `fieldIds` in order (older writers).
- */
-final case class FileFields(fieldIds: Array[Int], columnIndices: Array[Int])
-
-/** Sequential decoding of some fields over a row range of one file. */
-trait FileScan extends AutoCloseable {
-
-  /**
-   * Decodes the next `n` rows of every requested field, in request order. Callers never ask
-   * past the end of the range they opened.
-   */
-  def next(n: Int): Array[ColumnArray]
-
-  /**
-   * As [[next]], for a caller done with the arrays before its next call to this scan: they
-   * may share the scan's own buffers, which that call overwrites, so no batch is copied out
-   * of them. The default is [[next]].
-   */
-  def nextShared(n: Int): Array[ColumnArray] = next(n)
-
-  /** Advances past the next `n` rows without returning them; the default decodes and drops. */
-  def skip(n: Int): Unit = next(n)
-}
-
-/**
- * The pages of one column, for planning splits: page p holds rows `[rowStarts(p),
- * rowStarts(p + 1))` of the file and occupies `bytes(p)` bytes (its buffers). `column` is the
- * column index, or -1 when the pages are row groups shared by every column (legacy files).
- */
-final case class ColumnPageSpans(column: Int, rowStarts: Array[Long], bytes: Array[Long]) {
-  def numPages: Int = bytes.length
-  def totalBytes: Long = bytes.sum
-
-  /** Mean bytes of a page; what decoding one page twice costs. */
-  def meanPageBytes: Double = if (numPages == 0) 0.0 else totalBytes.toDouble / numPages
-}
-
-/**
  * One Lance data file, of any supported version. Opening reads only the tail (footer,
  * offset tables, column metadata); scans then read only the pages of requested columns.
  */

@@ -5,29 +5,6 @@ import scala.jdk.CollectionConverters._
 import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.proto.FileProtos
 
-/**
- * One field of a Lance schema, as a tree. `id` is the dataset-wide field id that data files
- * refer to; children of structs, lists and maps are nested here (Lance stores them flat,
- * pre-order, linked by `parent_id`).
- */
-final case class LanceField(
-    id: Int,
-    parentId: Int,
-    name: String,
-    logicalType: LogicalType,
-    nullable: Boolean,
-    metadata: Map[String, Array[Byte]],
-    children: Seq[LanceField]
-) {
-
-  def metadataString(key: String): Option[String] = metadata.get(key).map(new String(_, "UTF-8"))
-
-  /** This field and all its descendants, pre-order. */
-  def preOrder: Seq[LanceField] = this +: children.flatMap(_.preOrder)
-
-  def isLeaf: Boolean = children.isEmpty
-}
-
 /** The schema of one dataset version: top-level fields in order, plus schema metadata. */
 final case class LanceSchema(fields: Seq[LanceField], metadata: Map[String, Array[Byte]]) {
   lazy val byId: Map[Int, LanceField] = fields.flatMap(_.preOrder).map(f => f.id -> f).toMap

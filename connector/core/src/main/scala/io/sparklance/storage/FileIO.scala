@@ -1,14 +1,5 @@
 package io.sparklance.storage
 
-/** One entry of a directory listing. `name` is the last path component. */
-final case class FileEntry(
-    path: String,
-    name: String,
-    size: Long,
-    isDirectory: Boolean,
-    modificationTime: Long
-)
-
 /**
  * The storage the format and table layers see: whole-file and ranged reads, listings,
  * and the one atomic primitive a Lance commit needs (create-if-absent).
@@ -53,30 +44,4 @@ trait FileIO extends Serializable {
    * cannot (object stores have no directory rename), or `to` exists, or the move failed.
    */
   def renameDirectory(from: String, to: String): Boolean = false
-}
-
-/** Ranged reads of one open file. */
-trait RandomAccessInput extends AutoCloseable {
-  def path: String
-  def length: Long
-  def read(offset: Long, length: Int): Array[Byte]
-
-  /** Reads `length` bytes at `offset` into `dst` starting at `dstOffset`. */
-  def readInto(offset: Long, dst: Array[Byte], dstOffset: Int, length: Int): Unit
-
-  /**
-   * The byte ranges ((offset, length) pairs) the next reads will ask for, so that a remote
-   * store can read nearby ones with one request ([[CoalescingInput]]); ignored by default.
-   */
-  def plan(ranges: Array[Long]): Unit = ()
-}
-
-object Paths {
-
-  /** Joins a dataset root and a relative child without doubling slashes. */
-  def join(parent: String, child: String): String =
-    if (parent.endsWith("/")) parent + child else parent + "/" + child
-
-  def stripTrailingSlash(p: String): String =
-    if (p.length > 1 && p.endsWith("/")) stripTrailingSlash(p.dropRight(1)) else p
 }

@@ -9,22 +9,6 @@ import io.sparklance.storage.{BestEffort, FileIO, Paths, RandomAccessInput}
 import io.sparklance.proto.TableProtos
 
 /**
- * The roots blob descriptors are relative to: the dataset root and the manifest's base paths
- * (`base_paths`, by id). Serializable; it travels to executors inside fragment refs.
- */
-final case class BlobRoots(datasetRoot: String, bases: Map[Int, String])
-
-object BlobRoots {
-  val None: BlobRoots = BlobRoots("", Map.empty)
-
-  def apply(snapshot: Snapshot): BlobRoots =
-    BlobRoots(
-      snapshot.root,
-      snapshot.manifest.getBasePathsList.asScala.map(b => b.getId -> b.getPath).toMap
-    )
-}
-
-/**
  * Turns the blob descriptors a file reader decoded (see [[BlobColumn]]) into the blobs' bytes,
  * one batch at a time, as pylance's `take_blobs` would return them: null stays null, empty
  * stays empty.

@@ -14,19 +14,6 @@ import io.sparklance.storage.{FileIO, FileTrees, Paths}
 import io.sparklance.table.txn.{ManifestBuilder, TransactionLog}
 
 /**
- * A branch as pylance 14 records it in `_refs/branches/{name}.json`: made from version
- * `parentVersion` of `parentBranch` (None: main); `versionMapping` pairs versions with ids.
- */
-final case class Branch(
-    name: String,
-    parentBranch: Option[String],
-    parentVersion: Long,
-    versionMapping: Seq[(Long, String)],
-    createAt: Long,
-    manifestSize: Long
-)
-
-/**
  * Branches as pylance 14 makes them (`create_branch`): a dataset of its own under
  * `tree/{name}/` whose first version is a shallow clone of the parent's version — the same
  * version number, every data, deletion and index file still the parent's (reached through

@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import io.sparklance.LanceErrors
 import io.sparklance.storage.{FileIO, Paths}
 
-/** A named pointer to a version, stored as `_refs/tags/{name}.json`. */
-final case class Tag(name: String, version: Long, branch: Option[String])
-
 object Tags {
   private val mapper = new ObjectMapper()
 

@@ -3,9 +3,6 @@ package io.sparklance.table
 import io.sparklance.LanceErrors
 import io.sparklance.storage.{FileIO, ObjectStores, Paths}
 
-/** One committed version: its number and where its manifest lives. */
-final case class VersionFile(version: Long, naming: ManifestNaming, path: String)
-
 /**
  * The versions of a dataset, found by listing `_versions/`. The listing is the only source
  * of truth: `_latest.manifest` (obsolete) and `latest_version_hint.json` (a hint that may be

@@ -164,13 +164,3 @@ object LanceProvider {
     DatasetLayout.hasDataset(LanceTables.fileIO(spark, options), options.get("path"))
   }
 }
-
-/** A path with no dataset yet, as seen by a save or a read with a user-given schema: reading it fails. */
-class LanceMissingTable(path: String, schema0: StructType) extends Table with SupportsRead {
-  override def name(): String = LanceTable.nameOf(path)
-  override def schema(): StructType = schema0
-  override def capabilities(): util.Set[TableCapability] =
-    util.EnumSet.of(TableCapability.BATCH_READ)
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    throw LanceErrors.pathNotFound(path)
-}

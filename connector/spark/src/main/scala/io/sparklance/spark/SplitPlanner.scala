@@ -8,24 +8,6 @@ import io.sparklance.format.{ColumnPageSpans, LanceField}
 import io.sparklance.storage.FileIO
 import io.sparklance.table.{DataFileRef, FragmentRef, RowCounts}
 
-/** A range of physical rows `[start, end)` of one fragment. */
-final case class FragmentSlice(fragment: FragmentRef, start: Long, end: Long)
-
-/**
- * One Spark partition: slices read one after the other, keeping the rows that pass the row
- * filter. The filter travels with the partition rather than the reader factory because a
- * runtime filter (dynamic pruning) arrives after Spark may have made the factory. A large
- * filter (the join keys of dynamic pruning: hundreds of thousands of values) travels as a
- * broadcast (`shared`), sent to each executor once rather than with every task.
- */
-final case class LanceInputPartition(
-    slices: Array[FragmentSlice],
-    filter: Option[LanceColumnarReader.FilterSpec] = None,
-    shared: Option[Broadcast[LanceColumnarReader.FilterSpec]] = None
-) extends org.apache.spark.sql.connector.read.InputPartition {
-  def rowFilter: Option[LanceColumnarReader.FilterSpec] = filter.orElse(shared.map(_.value))
-}
-
 /**
  * Turns fragments into partitions of about `targetBytes` each, like Spark's file sources:
  * a large fragment is split into row ranges, and small fragments are packed together, each

@@ -10,22 +10,6 @@ import io.sparklance.format.blob.{BlobSidecarWriter, BlobSidecars}
 import io.sparklance.proto.FileProtos
 import io.sparklance.storage.OutputSink
 
-/** What a finished data file holds, as its `DataFile` entry in a manifest records it. */
-final case class WrittenFile(
-    fieldIds: Array[Int],
-    columnIndices: Array[Int],
-    numRows: Long,
-    sizeBytes: Long,
-    version: FileVersion
-)
-
-/** Options of the file writer. `pageBudgetBytes` bounds the values a column buffers before it writes a page. */
-final case class FileWriterOptions(pageBudgetBytes: Long = FileWriterOptions.DefaultPageBudget)
-
-object FileWriterOptions {
-  val DefaultPageBudget: Long = 8L * 1024 * 1024
-}
-
 /**
  * Writes one Lance data file of version 2.0, 2.1 or 2.2, streaming: batches of rows come in
  * as one [[ColumnArray]] per top-level field (shaped exactly as the field tree: structs carry

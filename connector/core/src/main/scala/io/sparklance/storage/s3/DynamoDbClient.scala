@@ -10,10 +10,6 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.slf4j.LoggerFactory
 
-/** A DynamoDB error answer: HTTP status and the exception name (`__type` without namespace). */
-final class DynamoDbException(val status: Int, val errorType: String, message: String)
-    extends IOException(message)
-
 /**
  * DynamoDB's JSON API (`X-Amz-Target: DynamoDB_20120810.<Action>`) over the JDK HTTP client,
  * signed with SigV4 for the `dynamodb` service with the credentials S3 uses. Throttling and

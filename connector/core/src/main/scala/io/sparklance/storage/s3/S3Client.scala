@@ -8,12 +8,6 @@ import java.util.concurrent.ThreadLocalRandom
 
 import org.slf4j.LoggerFactory
 
-/** One S3 response: status, headers (lower-case names) and body. */
-final case class S3Response(status: Int, headers: Map[String, String], body: Array[Byte]) {
-  def header(name: String): Option[String] = headers.get(name)
-  def text: String = new String(body, java.nio.charset.StandardCharsets.UTF_8)
-}
-
 /**
  * The S3 REST calls the storage layer needs, over the JDK's HTTP client: signed with SigV4
  * when credentials are set, retried with exponential backoff and jitter on connection errors,

@@ -8,16 +8,6 @@ import java.time.{Duration, Instant}
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.slf4j.LoggerFactory
 
-/** One set of AWS credentials, and until when it holds (None: static). */
-final case class AwsCredentials(
-    accessKey: String,
-    secretKey: String,
-    token: Option[String],
-    expires: Option[Instant] = None
-) {
-  override def toString: String = s"AwsCredentials(expires=${expires.getOrElse("never")})"
-}
-
 /**
  * Where requests get their credentials, in the AWS SDKs' order: static keys (options, S3A
  * settings, environment — see [[S3Config]]), then a web identity token (`AWS_ROLE_ARN` +

@@ -26,31 +26,6 @@ import io.sparklance.table.{
 import io.sparklance.table.txn.WritePlan
 
 /**
- * Which versions `cleanup_old_versions` removes, as pylance 14 takes its arguments: versions
- * older than `olderThan` and not among the last `retainVersions` (two weeks when neither is
- * given); the latest and tagged versions are always kept.
- */
-final case class CleanupPolicy(
-    olderThan: Option[FiniteDuration] = None,
-    retainVersions: Option[Int] = None,
-    deleteUnverified: Boolean = false,
-    errorIfTaggedOldVersions: Boolean = true
-) {
-  retainVersions.foreach(n => require(n > 0, s"retain_versions must be positive, not $n"))
-}
-
-/** pylance's CleanupStats, plus the files removed (or, in a dry run, that would be). */
-final case class CleanupStats(
-    bytesRemoved: Long,
-    oldVersions: Long,
-    dataFilesRemoved: Long,
-    transactionFilesRemoved: Long,
-    indexFilesRemoved: Long,
-    deletionFilesRemoved: Long,
-    files: Seq[String]
-)
-
-/**
  * `cleanup_old_versions` as pylance 14 does it (`rust/lance/src/dataset/cleanup.rs`):
  *  1. Every manifest is read. The latest, tagged ones and those the policy keeps form the
  *     working set; the files they name (data files, deletion files, the transaction file,

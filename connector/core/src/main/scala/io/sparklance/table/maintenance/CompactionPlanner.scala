@@ -9,16 +9,6 @@ import io.sparklance.table.{FeatureFlags, FragmentRef, RowCounts, Snapshot}
 import io.sparklance.table.index.IndexRemap
 import io.sparklance.table.txn.Rewrite
 
-/** One group of adjacent fragments to rewrite together: a compaction task. */
-final case class CompactionGroup(fragments: Seq[TableProtos.DataFragment])
-
-/** What a compaction of the version `snapshot` rewrites, and what it leaves for indices. */
-final case class CompactionPlan(
-    snapshot: Snapshot,
-    groups: Seq[CompactionGroup],
-    indexedFragmentsSkipped: Long
-)
-
 /**
  * pylance's `plan_compaction` (`rust/lance/src/dataset/optimize.rs`): fragments in manifest
  * order; one with more than the threshold of its rows deleted is compacted even alone, one

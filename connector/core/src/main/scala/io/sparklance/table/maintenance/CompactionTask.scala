@@ -18,17 +18,6 @@ import io.sparklance.table.{
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 
 /**
- * One new fragment a compaction task wrote, and with stable row ids the lineage of its rows
- * (row ids, created-at and last-updated-at versions), carried from the old fragments.
- */
-final case class CompactedFragment(
-    fragment: NewFragment,
-    rowIds: Array[Long],
-    createdAt: Array[Long],
-    updatedAt: Array[Long]
-)
-
-/**
  * Rewrites one compaction group: the live rows of its fragments, in order, into one new
  * data file (a new one only past `maxBytesPerFile`), one fragment each — pylance 14 writes
  * one fragment per group whatever the target (observed: 28 rows at a target of 15) — in the

@@ -10,25 +10,6 @@ import io.sparklance.table.{DatasetLayout, DeletionVector, FragmentReader, Fragm
 import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
 import io.sparklance.table.txn.{CommitOptions, Committer, Overwrite, WritePlan}
 
-/** One row of a directory namespace's `__manifest` table. */
-final case class NamespaceEntry(
-    objectId: String,
-    objectType: String,
-    location: Option[String],
-    metadata: Option[String] = None,
-    baseObjects: Option[Seq[String]] = None
-) {
-  def isTable: Boolean = objectType == NamespaceEntry.Table
-  def isNamespace: Boolean = objectType == NamespaceEntry.Namespace
-  def id: Seq[String] =
-    objectId.split(java.util.regex.Pattern.quote(DirectoryNamespace.Delimiter), -1).toSeq
-}
-
-object NamespaceEntry {
-  val Table = "table"
-  val Namespace = "namespace"
-}
-
 /**
  * pylance 14's directory namespace (`lance.namespace.DirectoryNamespace(root=…)`) read and
  * written by this connector: namespaces and tables are rows of the Lance table

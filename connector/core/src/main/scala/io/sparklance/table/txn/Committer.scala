@@ -19,8 +19,6 @@ import io.sparklance.table.{
 }
 import io.sparklance.table.commit.CommitPauses
 
-final case class CommitResult(version: Long, manifestPath: String, attempts: Int)
-
 /**
  * Commits one operation the way Lance does:
  *  1. Build the next manifest from the base version (the operation applies itself; a Delete

@@ -8,13 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import io.sparklance.LanceErrors
 import io.sparklance.storage.s3.{DynamoDbClient, DynamoDbException}
 
-/** One row of the external manifest store: where `version`'s manifest is, and its size. */
-final case class ManifestRecord(version: Long, path: String, size: Option[Long]) {
-
-  /** A staging manifest (`….manifest-{uuid}`) not yet copied to its final name. */
-  def staged: Boolean = !path.endsWith(".manifest")
-}
-
 /**
  * pylance's DynamoDB external manifest store (`s3+ddb://bucket/path?ddbTableName=t`), row for
  * row: key `base_uri` (the dataset's key in its bucket, e.g. `dir/t.lance`, string, HASH) and

@@ -11,47 +11,6 @@ import io.sparklance.table.commit.NewDataFile
 import io.sparklance.table.txn.KeyBloom
 
 /**
- * What one task of a DELETE, UPDATE or MERGE did: the rows it removed (row offsets per
- * fragment, from `_rowaddr`), the files of rows it rewrote with the stable row ids they keep
- * (in file order), the files of rows it inserted, and (a MERGE on a table with a primary
- * key) the keys it inserted, as a [[KeyBloom]]'s bytes.
- */
-final case class LanceDeltaTaskCommit(
-    removed: Map[Long, Array[Byte]],
-    rewritten: Seq[(NewDataFile, Array[Long])],
-    inserted: Seq[NewDataFile],
-    insertedKeys: Option[Array[Byte]] = None
-) extends WriterCommitMessage
-
-/** The primary key's columns in the rows a MERGE inserts: ordinals and Spark types. */
-final case class InsertedKeyColumns(ordinals: Seq[Int], types: Seq[DataType]) {
-
-  /** The key of `row` as Lance hashes it; None when a part is null (Lance skips those). */
-  def keyOf(row: InternalRow): Option[Array[Byte]] = {
-    val parts = ordinals.zip(types).map { case (o, t) =>
-      if (row.isNullAt(o)) return None
-      t match {
-        case IntegerType => KeyBloom.Key.long(row.getInt(o).toLong)
-        case LongType => KeyBloom.Key.long(row.getLong(o))
-        case StringType => row.getUTF8String(o).getBytes
-        case BinaryType => row.getBinary(o)
-        case d: DecimalType => // uint64 read as decimal(20,0): its 64 bits
-          KeyBloom.Key.long(row.getDecimal(o, d.precision, d.scale).toJavaBigDecimal
-            .toBigInteger.longValue)
-        case other => throw new IllegalStateException(s"key column of type $other")
-      }
-    }
-    Some(if (parts.size == 1) parts.head else KeyBloom.Key.composite(parts))
-  }
-}
-
-class LanceDeltaWriterFactory(plan: TaskPlan, keys: Option[InsertedKeyColumns] = None)
-    extends DeltaWriterFactory {
-  override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
-    new LanceDeltaWriter(plan, keys)
-}
-
-/**
  * One task's share of a row-level operation, merge-on-read as pylance's update and
  * merge_insert do it: a deleted row is only remembered (its `_rowaddr`); an updated row is
  * remembered and written again, with its new values, to a new data file, keeping its

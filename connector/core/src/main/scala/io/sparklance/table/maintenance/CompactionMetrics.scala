@@ -1,0 +1,12 @@
+package io.sparklance.table.maintenance
+
+import io.sparklance.LanceErrors
+
+/** pylance's `CompactionMetrics`, plus the fragments left alone because indices cover them. */
+final case class CompactionMetrics(
+    fragmentsRemoved: Long,
+    fragmentsAdded: Long,
+    filesRemoved: Long,
+    filesAdded: Long,
+    indexedFragmentsSkipped: Long = 0L
+)
