@@ -1,8 +1,5 @@
 package io.sparklance.format
 
-import io.sparklance.LanceErrors
-import io.sparklance.storage.FileIO
-
 /**
  * The pages of one column, for planning splits: page p holds rows `[rowStarts(p),
  * rowStarts(p + 1))` of the file and occupies `bytes(p)` bytes (its buffers). `column` is the

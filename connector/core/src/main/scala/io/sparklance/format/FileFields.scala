@@ -1,8 +1,5 @@
 package io.sparklance.format
 
-import io.sparklance.LanceErrors
-import io.sparklance.storage.FileIO
-
 /**
  * Which columns of one data file hold which dataset fields: `DataFile.fields` and
  * `DataFile.column_indices` from the manifest. A field id of -2 is a tombstone (a dropped

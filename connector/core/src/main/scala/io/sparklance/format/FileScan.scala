@@ -1,8 +1,5 @@
 package io.sparklance.format
 
-import io.sparklance.LanceErrors
-import io.sparklance.storage.FileIO
-
 /** Sequential decoding of some fields over a row range of one file. */
 trait FileScan extends AutoCloseable {
 

@@ -1,10 +1,5 @@
 package io.sparklance.format
 
-import scala.jdk.CollectionConverters._
-
-import io.sparklance.{LanceErrors, LanceException}
-import io.sparklance.proto.FileProtos
-
 /**
  * One field of a Lance schema, as a tree. `id` is the dataset-wide field id that data files
  * refer to; children of structs, lists and maps are nested here (Lance stores them flat,

@@ -1,12 +1,9 @@
 package io.sparklance.table
 
-import scala.jdk.CollectionConverters._
-
 import io.sparklance.{LanceErrors, LanceException}
 import io.sparklance.format._
 import io.sparklance.format.blob.{BlobColumn, BlobDescriptors, BlobKind, BlobPaths}
 import io.sparklance.storage.{BestEffort, FileIO, Paths, RandomAccessInput}
-import io.sparklance.proto.TableProtos
 
 /**
  * Turns the blob descriptors a file reader decoded (see [[BlobColumn]]) into the blobs' bytes,

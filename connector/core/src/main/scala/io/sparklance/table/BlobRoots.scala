@@ -2,12 +2,6 @@ package io.sparklance.table
 
 import scala.jdk.CollectionConverters._
 
-import io.sparklance.{LanceErrors, LanceException}
-import io.sparklance.format._
-import io.sparklance.format.blob.{BlobColumn, BlobDescriptors, BlobKind, BlobPaths}
-import io.sparklance.storage.{BestEffort, FileIO, Paths, RandomAccessInput}
-import io.sparklance.proto.TableProtos
-
 /**
  * The roots blob descriptors are relative to: the dataset root and the manifest's base paths
  * (`base_paths`, by id). Serializable; it travels to executors inside fragment refs.

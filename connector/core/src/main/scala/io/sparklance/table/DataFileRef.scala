@@ -1,12 +1,7 @@
 package io.sparklance.table
 
-import scala.jdk.CollectionConverters._
-
-import io.sparklance.LanceErrors
 import io.sparklance.format._
-import io.sparklance.format.blob.BlobColumn
-import io.sparklance.storage.{BestEffort, FileIO, Paths}
-import io.sparklance.proto.TableProtos
+import io.sparklance.storage.FileIO
 
 /** Where one data file of a fragment lives and what it holds; a plain, serializable copy of `DataFile`. */
 final case class DataFileRef(

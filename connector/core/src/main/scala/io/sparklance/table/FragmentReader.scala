@@ -1,12 +1,9 @@
 package io.sparklance.table
 
-import scala.jdk.CollectionConverters._
-
 import io.sparklance.LanceErrors
 import io.sparklance.format._
 import io.sparklance.format.blob.BlobColumn
-import io.sparklance.storage.{BestEffort, FileIO, Paths}
-import io.sparklance.proto.TableProtos
+import io.sparklance.storage.{BestEffort, FileIO}
 
 /**
  * Reads rows `[startRow, endRow)` (physical offsets) of one fragment: opens the data files

@@ -2,10 +2,7 @@ package io.sparklance.table
 
 import scala.jdk.CollectionConverters._
 
-import io.sparklance.LanceErrors
-import io.sparklance.format._
-import io.sparklance.format.blob.BlobColumn
-import io.sparklance.storage.{BestEffort, FileIO, Paths}
+import io.sparklance.storage.Paths
 import io.sparklance.proto.TableProtos
 
 /** What a reader needs to know about one fragment, detached from the manifest protobuf. */

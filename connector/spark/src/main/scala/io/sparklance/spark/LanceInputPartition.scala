@@ -1,12 +1,6 @@
 package io.sparklance.spark
 
-import scala.collection.mutable.ArrayBuffer
-
 import org.apache.spark.broadcast.Broadcast
-
-import io.sparklance.format.{ColumnPageSpans, LanceField}
-import io.sparklance.storage.FileIO
-import io.sparklance.table.{DataFileRef, FragmentRef, RowCounts}
 
 /**
  * One Spark partition: slices read one after the other, keeping the rows that pass the row

@@ -1,7 +1,5 @@
 package io.sparklance.format.blob
 
-import io.sparklance.format.{LanceField, LogicalType}
-
 /**
  * Where the bytes of a blob v2 value live (`kind` of its descriptor), as pylance 14.0.2 writes
  * them (`lance_core::datatypes::BlobKind`):

@@ -1,7 +1,5 @@
 package io.sparklance.format.blob
 
-import io.sparklance.format.{LanceField, LogicalType}
-
 /** File names of blob sidecars, as `lance_core::utils::blob::blob_path` forms them. */
 object BlobPaths {
 

@@ -1,7 +1,5 @@
 package io.sparklance.format.blob
 
-import io.sparklance.LanceErrors
-import io.sparklance.format.LanceField
 import io.sparklance.storage.OutputSink
 
 /**

@@ -2,7 +2,6 @@ package io.sparklance.format.blob
 
 import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
-import io.sparklance.storage.OutputSink
 
 /**
  * How blob v2 values of one column are placed (pylance 14.0.2 `BlobPreprocessor`), from the

@@ -1,8 +1,6 @@
 package io.sparklance.format.blob
 
 import io.sparklance.LanceErrors
-import io.sparklance.format.LanceField
-import io.sparklance.storage.OutputSink
 
 /**
  * How blob v2 values given as a URI (the `uri` of a `{data, uri, position, size}` value) are

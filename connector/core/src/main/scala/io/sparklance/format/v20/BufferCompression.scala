@@ -1,7 +1,6 @@
 package io.sparklance.format.v20
 
-import io.sparklance.format.{ColumnArray, FixedWidthArray, PageContext}
-import io.sparklance.proto.EncodingsV20Protos.Flat
+import io.sparklance.format.PageContext
 
 /** Whole-buffer compression named by `Compression.scheme` (zstd, lz4). */
 object BufferCompression {

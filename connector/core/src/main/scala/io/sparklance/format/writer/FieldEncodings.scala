@@ -1,8 +1,6 @@
 package io.sparklance.format.writer
 
-import io.sparklance.LanceErrors
 import io.sparklance.format.LanceField
-import io.sparklance.format.codec.GeneralCompression
 
 /** Checks the `lance-encoding:*` metadata of a schema before anything is written. */
 object FieldEncodings {

@@ -1,7 +1,5 @@
 package io.sparklance.format.writer
 
-import io.sparklance.format.codec.{LittleEndian => LE}
-
 /** A growable array of ints (offsets). */
 final class IntBuf(initial: Int = 1024) {
   private var a = new Array[Int](math.max(initial, 16))

@@ -1,7 +1,5 @@
 package io.sparklance.format.writer
 
-import io.sparklance.format.codec.{LittleEndian => LE}
-
 /** A growable array of u16 levels. */
 final class ShortBuf(initial: Int = 1024) {
   private var a = new Array[Short](math.max(initial, 16))

@@ -1,13 +1,5 @@
 package io.sparklance.storage.s3
 
-import java.io.IOException
-import java.net.URI
-import java.net.http.{HttpClient, HttpRequest, HttpResponse}
-import java.time.Duration
-import java.util.concurrent.ThreadLocalRandom
-
-import org.slf4j.LoggerFactory
-
 /** One S3 response: status, headers (lower-case names) and body. */
 final case class S3Response(status: Int, headers: Map[String, String], body: Array[Byte]) {
   def header(name: String): Option[String] = headers.get(name)

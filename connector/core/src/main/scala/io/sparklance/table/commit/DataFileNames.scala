@@ -1,9 +1,5 @@
 package io.sparklance.table.commit
 
-import scala.jdk.CollectionConverters._
-
-import io.sparklance.proto.TableProtos
-
 object DataFileNames {
   private val rnd = new java.security.SecureRandom()
 

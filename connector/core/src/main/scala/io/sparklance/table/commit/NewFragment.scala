@@ -1,7 +1,5 @@
 package io.sparklance.table.commit
 
-import scala.jdk.CollectionConverters._
-
 import io.sparklance.proto.TableProtos
 
 /** A fragment to add: one data file holding every column (ids are assigned at commit). */

@@ -1,21 +1,6 @@
 package io.sparklance.table.maintenance
 
-import scala.collection.mutable
-
-import io.sparklance.LanceErrors
-import io.sparklance.format.{ColumnArray, ColumnArrays, LanceField}
-import io.sparklance.format.blob.BlobColumn
-import io.sparklance.format.writer.{FileVersion, LanceFileWriter}
-import io.sparklance.storage.{BestEffort, FileIO, Paths, StreamSink}
-import io.sparklance.table.{
-  DatasetLayout,
-  DeletionVector,
-  FragmentLineage,
-  FragmentReader,
-  FragmentRef,
-  Snapshot
-}
-import io.sparklance.table.commit.{DataFileNames, NewDataFile, NewFragment}
+import io.sparklance.table.commit.NewFragment
 
 /**
  * One new fragment a compaction task wrote, and with stable row ids the lineage of its rows

@@ -1,13 +1,8 @@
 package io.sparklance.spark.write
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
-import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
-import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.table.commit.NewDataFile
 import io.sparklance.table.txn.KeyBloom
 
 /** The primary key's columns in the rows a MERGE inserts: ordinals and Spark types. */

@@ -1,19 +1,11 @@
 package io.sparklance.spark.write
 
-import scala.jdk.CollectionConverters._
-
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
-import org.roaringbitmap.RoaringBitmap
 
 import io.sparklance.spark.{LanceMetadataColumns, LanceScanBuilder, LanceTable}
-import io.sparklance.storage.{FileIO, Paths, RoutingFileIO, SerializableConf}
-import io.sparklance.table.{FeatureFlags, PrimaryKey}
-import io.sparklance.table.commit.{DataFileNames, NewFragment}
-import io.sparklance.table.txn
 
 /**
  * DELETE, UPDATE and MERGE INTO on a Lance table, merge-on-read (Spark's delta-based

@@ -1,14 +1,8 @@
 package io.sparklance.spark.write
 
-import scala.collection.mutable
-
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types._
-import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
-import org.roaringbitmap.RoaringBitmap
+import org.apache.spark.sql.connector.write.WriterCommitMessage
 
 import io.sparklance.table.commit.NewDataFile
-import io.sparklance.table.txn.KeyBloom
 
 /**
  * What one task of a DELETE, UPDATE or MERGE did: the rows it removed (row offsets per

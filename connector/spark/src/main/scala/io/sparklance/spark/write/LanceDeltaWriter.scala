@@ -3,11 +3,9 @@ package io.sparklance.spark.write
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types._
-import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.{DeltaWriter, WriterCommitMessage}
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.table.commit.NewDataFile
 import io.sparklance.table.txn.KeyBloom
 
 /**
