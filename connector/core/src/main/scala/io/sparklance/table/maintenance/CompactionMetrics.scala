@@ -1,7 +1,5 @@
 package io.sparklance.table.maintenance
 
-import io.sparklance.LanceErrors
-
 /** pylance's `CompactionMetrics`, plus the fragments left alone because indices cover them. */
 final case class CompactionMetrics(
     fragmentsRemoved: Long,

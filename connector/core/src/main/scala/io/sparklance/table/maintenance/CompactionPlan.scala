@@ -1,13 +1,6 @@
 package io.sparklance.table.maintenance
 
-import scala.collection.mutable
-import scala.jdk.CollectionConverters._
-
-import io.sparklance.proto.TableProtos
-import io.sparklance.storage.FileIO
-import io.sparklance.table.{FeatureFlags, FragmentRef, RowCounts, Snapshot}
-import io.sparklance.table.index.IndexRemap
-import io.sparklance.table.txn.Rewrite
+import io.sparklance.table.Snapshot
 
 /** What a compaction of the version `snapshot` rewrites, and what it leaves for indices. */
 final case class CompactionPlan(

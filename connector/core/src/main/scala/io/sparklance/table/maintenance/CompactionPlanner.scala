@@ -1,7 +1,6 @@
 package io.sparklance.table.maintenance
 
 import scala.collection.mutable
-import scala.jdk.CollectionConverters._
 
 import io.sparklance.proto.TableProtos
 import io.sparklance.storage.FileIO

@@ -2,9 +2,7 @@ package io.sparklance.table.vector
 
 import org.roaringbitmap.RoaringBitmap
 
-import io.sparklance.LanceErrors
-import io.sparklance.storage.FileIO
-import io.sparklance.table.{FeatureFlags, FragmentRef, LiveRows, ManifestFile, Snapshot}
+import io.sparklance.table.{FragmentRef, LiveRows}
 
 /**
  * What an indexed search of one table version reads: the index segments (deltas) on the

@@ -1,10 +1,6 @@
 package io.sparklance.table.vector
 
-import org.roaringbitmap.RoaringBitmap
-
 import io.sparklance.LanceErrors
-import io.sparklance.storage.FileIO
-import io.sparklance.table.{FeatureFlags, FragmentRef, LiveRows, ManifestFile, Snapshot}
 
 /**
  * A nearest-neighbour query as pylance 14 names its parameters:
